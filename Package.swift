@@ -1,0 +1,60 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "reverie",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "reverie", targets: ["reverie"]),
+        .library(name: "ReverieAPI", targets: ["ReverieAPI"]),
+        .library(name: "ReverieServer", targets: ["ReverieServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: - Shared types
+        .target(name: "ReverieAPI"),
+
+        // MARK: - Server
+        .target(
+            name: "ReverieServer",
+            dependencies: [
+                "ReverieAPI",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: - Command-line tool
+        .executableTarget(
+            name: "reverie",
+            dependencies: [
+                "ReverieAPI",
+                "ReverieServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
+        .testTarget(
+            name: "ReverieServerTests",
+            dependencies: [
+                "ReverieServer",
+                "ReverieAPI",
+                .product(name: "VaporTesting", package: "vapor"),
+            ]
+        ),
+        .testTarget(name: "reverieTests", dependencies: ["reverie"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

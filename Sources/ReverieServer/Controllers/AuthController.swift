@@ -1,0 +1,104 @@
+import ReverieAPI
+import Vapor
+
+/// First-run setup, login, logout and "who am I".
+struct AuthController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("api", "setup", use: setupStatus)
+        routes.post("api", "setup", use: setup)
+        routes.post("api", "auth", "login", use: login)
+        routes.post("api", "auth", "logout", use: logout)
+        routes.get("api", "auth", "me", use: me)
+    }
+
+    func setupStatus(req: Request) async throws -> SetupStatus {
+        SetupStatus(needsSetup: try await req.repositories.users.count() == 0)
+    }
+
+    /// Creates the owner on a fresh server and signs them in. Refused once any account exists.
+    func setup(req: Request) async throws -> Response {
+        let credentials = try req.content.decode(Credentials.self)
+        guard try await req.repositories.users.count() == 0 else {
+            throw APIError(.conflict, code: "already_set_up", "This server already has an owner; sign in instead.")
+        }
+        let user: UserModel
+        do {
+            user = try await req.accounts.createUser(username: credentials.username, password: credentials.password, owner: true)
+        } catch let error as APIError where error.code == "username_taken" {
+            // Two setup requests raced; the other one made the owner.
+            throw APIError(.conflict, code: "already_set_up", "This server already has an owner; sign in instead.")
+        }
+        return try await startSession(for: user, req: req, status: .created)
+    }
+
+    func login(req: Request) async throws -> Response {
+        let credentials = try req.content.decode(Credentials.self)
+        let throttle = req.services.throttle
+        let address = req.remoteAddress?.ipAddress ?? "unknown"
+        do {
+            try await throttle.check(username: credentials.username, address: address)
+        } catch let lockout as LoginThrottle.Lockout {
+            throw APIError(.tooManyRequests, code: "too_many_attempts",
+                           "Too many failed sign-ins. Try again in \(lockout.retryAfter) seconds.",
+                           headers: ["Retry-After": String(lockout.retryAfter)])
+        }
+        guard let user = try await req.accounts.verify(username: credentials.username, password: credentials.password) else {
+            await throttle.recordFailure(username: credentials.username, address: address)
+            throw APIError(.unauthorized, code: "invalid_credentials", "That username and password do not match an account.")
+        }
+        await throttle.recordSuccess(username: credentials.username)
+        return try await startSession(for: user, req: req, status: .ok)
+    }
+
+    /// Ends the session the request came with (a personal token stays valid: revoke it instead).
+    func logout(req: Request) async throws -> Response {
+        let user = try req.user
+        if user.tokenKind == .session {
+            try await req.repositories.tokens.delete(user.tokenID)
+        }
+        let response = Response(status: .noContent)
+        response.cookies[SessionAuthenticator.cookieName] = HTTPCookies.Value(
+            string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: "/",
+            isSecure: secureCookie(req), isHTTPOnly: true, sameSite: .strict)
+        return response
+    }
+
+    func me(req: Request) async throws -> SessionInfo {
+        let user = try req.user
+        guard let model = try await req.repositories.users.find(id: user.id) else {
+            throw APIError(.unauthorized, code: "unauthorized", "Sign in first: this account no longer exists.")
+        }
+        return SessionInfo(user: try model.info())
+    }
+
+    // MARK: - Sessions
+
+    private func startSession(for user: UserModel, req: Request, status: HTTPResponseStatus) async throws -> Response {
+        let secret = TokenSecret.generate()
+        let lifetime = req.services.config.sessionLifetime
+        let agent = String((req.headers.first(name: .userAgent) ?? "browser").prefix(200))
+        _ = try await req.repositories.tokens.create(
+            for: try user.requireID(), kind: .session, name: agent, secretHash: TokenSecret.hash(secret),
+            prefix: TokenSecret.prefix(of: secret), expiresAt: req.services.now().addingTimeInterval(lifetime))
+        let response = Response(status: status)
+        try response.content.encode(SessionInfo(user: try user.info()))
+        response.cookies[SessionAuthenticator.cookieName] = HTTPCookies.Value(
+            string: secret, maxAge: Int(lifetime), path: "/",
+            isSecure: secureCookie(req), isHTTPOnly: true, sameSite: .strict)
+        return response
+    }
+
+    /// Whether the cookie gets `Secure`: see `ServerConfig.SecureCookies`.
+    private func secureCookie(_ req: Request) -> Bool {
+        switch req.services.config.secureCookies {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if req.headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https" { return true }
+            if req.url.scheme == "https" { return true }
+            let host = (req.headers.first(name: .host) ?? "").lowercased()
+            let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }.dropFirst()) : String(host.split(separator: ":").first ?? "")
+            return name == "localhost" || name == "::1" || name.hasPrefix("127.")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import ReverieAPI
+import Vapor
+
+/// Turns every error into `{"error":{"code","message"}}` with the right status.
+///
+/// Outermost middleware: it also catches errors thrown by the router (unknown route → 404) and by
+/// body collection (too large → 413).
+struct APIErrorMiddleware: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch {
+            return Self.response(for: error, request: request)
+        }
+    }
+
+    static func response(for error: any Error, request: Request) -> Response {
+        let status: HTTPResponseStatus
+        let code: String
+        let message: String
+        var headers = HTTPHeaders()
+
+        switch error {
+        case let error as APIError:
+            (status, code, message, headers) = (error.status, error.code, error.message, error.headers)
+        case let error as DecodingError:
+            (status, code, message) = (.badRequest, "invalid_json", Self.describe(error))
+        case let error as any AbortError:
+            status = error.status
+            headers = error.headers
+            code = Self.code(for: error.status)
+            if error.status == .notFound, error.reason == status.reasonPhrase || error.reason.isEmpty {
+                message = "Nothing at \(request.method.rawValue) \(request.url.path)."
+            } else if error.status == .payloadTooLarge {
+                message = "The request body is too large for this endpoint."
+            } else {
+                message = error.reason
+            }
+        default:
+            request.logger.report(error: error)
+            (status, code, message) = (.internalServerError, "internal_error", "Something went wrong on the server; its log has the details.")
+        }
+
+        if status.code >= 500, !(error is APIError) {
+            request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
+        }
+
+        let response = Response(status: status, headers: headers)
+        do {
+            try response.content.encode(APIErrorBody(code: code, message: message), as: .json)
+        } catch {
+            response.body = .init(string: #"{"error":{"code":"internal_error","message":"Could not encode the error."}}"#)
+        }
+        return response
+    }
+
+    static func code(for status: HTTPResponseStatus) -> String {
+        switch status {
+        case .badRequest: "bad_request"
+        case .unauthorized: "unauthorized"
+        case .forbidden: "forbidden"
+        case .notFound: "not_found"
+        case .methodNotAllowed: "method_not_allowed"
+        case .conflict: "conflict"
+        case .payloadTooLarge: "payload_too_large"
+        case .unsupportedMediaType: "unsupported_media_type"
+        case .tooManyRequests: "too_many_requests"
+        case .rangeNotSatisfiable: "range_not_satisfiable"
+        default: status.code >= 500 ? "internal_error" : "http_\(status.code)"
+        }
+    }
+
+    /// A sentence for a JSON decoding failure that names the field when there is one.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            let parent = path(context)
+            return "Missing field '\(parent.isEmpty ? key.stringValue : parent + "." + key.stringValue)'."
+        case let .typeMismatch(type, context):
+            return "Field '\(path(context))' should be \(Self.describe(type))."
+        case let .valueNotFound(type, context):
+            return "Field '\(path(context))' should be \(Self.describe(type)), not null."
+        case let .dataCorrupted(context):
+            let field = path(context)
+            if field.isEmpty { return "The body is not valid JSON." }
+            return "Field '\(field)' has an invalid value: \(context.debugDescription)"
+        @unknown default:
+            return "The body could not be read as JSON."
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Double.Type: "a number"
+        default: "of type \(type)"
+        }
+    }
+}

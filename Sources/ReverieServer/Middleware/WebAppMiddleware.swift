@@ -1,0 +1,47 @@
+import Vapor
+
+/// Serves the web app for everything outside `/api/`.
+///
+/// Routes answer first (`/openapi.yaml`); then files from the web directory (path traversal refused
+/// by Vapor's `FileMiddleware`); a path with no file extension that matches neither gets
+/// `index.html`, so a reload on `/write` opens the app there. A missing asset stays a 404.
+struct WebAppMiddleware: AsyncMiddleware {
+    let webDirectory: String
+    private let files: FileMiddleware
+
+    init(webDirectory: String) {
+        let directory = webDirectory.hasSuffix("/") ? webDirectory : webDirectory + "/"
+        self.webDirectory = directory
+        self.files = FileMiddleware(publicDirectory: directory, defaultFile: "index.html")
+    }
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let path = request.url.path
+        guard path != "/api", !path.hasPrefix("/api/"), [.GET, .HEAD].contains(request.method) else {
+            return try await next.respond(to: request)
+        }
+        let response: Response
+        do {
+            response = try await next.respond(to: request)
+        } catch let error as any AbortError where error.status == .notFound {
+            do {
+                response = try await files.respond(to: request, chainingTo: NotFound())
+            } catch let error as any AbortError where error.status == .notFound && Self.isAppRoute(path) {
+                response = try await request.fileio.asyncStreamFile(at: webDirectory + "index.html")
+            }
+        }
+        // The service worker keeps the offline copy; the network copy is always revalidated.
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
+        return response
+    }
+
+    private struct NotFound: AsyncResponder {
+        func respond(to request: Request) async throws -> Response { throw Abort(.notFound) }
+    }
+
+    /// `/write`, `/settings/tokens`: app locations, not files.
+    static func isAppRoute(_ path: String) -> Bool {
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        return !last.contains(".")
+    }
+}

@@ -1,0 +1,24 @@
+import Fluent
+import Foundation
+
+/// A person with an account. The first one created is the owner.
+public final class UserModel: Model, @unchecked Sendable {
+    public static let schema = "users"
+
+    @ID(key: .id) public var id: UUID?
+    /// Unique, compared case-insensitively: stored lowercased.
+    @Field(key: "username") public var username: String
+    /// bcrypt hash of the password; the password itself is never stored.
+    @Field(key: "password_hash") public var passwordHash: String
+    @Field(key: "is_owner") public var isOwner: Bool
+    @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+
+    public init() {}
+
+    public init(id: UUID? = nil, username: String, passwordHash: String, isOwner: Bool) {
+        self.id = id
+        self.username = username
+        self.passwordHash = passwordHash
+        self.isOwner = isOwner
+    }
+}

@@ -1,0 +1,28 @@
+import Fluent
+import Vapor
+
+/// The repositories a request works with. Controllers reach rows only through these.
+public struct Repositories: Sendable {
+    public var users: any UserRepository
+    public var tokens: any AuthTokenRepository
+    public var settings: any SettingsRepository
+
+    /// The Fluent implementations on one database.
+    public static func fluent(_ database: any Database) -> Repositories {
+        Repositories(
+            users: FluentUserRepository(database: database),
+            tokens: FluentAuthTokenRepository(database: database),
+            settings: FluentSettingsRepository(database: database)
+        )
+    }
+}
+
+extension Request {
+    /// Repositories bound to this request's database connection.
+    var repositories: Repositories { .fluent(db) }
+}
+
+extension Application {
+    /// Repositories on the application's default database (CLI and start-up work).
+    public var repositories: Repositories { .fluent(db) }
+}

@@ -1,0 +1,56 @@
+import Fluent
+import Vapor
+
+/// Accounts as stored.
+public protocol UserRepository: Sendable {
+    /// How many accounts exist.
+    func count() async throws -> Int
+    /// Adds an account; throws 409 `username_taken` when the name is in use.
+    func create(username: String, passwordHash: String, isOwner: Bool) async throws -> UserModel
+    func find(username: String) async throws -> UserModel?
+    func find(id: UUID) async throws -> UserModel?
+    /// Every account, oldest first.
+    func all() async throws -> [UserModel]
+    /// Removes an account with everything it owns.
+    func delete(id: UUID) async throws
+}
+
+/// `UserRepository` on Fluent (SQLite or PostgreSQL).
+struct FluentUserRepository: UserRepository {
+    let database: any Database
+
+    func count() async throws -> Int {
+        try await UserModel.query(on: database).count()
+    }
+
+    func create(username: String, passwordHash: String, isOwner: Bool) async throws -> UserModel {
+        let user = UserModel(username: username, passwordHash: passwordHash, isOwner: isOwner)
+        do {
+            try await user.create(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            throw APIError(.conflict, code: "username_taken", "The username '\(username)' is taken; choose another.")
+        }
+        return user
+    }
+
+    func find(username: String) async throws -> UserModel? {
+        try await UserModel.query(on: database).filter(\.$username == username).first()
+    }
+
+    func find(id: UUID) async throws -> UserModel? {
+        try await UserModel.find(id, on: database)
+    }
+
+    func all() async throws -> [UserModel] {
+        try await UserModel.query(on: database).sort(\.$createdAt).sort(\.$username).all()
+    }
+
+    func delete(id: UUID) async throws {
+        // Owned rows go first so the delete works whether or not the database enforces cascades.
+        try await database.transaction { database in
+            try await AuthTokenModel.query(on: database).filter(\.$owner.$id == id).delete()
+            try await UserSettingModel.query(on: database).filter(\.$owner.$id == id).delete()
+            try await UserModel.query(on: database).filter(\.$id == id).delete()
+        }
+    }
+}

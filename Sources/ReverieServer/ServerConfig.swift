@@ -1,0 +1,202 @@
+import Foundation
+
+/// Everything the server needs to start, resolved from command-line flags, environment variables
+/// and defaults, in that order of precedence.
+///
+/// | setting | flag | environment | default |
+/// |---|---|---|---|
+/// | host | `--host` | `REVERIE_HOST` | `127.0.0.1` |
+/// | port | `--port` | `REVERIE_PORT` | `8080` |
+/// | data directory | `--data-dir` | `REVERIE_DATA_DIR` | `data` |
+/// | database | `--database-url` | `DATABASE_URL` | SQLite at `<data>/reverie.sqlite` |
+/// | web app files | `--web-dir` | `REVERIE_WEB_DIR` | `Web` next to the working directory or the binary |
+/// | largest request body | — | `REVERIE_MAX_BODY_BYTES` | 1 MiB |
+public struct ServerConfig: Sendable, Equatable {
+    /// Where rows live.
+    public enum Database: Sendable, Equatable {
+        /// An SQLite file (WAL journal); `nil` path means in memory (tests only).
+        case sqlite(path: String?)
+        /// A PostgreSQL server, by URL (`postgres://user:pass@host:port/db`).
+        case postgres(url: String, searchPath: [String]? = nil)
+
+        /// `sqlite` or `postgresql`, as `/api/health` reports it.
+        public var kind: String {
+            switch self {
+            case .sqlite: "sqlite"
+            case .postgres: "postgresql"
+            }
+        }
+    }
+
+    /// Whether the session cookie carries the `Secure` attribute.
+    public enum SecureCookies: String, Sendable, Equatable {
+        /// Secure when the request came over HTTPS (or through a proxy saying so) or to a loopback host,
+        /// which browsers treat as a secure context; plain HTTP on a LAN address would otherwise lose
+        /// the cookie.
+        case auto
+        case always
+        case never
+    }
+
+    /// Values given on the command line; `nil` means "not given".
+    public struct Overrides: Sendable, Equatable {
+        public var host: String?
+        public var port: Int?
+        public var dataDirectory: String?
+        public var databaseURL: String?
+        public var webDirectory: String?
+
+        public init(host: String? = nil, port: Int? = nil, dataDirectory: String? = nil,
+                    databaseURL: String? = nil, webDirectory: String? = nil) {
+            self.host = host
+            self.port = port
+            self.dataDirectory = dataDirectory
+            self.databaseURL = databaseURL
+            self.webDirectory = webDirectory
+        }
+    }
+
+    public var host: String
+    /// TCP port; 0 asks the system for a free one.
+    public var port: Int
+    /// Directory for the SQLite file, media and renders. Created on start.
+    public var dataDirectory: String
+    public var database: Database
+    /// Directory holding `index.html`, the scripts and `openapi.yaml`.
+    public var webDirectory: String
+    /// Requests with a larger body are refused with 413.
+    public var maxBodyBytes: Int
+    /// bcrypt work factor (4…31). 12 in production; tests lower it.
+    public var bcryptCost: Int
+    public var secureCookies: SecureCookies
+    /// How long a web session lasts without use, in seconds.
+    public var sessionLifetime: TimeInterval
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data",
+                database: Database? = nil, webDirectory: String = "Web", maxBodyBytes: Int = 1 << 20,
+                bcryptCost: Int = 12, secureCookies: SecureCookies = .auto,
+                sessionLifetime: TimeInterval = 30 * 24 * 3600) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.database = database ?? .sqlite(path: (dataDirectory as NSString).appendingPathComponent("reverie.sqlite"))
+        self.webDirectory = webDirectory
+        self.maxBodyBytes = maxBodyBytes
+        self.bcryptCost = bcryptCost
+        self.secureCookies = secureCookies
+        self.sessionLifetime = sessionLifetime
+    }
+}
+
+// MARK: - Resolving
+
+extension ServerConfig {
+    /// Combines flags, environment and defaults, and checks the result.
+    ///
+    /// - Parameters:
+    ///   - overrides: values from the command line; they win over the environment.
+    ///   - environment: usually `ProcessInfo.processInfo.environment`.
+    ///   - locateWeb: finds the default web directory when neither flag nor variable names one.
+    /// - Throws: `ConfigError` naming the setting and what is wrong with it.
+    public static func resolve(
+        overrides: Overrides = Overrides(),
+        environment: [String: String],
+        locateWeb: () -> String = ServerConfig.defaultWebDirectory
+    ) throws -> ServerConfig {
+        func value(_ flag: String?, _ variable: String) -> String? {
+            if let flag, !flag.isEmpty { return flag }
+            if let env = environment[variable]?.trimmingCharacters(in: .whitespaces), !env.isEmpty { return env }
+            return nil
+        }
+
+        let host = value(overrides.host, "REVERIE_HOST") ?? "127.0.0.1"
+
+        var port = 8080
+        if let given = overrides.port {
+            port = given
+        } else if let text = value(nil, "REVERIE_PORT") {
+            guard let parsed = Int(text) else { throw ConfigError.invalid(setting: "REVERIE_PORT", reason: "'\(text)' is not a number") }
+            port = parsed
+        }
+        guard (0...65535).contains(port) else {
+            throw ConfigError.invalid(setting: "port", reason: "\(port) is outside 0…65535")
+        }
+
+        let dataDirectory = value(overrides.dataDirectory, "REVERIE_DATA_DIR") ?? "data"
+        let database: Database
+        if let url = value(overrides.databaseURL, "DATABASE_URL") {
+            database = try parseDatabaseURL(url)
+        } else {
+            database = .sqlite(path: (dataDirectory as NSString).appendingPathComponent("reverie.sqlite"))
+        }
+
+        var maxBody = 1 << 20
+        if let text = value(nil, "REVERIE_MAX_BODY_BYTES") {
+            guard let parsed = Int(text), parsed > 0 else {
+                throw ConfigError.invalid(setting: "REVERIE_MAX_BODY_BYTES", reason: "'\(text)' is not a positive number of bytes")
+            }
+            maxBody = parsed
+        }
+
+        var secure = SecureCookies.auto
+        if let text = value(nil, "REVERIE_SECURE_COOKIES") {
+            guard let parsed = SecureCookies(rawValue: text.lowercased()) else {
+                throw ConfigError.invalid(setting: "REVERIE_SECURE_COOKIES", reason: "'\(text)' is not one of auto, always, never")
+            }
+            secure = parsed
+        }
+
+        return ServerConfig(
+            host: host, port: port, dataDirectory: dataDirectory, database: database,
+            webDirectory: value(overrides.webDirectory, "REVERIE_WEB_DIR") ?? locateWeb(),
+            maxBodyBytes: maxBody, secureCookies: secure
+        )
+    }
+
+    /// Reads a `DATABASE_URL`: `postgres://…` or `postgresql://…` for PostgreSQL, `sqlite:PATH`
+    /// (or `sqlite://PATH`) for an SQLite file.
+    public static func parseDatabaseURL(_ text: String) throws -> Database {
+        let lower = text.lowercased()
+        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") {
+            guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+                throw ConfigError.invalid(setting: "DATABASE_URL", reason: "cannot read a host from it")
+            }
+            _ = host
+            return .postgres(url: text)
+        }
+        if lower.hasPrefix("sqlite:") {
+            var path = String(text.dropFirst("sqlite:".count))
+            if path.hasPrefix("//") { path.removeFirst(2) }
+            guard !path.isEmpty else { throw ConfigError.invalid(setting: "DATABASE_URL", reason: "sqlite: needs a file path") }
+            return .sqlite(path: path)
+        }
+        throw ConfigError.invalid(setting: "DATABASE_URL", reason: "use postgres://user:password@host:port/database or sqlite:PATH")
+    }
+
+    /// `Web` in the working directory when it holds `index.html`, else `Web` beside the repository
+    /// the binary was built in (`.build/<config>/reverie` → `../../Web`), else `Web`.
+    public static func defaultWebDirectory() -> String {
+        let fileManager = FileManager.default
+        let cwdWeb = (fileManager.currentDirectoryPath as NSString).appendingPathComponent("Web")
+        if fileManager.fileExists(atPath: (cwdWeb as NSString).appendingPathComponent("index.html")) { return cwdWeb }
+        let binary = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        var directory = binary.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("Web")
+            if fileManager.fileExists(atPath: candidate.appendingPathComponent("index.html").path) { return candidate.path }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "Web"
+    }
+}
+
+/// A setting that cannot be used, with the setting's name and why.
+public enum ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalid(setting: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .invalid(setting, reason): "Invalid \(setting): \(reason)."
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import NIOSSL
+import Vapor
+
+/// Builds the whole app on `app`: database and migrations, services, middleware and routes.
+/// The one composition root; `reverie serve`, `reverie user` and the tests all call it.
+///
+/// - Parameter now: the clock for sessions and the login throttle; tests pass their own.
+public func configure(_ app: Application, _ config: ServerConfig, now: @escaping @Sendable () -> Date = Date.init) async throws {
+    // MARK: - Database
+    switch config.database {
+    case let .sqlite(path):
+        if let path {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            app.databases.use(.sqlite(.file(path)), as: .sqlite)
+        } else {
+            app.databases.use(.sqlite(.memory), as: .sqlite)
+        }
+    case let .postgres(url, searchPath):
+        var configuration = try SQLPostgresConfiguration(url: url)
+        configuration.searchPath = searchPath
+        app.databases.use(.postgres(configuration: configuration), as: .psql)
+    }
+    try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+
+    app.migrations.add(CreateAccounts())
+    if let sql = app.db as? any SQLDatabase {
+        switch config.database {
+        case .sqlite(.some):
+            // WAL lets readers go on while a write commits; it is a property of the file and sticks.
+            try await sql.raw("PRAGMA journal_mode=WAL").run()
+        case let .postgres(_, searchPath?) where !searchPath.isEmpty:
+            // A deployment (or a test) that keeps Reverie in its own schema gets it made on first start.
+            try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: searchPath[0])").run()
+        default:
+            break
+        }
+    }
+    try await app.autoMigrate()
+
+    // MARK: - Services
+    app.services = AppServices(
+        config: config,
+        hashing: try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool),
+        throttle: LoginThrottle(now: now),
+        now: now
+    )
+
+    // MARK: - HTTP
+    app.http.server.configuration.hostname = config.host
+    app.http.server.configuration.port = config.port
+    app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodyBytes)
+
+    app.middleware = Middlewares()
+    app.middleware.use(SecurityHeadersMiddleware())
+    app.middleware.use(APIErrorMiddleware())
+    app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory))
+    app.middleware.use(SessionAuthenticator(sessionLifetime: config.sessionLifetime, now: now))
+
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    ContentConfiguration.global.use(encoder: encoder, for: .json)
+    ContentConfiguration.global.use(decoder: decoder, for: .json)
+
+    try app.register(collection: HealthController(databaseKind: config.database.kind))
+    try app.register(collection: AuthController())
+    try app.register(collection: TokenController())
+    try app.register(collection: UserController())
+    try app.register(collection: SettingsController())
+    try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import ReverieAPI
+
+/// `reverie`: the server and the tools around it.
+@main
+struct Reverie: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reverie",
+        abstract: "Reverie, a self-hosted personal audio companion.",
+        version: ReverieVersion.current,
+        subcommands: [Serve.self, User.self],
+        defaultSubcommand: nil
+    )
+}

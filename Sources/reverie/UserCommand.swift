@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import ReverieServer
+
+/// `reverie user …`: accounts from the shell.
+struct User: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage accounts.",
+        subcommands: [Create.self]
+    )
+
+    /// `reverie user create NAME`: the first account made becomes the owner.
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account. The first account on a server becomes its owner.",
+            discussion: "The password is asked for without echo, or read from the first line of standard input with --password-stdin."
+        )
+
+        @Argument(help: "The new account's username.")
+        var username: String
+
+        @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input instead of asking.")
+        var passwordFromStandardInput = false
+
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let password = try PasswordPrompt.read(fromStandardInput: passwordFromStandardInput || isatty(STDIN_FILENO) == 0)
+            let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
+            try await ServerRunner.withApplication(config, logLevel: .warning) { app in
+                do {
+                    let user = try await app.accounts.createUser(username: username, password: password)
+                    print("Created \(user.isOwner ? "owner " : "")account '\(user.username)'.")
+                } catch let error as APIError {
+                    throw ValidationError(error.message)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Testing
+import Vapor
+
+@Suite("Accounts")
+struct AccountTests {
+    @Test("a fresh server asks for setup once; the owner is created and signed in", arguments: TestDatabase.all)
+    func setupOnce(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            #expect(try await client.send(.GET, "/api/setup").decode(SetupStatus.self) == SetupStatus(needsSetup: true))
+
+            let reply = try await client.send(.POST, "/api/setup", json: Credentials(username: " Ada ", password: "correct horse"))
+            #expect(reply.status == .created)
+            let session = try reply.decode(SessionInfo.self)
+            #expect(session.user.username == "ada")
+            #expect(session.user.isOwner)
+            let cookieLine = try #require(reply.headers[.setCookie].first)
+            #expect(cookieLine.contains("HttpOnly"))
+            #expect(cookieLine.contains("SameSite=Strict"))
+
+            #expect(try await client.send(.GET, "/api/setup").decode(SetupStatus.self) == SetupStatus(needsSetup: false))
+            let again = try await client.send(.POST, "/api/setup", json: Credentials(username: "mallory", password: "takeover!!"))
+            #expect(again.status == .conflict)
+            #expect(again.error?.code == "already_set_up")
+            #expect(try await client.send(.POST, "/api/auth/login", json: Credentials(username: "mallory", password: "takeover!!")).status == .unauthorized)
+        }
+    }
+
+    @Test("setup refuses a short password and creates nothing", arguments: TestDatabase.all)
+    func setupValidates(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let reply = try await client.send(.POST, "/api/setup", json: Credentials(username: "ada", password: "short"))
+            #expect(reply.status == .badRequest)
+            #expect(reply.error?.code == "weak_password")
+            #expect(reply.error?.message.contains("8") == true)
+            let badName = try await client.send(.POST, "/api/setup", json: Credentials(username: "ada lovelace", password: "long enough"))
+            #expect(badName.error?.code == "invalid_username")
+            #expect(try await client.send(.GET, "/api/setup").decode(SetupStatus.self).needsSetup)
+        }
+    }
+
+    @Test("login, use the session, logout ends it", arguments: TestDatabase.all)
+    func loginLogout(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            try await client.setUpOwner()
+            #expect(try await client.send(.GET, "/api/auth/me").status == .unauthorized)
+
+            let cookie = try await client.login("ADA", "correct horse")
+            let me = try await client.send(.GET, "/api/auth/me", auth: .cookie(cookie))
+            #expect(try me.decode(SessionInfo.self).user.username == "ada")
+
+            let logout = try await client.send(.POST, "/api/auth/logout", auth: .cookie(cookie))
+            #expect(logout.status == .noContent)
+            #expect(logout.headers[.setCookie].first?.contains("Max-Age=0") == true)
+            let after = try await client.send(.GET, "/api/auth/me", auth: .cookie(cookie))
+            #expect(after.status == .unauthorized)
+            #expect(after.error?.code == "unauthorized")
+        }
+    }
+
+    @Test("a long passphrase counts in full, past bcrypt's 72 bytes", arguments: [TestDatabase.sqlite])
+    func longPassphrase(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let long = String(repeating: "a", count: 80)
+            try await client.setUpOwner(password: long + "1")
+            let wrong = try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ada", password: long + "2"))
+            #expect(wrong.status == .unauthorized)
+            _ = try await client.login("ada", long + "1")
+        }
+    }
+
+    @Test("unknown user and wrong password get the same answer", arguments: TestDatabase.all)
+    func noEnumeration(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            try await client.setUpOwner()
+            let wrongPassword = try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ada", password: "wrong password"))
+            let unknownUser = try await client.send(.POST, "/api/auth/login", json: Credentials(username: "nobody", password: "wrong password"))
+            #expect(wrongPassword.status == .unauthorized)
+            #expect(wrongPassword.status == unknownUser.status)
+            #expect(wrongPassword.text == unknownUser.text)
+            #expect(wrongPassword.sessionCookie == nil)
+        }
+    }
+
+    @Test("repeated failed logins are refused for a while, even with the right password", arguments: TestDatabase.all)
+    func bruteForceSlowed(database: TestDatabase) async throws {
+        let clock = TestNow()
+        try await withTestApp(database, clock: clock) { client in
+            try await client.setUpOwner()
+            for _ in 0..<6 {
+                let reply = try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ada", password: "guess guess"))
+                #expect(reply.status == .unauthorized)
+            }
+            let locked = try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ada", password: "correct horse"))
+            #expect(locked.status == .tooManyRequests)
+            #expect(locked.error?.code == "too_many_attempts")
+            #expect(locked.headers.first(name: "Retry-After") == "1")
+            // An unknown account is throttled the same way, so lockouts do not reveal who exists.
+            for _ in 0..<6 {
+                _ = try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ghost", password: "guess guess"))
+            }
+            #expect(try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ghost", password: "guess guess")).status == .tooManyRequests)
+
+            clock.advance(by: 2)
+            _ = try await client.login("ada", "correct horse")
+        }
+    }
+
+    @Test("personal tokens: create, use as bearer, list without secret, revoke", arguments: TestDatabase.all)
+    func personalTokens(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let cookie = try await client.setUpOwner()
+            let created = try await client.send(.POST, "/api/tokens", json: TokenCreateRequest(name: "laptop script"), auth: .cookie(cookie))
+            #expect(created.status == .created)
+            let token = try created.decode(CreatedToken.self)
+            #expect(token.secret.hasPrefix("rvr_"))
+            #expect(token.secret.hasPrefix(token.token.prefix))
+
+            let me = try await client.send(.GET, "/api/auth/me", auth: .bearer(token.secret))
+            #expect(try me.decode(SessionInfo.self).user.username == "ada")
+
+            let list = try await client.send(.GET, "/api/tokens", auth: .bearer(token.secret))
+            let tokens = try list.decode([TokenInfo].self)
+            #expect(tokens.map(\.name) == ["laptop script"])
+            #expect(tokens.first?.lastUsedAt != nil)
+            #expect(!list.text.contains(token.secret))
+
+            // A session secret is not a bearer token and a personal token is not a cookie.
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .bearer(cookie)).status == .unauthorized)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(token.secret)).status == .unauthorized)
+
+            let revoke = try await client.send(.DELETE, "/api/tokens/\(token.token.id)", auth: .cookie(cookie))
+            #expect(revoke.status == .noContent)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .unauthorized)
+            #expect(try await client.send(.GET, "/api/tokens", auth: .cookie(cookie)).decode([TokenInfo].self).isEmpty)
+            #expect(try await client.send(.DELETE, "/api/tokens/\(token.token.id)", auth: .cookie(cookie)).status == .notFound)
+        }
+    }
+
+    @Test("an unused session expires after its lifetime", arguments: [TestDatabase.sqlite])
+    func sessionExpiry(database: TestDatabase) async throws {
+        let clock = TestNow()
+        try await withTestApp(database, clock: clock) { client in
+            let cookie = try await client.setUpOwner()
+            clock.advance(by: 29 * 24 * 3600)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(cookie)).status == .ok)
+            // Use slid the expiry forward: 29 more days are fine, 31 days of silence are not.
+            clock.advance(by: 29 * 24 * 3600)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(cookie)).status == .ok)
+            clock.advance(by: 31 * 24 * 3600)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(cookie)).status == .unauthorized)
+        }
+    }
+
+    @Test("the owner adds and removes people; others cannot", arguments: TestDatabase.all)
+    func ownerManagesUsers(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: owner)
+
+            let users = try await client.send(.GET, "/api/users", auth: .cookie(owner)).decode([UserInfo].self)
+            #expect(users.map(\.username) == ["ada", "grace"])
+            #expect(users.map(\.isOwner) == [true, false])
+
+            let forbidden = try await client.send(.POST, "/api/users", json: Credentials(username: "eve", password: "long enough"), auth: .cookie(grace))
+            #expect(forbidden.status == .forbidden)
+            #expect(forbidden.error?.code == "owner_only")
+
+            let duplicate = try await client.send(.POST, "/api/users", json: Credentials(username: "Grace", password: "long enough"), auth: .cookie(owner))
+            #expect(duplicate.status == .conflict)
+            #expect(duplicate.error?.code == "username_taken")
+
+            let ownerID = try #require(users.first?.id)
+            #expect(try await client.send(.DELETE, "/api/users/\(ownerID)", auth: .cookie(owner)).status == .conflict)
+
+            let graceID = try #require(users.last?.id)
+            #expect(try await client.send(.DELETE, "/api/users/\(graceID)", auth: .cookie(owner)).status == .noContent)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(grace)).status == .unauthorized)
+            #expect(try await client.send(.DELETE, "/api/users/\(graceID)", auth: .cookie(owner)).status == .notFound)
+        }
+    }
+
+    @Test("AccountService makes the first account the owner (reverie user create)", arguments: TestDatabase.all)
+    func firstAccountIsOwner(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let first = try await client.app.accounts.createUser(username: "ada", password: "correct horse")
+            let second = try await client.app.accounts.createUser(username: "grace", password: "correct horse")
+            #expect(first.isOwner)
+            #expect(!second.isOwner)
+            #expect(try await client.send(.GET, "/api/setup").decode(SetupStatus.self).needsSetup == false)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+@testable import reverie
+import ReverieAPI
+import ReverieServer
+import Testing
+
+@Suite("Command line")
+struct CommandLineTests {
+    @Test("serve flags become configuration overrides")
+    func serveFlags() throws {
+        let command = try Reverie.parseAsRoot(["serve", "--host", "0.0.0.0", "--port", "9001", "--data-dir", "/srv/r",
+                                               "--database-url", "postgres://u@h/d", "--web-dir", "/srv/web"])
+        let serve = try #require(command as? Serve)
+        let overrides = ServerConfig.Overrides(storage: serve.storage, serve: serve.serve)
+        #expect(overrides == .init(host: "0.0.0.0", port: 9001, dataDirectory: "/srv/r", databaseURL: "postgres://u@h/d", webDirectory: "/srv/web"))
+    }
+
+    @Test("serve without flags leaves every setting to the environment")
+    func serveDefaults() throws {
+        let serve = try #require(try Reverie.parseAsRoot(["serve"]) as? Serve)
+        #expect(ServerConfig.Overrides(storage: serve.storage, serve: serve.serve) == .init())
+    }
+
+    @Test("a port out of range is refused before anything starts")
+    func badPort() {
+        #expect(throws: (any Error).self) { try Reverie.parseAsRoot(["serve", "--port", "70000"]) }
+    }
+
+    @Test("user create takes a username and --password-stdin")
+    func userCreate() throws {
+        let create = try #require(try Reverie.parseAsRoot(["user", "create", "ada", "--password-stdin", "--data-dir", "/tmp/x"]) as? User.Create)
+        #expect(create.username == "ada")
+        #expect(create.passwordFromStandardInput)
+        #expect(create.storage.dataDirectory == "/tmp/x")
+    }
+}
+
+/// Runs the built `reverie` binary, as a person at a shell would.
+@Suite("reverie binary")
+struct BinaryTests {
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reverie")
+    }
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static func run(_ arguments: [String], input: String = "") throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = nil
+        process.environment = environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+                   errors: String(decoding: errors, as: UTF8.self))
+    }
+
+    @Test("--version prints the version")
+    func version() throws {
+        let run = try Self.run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == ReverieVersion.current)
+    }
+
+    @Test("user create makes the owner first, then ordinary accounts, and explains refusals")
+    func createUsers() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        let owner = try Self.run(["user", "create", "Ada", "--password-stdin", "--data-dir", data.path], input: "correct horse\n")
+        #expect(owner.status == 0, "\(owner.errors)")
+        #expect(owner.output.contains("Created owner account 'ada'."))
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("reverie.sqlite").path))
+
+        let second = try Self.run(["user", "create", "grace", "--data-dir", data.path], input: "another secret\n")
+        #expect(second.status == 0, "\(second.errors)")
+        #expect(second.output.contains("Created account 'grace'."))
+
+        let weak = try Self.run(["user", "create", "eve", "--password-stdin", "--data-dir", data.path], input: "short\n")
+        #expect(weak.status != 0)
+        #expect(weak.errors.contains("at least 8 characters"))
+
+        let taken = try Self.run(["user", "create", "ADA", "--password-stdin", "--data-dir", data.path], input: "correct horse\n")
+        #expect(taken.status != 0)
+        #expect(taken.errors.contains("taken"))
+    }
+}
