@@ -16,19 +16,18 @@ struct Serve: AsyncParsableCommand {
             overrides: .init(storage: storage, serve: serve),
             environment: ProcessInfo.processInfo.environment)
         try await ServerRunner.withApplication(config) { app in
-            app.lifecycle.use(AnnounceAddress(config: config))
-            try await app.execute()
+            // `startup` runs Vapor's serve command, which listens and handles SIGINT/SIGTERM.
+            try await app.startup()
+            announce(app, config)
+            try await app.running?.onStop.get()
         }
     }
 }
 
-/// Prints where the server listens once it does (the real port when 0 was asked for).
-private struct AnnounceAddress: LifecycleHandler {
-    let config: ServerConfig
-
-    func didBootAsync(_ application: Application) async throws {
-        let port = application.http.server.shared.localAddress?.port ?? config.port
-        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-        FileHandle.standardOutput.write(Data("Reverie \(ReverieVersion.current) is serving http://\(host):\(port)  (database: \(config.database.kind), data: \(config.dataDirectory))\n".utf8))
-    }
+/// Prints where the server listens (the real port when 0 was asked for); scripts read this line.
+private func announce(_ app: Application, _ config: ServerConfig) {
+    let port = app.http.server.shared.localAddress?.port ?? config.port
+    let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+    let line = "Reverie \(ReverieVersion.current) is serving http://\(host):\(port)  (database: \(config.database.kind), data: \(config.dataDirectory))\n"
+    FileHandle.standardOutput.write(Data(line.utf8))
 }

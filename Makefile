@@ -1,0 +1,34 @@
+# Reverie: `make run` serves on http://127.0.0.1:8080; `make test` runs every test.
+# Both install what is missing first (scripts/bootstrap.sh).
+
+SWIFT ?= swift
+HOST ?= 127.0.0.1
+PORT ?= 8080
+
+.PHONY: run build test test-swift test-e2e bootstrap clean
+
+run: ## install what is missing, build in release mode, serve on http://$(HOST):$(PORT)
+	@scripts/bootstrap.sh run
+	$(SWIFT) build -c release --product reverie
+	.build/release/reverie serve --host $(HOST) --port $(PORT)
+
+build: ## debug build of everything, tests included
+	$(SWIFT) build --build-tests
+
+test: ## Swift tests on SQLite and a throwaway PostgreSQL, then the browser tests
+	@scripts/bootstrap.sh test
+	@scripts/test.sh all
+
+test-swift: ## only the Swift tests (SQLite and PostgreSQL)
+	@scripts/bootstrap.sh test
+	@scripts/test.sh swift
+
+test-e2e: ## only the browser tests (builds the server first)
+	@scripts/bootstrap.sh test
+	@scripts/test.sh e2e
+
+bootstrap: ## install system packages and .venv for running and testing
+	@scripts/bootstrap.sh test
+
+clean:
+	rm -rf .build e2e/artifacts

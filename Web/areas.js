@@ -1,0 +1,65 @@
+// The five areas of Reverie and the Settings screen: names, paths, icons and what each one is for.
+// Icons are our own simple strokes on a 24×24 grid.
+
+export const AREAS = [
+  {
+    id: "bedside", path: "/bedside", name: "Bedside",
+    icon: "M20 14.5A8.5 8.5 0 0 1 9.5 4a8.5 8.5 0 1 0 10.5 10.5Z",
+    tagline: "A calm night-stand screen.",
+    coming: [
+      "A large, dim clock with an alarm and a gentle wake greeting.",
+      "The Leaf/Masks button that cycles Off → Meditation → Poetry → Off.",
+      "Meditations and poems spoken aloud, with pauses and captions that follow the voice.",
+    ],
+  },
+  {
+    id: "meditate", path: "/meditate", name: "Meditate",
+    icon: "M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Zm0-5a4 4 0 1 0 0-8 4 4 0 0 0 0 8Z",
+    tagline: "Guided breathing, four in, two hold, six out, two rest.",
+    coming: [
+      "5, 10 and 20-minute breathing sessions with a breathing circle and spoken cues.",
+      "Keeps going with the screen locked; resumes after a reload.",
+      "Your history, streaks and minutes this week.",
+    ],
+  },
+  {
+    id: "wind-down", path: "/wind-down", name: "Wind Down",
+    icon: "M3 18h18M5 18v-5a3 3 0 0 1 3-3h8a3 3 0 0 1 3 3v5M7 10V7m10 3V7M18 3.5l.5 1 1 .5-1 .5-.5 1-.5-1-1-.5 1-.5Z",
+    tagline: "A library for falling asleep.",
+    coming: [
+      "Yoga nidra, sleep stories, meditations, breathing, hypnosis and affirmations.",
+      "Pick up where you left off in anything you were listening to.",
+      "A sleep timer that fades the sound out gently.",
+    ],
+  },
+  {
+    id: "listen", path: "/listen", name: "Listen",
+    icon: "M4 15v-3a8 8 0 0 1 16 0v3M4 15a2 2 0 0 1 2-2h1v7H6a2 2 0 0 1-2-2v-3Zm16 0a2 2 0 0 0-2-2h-1v7h1a2 2 0 0 0 2-2v-3Z",
+    tagline: "Music and speech at the same time.",
+    coming: [
+      "Audiobooks with chapters, podcasts, radio and articles read aloud.",
+      "Music underneath speech, with its own volume.",
+      "Your place kept in every book and episode, across devices.",
+    ],
+  },
+  {
+    id: "write", path: "/write", name: "Write",
+    icon: "M4 20h4L19 9a2.8 2.8 0 0 0-4-4L4 16v4Zm9.5-13.5 4 4",
+    tagline: "A lyrics editor that hears your rhymes.",
+    coming: [
+      "Rhyming words light up in matching colours as you type.",
+      "Rhyme-scheme letters and syllable counts beside each line.",
+      "Rhyme suggestions above the keyboard; keeps working offline.",
+    ],
+  },
+];
+
+export const SETTINGS = {
+  id: "settings", path: "/settings", name: "Settings",
+  icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6Zm7.4-3a7.4 7.4 0 0 0-.1-1.2l2-1.6-2-3.4-2.4 1a7.4 7.4 0 0 0-2-1.2L14.5 3h-5l-.4 2.6a7.4 7.4 0 0 0-2 1.2l-2.4-1-2 3.4 2 1.6a7.4 7.4 0 0 0 0 2.4l-2 1.6 2 3.4 2.4-1a7.4 7.4 0 0 0 2 1.2l.4 2.6h5l.4-2.6a7.4 7.4 0 0 0 2-1.2l2.4 1 2-3.4-2-1.6c.1-.4.1-.8.1-1.2Z",
+};
+
+/** An inline SVG icon from a path on a 24×24 grid. */
+export function icon(path, size = 24) {
+  return `<svg class="icon" width="${size}" height="${size}" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d="${path}"/></svg>`;
+}

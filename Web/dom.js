@@ -1,0 +1,104 @@
+// Small DOM helpers shared by the screens.
+
+import { api } from "./api.js";
+
+/** Escapes text for use inside HTML. */
+export function escapeHTML(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+/** Says something to screen readers through the polite live region. */
+export function announce(message) {
+  const region = document.getElementById("announcer");
+  region.textContent = "";
+  setTimeout(() => { region.textContent = message; }, 50);
+}
+
+/** Shows an error (or clears it with null) in a form's alert element. */
+export function showError(element, error) {
+  element.textContent = error ? error.message : "";
+  element.hidden = !error;
+}
+
+/**
+ * Asks for confirmation in a modal dialog. Resolves true when the person confirms.
+ * @param {{title: string, message: string, confirm: string, danger?: boolean}} options
+ */
+export function confirmDialog({ title, message, confirm, danger = false }) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.className = "dialog";
+    dialog.innerHTML = `
+      <form method="dialog">
+        <h2>${escapeHTML(title)}</h2>
+        <p>${escapeHTML(message)}</p>
+        <div class="dialog-actions">
+          <button value="cancel" class="button">Cancel</button>
+          <button value="confirm" class="button ${danger ? "danger" : "primary"}">${escapeHTML(confirm)}</button>
+        </div>
+      </form>`;
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "confirm");
+      dialog.remove();
+    });
+    dialog.showModal();
+    dialog.querySelector('button[value="cancel"]').focus();
+  });
+}
+
+/** A short, friendly date: "today", "yesterday" or "3 Nov 2026". */
+export function friendlyDate(iso) {
+  if (!iso) return "never";
+  const date = new Date(iso);
+  const today = new Date();
+  const days = Math.round((new Date(today.toDateString()) - new Date(date.toDateString())) / 86400000);
+  if (days === 0) return "today";
+  if (days === 1) return "yesterday";
+  return date.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+}
+
+/**
+ * Sends a username and password form to `path` and signs the person in with the answer.
+ * `check(data)` may return an Error to show instead of sending.
+ */
+export function submitCredentials(form, path, session, { check = () => null, onFailure = () => {} } = {}) {
+  const error = form.querySelector(".form-error");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const problem = check(data);
+    if (problem) {
+      showError(error, problem);
+      return;
+    }
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    showError(error, null);
+    try {
+      const result = await api(path, {
+        method: "POST",
+        body: { username: data.get("username"), password: data.get("password") },
+      });
+      await session.signedIn(result.user);
+    } catch (failure) {
+      showError(error, failure);
+      onFailure(failure);
+      button.disabled = false;
+    }
+  });
+}
+
+/**
+ * Fills a <ul> from an API list: one item per entry, `empty` text when there are none, the
+ * error's message when loading fails.
+ */
+export async function fillList(list, path, renderItem, empty) {
+  try {
+    const items = await api(path);
+    list.innerHTML = items.length ? items.map(renderItem).join("") : `<li class="list-empty">${escapeHTML(empty)}</li>`;
+  } catch (problem) {
+    list.innerHTML = `<li class="list-empty"></li>`;
+    list.firstChild.textContent = problem.message;
+  }
+}

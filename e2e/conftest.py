@@ -1,0 +1,103 @@
+"""Browser-test fixtures: a fresh Reverie server per test module, Chromium from Debian at 390×844."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "e2e" / "artifacts"
+BINARY = Path(os.environ.get("REVERIE_BINARY", ROOT / ".build" / "debug" / "reverie"))
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+PHONE = {"width": 390, "height": 844}
+
+
+class Server:
+    """A running `reverie serve` on a free port with its own empty data directory."""
+
+    def __init__(self):
+        self.data = Path(tempfile.mkdtemp(prefix="reverie-e2e-"))
+        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL="warning")
+        env.pop("DATABASE_URL", None)
+        self.log = open(self.data / "server.log", "w+")
+        self.process = subprocess.Popen(
+            [str(BINARY), "serve", "--port", "0", "--data-dir", str(self.data)],
+            stdout=subprocess.PIPE, stderr=self.log, text=True, env=env,
+        )
+        deadline = time.monotonic() + 60
+        self.url = None
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            match = re.search(r"serving (http://\S+)", line)
+            if match:
+                self.url = match.group(1)
+                break
+        if not self.url:
+            self.stop()
+            self.log.seek(0)
+            raise RuntimeError("reverie serve did not start:\n" + self.log.read())
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not BINARY.exists():
+        pytest.fail(f"{BINARY} is missing: run `swift build` first (make test does).")
+    instance = Server()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A phone-sized page that fails the test on any console error or uncaught exception."""
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    page = context.new_page()
+    problems = []
+    # Answers the app expects and explains to the person (bad input, signed out, throttled) are
+    # not problems; a missing file, a server error or a script error is.
+    expected = re.compile(r"status of (400|401|409|429) ")
+
+    def on_console(message):
+        if message.type == "error" and not expected.search(message.text):
+            problems.append(message.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.problems = problems
+    yield page
+    context.close()
+    assert problems == [], f"browser errors: {problems}"
+
+
+def screenshot(page, name):
+    """Saves a 390×844 screenshot to e2e/artifacts/<name>.png."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path

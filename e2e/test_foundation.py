@@ -1,0 +1,156 @@
+"""A new person's first visit: setup, sign in, every area, the theme, sign out."""
+
+import json
+import re
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import expect
+
+from conftest import screenshot
+
+AREAS = [("bedside", "Bedside"), ("meditate", "Meditate"), ("wind-down", "Wind Down"), ("listen", "Listen"), ("write", "Write")]
+OWNER, PASSWORD = "ada", "correct horse battery"
+
+
+def test_first_visit_to_sign_out(server, page):
+    # A fresh server shows the setup screen, and nothing else.
+    page.goto(server.url)
+    expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
+    expect(page.locator("#tabs")).to_be_hidden()
+    screenshot(page, "setup")
+
+    # Different passwords are caught before anything is sent.
+    page.get_by_label("Username").fill(OWNER)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Repeat password").fill(PASSWORD + "!")
+    page.get_by_role("button", name="Create owner account").click()
+    expect(page.get_by_role("alert")).to_contain_text("different")
+
+    page.get_by_label("Repeat password").fill(PASSWORD)
+    page.get_by_role("button", name="Create owner account").click()
+    expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
+    expect(page).to_have_url(server.url + "/bedside")
+
+    # The session cookie is HttpOnly: scripts cannot read it.
+    assert "reverie_session" not in page.evaluate("document.cookie")
+
+    # Sign out, then a wrong password is refused with a clear message, the right one signs in.
+    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    page.get_by_label("Username").fill(OWNER)
+    page.get_by_label("Password").fill("not my password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("do not match")
+    screenshot(page, "login")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
+
+    # Every area opens from the tab bar and says honestly what is coming.
+    for area_id, name in AREAS:
+        page.get_by_role("link", name=name, exact=True).click()
+        expect(page).to_have_url(f"{server.url}/{area_id}")
+        expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
+        expect(page.get_by_text("Not built yet")).to_be_visible()
+        expect(page.get_by_role("link", name=name, exact=True)).to_have_attribute("aria-current", "page")
+        screenshot(page, area_id)
+
+    # A reload on an area's address opens that area.
+    page.goto(server.url + "/listen")
+    expect(page.get_by_role("heading", name="Listen", level=1)).to_be_visible()
+
+    # The theme changes everywhere, is saved for the account, and survives a reload on a device
+    # that has forgotten it locally.
+    page.get_by_role("link", name="Settings").click()
+    expect(page.get_by_role("radio", name="Retro Futuristic")).to_be_checked()
+    screenshot(page, "settings")
+    with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
+        page.get_by_text("Plain Light", exact=True).click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "PlainLight")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(247, 247, 249)", background
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-theme", "PlainLight")
+    expect(page.get_by_role("radio", name="Plain Light")).to_be_checked()
+    screenshot(page, "settings-plain-light")
+
+    # Sign out: the session is over on the server too.
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    status = page.evaluate("fetch('/api/auth/me').then(r => r.status)")
+    assert status == 401
+
+
+def test_every_theme_in_every_area(server, page):
+    page.goto(server.url + "/login")
+    page.get_by_label("Username").fill(OWNER)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
+    backgrounds = set()
+    for theme_id, theme_name in [("RetroFuturistic", "Retro Futuristic"), ("PlainDark", "Plain Dark"), ("DirtyDishes", "Dirty Dishes")]:
+        page.get_by_role("link", name="Settings").click()
+        with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
+            page.get_by_text(theme_name, exact=True).click()
+        expect(page.locator("html")).to_have_attribute("data-theme", theme_id)
+        page.get_by_role("link", name="Write", exact=True).click()
+        expect(page.get_by_role("heading", name="Write", level=1)).to_be_visible()
+        page.wait_for_timeout(400)  # let the crossfade finish before the picture
+        backgrounds.add(page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bg')"))
+        screenshot(page, f"write-{theme_id}")
+    assert len(backgrounds) == 3
+
+
+def test_tokens_and_people_from_settings(server, page):
+    page.goto(server.url + "/login")
+    page.get_by_label("Username").fill(OWNER)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("link", name="Settings").click()
+
+    # A personal token is shown once and works as a bearer token.
+    expect(page.get_by_text("No tokens yet")).to_be_visible()
+    page.get_by_label("New token name").fill("my scripts")
+    page.get_by_role("button", name="Create", exact=True).click()
+    expect(page.locator("[data-secret-value]")).to_have_text(re.compile(r"^rvr_[A-Za-z0-9_-]{40,}$"))
+    secret = page.locator("[data-secret-value]").inner_text()
+    request = urllib.request.Request(server.url + "/api/auth/me", headers={"Authorization": f"Bearer {secret}"})
+    with urllib.request.urlopen(request) as response:
+        assert json.load(response)["user"]["username"] == OWNER
+
+    # Revoking asks first; Cancel keeps it, Revoke ends it.
+    page.get_by_role("button", name="Revoke").click()
+    page.get_by_role("dialog").get_by_role("button", name="Cancel").click()
+    expect(page.get_by_text("my scripts", exact=True)).to_be_visible()
+    page.get_by_role("button", name="Revoke").click()
+    page.get_by_role("dialog").get_by_role("button", name="Revoke").click()
+    expect(page.get_by_text("No tokens yet")).to_be_visible()
+    try:
+        urllib.request.urlopen(request)
+        raise AssertionError("a revoked token still works")
+    except urllib.error.HTTPError as error:
+        assert error.code == 401
+
+    # The owner adds a person, who can then sign in in another browser.
+    page.get_by_label("Username").fill("grace")
+    page.get_by_label("Password", exact=True).fill("short")
+    page.get_by_role("button", name="Add person").click()
+    expect(page.get_by_role("alert").filter(has_text="8 characters")).to_be_visible()
+    page.get_by_label("Password", exact=True).fill("grace's own password")
+    page.get_by_role("button", name="Add person").click()
+    people = page.locator('[data-list="people"]')
+    expect(people.get_by_text("grace", exact=True)).to_be_visible()
+    screenshot(page, "settings-people")
+
+    body = json.dumps({"username": "grace", "password": "grace's own password"}).encode()
+    login = urllib.request.Request(server.url + "/api/auth/login", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(login) as response:
+        assert response.status == 200
+
+    # Removing asks first, then the account is gone.
+    people.get_by_role("button", name="Remove").click()
+    page.get_by_role("dialog").get_by_role("button", name="Remove").click()
+    expect(people.get_by_text("grace", exact=True)).to_be_hidden()

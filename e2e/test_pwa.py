@@ -1,0 +1,56 @@
+"""The app installs like an app: manifest, icons, service worker, works offline, documented API."""
+
+import urllib.request
+
+import yaml  # comes with openapi-spec-validator's dependencies
+from openapi_spec_validator import validate
+from playwright.sync_api import expect
+
+from conftest import screenshot
+
+
+def fetch(url):
+    with urllib.request.urlopen(url) as response:
+        return response.status, response.headers, response.read()
+
+
+def test_manifest_and_icons(server):
+    status, headers, body = fetch(server.url + "/manifest.webmanifest")
+    assert status == 200
+    import json
+    manifest = json.loads(body)
+    assert manifest["name"] == "Reverie"
+    assert manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        status, headers, data = fetch(server.url + icon["src"])
+        assert status == 200, icon["src"]
+        if icon["type"] == "image/png":
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+            width = int.from_bytes(data[16:20], "big")
+            assert f"{width}x{width}" == icon["sizes"], icon["src"]
+
+
+def test_openapi_document_is_valid(server):
+    status, headers, body = fetch(server.url + "/openapi.yaml")
+    assert status == 200
+    assert "yaml" in headers["Content-Type"]
+    validate(yaml.safe_load(body))
+
+
+def test_shell_opens_offline(server, page):
+    page.goto(server.url)
+    expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
+    page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
+    page.wait_for_function("caches.has('reverie-shell-v1')")
+    page.reload()  # now controlled by the service worker
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.reload()
+    # The shell comes from the cache and says plainly that the server cannot be reached.
+    expect(page.get_by_role("heading", name="Reverie cannot start")).to_be_visible()
+    expect(page.get_by_text("cannot be reached")).to_be_visible()
+    screenshot(page, "offline")
+    page.context.set_offline(False)
+    page.get_by_role("button", name="Try again").click()
+    expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
+    page.problems.clear()  # offline fetch failures are expected console noise
