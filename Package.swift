@@ -18,6 +18,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
+        // MARK: - Engines
+        .target(name: "SpokenScript"),
+        .target(name: "AudioRender"),
+
         // MARK: - Shared types
         .target(name: "ReverieAPI"),
 
@@ -45,6 +49,8 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
+        .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(
             name: "ReverieServerTests",

@@ -1,0 +1,133 @@
+import Foundation
+
+/// The shape of a fade.
+public enum FadeCurve: Sendable {
+    /// Straight line in amplitude.
+    case linear
+    /// Half a cosine: starts and ends gently, for click-free edges.
+    case raisedCosine
+    /// Sine/cosine pair whose powers sum to one: a crossfade keeps its loudness.
+    case equalPower
+
+    /// Gain at position `t` in 0…1 of a fade in.
+    func gain(_ t: Double) -> Float {
+        switch self {
+        case .linear: Float(t)
+        case .raisedCosine: Float(0.5 - 0.5 * cos(Double.pi * t))
+        case .equalPower: Float(sin(t * Double.pi / 2))
+        }
+    }
+}
+
+extension AudioBuffer {
+    /// Every sample multiplied by a linear gain.
+    public func scaled(by gain: Float) -> AudioBuffer {
+        AudioBuffer(sampleRate: sampleRate, samples: samples.map { $0 * gain })
+    }
+
+    /// Gain in decibels.
+    public func gained(decibels: Double) -> AudioBuffer {
+        scaled(by: amplitude(decibels: decibels))
+    }
+
+    /// Fades the first `seconds` in from silence and the last `seconds` out to silence.
+    public func fadingEdges(in fadeIn: Double, out fadeOut: Double, curve: FadeCurve = .raisedCosine) -> AudioBuffer {
+        var copy = samples
+        let inCount = min(copy.count, Self.sampleCount(fadeIn, sampleRate))
+        let outCount = min(copy.count, Self.sampleCount(fadeOut, sampleRate))
+        if inCount > 0 {
+            for index in 0..<inCount { copy[index] *= curve.gain(Double(index) / Double(inCount)) }
+        }
+        if outCount > 0 {
+            for offset in 0..<outCount {
+                copy[copy.count - 1 - offset] *= curve.gain(Double(offset) / Double(outCount))
+            }
+        }
+        return AudioBuffer(sampleRate: sampleRate, samples: copy)
+    }
+
+    /// Where sound starts and ends: the first and last 5 ms window whose RMS reaches `threshold`
+    /// (dBFS). `nil` when the buffer is silent throughout.
+    public func audibleRange(threshold: Double = -45, window: Double = 0.005) -> Range<Int>? {
+        let size = max(1, Self.sampleCount(window, sampleRate))
+        let level = amplitude(decibels: threshold)
+        var first: Int?
+        var start = 0
+        while start < samples.count {
+            let range = start..<min(samples.count, start + size)
+            if rms(range) >= level {
+                // Within the window, begin at the first sample that itself reaches the level.
+                first = range.first { abs(samples[$0]) >= level } ?? range.lowerBound
+                break
+            }
+            start += size
+        }
+        guard let first else { return nil }
+        var end = samples.count
+        while end > first {
+            let range = max(first, end - size)..<end
+            if rms(range) >= level {
+                let last = range.last { abs(samples[$0]) >= level } ?? (range.upperBound - 1)
+                return first..<(last + 1)
+            }
+            end -= size
+        }
+        return first..<(first + 1)
+    }
+
+    /// The buffer without its leading and trailing silence (see `audibleRange`); empty when silent.
+    public func trimmingSilence(threshold: Double = -45) -> AudioBuffer {
+        guard let range = audibleRange(threshold: threshold) else { return AudioBuffer(sampleRate: sampleRate) }
+        return AudioBuffer(sampleRate: sampleRate, samples: Array(samples[range]))
+    }
+
+    /// Keeps every sample at or under `ceiling` (dBFS) by turning the gain down smoothly around loud
+    /// peaks (2.5 ms look-ahead and release), leaving the rest untouched.
+    public func limited(ceiling: Double = -1) -> AudioBuffer {
+        let limit = amplitude(decibels: ceiling)
+        guard peak > limit else { return self }
+        let half = max(1, Self.sampleCount(0.0025, sampleRate))
+        let needed = samples.map { abs($0) > limit ? limit / abs($0) : 1 }
+        // The smallest needed gain within ±2·half samples …
+        var floor = [Float](repeating: 1, count: needed.count)
+        for index in needed.indices where needed[index] < 1 {
+            for other in max(0, index - 2 * half)...min(needed.count - 1, index + 2 * half) {
+                floor[other] = min(floor[other], needed[index])
+            }
+        }
+        // … averaged over ±half samples: smooth, and never above what any sample needs.
+        var gains = [Float](repeating: 1, count: needed.count)
+        var sum: Float = 0
+        var window = 0
+        for index in 0..<min(half, floor.count) { sum += floor[index]; window += 1 }
+        for index in floor.indices {
+            let entering = index + half
+            if entering < floor.count { sum += floor[entering]; window += 1 }
+            let leaving = index - half - 1
+            if leaving >= 0 { sum -= floor[leaving]; window -= 1 }
+            gains[index] = min(1, sum / Float(window))
+        }
+        var output = samples
+        for index in output.indices {
+            output[index] *= gains[index]
+            output[index] = max(-limit, min(limit, output[index]))
+        }
+        return AudioBuffer(sampleRate: sampleRate, samples: output)
+    }
+
+    /// The buffer at another sample rate, by linear interpolation (adequate for speech).
+    public func resampled(to rate: Int) -> AudioBuffer {
+        guard rate != sampleRate, !samples.isEmpty else { return AudioBuffer(sampleRate: rate, samples: samples) }
+        let count = Int((Double(samples.count) * Double(rate) / Double(sampleRate)).rounded())
+        let step = Double(sampleRate) / Double(rate)
+        var output = [Float](repeating: 0, count: count)
+        for index in 0..<count {
+            let position = Double(index) * step
+            let lower = min(samples.count - 1, Int(position))
+            let upper = min(samples.count - 1, lower + 1)
+            let fraction = Float(position - Double(lower))
+            output[index] = samples[lower] * (1 - fraction) + samples[upper] * fraction
+        }
+        return AudioBuffer(sampleRate: rate, samples: output)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Runs a program to completion. Arguments are passed as a list, never through a shell.
+public struct CommandRunner: Sendable {
+    /// What a finished program left behind.
+    public struct Result: Sendable, Equatable {
+        public var status: Int32
+        public var output: Data
+        public var errors: Data
+
+        public init(status: Int32, output: Data, errors: Data) {
+            self.status = status
+            self.output = output
+            self.errors = errors
+        }
+    }
+
+    /// Runs `executable` (a path, or a name looked up on PATH) with `arguments` and `input` on stdin.
+    public var run: @Sendable (_ executable: String, _ arguments: [String], _ input: Data?) async throws -> Result
+
+    public init(run: @escaping @Sendable (_ executable: String, _ arguments: [String], _ input: Data?) async throws -> Result) {
+        self.run = run
+    }
+
+    /// Real processes.
+    public static let live = CommandRunner { executable, arguments, input in
+        guard let path = CommandRunner.locate(executable) else { throw AudioRenderError.toolMissing(executable) }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: path)
+                    process.arguments = arguments
+                    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+                    process.standardInput = stdin
+                    process.standardOutput = stdout
+                    process.standardError = stderr
+                    try process.run()
+                    // Read both pipes while writing, so a chatty program never blocks on a full pipe.
+                    let group = DispatchGroup()
+                    nonisolated(unsafe) var output = Data(), errors = Data()
+                    group.enter()
+                    DispatchQueue.global().async { output = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                    group.enter()
+                    DispatchQueue.global().async { errors = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                    if let input { try? stdin.fileHandleForWriting.write(contentsOf: input) }
+                    try? stdin.fileHandleForWriting.close()
+                    group.wait()
+                    process.waitUntilExit()
+                    continuation.resume(returning: Result(status: process.terminationStatus, output: output, errors: errors))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// The full path of a program: itself when it contains a slash, else the first match on PATH.
+    public static func locate(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

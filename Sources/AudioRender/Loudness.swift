@@ -1,0 +1,82 @@
+import Foundation
+
+/// Integrated loudness per ITU-R BS.1770-4 / EBU R128, for mono audio.
+///
+/// K-weighting (a high shelf of about +4 dB above 1.5 kHz, then a high-pass at about 38 Hz) with
+/// coefficients derived for any sample rate, mean square over 400 ms blocks every 100 ms, an
+/// absolute gate at −70 LUFS and a relative gate 10 LU under the ungated level.
+public enum Loudness {
+    /// Integrated loudness in LUFS.
+    /// - Throws: `AudioRenderError.tooQuietToMeasure` for silence or audio under 400 ms.
+    public static func integrated(_ buffer: AudioBuffer) throws -> Double {
+        let weighted = kWeighted(buffer)
+        let block = AudioBuffer.sampleCount(0.4, buffer.sampleRate)
+        let step = AudioBuffer.sampleCount(0.1, buffer.sampleRate)
+        guard block > 0, weighted.count >= block else { throw AudioRenderError.tooQuietToMeasure }
+
+        // Running sums make each block O(1).
+        var prefix = [Double](repeating: 0, count: weighted.count + 1)
+        for (index, value) in weighted.enumerated() { prefix[index + 1] = prefix[index] + value * value }
+        var powers: [Double] = []
+        var start = 0
+        while start + block <= weighted.count {
+            powers.append((prefix[start + block] - prefix[start]) / Double(block))
+            start += step
+        }
+
+        func lufs(_ power: Double) -> Double { -0.691 + 10 * log10(power) }
+        let absolute = powers.filter { $0 > 0 && lufs($0) > -70 }
+        guard !absolute.isEmpty else { throw AudioRenderError.tooQuietToMeasure }
+        let relativeGate = lufs(absolute.reduce(0, +) / Double(absolute.count)) - 10
+        let gated = absolute.filter { lufs($0) > relativeGate }
+        return lufs(gated.reduce(0, +) / Double(gated.count))
+    }
+
+    /// The buffer turned up or down to `target` LUFS, then limited so no sample passes `ceiling` dBFS.
+    public static func normalized(_ buffer: AudioBuffer, to target: Double = -16, ceiling: Double = -1) throws -> AudioBuffer {
+        let measured = try integrated(buffer)
+        return buffer.gained(decibels: target - measured).limited(ceiling: ceiling)
+    }
+
+    // MARK: - K-weighting
+
+    /// A biquad: b0, b1, b2, a1, a2 (a0 normalised to 1).
+    struct Biquad {
+        var b0, b1, b2, a1, a2: Double
+
+        func apply(_ input: [Double]) -> [Double] {
+            var output = [Double](repeating: 0, count: input.count)
+            var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+            for (index, x) in input.enumerated() {
+                let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+                output[index] = y
+                (x2, x1, y2, y1) = (x1, x, y1, y)
+            }
+            return output
+        }
+    }
+
+    /// Stage 1: the head's acoustic effect, a high shelf (BS.1770 pre-filter) at `rate`.
+    static func shelf(rate: Double) -> Biquad {
+        let f0 = 1681.974450955533, gain = 3.999843853973347, q = 0.7071752369554196
+        let k = tan(Double.pi * f0 / rate)
+        let vh = pow(10, gain / 20)
+        let vb = pow(vh, 0.4996667741545416)
+        let a0 = 1 + k / q + k * k
+        return Biquad(b0: (vh + vb * k / q + k * k) / a0, b1: 2 * (k * k - vh) / a0, b2: (vh - vb * k / q + k * k) / a0,
+                      a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
+    }
+
+    /// Stage 2: the revised low-frequency B-curve, a high-pass (BS.1770 RLB filter) at `rate`.
+    static func highPass(rate: Double) -> Biquad {
+        let f0 = 38.13547087602444, q = 0.5003270373238773
+        let k = tan(Double.pi * f0 / rate)
+        let a0 = 1 + k / q + k * k
+        return Biquad(b0: 1, b1: -2, b2: 1, a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
+    }
+
+    static func kWeighted(_ buffer: AudioBuffer) -> [Double] {
+        let rate = Double(buffer.sampleRate)
+        return highPass(rate: rate).apply(shelf(rate: rate).apply(buffer.samples.map(Double.init)))
+    }
+}
