@@ -21,6 +21,7 @@ let package = Package(
         // MARK: - Engines
         .target(name: "SpokenScript"),
         .target(name: "AudioRender"),
+        .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender"]),
 
         // MARK: - Shared types
         .target(name: "ReverieAPI"),
@@ -51,6 +52,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(
             name: "ReverieServerTests",

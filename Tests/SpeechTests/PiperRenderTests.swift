@@ -1,0 +1,103 @@
+import AudioRender
+import Foundation
+import Speech
+import Testing
+
+/// Real speech from the Piper worker in `.venv`, measured in the audio itself.
+@Suite("Piper rendering", .serialized)
+struct PiperRenderTests {
+    static let script = "Breathe in slowly. (0.3s) Hold it there. (0.6s) And let it go. (2s) Rest now. (0.05m) Welcome back."
+
+    /// The same render for every test in the suite (speaking takes seconds).
+    static let rendered: Task<RenderedSpeech, any Error> = Task { try await ScriptRenderer(engine: sharedPiper).render(script) }
+
+    @Test("Piper is installed by the bootstrap")
+    func installed() {
+        #expect(PiperEngine.Configuration.repository(repositoryRoot).isInstalled)
+    }
+
+    @Test("every pause measured in the audio is within 25 ms of the script's")
+    func pauseAccuracy() async throws {
+        let audio = try await Self.rendered.value.audio
+        let gaps = silences(in: audio)
+        #expect(gaps.map(\.length).count == 4, "\(gaps)")
+        for (gap, expected) in zip(gaps, [0.3, 0.6, 2.0, 3.0]) {
+            #expect(abs(gap.length - expected) <= 0.025, "measured \(gap.length) s for \(expected) s")
+        }
+    }
+
+    @Test("no clicks: the sample-to-sample jump at every phrase edge stays under 0.02")
+    func noClicks() async throws {
+        let rendered = try await Self.rendered.value
+        let samples = rendered.audio.samples
+        let edge = AudioBuffer.sampleCount(0.002, rendered.audio.sampleRate)
+        for phrase in rendered.timeline.phrases {
+            for boundary in [phrase.startMs, phrase.endMs] {
+                let center = AudioBuffer.sampleCount(Double(boundary) / 1000, rendered.audio.sampleRate)
+                let range = max(1, center - edge)..<min(samples.count, center + edge)
+                let jump = range.map { abs(samples[$0] - samples[$0 - 1]) }.max() ?? 0
+                #expect(jump < 0.02, "jump \(jump) at \(boundary) ms")
+            }
+        }
+    }
+
+    @Test("integrated loudness, measured by ffmpeg's ebur128, is −16 LUFS within 1 LU")
+    func loudness() async throws {
+        let audio = try await Self.rendered.value.audio
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("piper-\(UUID().uuidString).wav")
+        try WAVFile.encode(audio).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CommandRunner.live.run("ffmpeg", ["-hide_banner", "-nostats", "-i", file.path, "-af", "ebur128", "-f", "null", "-"], nil)
+        let text = String(decoding: result.errors, as: UTF8.self)
+        let summary = try #require(text.range(of: "Integrated loudness:", options: .backwards))
+        let match = try #require(text[summary.upperBound...].firstMatch(of: /I:\s+(-?[0-9.]+) LUFS/))
+        let lufs = try #require(Double(match.1))
+        #expect(abs(lufs - (-16)) <= 1, "ffmpeg measured \(lufs) LUFS")
+        #expect(decibels(audio.peak) <= -1 + 1e-3)
+    }
+
+    @Test("captions and words are in order, inside the audio, and start with the voice (±50 ms)")
+    func timings() async throws {
+        let rendered = try await Self.rendered.value
+        let timeline = rendered.timeline
+        #expect(timeline.phrases.count == 5)
+        #expect(timeline.phrases.flatMap(\.words).count >= 12)
+        var last = 0
+        for phrase in timeline.phrases {
+            #expect(phrase.startMs >= last && phrase.endMs > phrase.startMs && phrase.endMs <= timeline.durationMs)
+            for word in phrase.words {
+                #expect(word.startMs >= last && word.endMs >= word.startMs && word.endMs <= phrase.endMs)
+                last = word.startMs
+            }
+            last = phrase.endMs
+        }
+        // Where sound actually starts after each silence: the end of each measured gap.
+        let onsets = silences(in: rendered.audio).map { $0.start + $0.length }
+        for (phrase, onset) in zip(timeline.phrases.dropFirst(), onsets) {
+            #expect(abs(Double(phrase.startMs) / 1000 - onset) <= 0.05, "caption at \(phrase.startMs) ms, voice at \(onset) s")
+        }
+        #expect(timeline.webVTT.components(separatedBy: " --> ").count == 6)
+    }
+
+    @Test("a worker killed mid-request fails that request cleanly; the next one works")
+    func workerCrash() async throws {
+        let engine = PiperEngine(configuration: .repository(repositoryRoot))
+        _ = try await engine.synthesize("Warm up.", voice: nil, rate: 1)
+        let pid = try #require(await engine.workerProcessID)
+        let speaking = Task { try await engine.synthesize(String(repeating: "A long sentence to keep the worker busy. ", count: 20), voice: nil, rate: 1) }
+        try await Task.sleep(for: .milliseconds(300))
+        kill(pid, SIGKILL)
+        await #expect(throws: SpeechError.self) { _ = try await speaking.value }
+        let after = try await engine.synthesize("I am back.", voice: nil, rate: 1)
+        #expect(after.audio.duration > 0.3)
+        #expect(try #require(await engine.workerProcessID) != pid)
+        await engine.shutdown()
+    }
+
+    @Test("a slower rate speaks longer at the same pitch")
+    func rate() async throws {
+        let normal = try await sharedPiper.synthesize("The quiet lake at night.", voice: nil, rate: 1)
+        let slow = try await sharedPiper.synthesize("The quiet lake at night.", voice: nil, rate: 0.8)
+        #expect(slow.audio.duration > normal.audio.duration * 1.1)
+    }
+}

@@ -1,0 +1,48 @@
+import AudioRender
+import Foundation
+import Speech
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+/// One warm Piper worker shared by the tests that speak (loading the voice takes seconds).
+let sharedPiper = PiperEngine(configuration: .repository(repositoryRoot))
+
+/// A stand-in engine: a tone per phrase, its length set by the word count, with 50 ms of silence
+/// around it as a real engine leaves. Same protocol as the real engines.
+struct ToneEngine: SpeechEngine {
+    let name = "tone"
+    let version = "1"
+    func voices() async throws -> [Voice] { [Voice(id: "tone", name: "Tone", language: "en", engine: name)] }
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        let words = WordAligner.words(in: text)
+        let rate = 22050
+        let tone = 0.25 * Double(max(1, words.count))
+        let silence = AudioBuffer.silence(seconds: 0.05, sampleRate: rate)
+        let samples = (0..<AudioBuffer.sampleCount(tone, rate)).map { Float(0.3 * sin(2 * Double.pi * 220 * Double($0) / Double(rate))) }
+        let audio = silence.appending(AudioBuffer(sampleRate: rate, samples: samples)).appending(silence)
+        let timings = words.enumerated().map { index, word in WordTiming(text: word, start: 0.05 + 0.25 * Double(index), end: 0.05 + 0.25 * Double(index + 1)) }
+        return SynthesizedSpeech(audio: audio, words: timings)
+    }
+}
+
+/// Silent stretches in audio, found independently of the renderer's timeline: 5 ms windows whose
+/// RMS is under −40 dBFS, in runs of at least `minimum` seconds. Returns (start, length) in seconds.
+func silences(in buffer: AudioBuffer, minimum: Double = 0.2, threshold: Double = -40) -> [(start: Double, length: Double)] {
+    let window = AudioBuffer.sampleCount(0.005, buffer.sampleRate)
+    let level = amplitude(decibels: threshold)
+    var runs: [(Double, Double)] = []
+    var runStart: Int?
+    var index = 0
+    while index < buffer.samples.count {
+        let range = index..<min(buffer.samples.count, index + window)
+        let quiet = buffer.rms(range) < level
+        if quiet, runStart == nil { runStart = index }
+        if !quiet, let start = runStart {
+            let length = Double(index - start) / Double(buffer.sampleRate)
+            if length >= minimum { runs.append((Double(start) / Double(buffer.sampleRate), length)) }
+            runStart = nil
+        }
+        index += window
+    }
+    return runs
+}
