@@ -45,6 +45,9 @@ let package = Package(
             dependencies: [
                 "ReverieAPI",
                 "ReverieServer",
+                "Speech",
+                "SpokenScript",
+                "AudioRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

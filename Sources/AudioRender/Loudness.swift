@@ -32,10 +32,20 @@ public enum Loudness {
         return lufs(gated.reduce(0, +) / Double(gated.count))
     }
 
-    /// The buffer turned up or down to `target` LUFS, then limited so no sample passes `ceiling` dBFS.
+    /// The buffer brought to `target` LUFS with no sample over `ceiling` dBFS.
+    ///
+    /// Limiting speech's tall peaks takes some loudness away, so the level is measured again after
+    /// each limiting pass and the shortfall made up, until within 0.1 LU (at most four passes).
     public static func normalized(_ buffer: AudioBuffer, to target: Double = -16, ceiling: Double = -1) throws -> AudioBuffer {
-        let measured = try integrated(buffer)
-        return buffer.gained(decibels: target - measured).limited(ceiling: ceiling)
+        var gain = target - (try integrated(buffer))
+        var result = buffer.gained(decibels: gain).limited(ceiling: ceiling)
+        for _ in 0..<3 {
+            let shortfall = target - (try integrated(result))
+            guard abs(shortfall) > 0.1 else { break }
+            gain += shortfall
+            result = buffer.gained(decibels: gain).limited(ceiling: ceiling)
+        }
+        return result
     }
 
     // MARK: - K-weighting

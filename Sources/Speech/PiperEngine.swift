@@ -24,6 +24,22 @@ public actor PiperEngine: SpeechEngine {
             Configuration(python: root + "/.venv/bin/python", workerScript: root + "/scripts/piper_worker.py")
         }
 
+        /// From `REVERIE_PIPER_PYTHON` / `REVERIE_PIPER_WORKER` when set, else the repository found
+        /// from the working directory or above the running binary (`.build/<config>/reverie`).
+        public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
+            if let python = environment["REVERIE_PIPER_PYTHON"], let worker = environment["REVERIE_PIPER_WORKER"] {
+                return Configuration(python: python, workerScript: worker)
+            }
+            var candidates = [FileManager.default.currentDirectoryPath]
+            var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<4 {
+                candidates.append(directory.path)
+                directory = directory.deletingLastPathComponent()
+            }
+            let root = candidates.first { FileManager.default.fileExists(atPath: $0 + "/scripts/piper_worker.py") }
+            return .repository(root ?? FileManager.default.currentDirectoryPath)
+        }
+
         /// Whether both files exist and the voice package is installed in the venv.
         public var isInstalled: Bool {
             let fileManager = FileManager.default

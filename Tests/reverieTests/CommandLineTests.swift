@@ -99,4 +99,39 @@ struct BinaryTests {
         #expect(taken.status != 0)
         #expect(taken.errors.contains("taken"))
     }
+
+    @Test("speak turns a script into audio, captions and a timeline")
+    func speak() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-speak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let audio = directory.appendingPathComponent("out.m4a"), vtt = directory.appendingPathComponent("out.vtt")
+        let timeline = directory.appendingPathComponent("out.json")
+        let run = try Self.run(["speak", "-", "-o", audio.path, "--captions", vtt.path, "--timeline", timeline.path],
+                               input: "An old silent pond (1s)\nA frog jumps in. (2x) (0.5s) Splash!")
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("3 phrases"))
+        #expect(run.errors.contains("line 2, column 18"))
+        #expect((try Data(contentsOf: audio)).count > 5_000)
+        #expect(try String(contentsOf: vtt, encoding: .utf8).hasPrefix("WEBVTT\n"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: timeline)) as? [String: Any]
+        #expect((json?["phrases"] as? [Any])?.count == 3)
+    }
+
+    @Test("speak refuses a rate out of range and an unknown format before speaking")
+    func speakRefuses() throws {
+        let rate = try Self.run(["speak", "-", "-o", "/tmp/x.m4a", "--rate", "2"], input: "hi")
+        #expect(rate.status != 0)
+        #expect(rate.errors.contains("between 0.8 and 1.2"))
+        let format = try Self.run(["speak", "-", "-o", "/tmp/x.doc"], input: "hi")
+        #expect(format.status != 0)
+        #expect(format.errors.contains(".m4a, .opus, .mp3 or .wav"))
+    }
+
+    @Test("voices lists the installed Piper voice")
+    func voices() throws {
+        let run = try Self.run(["voices"])
+        #expect(run.status == 0)
+        #expect(run.output.contains("en_US-joe-medium"))
+    }
 }

@@ -1,0 +1,128 @@
+import ArgumentParser
+import AudioRender
+import Foundation
+import Speech
+import SpokenScript
+
+/// `reverie speak`: a script to an audio file, with captions and a timeline.
+struct Speak: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Speak a script with pause markers into an audio file.",
+        discussion: """
+        Pauses are written inline: (0.3s), (2s), (1.5m). A script without markers gets automatic
+        pauses at line ends, sentence ends and blank lines. The format follows the file name:
+        .m4a (AAC), .opus, .mp3 or .wav.
+        """
+    )
+
+    @Argument(help: "The script file, or - for standard input.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: "The audio file to write (.m4a, .opus, .mp3 or .wav).")
+    var output: String
+
+    @Option(help: "Voice id (see `reverie voices`).")
+    var voice: String?
+
+    @Option(help: "Speaking rate from 0.8 to 1.2; pitch stays the same.")
+    var rate: Double = 1
+
+    @Option(help: "Also write WebVTT captions (one cue per phrase) here.")
+    var captions: String?
+
+    @Option(help: "Also write the timeline (phrases and words in milliseconds) as JSON here.")
+    var timeline: String?
+
+    func validate() throws {
+        guard (0.8...1.2).contains(rate) else { throw ValidationError("--rate must be between 0.8 and 1.2.") }
+        let lower = output.lowercased()
+        guard lower.hasSuffix(".wav") || AudioEncoder.Format(fileName: output) != nil else {
+            throw ValidationError("--output must end in .m4a, .opus, .mp3 or .wav.")
+        }
+    }
+
+    func run() async throws {
+        let text: String
+        if input == "-" {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            guard let data = FileManager.default.contents(atPath: input) else { throw ValidationError("Cannot read \(input).") }
+            text = String(decoding: data, as: UTF8.self)
+        }
+
+        let engine = PiperEngine(configuration: .locate())
+        let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+        let started = Date()
+        let rendered: RenderedSpeech
+        do {
+            rendered = try await ScriptRenderer(engine: engine).render(text, voice: voice, rate: rate) { done, total in
+                bar.show(done: done, total: total)
+            }
+        } catch let error as SpokenScriptError {
+            throw ValidationError(error.description)
+        } catch let error as SpeechError {
+            throw ValidationError(error.description)
+        }
+        await engine.shutdown()
+        bar.finish()
+        for warning in rendered.timeline.warnings {
+            FileHandle.standardError.write(Data("warning: line \(warning.line), column \(warning.column): \(warning.message)\n".utf8))
+        }
+
+        let destination = URL(fileURLWithPath: output)
+        if output.lowercased().hasSuffix(".wav") {
+            try WAVFile.encode(rendered.audio).write(to: destination, options: .atomic)
+        } else if let format = AudioEncoder.Format(fileName: output) {
+            try await AudioEncoder().encode(rendered.audio, as: format, to: destination)
+        }
+        if let captions {
+            try Data(rendered.timeline.webVTT.utf8).write(to: URL(fileURLWithPath: captions), options: .atomic)
+        }
+        if let timeline {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(rendered.timeline).write(to: URL(fileURLWithPath: timeline), options: .atomic)
+        }
+        let wall = Date().timeIntervalSince(started)
+        let seconds = rendered.audio.duration
+        print(String(format: "Wrote %@: %.1f s of audio, %d phrases, %d pauses (%.1f× real time).",
+                     output, seconds, rendered.timeline.phrases.count, rendered.timeline.pauses.count, seconds / max(wall, 0.001)))
+    }
+}
+
+/// `reverie voices`: what can speak on this machine.
+struct Voices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the voices installed on this machine.")
+
+    func run() async throws {
+        let configuration = PiperEngine.Configuration.locate()
+        guard configuration.isInstalled else {
+            throw ValidationError("No voices: Piper is not installed in .venv. Run scripts/bootstrap.sh run (make run does).")
+        }
+        for voice in try await PiperEngine(configuration: configuration).voices() {
+            print("\(voice.id)\t\(voice.name)\t\(voice.language)\t\(voice.engine)")
+        }
+    }
+}
+
+/// A one-line progress bar on standard error, redrawn in place; silent when not on a terminal.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private let lock = NSLock()
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(done: Int, total: Int) {
+        guard enabled, total > 0 else { return }
+        lock.lock(); defer { lock.unlock() }
+        let width = 30
+        let filled = width * done / total
+        let line = "\r[\(String(repeating: "#", count: filled))\(String(repeating: "-", count: width - filled))] \(done)/\(total) phrases"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+}
