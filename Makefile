@@ -5,7 +5,7 @@ SWIFT ?= swift
 HOST ?= 127.0.0.1
 PORT ?= 8080
 
-.PHONY: run build test test-swift test-e2e bootstrap clean
+.PHONY: run build test test-swift test-e2e bench bootstrap clean
 
 run: ## install what is missing, build in release mode, serve on http://$(HOST):$(PORT)
 	@scripts/bootstrap.sh run
@@ -26,6 +26,11 @@ test-swift: ## only the Swift tests (SQLite and PostgreSQL)
 test-e2e: ## only the browser tests (builds the server first)
 	@scripts/bootstrap.sh test
 	@scripts/test.sh e2e
+
+bench: ## figures side by side with peers (release build of the benchmark tools)
+	@scripts/bootstrap.sh run
+	$(SWIFT) build -c release --product speech-bench
+	.build/release/speech-bench
 
 bootstrap: ## install system packages and .venv for running and testing
 	@scripts/bootstrap.sh test

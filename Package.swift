@@ -52,6 +52,9 @@ let package = Package(
             ]
         ),
 
+        // MARK: - Benchmarks (`make bench`)
+        .executableTarget(name: "speech-bench", dependencies: ["Speech", "AudioRender"], path: "Benchmarks/SpeechBench"),
+
         // MARK: - Tests
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),

