@@ -21,11 +21,24 @@ public struct ScriptRenderer: Sendable {
     public var edgeFade: Double
     public var targetLoudness: Double
 
-    public init(engine: any SpeechEngine, parser: ScriptParser = ScriptParser(), edgeFade: Double = 0.008, targetLoudness: Double = -16) {
+    public init(engine: any SpeechEngine, parser: ScriptParser = ScriptParser(), edgeFade: Double = 0.005, targetLoudness: Double = -16) {
         self.engine = engine
         self.parser = parser
         self.edgeFade = edgeFade
         self.targetLoudness = targetLoudness
+    }
+
+    /// Sound quieter than this (RMS over 5 ms windows, dBFS, at the finished level) is silence:
+    /// phrase edges are cut there, and it is what a listener's meter would call the pause.
+    public static let silenceThreshold = -40.0
+
+    /// The gain (dB) that brings the phrases, played back to back, to `target` LUFS.
+    static func gain(toward target: Double, of phrases: [AudioBuffer]) -> Double {
+        guard let rate = phrases.first?.sampleRate else { return 0 }
+        var joined = AudioBuffer(sampleRate: rate)
+        for phrase in phrases { joined.append(phrase.trimmingSilence()) }
+        guard let loudness = try? Loudness.integrated(joined), loudness.isFinite else { return 0 }
+        return target - loudness
     }
 
     /// Renders a script.
@@ -37,58 +50,59 @@ public struct ScriptRenderer: Sendable {
         let total = parsed.phrases.count
         progress(0, total)
 
-        var audio: AudioBuffer?
-        var pending: [Double] = []      // pauses before the first phrase tells us the sample rate
+        // Pass 1: speak every phrase.
+        var spoken: [SynthesizedSpeech] = []
+        for phrase in parsed.phrases {
+            spoken.append(try await engine.synthesize(phrase.text, voice: voice, rate: rate))
+            progress(spoken.count, total)
+        }
+        let sampleRate = spoken.first?.audio.sampleRate ?? 22050
+        let sources = spoken.map { $0.audio.sampleRate == sampleRate ? $0.audio : $0.audio.resampled(to: sampleRate) }
+
+        // The gain that brings the speech to the target, found before trimming so that "silent"
+        // means the same thing in the finished audio as where the edges are cut.
+        let gain = Self.gain(toward: targetLoudness, of: sources)
+
+        // Pass 2: trim each phrase where it falls under the silence threshold at its final level,
+        // fade its edges, and lay it between exact silences.
+        var audio = AudioBuffer(sampleRate: sampleRate)
         var phrases: [RenderTimeline.Phrase] = []
         var pauses: [RenderTimeline.Pause] = []
-
-        func milliseconds(_ samples: Int, _ rate: Int) -> Int { Int((Double(samples) * 1000 / Double(rate)).rounded()) }
-
+        func milliseconds(_ samples: Int) -> Int { Int((Double(samples) * 1000 / Double(sampleRate)).rounded()) }
+        var next = 0
         for segment in parsed.segments {
             switch segment {
             case let .pause(pause):
-                guard var current = audio else { pending.append(pause.seconds); continue }
-                let start = current.samples.count
-                current.append(.silence(seconds: pause.seconds, sampleRate: current.sampleRate))
-                pauses.append(.init(startMs: milliseconds(start, current.sampleRate), endMs: milliseconds(current.samples.count, current.sampleRate), seconds: pause.seconds))
-                audio = current
+                let start = audio.samples.count
+                audio.append(.silence(seconds: pause.seconds, sampleRate: sampleRate))
+                pauses.append(.init(startMs: milliseconds(start), endMs: milliseconds(audio.samples.count), seconds: pause.seconds))
             case let .phrase(phrase):
-                let spoken = try await engine.synthesize(phrase.text, voice: voice, rate: rate)
-                let rate = spoken.audio.sampleRate
-                var current = audio ?? AudioBuffer(sampleRate: rate)
-                if audio == nil {
-                    for seconds in pending {
-                        let start = current.samples.count
-                        current.append(.silence(seconds: seconds, sampleRate: rate))
-                        pauses.append(.init(startMs: milliseconds(start, rate), endMs: milliseconds(current.samples.count, rate), seconds: seconds))
-                    }
-                    pending = []
-                }
-                let source = spoken.audio.sampleRate == current.sampleRate ? spoken.audio : spoken.audio.resampled(to: current.sampleRate)
-                let range = source.audibleRange() ?? 0..<0
-                let trimmed = AudioBuffer(sampleRate: source.sampleRate, samples: Array(source.samples[range]))
+                let source = sources[next].gained(decibels: gain)
+                let words = spoken[next].words
+                next += 1
+                let range = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
+                let trimmed = AudioBuffer(sampleRate: sampleRate, samples: Array(source.samples[range]))
                     .fadingEdges(in: edgeFade, out: edgeFade)
-                let start = current.samples.count
-                let offset = Double(range.lowerBound) / Double(source.sampleRate)
+                let start = audio.samples.count
+                let offset = Double(range.lowerBound) / Double(sampleRate)
                 let length = trimmed.duration
-                current.append(trimmed)
-                let startSeconds = Double(start) / Double(current.sampleRate)
-                let words = spoken.words.map { word -> RenderTimeline.Word in
+                audio.append(trimmed)
+                let startSeconds = Double(start) / Double(sampleRate)
+                let timed = words.map { word -> RenderTimeline.Word in
                     let from = min(max(word.start - offset, 0), length), to = min(max(word.end - offset, from), length)
                     return .init(text: word.text, startMs: Int(((startSeconds + from) * 1000).rounded()), endMs: Int(((startSeconds + to) * 1000).rounded()))
                 }
-                phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(start, current.sampleRate),
-                                     endMs: milliseconds(current.samples.count, current.sampleRate), words: words))
-                audio = current
-                progress(phrases.count, total)
+                phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(start),
+                                     endMs: milliseconds(audio.samples.count), words: timed))
             }
         }
 
-        var finished = audio ?? AudioBuffer(sampleRate: 22050)
+        // The speech is already at about the target; this corrects the rest and holds the peaks.
+        var finished = audio
         if let loud = try? Loudness.normalized(finished, to: targetLoudness) { finished = loud }
         let timeline = RenderTimeline(
             engine: engine.name, voice: voice, rate: rate,
-            durationMs: milliseconds(finished.samples.count, finished.sampleRate),
+            durationMs: milliseconds(finished.samples.count),
             phrases: phrases, pauses: pauses,
             warnings: parsed.warnings.map { .init(line: $0.line, column: $0.column, message: $0.message) })
         return RenderedSpeech(audio: finished, timeline: timeline)
