@@ -16,12 +16,14 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // MARK: - Engines
         .target(name: "SpokenScript"),
         .target(name: "AudioRender"),
-        .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender"]),
+        .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
         .target(name: "ReverieAPI"),
@@ -31,6 +33,7 @@ let package = Package(
             name: "ReverieServer",
             dependencies: [
                 "ReverieAPI",
+                "Speech",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -65,6 +68,7 @@ let package = Package(
             dependencies: [
                 "ReverieServer",
                 "ReverieAPI",
+                "Speech",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

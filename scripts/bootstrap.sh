@@ -17,7 +17,7 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # MARK: - System packages
-packages=(ffmpeg espeak-ng libsqlite3-dev libxml2-dev pkg-config python3 python3-venv ca-certificates)
+packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv ca-certificates)
 [ "$mode" = test ] && packages+=(chromium postgresql fonts-dejavu-core)
 
 missing=()

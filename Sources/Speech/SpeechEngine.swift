@@ -66,6 +66,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The engine answered with an error.
     case synthesisFailed(String)
     case invalidRate(Double)
+    /// No installed engine has this voice.
+    case unknownVoice(String)
 
     public var description: String {
         switch self {
@@ -73,6 +75,7 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .workerDied(reason): "The speech worker stopped: \(reason)"
         case let .synthesisFailed(reason): "Speaking failed: \(reason)"
         case let .invalidRate(rate): "A speaking rate of \(rate) is out of range; use 0.8 to 1.2."
+        case let .unknownVoice(voice): "No installed voice is called “\(voice)”; `reverie voices` lists them."
         }
     }
 }

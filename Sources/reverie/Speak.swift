@@ -50,11 +50,12 @@ struct Speak: AsyncParsableCommand {
             text = String(decoding: data, as: UTF8.self)
         }
 
-        let engine = PiperEngine(configuration: .locate())
+        let engines = await SpeechEngines.installed()
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         let started = Date()
         let rendered: RenderedSpeech
         do {
+            let engine = try await engines.engine(for: voice)
             rendered = try await ScriptRenderer(engine: engine).render(text, voice: voice, rate: rate) { done, total in
                 bar.show(done: done, total: total)
             }
@@ -63,7 +64,7 @@ struct Speak: AsyncParsableCommand {
         } catch let error as SpeechError {
             throw ValidationError(error.description)
         }
-        await engine.shutdown()
+        await engines.shutdown()
         bar.finish()
         for warning in rendered.timeline.warnings {
             FileHandle.standardError.write(Data("warning: line \(warning.line), column \(warning.column): \(warning.message)\n".utf8))
@@ -92,14 +93,14 @@ struct Speak: AsyncParsableCommand {
 
 /// `reverie voices`: what can speak on this machine.
 struct Voices: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the voices installed on this machine.")
+    static let configuration = CommandConfiguration(abstract: "List the voices installed on this machine (Piper first, then eSpeak NG).")
 
     func run() async throws {
-        let configuration = PiperEngine.Configuration.locate()
-        guard configuration.isInstalled else {
-            throw ValidationError("No voices: Piper is not installed in .venv. Run scripts/bootstrap.sh run (make run does).")
+        let voices = await SpeechEngines.installed().voices()
+        guard !voices.isEmpty else {
+            throw ValidationError("No voices: neither Piper (in .venv) nor eSpeak NG is installed. Run scripts/bootstrap.sh run (make run does).")
         }
-        for voice in try await PiperEngine(configuration: configuration).voices() {
+        for voice in voices {
             print("\(voice.id)\t\(voice.name)\t\(voice.language)\t\(voice.engine)")
         }
     }

@@ -3,22 +3,40 @@ import Foundation
 import Speech
 import Testing
 
-/// Real speech from the Piper worker in `.venv`, measured in the audio itself.
-@Suite("Piper rendering", .serialized)
-struct PiperRenderTests {
+/// The real engines a test speaks with: Piper from `.venv`, and eSpeak NG's library.
+enum RealEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case piper, espeak
+
+    var engine: any SpeechEngine { self == .piper ? sharedPiper : ESpeakEngine.shared }
+    var testDescription: String { rawValue }
+}
+
+/// Real speech from Piper and eSpeak NG, measured in the audio itself.
+@Suite("Rendering with real engines", .serialized)
+struct RealEngineTests {
     static let script = "Breathe in slowly. (0.3s) Hold it there. (0.6s) And let it go. (2s) Rest now. (0.05m) Welcome back."
 
-    /// The same render for every test in the suite (speaking takes seconds).
-    static let rendered: Task<RenderedSpeech, any Error> = Task { try await ScriptRenderer(engine: sharedPiper).render(script) }
+    /// One render per engine, shared by the tests (speaking takes seconds).
+    static let renders: [RealEngine: Task<RenderedSpeech, any Error>] = Dictionary(uniqueKeysWithValues: RealEngine.allCases.map { kind in
+        (kind, Task { try await ScriptRenderer(engine: kind.engine).render(script) })
+    })
 
     @Test("Piper is installed by the bootstrap")
     func installed() {
         #expect(PiperEngine.Configuration.repository(repositoryRoot).isInstalled)
     }
 
-    @Test("every pause measured in the audio is within 25 ms of the script's")
-    func pauseAccuracy() async throws {
-        let audio = try await Self.rendered.value.audio
+    @Test("eSpeak NG loads and offers English voices")
+    func espeakVoices() async throws {
+        #expect(await ESpeakEngine.shared.isAvailable())
+        let voices = try await ESpeakEngine.shared.voices()
+        #expect(voices.contains { $0.id == ESpeakEngine.shared.defaultVoice })
+        await #expect(throws: SpeechError.self) { _ = try await ESpeakEngine.shared.synthesize("Hello.", voice: "xx-nowhere", rate: 1) }
+    }
+
+    @Test("every pause measured in the audio is within 25 ms of the script's", arguments: RealEngine.allCases)
+    func pauseAccuracy(_ kind: RealEngine) async throws {
+        let audio = try await Self.renders[kind]!.value.audio
         let gaps = silences(in: audio)
         #expect(gaps.map(\.length).count == 4, "\(gaps)")
         for (gap, expected) in zip(gaps, [0.3, 0.6, 2.0, 3.0]) {
@@ -26,9 +44,9 @@ struct PiperRenderTests {
         }
     }
 
-    @Test("no clicks: the sample-to-sample jump at every phrase edge stays under 0.02")
-    func noClicks() async throws {
-        let rendered = try await Self.rendered.value
+    @Test("no clicks: the sample-to-sample jump at every phrase edge stays under 0.02", arguments: RealEngine.allCases)
+    func noClicks(_ kind: RealEngine) async throws {
+        let rendered = try await Self.renders[kind]!.value
         let samples = rendered.audio.samples
         let edge = AudioBuffer.sampleCount(0.002, rendered.audio.sampleRate)
         for phrase in rendered.timeline.phrases {
@@ -41,9 +59,9 @@ struct PiperRenderTests {
         }
     }
 
-    @Test("integrated loudness, measured by ffmpeg's ebur128, is −16 LUFS within 1 LU")
-    func loudness() async throws {
-        let audio = try await Self.rendered.value.audio
+    @Test("integrated loudness, measured by ffmpeg's ebur128, is −16 LUFS within 1 LU", arguments: RealEngine.allCases)
+    func loudness(_ kind: RealEngine) async throws {
+        let audio = try await Self.renders[kind]!.value.audio
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("piper-\(UUID().uuidString).wav")
         try WAVFile.encode(audio).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -56,9 +74,9 @@ struct PiperRenderTests {
         #expect(decibels(audio.peak) <= -1 + 1e-3)
     }
 
-    @Test("captions and words are in order, inside the audio, and start with the voice (±50 ms)")
-    func timings() async throws {
-        let rendered = try await Self.rendered.value
+    @Test("captions and words are in order, inside the audio, and start with the voice (±50 ms)", arguments: RealEngine.allCases)
+    func timings(_ kind: RealEngine) async throws {
+        let rendered = try await Self.renders[kind]!.value
         let timeline = rendered.timeline
         #expect(timeline.phrases.count == 5)
         #expect(timeline.phrases.flatMap(\.words).count >= 12)
@@ -94,12 +112,12 @@ struct PiperRenderTests {
         await engine.shutdown()
     }
 
-    @Test("a slower rate speaks longer at the same pitch")
-    func rate() async throws {
+    @Test("a slower rate speaks longer", arguments: RealEngine.allCases)
+    func rate(_ kind: RealEngine) async throws {
         // Piper's durations vary a little from take to take, so speak enough words to average out.
         let text = "The quiet lake at night holds the moon, the pines and the slow breath of the wind across the water."
-        let normal = try await sharedPiper.synthesize(text, voice: nil, rate: 1).audio
-        let slow = try await sharedPiper.synthesize(text, voice: nil, rate: 0.8).audio
+        let normal = try await kind.engine.synthesize(text, voice: nil, rate: 1).audio
+        let slow = try await kind.engine.synthesize(text, voice: nil, rate: 0.8).audio
         func spoken(_ audio: AudioBuffer) -> Int { audio.audibleRange(threshold: -40)?.count ?? 0 }
         #expect(Double(spoken(slow)) > Double(spoken(normal)) * 1.12, "\(spoken(slow)) vs \(spoken(normal)) samples")
     }

@@ -1,0 +1,120 @@
+import AudioRender
+import Crypto
+import Foundation
+
+/// Renders scripts into files once: results are content-addressed under a cache directory, and
+/// concurrent requests for the same render share one job.
+///
+/// A render's key is the SHA-256 of the script, voice, rate, output format, engine name and engine
+/// version, so any change that would sound different renders again.
+public actor RenderService {
+    /// What a render asks for.
+    public struct Request: Sendable, Hashable, Codable {
+        public var script: String
+        public var voice: String?
+        public var rate: Double
+        public var format: AudioEncoder.Format
+
+        public init(script: String, voice: String? = nil, rate: Double = 1, format: AudioEncoder.Format = .m4a) {
+            self.script = script
+            self.voice = voice
+            self.rate = rate
+            self.format = format
+        }
+    }
+
+    /// A finished render's files.
+    public struct Entry: Sendable, Equatable {
+        public var key: String
+        public var audio: URL
+        public var captions: URL
+        public var timeline: URL
+        public var format: AudioEncoder.Format
+        /// Length of the audio in milliseconds.
+        public var durationMs: Int
+    }
+
+    public nonisolated let engines: SpeechEngines
+    public nonisolated let directory: URL
+    private let encoder: AudioEncoder
+    private var inFlight: [String: Task<Entry, any Error>] = [:]
+    private var progress: [String: Double] = [:]
+
+    public init(engines: SpeechEngines, directory: URL, encoder: AudioEncoder = AudioEncoder()) {
+        self.engines = engines
+        self.directory = directory
+        self.encoder = encoder
+    }
+
+    /// The cache key of a request spoken by `engine`.
+    public nonisolated func key(for request: Request, engine: any SpeechEngine) -> String {
+        let parts = [engine.name, engine.version, "renderer-2", request.voice ?? "", String(request.rate),
+                     request.format.rawValue, request.script]
+        let joined = parts.map { "\($0.utf8.count):\($0)" }.joined()
+        return SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The finished render for a key, if it is on disk.
+    public nonisolated func cached(_ key: String, format: AudioEncoder.Format) -> Entry? {
+        let folder = directory.appendingPathComponent(key)
+        let entry = Entry(key: key, audio: folder.appendingPathComponent("audio.\(format.fileExtension)"),
+                          captions: folder.appendingPathComponent("captions.vtt"), timeline: folder.appendingPathComponent("timeline.json"),
+                          format: format, durationMs: 0)
+        guard let data = FileManager.default.contents(atPath: entry.timeline.path),
+              let timeline = try? JSONDecoder().decode(RenderTimeline.self, from: data),
+              FileManager.default.fileExists(atPath: entry.audio.path) else { return nil }
+        var found = entry
+        found.durationMs = timeline.durationMs
+        return found
+    }
+
+    /// Progress of a running render, 0…1; nil when none runs for the key.
+    public func progress(of key: String) -> Double? { progress[key] }
+
+    /// The cache key of a request, with the engine that would speak it.
+    public func key(for request: Request) async throws -> String {
+        key(for: request, engine: try await engines.engine(for: request.voice))
+    }
+
+    /// Renders (or finds) a request. Concurrent calls with the same key wait for one job.
+    public func render(_ request: Request) async throws -> Entry {
+        let engine = try await engines.engine(for: request.voice)
+        let key = key(for: request, engine: engine)
+        if let entry = cached(key, format: request.format) { return entry }
+        if let running = inFlight[key] { return try await running.value }
+        progress[key] = 0
+        let task = Task { try await self.perform(request, engine: engine, key: key) }
+        inFlight[key] = task
+        defer {
+            inFlight[key] = nil
+            progress[key] = nil
+        }
+        return try await task.value
+    }
+
+    private func setProgress(_ key: String, _ value: Double) { progress[key] = value }
+
+    private func perform(_ request: Request, engine: any SpeechEngine, key: String) async throws -> Entry {
+        let rendered = try await ScriptRenderer(engine: engine).render(request.script, voice: request.voice, rate: request.rate) { done, total in
+            Task { await self.setProgress(key, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
+        }
+        // Files go to a scratch folder that is renamed into place: a cache entry is whole or absent.
+        let scratch = directory.appendingPathComponent(".\(key)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        do {
+            try await encoder.encode(rendered.audio, as: request.format, to: scratch.appendingPathComponent("audio.\(request.format.fileExtension)"))
+            try Data(rendered.timeline.webVTT.utf8).write(to: scratch.appendingPathComponent("captions.vtt"))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(rendered.timeline).write(to: scratch.appendingPathComponent("timeline.json"))
+            let final = directory.appendingPathComponent(key)
+            if FileManager.default.fileExists(atPath: final.path) { try FileManager.default.removeItem(at: final) }
+            try FileManager.default.moveItem(at: scratch, to: final)
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            throw error
+        }
+        guard let entry = cached(key, format: request.format) else { throw SpeechError.synthesisFailed("the render was not stored") }
+        return entry
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The speech engines installed on this machine, in order of preference (Piper, then eSpeak NG),
+/// and which one speaks a given voice.
+public struct SpeechEngines: Sendable {
+    public let engines: [any SpeechEngine]
+
+    public init(_ engines: [any SpeechEngine]) { self.engines = engines }
+
+    /// Piper when its worker and voice are installed, and eSpeak NG when its library loads.
+    public static func installed(piper: PiperEngine.Configuration = .locate()) async -> SpeechEngines {
+        var engines: [any SpeechEngine] = []
+        if piper.isInstalled { engines.append(PiperEngine(configuration: piper)) }
+        if await ESpeakEngine.shared.isAvailable() { engines.append(ESpeakEngine.shared) }
+        return SpeechEngines(engines)
+    }
+
+    public var names: [String] { engines.map(\.name) }
+
+    /// Every voice of every engine, preferred engine first.
+    public func voices() async -> [Voice] {
+        var all: [Voice] = []
+        for engine in engines { all += (try? await engine.voices()) ?? [] }
+        return all
+    }
+
+    /// The engine that speaks `voice`, or the preferred engine when `voice` is nil.
+    /// - Throws: `SpeechError.engineUnavailable` when nothing is installed, `.unknownVoice` when no
+    ///   engine has the voice.
+    public func engine(for voice: String?) async throws -> any SpeechEngine {
+        guard let first = engines.first else {
+            throw SpeechError.engineUnavailable("no speech engine is installed; run scripts/bootstrap.sh run (make run does)")
+        }
+        guard let voice else { return first }
+        for engine in engines where (try? await engine.voices())?.contains(where: { $0.id == voice }) == true { return engine }
+        throw SpeechError.unknownVoice(voice)
+    }
+
+    /// Stops worker processes.
+    public func shutdown() async {
+        for case let piper as PiperEngine in engines { await piper.shutdown() }
+    }
+}
