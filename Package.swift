@@ -69,6 +69,7 @@ let package = Package(
                 "ReverieServer",
                 "ReverieAPI",
                 "Speech",
+                "AudioRender",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

@@ -11,7 +11,12 @@ public struct HealthResponse: Codable, Sendable, Equatable {
     public struct Speech: Codable, Sendable, Equatable {
         /// Names of the engines that can speak now (for example `piper`, `espeak-ng`); empty when none.
         public var engines: [String]
-        public init(engines: [String]) { self.engines = engines }
+        /// Every voice of every engine, preferred engine first.
+        public var voices: [VoiceInfo]
+        public init(engines: [String], voices: [VoiceInfo] = []) {
+            self.engines = engines
+            self.voices = voices
+        }
     }
 
     /// Always `ok` when the server answers.

@@ -71,11 +71,19 @@ public struct ServerConfig: Sendable, Equatable {
     public var secureCookies: SecureCookies
     /// How long a web session lasts without use, in seconds.
     public var sessionLifetime: TimeInterval
+    /// Most characters one speech render may have.
+    public var speechMaxCharacters: Int
+    /// Most speech renders one user may have running at once (more answer 429).
+    public var speechMaxConcurrentRenders: Int
+
+    /// Where rendered speech is cached: `<data>/cache/speech`.
+    public var speechCacheDirectory: String { (dataDirectory as NSString).appendingPathComponent("cache/speech") }
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data",
                 database: Database? = nil, webDirectory: String = "Web", maxBodyBytes: Int = 1 << 20,
                 bcryptCost: Int = 12, secureCookies: SecureCookies = .auto,
-                sessionLifetime: TimeInterval = 30 * 24 * 3600) {
+                sessionLifetime: TimeInterval = 30 * 24 * 3600,
+                speechMaxCharacters: Int = 100_000, speechMaxConcurrentRenders: Int = 2) {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -85,6 +93,8 @@ public struct ServerConfig: Sendable, Equatable {
         self.bcryptCost = bcryptCost
         self.secureCookies = secureCookies
         self.sessionLifetime = sessionLifetime
+        self.speechMaxCharacters = speechMaxCharacters
+        self.speechMaxConcurrentRenders = speechMaxConcurrentRenders
     }
 }
 

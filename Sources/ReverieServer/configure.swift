@@ -2,13 +2,17 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import NIOSSL
+import Speech
 import Vapor
 
 /// Builds the whole app on `app`: database and migrations, services, middleware and routes.
 /// The one composition root; `reverie serve`, `reverie user` and the tests all call it.
 ///
-/// - Parameter now: the clock for sessions and the login throttle; tests pass their own.
-public func configure(_ app: Application, _ config: ServerConfig, now: @escaping @Sendable () -> Date = Date.init) async throws {
+/// - Parameters:
+///   - now: the clock for sessions and the login throttle; tests pass their own.
+///   - speech: the speech engines; those installed on this machine (`SpeechEngines.installed()`) when nil.
+public func configure(_ app: Application, _ config: ServerConfig, now: @escaping @Sendable () -> Date = Date.init,
+                      speech: SpeechEngines? = nil) async throws {
     // MARK: - Database
     switch config.database {
     case let .sqlite(path):
@@ -29,6 +33,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
 
     app.migrations.add(CreateAccounts())
+    app.migrations.add(CreateSpeechRenders())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -51,6 +56,13 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         now: now
     )
 
+    // Renders that were running when the server last stopped have no one to finish them.
+    try await app.repositories.speechRenders.failUnfinished(reason: "The server stopped during this render; start it again.", at: now())
+    let engines: SpeechEngines
+    if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
+    app.speech = SpeechJobs(engines: engines, cacheDirectory: config.speechCacheDirectory)
+    app.lifecycle.use(SpeechJobsLifecycle())
+
     // MARK: - HTTP
     app.http.server.configuration.hostname = config.host
     app.http.server.configuration.port = config.port
@@ -71,6 +83,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     ContentConfiguration.global.use(decoder: decoder, for: .json)
 
     try app.register(collection: HealthController(databaseKind: config.database.kind))
+    try app.register(collection: SpeechController())
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())
     try app.register(collection: UserController())

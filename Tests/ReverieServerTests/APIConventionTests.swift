@@ -1,4 +1,5 @@
 import Foundation
+import Speech
 import SQLKit
 import ReverieAPI
 @testable import ReverieServer
@@ -94,6 +95,17 @@ struct HealthTests {
             case .postgres: #expect(health.database.kind == "postgresql")
             }
             #expect(health.speech.engines.isEmpty)
+            #expect(health.speech.voices.isEmpty)
+        }
+    }
+
+    @Test("lists the engines and voices installed on this machine: Piper first, then eSpeak NG")
+    func installedEngines() async throws {
+        try await withTestApp(.sqlite, speech: await SpeechEngines.installed()) { client in
+            let health = try await client.send(.GET, "/api/health").decode(HealthResponse.self)
+            #expect(health.speech.engines == ["piper", "espeak-ng"])
+            #expect(health.speech.voices.first?.id == "en_US-joe-medium")
+            #expect(health.speech.voices.contains { $0.id == "en-us" && $0.engine == "espeak-ng" })
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import ReverieAPI
 @testable import ReverieServer
+import Speech
 import SQLKit
 import Testing
 import Vapor
@@ -47,6 +48,8 @@ func withTestApp(
     _ database: TestDatabase,
     clock: TestNow = TestNow(),
     maxBodyBytes: Int = 1 << 20,
+    speech: SpeechEngines = SpeechEngines([]),
+    speechMaxCharacters: Int = 100_000,
     _ body: (TestClient) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-test-\(UUID().uuidString)")
@@ -60,12 +63,13 @@ func withTestApp(
     }
     let config = ServerConfig(
         host: "127.0.0.1", port: 0, dataDirectory: directory.path, database: databaseConfig,
-        webDirectory: repositoryWebDirectory, maxBodyBytes: maxBodyBytes, bcryptCost: 4)
+        webDirectory: repositoryWebDirectory, maxBodyBytes: maxBodyBytes, bcryptCost: 4,
+        speechMaxCharacters: speechMaxCharacters)
 
     let app = try await Application.make(.testing)
     app.logger.logLevel = .warning
     do {
-        try await configure(app, config, now: clock.closure)
+        try await configure(app, config, now: clock.closure, speech: speech)
         try await body(TestClient(app: app, clock: clock))
     } catch {
         await teardown(app, database: database, schema: schema)

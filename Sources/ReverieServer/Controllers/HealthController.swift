@@ -10,7 +10,8 @@ struct HealthController: RouteCollection {
     }
 
     func health(req: Request) async throws -> HealthResponse {
-        // Speech engines arrive with the speech module; until then none is available.
-        HealthResponse(version: ReverieVersion.current, database: .init(kind: databaseKind), speech: .init(engines: []))
+        let engines = req.application.speech.engines
+        return HealthResponse(version: ReverieVersion.current, database: .init(kind: databaseKind),
+                              speech: .init(engines: engines.names, voices: await engines.voices().map(VoiceInfo.init)))
     }
 }

@@ -6,13 +6,15 @@ public struct Repositories: Sendable {
     public var users: any UserRepository
     public var tokens: any AuthTokenRepository
     public var settings: any SettingsRepository
+    public var speechRenders: any SpeechRenderRepository
 
     /// The Fluent implementations on one database.
     public static func fluent(_ database: any Database) -> Repositories {
         Repositories(
             users: FluentUserRepository(database: database),
             tokens: FluentAuthTokenRepository(database: database),
-            settings: FluentSettingsRepository(database: database)
+            settings: FluentSettingsRepository(database: database),
+            speechRenders: FluentSpeechRenderRepository(database: database)
         )
     }
 }

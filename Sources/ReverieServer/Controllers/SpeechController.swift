@@ -1,0 +1,189 @@
+import AudioRender
+import Foundation
+import ReverieAPI
+import Speech
+import SpokenScript
+import Vapor
+
+extension SpeechRenderInfo: Content {}
+extension VoiceInfo: Content {}
+
+/// Speaking scripts: `POST /api/speech/renders` starts a render (or finds it in the cache),
+/// `GET …/{id}` follows it, and the audio, captions and timeline are served when it is done.
+struct SpeechController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let speech = routes.grouped("api", "speech")
+        speech.get("voices", use: voices)
+        let renders = speech.grouped("renders")
+        renders.post(use: create)
+        renders.get(":renderID", use: show)
+        renders.get(":renderID", "audio", use: audio)
+        renders.get(":renderID", "captions.vtt", use: captions)
+        renders.get(":renderID", "timeline", use: timeline)
+    }
+
+    func voices(req: Request) async throws -> [VoiceInfo] {
+        _ = try req.user
+        return await req.application.speech.engines.voices().map(VoiceInfo.init)
+    }
+
+    func create(req: Request) async throws -> Response {
+        let user = try req.user
+        let body = try req.content.decode(SpeechRenderRequest.self)
+        let config = req.services.config
+        let jobs = req.application.speech
+
+        let characters = body.text.count
+        guard characters <= config.speechMaxCharacters else {
+            throw APIError(.badRequest, code: "script_too_long",
+                           "The script has \(characters) characters; one render may have \(config.speechMaxCharacters). Split it into parts.")
+        }
+        let parsed: ParsedScript
+        do {
+            parsed = try ScriptParser().parse(body.text)
+        } catch let error as SpokenScriptError {
+            throw APIError(.badRequest, code: "invalid_script", error.description)
+        }
+        let rate = body.rate ?? 1
+        guard (0.8...1.2).contains(rate) else {
+            throw APIError(.badRequest, code: "invalid_rate", SpeechError.invalidRate(rate).description)
+        }
+        guard let format = AudioEncoder.Format(rawValue: body.format ?? "m4a") else {
+            throw APIError(.badRequest, code: "invalid_format", "The format must be m4a, opus or mp3.")
+        }
+        let engine: any SpeechEngine
+        do {
+            engine = try await jobs.engines.engine(for: body.voice)
+        } catch SpeechError.unknownVoice(let voice) {
+            throw APIError(.badRequest, code: "unknown_voice", SpeechError.unknownVoice(voice).description)
+        } catch let error as SpeechError {
+            throw APIError(.serviceUnavailable, code: "speech_unavailable", error.description)
+        }
+
+        let request = RenderService.Request(script: body.text, voice: body.voice, rate: rate, format: format)
+        let key = jobs.service.key(for: request, engine: engine)
+        let warnings = parsed.warnings.map { SpeechRenderInfo.Warning(line: $0.line, column: $0.column, message: $0.message) }
+        let row = SpeechRenderModel(ownerID: user.id, cacheKey: key, engine: engine.name, voice: body.voice, rate: rate,
+                                    format: format.rawValue, characters: characters,
+                                    warnings: String(decoding: try JSONEncoder().encode(warnings), as: UTF8.self))
+        let cached = jobs.service.cached(key, format: format)
+        if let cached {
+            row.status = "done"
+            row.durationMs = cached.durationMs
+            row.finishedAt = req.services.now()
+            try await req.repositories.speechRenders.create(row)
+        } else {
+            guard jobs.reserve(for: user.id, limit: config.speechMaxConcurrentRenders) else {
+                throw APIError(.tooManyRequests, code: "too_many_renders",
+                               "You have \(config.speechMaxConcurrentRenders) renders running; wait for one to finish.",
+                               headers: ["Retry-After": "5"])
+            }
+            do {
+                try await req.repositories.speechRenders.create(row)
+            } catch {
+                jobs.release(for: user.id)
+                throw error
+            }
+            jobs.start(request, renderID: try row.requireID(), user: user.id, repository: req.application.repositories.speechRenders,
+                       now: req.services.now, logger: req.application.logger)
+        }
+        let info = try await info(row, jobs: jobs)
+        let response = Response(status: cached == nil ? .accepted : .created)
+        response.headers.replaceOrAdd(name: .location, value: "/api/speech/renders/\(info.id.uuidString)")
+        try response.content.encode(info)
+        return response
+    }
+
+    func show(req: Request) async throws -> SpeechRenderInfo {
+        try await info(try await render(req), jobs: req.application.speech)
+    }
+
+    func audio(req: Request) async throws -> Response {
+        let (row, entry) = try await finished(req)
+        return try await serveFile(req, path: entry.audio.path, type: entry.format.contentType,
+                                   name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(entry.format.fileExtension)")
+    }
+
+    func captions(req: Request) async throws -> Response {
+        let (_, entry) = try await finished(req)
+        return try await serveFile(req, path: entry.captions.path, type: "text/vtt; charset=utf-8", name: nil)
+    }
+
+    func timeline(req: Request) async throws -> Response {
+        let (_, entry) = try await finished(req)
+        return try await serveFile(req, path: entry.timeline.path, type: "application/json", name: nil)
+    }
+
+    // MARK: - Helpers
+
+    private func render(_ req: Request) async throws -> SpeechRenderModel {
+        let id = try req.uuidParameter("renderID", naming: "render")
+        guard let row = try await req.repositories.speechRenders.find(id, ownedBy: req.user) else { throw APIError.notFound("render") }
+        return row
+    }
+
+    /// The row and its cached files; 409 while rendering, 410 when the cache lost them.
+    private func finished(_ req: Request) async throws -> (SpeechRenderModel, RenderService.Entry) {
+        let row = try await render(req)
+        switch row.status {
+        case "done": break
+        case "failed": throw APIError(.conflict, code: "render_failed", "This render failed: \(row.error ?? "unknown reason"). Start a new one.")
+        default: throw APIError(.conflict, code: "not_ready", "This render is still running; follow GET /api/speech/renders/{id} until it is done.")
+        }
+        guard let format = AudioEncoder.Format(rawValue: row.format),
+              let entry = req.application.speech.service.cached(row.cacheKey, format: format) else {
+            throw APIError(.gone, code: "render_expired", "The audio is no longer in the cache; render the script again.")
+        }
+        return (row, entry)
+    }
+
+    private func info(_ row: SpeechRenderModel, jobs: SpeechJobs) async throws -> SpeechRenderInfo {
+        let id = try row.requireID()
+        let status = SpeechRenderInfo.Status(rawValue: row.status) ?? .failed
+        let progress: Double = switch status {
+        case .done: 1
+        case .failed: 0
+        case .rendering: await jobs.service.progress(of: row.cacheKey) ?? 0
+        }
+        let base = "/api/speech/renders/\(id.uuidString)"
+        let done = status == .done
+        let warnings = (try? JSONDecoder().decode([SpeechRenderInfo.Warning].self, from: Data(row.warnings.utf8))) ?? []
+        return SpeechRenderInfo(id: id, status: status, progress: progress, engine: row.engine, voice: row.voice, rate: row.rate,
+                                format: row.format, characters: row.characters, durationMs: row.durationMs, warnings: warnings,
+                                error: row.error, createdAt: row.createdAt ?? Date(timeIntervalSince1970: 0),
+                                audioURL: done ? base + "/audio" : nil, captionsURL: done ? base + "/captions.vtt" : nil,
+                                timelineURL: done ? base + "/timeline" : nil)
+    }
+
+    /// A file with Range support: 206 for a satisfiable single range, 416 (with the size) otherwise.
+    private func serveFile(_ req: Request, path: String, type: String, name: String?) async throws -> Response {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if req.headers.contains(name: .range) {
+            let satisfiable: Bool = if let range = req.headers.range, range.unit == .bytes, range.ranges.count == 1 {
+                switch range.ranges[0] {
+                case let .start(value): value >= 0 && value < size
+                case let .tail(value): value > 0
+                case let .within(start, end): start >= 0 && start <= end && start < size
+                }
+            } else {
+                false
+            }
+            guard satisfiable else {
+                throw APIError(.rangeNotSatisfiable, code: "range_not_satisfiable",
+                               "The file has \(size) bytes; ask for one range inside it.",
+                               headers: ["Content-Range": "bytes */\(size)"])
+            }
+        }
+        let parts = type.split(separator: ";")[0].split(separator: "/")
+        var media = HTTPMediaType(type: String(parts[0]), subType: String(parts[1]))
+        if type.contains("charset=utf-8") { media.parameters["charset"] = "utf-8" }
+        let response = try await req.fileio.asyncStreamFile(at: path, mediaType: media)
+        if let name { response.headers.replaceOrAdd(name: .contentDisposition, value: "inline; filename=\"\(name)\"") }
+        response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
+        return response
+    }
+}
+
+extension VoiceInfo {
+    init(_ voice: Voice) { self.init(id: voice.id, name: voice.name, language: voice.language, engine: voice.engine) }
+}

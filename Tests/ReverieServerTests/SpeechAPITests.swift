@@ -1,0 +1,209 @@
+import AudioRender
+import Foundation
+import NIOConcurrencyHelpers
+import ReverieAPI
+@testable import ReverieServer
+import Speech
+import Testing
+import Vapor
+
+/// A test engine that speaks a tone per phrase, but only once the test opens its gate, so the
+/// test can look at renders while they run. Counts what it is asked to speak.
+final class GatedEngine: SpeechEngine {
+    let name = "gated"
+    let version = "1"
+    private let state = NIOLockedValueBox((open: false, calls: 0))
+
+    init(open: Bool = false) { state.withLockedValue { $0.open = open } }
+
+    var calls: Int { state.withLockedValue { $0.calls } }
+    func open() { state.withLockedValue { $0.open = true } }
+
+    func voices() async throws -> [Voice] { [Voice(id: "tone", name: "Tone", language: "en", engine: name)] }
+
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        state.withLockedValue { $0.calls += 1 }
+        while !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
+        let sampleRate = 22050
+        let seconds = 0.2 * Double(max(1, text.split(separator: " ").count))
+        let samples = (0..<AudioBuffer.sampleCount(seconds, sampleRate)).map { Float(0.3 * sin(2 * Double.pi * 330 * Double($0) / Double(sampleRate))) }
+        return SynthesizedSpeech(audio: AudioBuffer(sampleRate: sampleRate, samples: samples),
+                                 words: [WordTiming(text: text, start: 0, end: seconds)])
+    }
+}
+
+extension TestClient {
+    /// Starts a render and returns the reply.
+    func startRender(_ text: String, voice: String? = nil, rate: Double? = nil, format: String? = nil, as user: String) async throws -> Reply {
+        try await send(.POST, "/api/speech/renders", json: SpeechRenderRequest(text: text, voice: voice, rate: rate, format: format), auth: .cookie(user))
+    }
+
+    /// Follows a render until it is no longer running (10 s at most).
+    func waitForRender(_ id: UUID, as user: String) async throws -> SpeechRenderInfo {
+        for _ in 0..<1000 {
+            let info = try await send(.GET, "/api/speech/renders/\(id)", auth: .cookie(user)).decode(SpeechRenderInfo.self)
+            if info.status != .rendering { return info }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("render \(id) did not finish")
+        throw Abort(.requestTimeout)
+    }
+}
+
+@Suite("Speech API")
+struct SpeechAPITests {
+    @Test("a render runs in the background, then serves audio, captions and timeline; the same script again is a cache hit",
+          arguments: TestDatabase.all)
+    func lifecycle(database: TestDatabase) async throws {
+        let engine = GatedEngine()
+        try await withTestApp(database, speech: SpeechEngines([engine])) { client in
+            let ada = try await client.setUpOwner()
+            let started = try await client.startRender("Breathe in. (1s) Breathe out.", format: "mp3", as: ada)
+            #expect(started.status == .accepted, "\(started.text)")
+            let render = try started.decode(SpeechRenderInfo.self)
+            #expect(started.headers.first(name: .location) == "/api/speech/renders/\(render.id)")
+            #expect(render.status == .rendering && render.audioURL == nil && render.engine == "gated" && render.characters == 29)
+
+            // While it runs, the files are not ready.
+            let early = try await client.send(.GET, "/api/speech/renders/\(render.id)/audio", auth: .cookie(ada))
+            #expect(early.status == .conflict && early.error?.code == "not_ready")
+
+            engine.open()
+            let done = try await client.waitForRender(render.id, as: ada)
+            #expect(done.status == .done && done.progress == 1)
+            #expect(try #require(done.durationMs) > 1400)
+            #expect(engine.calls == 2)
+
+            let audio = try await client.send(.GET, try #require(done.audioURL), auth: .cookie(ada))
+            #expect(audio.status == .ok && audio.headers.first(name: .contentType) == "audio/mpeg")
+            #expect(audio.headers.first(name: .acceptRanges) == "bytes")
+            let captions = try await client.send(.GET, try #require(done.captionsURL), auth: .cookie(ada))
+            #expect(captions.headers.first(name: .contentType)?.hasPrefix("text/vtt") == true)
+            #expect(captions.text.hasPrefix("WEBVTT") && captions.text.contains("Breathe out."))
+            let timeline = try await client.send(.GET, try #require(done.timelineURL), auth: .cookie(ada))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(timeline.text.utf8)) as? [String: Any])
+            #expect((json["phrases"] as? [Any])?.count == 2)
+
+            // The same request again: finished at once from the cache, nothing spoken.
+            let again = try await client.startRender("Breathe in. (1s) Breathe out.", format: "mp3", as: ada)
+            #expect(again.status == .created)
+            let hit = try again.decode(SpeechRenderInfo.self)
+            #expect(hit.status == .done && hit.id != render.id && hit.durationMs == done.durationMs)
+            #expect(engine.calls == 2)
+        }
+    }
+
+    @Test("audio answers byte ranges with 206, and an impossible range with 416")
+    func ranges() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let render = try await client.startRender("A short line.", as: ada).decode(SpeechRenderInfo.self)
+            let done = try await client.waitForRender(render.id, as: ada)
+            let url = try #require(done.audioURL)
+            let whole = try await client.send(.GET, url, auth: .cookie(ada))
+            #expect(whole.headers.first(name: .contentType) == "audio/mp4")
+            let size = try #require(Int(whole.headers.first(name: .contentLength) ?? ""))
+            #expect(size > 1000)
+
+            let part = try await client.send(.GET, url, auth: .cookie(ada), headers: ["Range": "bytes=0-99"])
+            #expect(part.status == .partialContent)
+            #expect(part.headers.first(name: .contentRange) == "bytes 0-99/\(size)")
+            #expect(part.headers.first(name: .contentLength) == "100")
+
+            let tail = try await client.send(.GET, url, auth: .cookie(ada), headers: ["Range": "bytes=-10"])
+            #expect(tail.status == .partialContent && tail.headers.first(name: .contentLength) == "10")
+
+            let beyond = try await client.send(.GET, url, auth: .cookie(ada), headers: ["Range": "bytes=\(size)-"])
+            #expect(beyond.status == .rangeNotSatisfiable)
+            #expect(beyond.headers.first(name: .contentRange) == "bytes */\(size)")
+            #expect(beyond.error?.code == "range_not_satisfiable")
+        }
+    }
+
+    @Test("a user may run two renders at once; a third answers 429 until one finishes")
+    func concurrencyLimit() async throws {
+        let engine = GatedEngine()
+        try await withTestApp(.sqlite, speech: SpeechEngines([engine])) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let first = try await client.startRender("One.", as: ada).decode(SpeechRenderInfo.self)
+            #expect(try await client.startRender("Two.", as: ada).status == .accepted)
+            let third = try await client.startRender("Three.", as: ada)
+            #expect(third.status == .tooManyRequests && third.error?.code == "too_many_renders")
+            #expect(third.headers.first(name: "Retry-After") == "5")
+            // The limit is per user: someone else can still render.
+            #expect(try await client.startRender("Four.", as: grace).status == .accepted)
+
+            engine.open()
+            _ = try await client.waitForRender(first.id, as: ada)
+            var accepted = false
+            for _ in 0..<100 where !accepted {
+                accepted = try await client.startRender("Three.", as: ada).status != .tooManyRequests
+                if !accepted { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(accepted)
+        }
+    }
+
+    @Test("bad requests say what to fix")
+    func validation() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)]), speechMaxCharacters: 40) { client in
+            let ada = try await client.setUpOwner()
+            let cases: [(SpeechRenderRequest, String)] = [
+                (.init(text: "   "), "invalid_script"),
+                (.init(text: "(2s)"), "invalid_script"),
+                (.init(text: String(repeating: "a", count: 41)), "script_too_long"),
+                (.init(text: "Hello.", rate: 1.5), "invalid_rate"),
+                (.init(text: "Hello.", format: "wav"), "invalid_format"),
+                (.init(text: "Hello.", voice: "nobody"), "unknown_voice"),
+            ]
+            for (request, code) in cases {
+                let reply = try await client.send(.POST, "/api/speech/renders", json: request, auth: .cookie(ada))
+                #expect(reply.status == .badRequest, "\(request)")
+                #expect(reply.error?.code == code, "\(reply.text)")
+            }
+            // A marker it cannot read is a warning with its place; the render still goes ahead.
+            let warned = try await client.startRender("Hello. (2x) Again.", as: ada).decode(SpeechRenderInfo.self)
+            #expect(warned.warnings.first.map { [$0.line, $0.column] } == [1, 8])
+            #expect(try await client.send(.POST, "/api/speech/renders", json: SpeechRenderRequest(text: "Hi."))
+                .status == .unauthorized)
+        }
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let reply = try await client.startRender("Hello.", as: ada)
+            #expect(reply.status == .serviceUnavailable && reply.error?.code == "speech_unavailable")
+        }
+    }
+
+    @Test("another user's render answers 404, files included", arguments: TestDatabase.all)
+    func isolation(database: TestDatabase) async throws {
+        try await withTestApp(database, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let render = try await client.startRender("Mine alone.", as: ada).decode(SpeechRenderInfo.self)
+            _ = try await client.waitForRender(render.id, as: ada)
+            for suffix in ["", "/audio", "/captions.vtt", "/timeline"] {
+                let reply = try await client.send(.GET, "/api/speech/renders/\(render.id)\(suffix)", auth: .cookie(grace))
+                #expect(reply.status == .notFound && reply.error?.code == "not_found", "\(suffix)")
+            }
+            #expect(try await client.send(.GET, "/api/speech/renders/not-an-id", auth: .cookie(ada)).status == .notFound)
+        }
+    }
+
+    @Test("real speech through the API: eSpeak NG to Opus")
+    func realEngine() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([ESpeakEngine.shared])) { client in
+            let ada = try await client.setUpOwner()
+            let voices = try await client.send(.GET, "/api/speech/voices", auth: .cookie(ada)).decode([VoiceInfo].self)
+            #expect(voices.contains { $0.id == "en-us" })
+            let render = try await client.startRender("Hello there. (0.5s) Good night.", voice: "en-us", format: "opus", as: ada)
+                .decode(SpeechRenderInfo.self)
+            let done = try await client.waitForRender(render.id, as: ada)
+            #expect(done.status == .done, "\(done.error ?? "")")
+            let audio = try await client.send(.GET, try #require(done.audioURL), auth: .cookie(ada))
+            #expect(audio.text.utf8.starts(with: "OggS".utf8))
+            let timeline = try await client.send(.GET, try #require(done.timelineURL), auth: .cookie(ada))
+            #expect(timeline.text.contains("\"Good\"") && timeline.text.contains("\"engine\":\"espeak-ng\""))
+        }
+    }
+}
