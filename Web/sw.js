@@ -1,7 +1,7 @@
 // Reverie's service worker: keeps the app shell so Reverie opens without a network.
 // Network first (so an update shows at once), the cached copy when offline. The API is never cached.
 
-const CACHE = "reverie-shell-v1";
+const CACHE = "reverie-shell-v2";
 const SHELL = [
   "/",
   "/index.html",
@@ -15,6 +15,7 @@ const SHELL = [
   "/screens/login.js",
   "/screens/area.js",
   "/screens/settings.js",
+  "/screens/voice-panel.js",
   "/manifest.webmanifest",
   "/icons/icon.svg",
   "/icons/icon-192.png",

@@ -41,7 +41,7 @@ def test_shell_opens_offline(server, page):
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
     page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
-    page.wait_for_function("caches.has('reverie-shell-v1')")
+    page.wait_for_function("caches.has('reverie-shell-v2')")
     page.reload()  # now controlled by the service worker
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     page.context.set_offline(True)
@@ -54,3 +54,13 @@ def test_shell_opens_offline(server, page):
     page.get_by_role("button", name="Try again").click()
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
     page.problems.clear()  # offline fetch failures are expected console noise
+
+
+def test_service_worker_keeps_every_script():
+    """Every module of the app is in the offline shell, or the app breaks offline when one is added."""
+    from pathlib import Path
+    import re
+    web = Path(__file__).resolve().parent.parent / "Web"
+    listed = set(re.findall(r'"(/[^"]+)"', (web / "sw.js").read_text()))
+    scripts = {"/" + str(path.relative_to(web)) for path in web.rglob("*.js") if path.name != "sw.js"}
+    assert scripts - listed == set(), "missing from SHELL in Web/sw.js"

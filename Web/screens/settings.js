@@ -1,8 +1,9 @@
-// Settings: theme, account, personal tokens, people (owner only) and what this server is.
+// Settings: theme, a voice to try, account, personal tokens, people (owner only) and what this server is.
 
 import { api } from "../api.js";
 import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, showError } from "../dom.js";
 import { THEMES, applyTheme, currentTheme } from "../theme.js";
+import { voicePanelHTML, wireVoicePanel } from "./voice-panel.js";
 
 export const id = "settings";
 
@@ -26,6 +27,8 @@ export async function render(container, session) {
         </div>
         <p class="form-error" role="alert" data-for="theme" hidden></p>
       </section>
+
+      ${voicePanelHTML()}
 
       <section class="card" aria-labelledby="account-heading">
         <h2 id="account-heading">Account</h2>
@@ -74,6 +77,7 @@ export async function render(container, session) {
     </div>`;
 
   wireTheme(container);
+  wireVoicePanel(container);
   wireAccount(container, session);
   wireTokens(container);
   if (user.isOwner) wirePeople(container, user);

@@ -1,0 +1,63 @@
+"""Settings › Try a voice: a line typed, spoken by the server's real engine, played with captions."""
+
+from playwright.sync_api import expect
+
+from conftest import screenshot
+
+OWNER, PASSWORD = "ada", "correct horse battery"
+
+
+def set_up(server, page):
+    page.goto(server.url)
+    page.get_by_label("Username").fill(OWNER)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Repeat password").fill(PASSWORD)
+    page.get_by_role("button", name="Create owner account").click()
+    expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
+    page.get_by_role("link", name="Settings").click()
+
+
+def test_try_a_voice(server, page):
+    set_up(server, page)
+    panel = page.locator(".voice-panel")
+    expect(panel.get_by_role("heading", name="Try a voice")).to_be_visible()
+
+    # The natural voice comes first; eSpeak NG's voices are offered too.
+    voice = panel.get_by_label("Voice")
+    expect(voice).to_be_enabled()
+    assert voice.input_value() == "en_US-joe-medium"
+    assert panel.locator('option[value="en-us"]').count() == 1
+
+    # Nothing to say is caught before anything is sent.
+    panel.get_by_label("Line to speak").fill("   ")
+    panel.get_by_role("button", name="Speak").click()
+    expect(panel.get_by_role("alert")).to_contain_text("Write something")
+
+    # A two-phrase line: progress while speaking, then audio the browser can play and one caption per phrase.
+    panel.get_by_label("Line to speak").fill("The lake is still tonight. (1s) Let your shoulders soften.")
+    panel.get_by_label("Speed").fill("0.9")
+    expect(panel.locator("[data-rate-value]")).to_have_text("0.90×")
+    panel.get_by_role("button", name="Speak").click()
+    captions = panel.get_by_role("list", name="Captions").locator("li")
+    expect(captions).to_have_count(2, timeout=90_000)
+    expect(captions.nth(0)).to_contain_text("The lake is still tonight.")
+    expect(captions.nth(1)).to_contain_text("Let your shoulders soften.")
+    expect(panel.get_by_role("alert")).to_be_hidden()
+
+    # The audio loads and decodes in the browser: its length matches speech plus the pause.
+    page.wait_for_function("document.querySelector('.voice-panel audio').readyState >= 1", timeout=30_000)
+    duration = page.evaluate("document.querySelector('.voice-panel audio').duration")
+    assert 2.5 < duration < 12, duration
+
+    # Tapping a caption plays from there and marks it as the one being spoken.
+    captions.nth(1).get_by_role("button").click()
+    expect(captions.nth(1)).to_have_class("active", timeout=10_000)
+    page.evaluate("document.querySelector('.voice-panel audio').pause()")
+    panel.scroll_into_view_if_needed()
+    screenshot(page, "settings-try-a-voice")
+
+    # An unreadable marker is spoken around and reported with its place; eSpeak NG speaks it.
+    voice.select_option("en-us")
+    panel.get_by_label("Line to speak").fill("Hello. (2x) Good night.")
+    panel.get_by_role("button", name="Speak").click()
+    expect(panel.locator("[data-warnings]")).to_contain_text("Line 1, column 8", timeout=30_000)
