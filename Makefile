@@ -30,6 +30,7 @@ test-e2e: ## only the browser tests (builds the server first)
 bench: ## figures side by side with peers (release build of the benchmark tools)
 	@scripts/bootstrap.sh run
 	$(SWIFT) build -c release --product speech-bench
+	$(SWIFT) build -c release --product reverie
 	.build/release/speech-bench
 
 bootstrap: ## install system packages and .venv for running and testing

@@ -69,7 +69,7 @@ struct SpeechBench {
         let peerAudio = try WAVFile.decode(Data(contentsOf: output)).duration
 
         func row(_ name: String, _ value: String, _ peer: String, _ ratio: String) {
-            print(name.padding(toLength: 42, withPad: " ", startingAt: 0) + value.padding(toLength: 14, withPad: " ", startingAt: 0)
+            print(name.padding(toLength: 42, withPad: " ", startingAt: 0) + value.padding(toLength: 16, withPad: " ", startingAt: 0)
                   + peer.padding(toLength: 16, withPad: " ", startingAt: 0) + ratio)
         }
         let coldRTF = speechSeconds / coldSeconds, warmRTF = speechSeconds / warmSeconds, peerRTF = peerAudio / peerSeconds
@@ -79,5 +79,43 @@ struct SpeechBench {
         row("cold real-time factor", String(format: "%.1f×", coldRTF), String(format: "%.1f×", peerRTF), String(format: "%.2f", coldRTF / peerRTF))
         row("warm render, median of 3 (s)", String(format: "%.2f", warmSeconds), "—", "")
         row("warm real-time factor (goal ≥ 15×)", String(format: "%.1f×", warmRTF), "—", String(format: "%.2f of goal", warmRTF / 15))
+
+        // eSpeak NG, the fallback: our warm render beside the espeak-ng command line, same text.
+        let espeak = ScriptRenderer(engine: ESpeakEngine.shared)
+        _ = try await espeak.render("Warm up.")
+        var espeakRuns: [Double] = []
+        var espeakSpeech = 0.0
+        for _ in 0..<3 {
+            start = Date()
+            let rendered = try await espeak.render(script)
+            espeakRuns.append(Date().timeIntervalSince(start))
+            espeakSpeech = rendered.audio.duration - rendered.timeline.pauses.reduce(0) { $0 + $1.seconds }
+        }
+        let espeakSeconds = espeakRuns.sorted()[1]
+        let espeakOutput = FileManager.default.temporaryDirectory.appendingPathComponent("bench-espeak-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: espeakOutput) }
+        start = Date()
+        _ = try await CommandRunner.live.run("espeak-ng", ["-v", "en-us", "-w", espeakOutput.path, "--stdin"], Data(plain.utf8))
+        let espeakPeerSeconds = Date().timeIntervalSince(start)
+        let espeakPeerAudio = try WAVFile.decode(Data(contentsOf: espeakOutput)).duration
+        print("")
+        row("figure", "reverie", "espeak-ng CLI", "ratio")
+        row("eSpeak NG render, median of 3 (s)", String(format: "%.3f", espeakSeconds), String(format: "%.3f", espeakPeerSeconds),
+            String(format: "%.2f× the peer's time", espeakSeconds / espeakPeerSeconds))
+        row("eSpeak NG real-time factor", String(format: "%.0f×", espeakSpeech / espeakSeconds), String(format: "%.0f×", espeakPeerAudio / espeakPeerSeconds),
+            String(format: "%.2f", (espeakSpeech / espeakSeconds) / (espeakPeerAudio / espeakPeerSeconds)))
+
+        // The API: a render that is already cached, through a real server.
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reverie").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            print("\nNo \(binary): build it with swift build -c release (make bench does).")
+            exit(1)
+        }
+        let api = try await APIBench.run(binary: binary)
+        print("")
+        row("figure (50 requests each)", "render, cached", "GET /api/health", "ratio")
+        row("median latency (ms; goal ≤ 50)", String(format: "%.1f", api.cacheHitMedian), String(format: "%.1f", api.healthMedian),
+            String(format: "%.1f× health; %.2f of goal", api.cacheHitMedian / api.healthMedian, api.cacheHitMedian / 50))
+        row("95th percentile (ms)", String(format: "%.1f", api.cacheHitP95), "", "")
     }
 }
