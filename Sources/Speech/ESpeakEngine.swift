@@ -17,6 +17,8 @@ public actor ESpeakEngine: SpeechEngine {
 
     private var sampleRate: Int?
     private var currentVoice: String?
+    /// Voice id (its language, `en-gb`) → eSpeak's voice file (`gmw/en`), which is what it loads by.
+    private var files: [String: String] = [:]
 
     private init() {}
 
@@ -38,8 +40,10 @@ public actor ESpeakEngine: SpeechEngine {
             let voice = pointer.pointee
             // `languages` is a list of (priority byte, zero-terminated name); the first is enough.
             let language = voice.languages.map { String(cString: $0 + 1) } ?? ""
-            if language.hasPrefix("en"), let name = voice.name {
+            if language.hasPrefix("en"), !voices.contains(where: { $0.id == language }),
+               let name = voice.name, let file = voice.identifier {
                 voices.append(Voice(id: language, name: "eSpeak " + String(cString: name), language: language, engine: self.name))
+                files[language] = String(cString: file)
             }
             list += 1
         }
@@ -51,7 +55,8 @@ public actor ESpeakEngine: SpeechEngine {
         let sampleRate = try start()
         let wanted = voice ?? defaultVoice
         if wanted != currentVoice {
-            guard espeak_SetVoiceByName(wanted) == EE_OK else { throw SpeechError.synthesisFailed("eSpeak NG has no voice “\(wanted)”") }
+            if files.isEmpty { _ = try await voices() }
+            guard let file = files[wanted], espeak_SetVoiceByName(file) == EE_OK else { throw SpeechError.synthesisFailed("eSpeak NG has no voice “\(wanted)”") }
             currentVoice = wanted
         }
         // eSpeak's rate is words per minute (175 is its normal); it changes timing, not pitch.

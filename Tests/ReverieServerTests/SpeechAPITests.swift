@@ -207,3 +207,41 @@ struct SpeechAPITests {
         }
     }
 }
+
+/// An engine whose worker dies on the first request and works afterwards, as Piper's does after
+/// a crash (the next request starts a new worker).
+final class CrashingOnceEngine: SpeechEngine {
+    let name = "crashing"
+    let version = "1"
+    private let crashed = NIOLockedValueBox(false)
+    func voices() async throws -> [Voice] { [Voice(id: "tone", name: "Tone", language: "en", engine: name)] }
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        if !crashed.withLockedValue({ let was = $0; $0 = true; return was }) {
+            throw SpeechError.workerDied("killed by the test")
+        }
+        return try await GatedEngine(open: true).synthesize(text, voice: voice, rate: rate)
+    }
+}
+
+@Suite("Speech API when the engine fails")
+struct SpeechFailureTests {
+    @Test("a worker that dies mid-render fails that render with the reason; the server and the next render carry on")
+    func workerDies() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([CrashingOnceEngine()])) { client in
+            let ada = try await client.setUpOwner()
+            let render = try await client.startRender("This one is unlucky.", as: ada).decode(SpeechRenderInfo.self)
+            let failed = try await client.waitForRender(render.id, as: ada)
+            #expect(failed.status == .failed)
+            #expect(failed.error?.contains("killed by the test") == true)
+            let audio = try await client.send(.GET, "/api/speech/renders/\(render.id)/audio", auth: .cookie(ada))
+            #expect(audio.status == .conflict && audio.error?.code == "render_failed")
+
+            // Nothing was cached for the failure: the same script renders afresh, and works.
+            let retry = try await client.startRender("This one is unlucky.", as: ada)
+            #expect(retry.status == .accepted)
+            let done = try await client.waitForRender(try retry.decode(SpeechRenderInfo.self).id, as: ada)
+            #expect(done.status == .done)
+            #expect(try await client.send(.GET, "/api/health").status == .ok)
+        }
+    }
+}

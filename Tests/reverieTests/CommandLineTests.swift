@@ -118,6 +118,25 @@ struct BinaryTests {
         #expect((json?["phrases"] as? [Any])?.count == 3)
     }
 
+    @Test("speak with an eSpeak NG voice uses eSpeak NG; an unknown voice is refused with a pointer")
+    func speakWithESpeak() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-speak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let timeline = directory.appendingPathComponent("out.json")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = root.appendingPathComponent("examples/evening-lake.txt").path
+        let run = try Self.run(["speak", example, "-o", directory.appendingPathComponent("out.opus").path,
+                                "--voice", "en-gb", "--timeline", timeline.path])
+        #expect(run.status == 0, "\(run.errors)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: timeline)) as? [String: Any])
+        #expect(json["engine"] as? String == "espeak-ng")
+        #expect((json["phrases"] as? [Any])?.count == 15)
+        let unknown = try Self.run(["speak", "-", "-o", directory.appendingPathComponent("x.m4a").path, "--voice", "nobody"], input: "Hello.")
+        #expect(unknown.status != 0)
+        #expect(unknown.errors.contains("reverie voices"))
+    }
+
     @Test("speak refuses a rate out of range and an unknown format before speaking")
     func speakRefuses() throws {
         let rate = try Self.run(["speak", "-", "-o", "/tmp/x.m4a", "--rate", "2"], input: "hi")
