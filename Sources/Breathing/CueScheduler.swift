@@ -1,0 +1,65 @@
+import Foundation
+
+/// An audio cue at a time in the session (seconds from its start), and whether it has played.
+/// The seed's `ScheduledCue`; times are fractional when a cue was moved after another one.
+public struct ScheduledCue: Codable, Sendable, Equatable {
+    public var atSeconds: Double
+    public var audioFile: String
+    public var played: Bool
+
+    public init(atSeconds: Double, audioFile: String, played: Bool = false) {
+        self.atSeconds = atSeconds
+        self.audioFile = audioFile
+        self.played = played
+    }
+}
+
+/// Turns a variant into the session's cues.
+public enum CueScheduler {
+    /// Fixed cues at their times; for each interjection window one cue at a random second of the
+    /// window, from its pool; all sorted by time. A cue that would start while the previous one is
+    /// still playing (per `length`, in seconds) moves to just after it.
+    ///
+    /// - Parameters:
+    ///   - length: how long each audio file plays; unknown files count as 0.
+    ///   - random: the generator; a `SeededGenerator` makes the schedule reproducible.
+    public static func schedule<R: RandomNumberGenerator>(
+        _ variant: MeditationManifest.Variant,
+        length: (String) -> Double = { _ in 0 },
+        using random: inout R
+    ) -> [ScheduledCue] {
+        var cues: [ScheduledCue] = []
+        for (phase, start) in zip(variant.phases, variant.phaseStarts) {
+            for cue in phase.fixedCues {
+                cues.append(ScheduledCue(atSeconds: Double(start + cue.atSeconds), audioFile: cue.audioFile))
+            }
+            for window in phase.interjectionWindows ?? [] where !window.audioPool.isEmpty && window.earliestSeconds <= window.latestSeconds {
+                let second = Int.random(in: window.earliestSeconds...window.latestSeconds, using: &random)
+                let file = window.audioPool[Int.random(in: 0..<window.audioPool.count, using: &random)]
+                cues.append(ScheduledCue(atSeconds: Double(start + second), audioFile: file))
+            }
+        }
+        cues.sort { $0.atSeconds < $1.atSeconds }
+        var free = 0.0
+        for index in cues.indices {
+            cues[index].atSeconds = max(cues[index].atSeconds, free)
+            free = cues[index].atSeconds + max(0, length(cues[index].audioFile))
+        }
+        return cues
+    }
+}
+
+/// SplitMix64: a small, fast generator that gives the same numbers for the same seed everywhere.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,238 @@
+@testable import Breathing
+import Foundation
+import Testing
+
+/// Narration lengths as the rendered files have them (seconds).
+let narrationLength: @Sendable (String) -> Double = { file in
+    switch file {
+    case "sessions/basic-breathing/intro-welcome": 32
+    case "sessions/basic-breathing/closing": 28
+    default: 9
+    }
+}
+
+let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+func variant(_ minutes: Int) throws -> MeditationManifest.Variant {
+    try MeditationManifest.bundled().variant(session: "basic-breathing", minutes: minutes)
+}
+
+func cues(_ minutes: Int, seed: UInt64 = 7) throws -> [ScheduledCue] {
+    var random = SeededGenerator(seed: seed)
+    return CueScheduler.schedule(try variant(minutes), length: narrationLength, using: &random)
+}
+
+@Suite("Cue schedule")
+struct ScheduleTests {
+    @Test("5 minutes: the welcome at 0 and the closing where its phase starts")
+    func fiveMinutes() throws {
+        #expect(try cues(5) == [
+            ScheduledCue(atSeconds: 0, audioFile: "sessions/basic-breathing/intro-welcome"),
+            ScheduledCue(atSeconds: 260, audioFile: "sessions/basic-breathing/closing"),
+        ])
+    }
+
+    @Test("one interjection per window, inside it, from its pool; the same seed gives the same schedule", arguments: [10, 20])
+    func interjections(minutes: Int) throws {
+        let schedule = try cues(minutes)
+        let variant = try variant(minutes)
+        let breathingStart = Double(variant.phaseStarts[1])
+        let windows = variant.phases[1].interjectionWindows ?? []
+        let interjections = schedule.filter { $0.audioFile.contains("reminder") }
+        #expect(interjections.count == windows.count)
+        for (cue, window) in zip(interjections, windows) {
+            #expect((breathingStart + Double(window.earliestSeconds)...breathingStart + Double(window.latestSeconds)).contains(cue.atSeconds))
+            #expect(window.audioPool.contains(cue.audioFile))
+        }
+        #expect(schedule.map(\.atSeconds) == schedule.map(\.atSeconds).sorted())
+        #expect(try cues(minutes, seed: 7) == schedule)
+        let others = try (1...20).map { try cues(minutes, seed: $0) }
+        #expect(Set(others.map { $0.map(\.atSeconds) }).count > 1, "different seeds should move the interjections")
+    }
+
+    @Test("a cue that would overlap the one before it waits until that one ends")
+    func overlap() {
+        let variant = MeditationManifest.Variant(durationMinutes: 1, phases: [
+            .init(type: .intro, durationSeconds: 20, fixedCues: [.init(atSeconds: 0, audioFile: "long"), .init(atSeconds: 5, audioFile: "short")],
+                  interjectionWindows: nil),
+            .init(type: .breathing, durationSeconds: 40, fixedCues: [],
+                  interjectionWindows: [.init(earliestSeconds: 1, latestSeconds: 1, audioPool: ["extra"])]),
+        ])
+        var random = SeededGenerator(seed: 1)
+        let schedule = CueScheduler.schedule(variant, length: { ["long": 12, "short": 10, "extra": 3][$0] ?? 0 }, using: &random)
+        #expect(schedule.map(\.audioFile) == ["long", "short", "extra"])
+        #expect(schedule.map(\.atSeconds) == [0, 12, 22])
+    }
+}
+
+/// Runs a session in virtual time, ticking every `step` seconds, recording events with their times.
+func runToEnd(_ minutes: Int, step: Double = 0.25) throws -> (events: [(Double, MeditationRun.Event)], run: MeditationRun) {
+    var run = MeditationRun(sessionType: "basic-breathing", variant: try variant(minutes), cues: try cues(minutes))
+    var events = run.start(at: t0).map { (0.0, $0) }
+    var clock = 0.0
+    while run.state.status == .active {
+        clock += step
+        events += run.tick(at: t0.addingTimeInterval(clock)).map { (clock, $0) }
+    }
+    return (events, run)
+}
+
+@Suite("Session machine")
+struct SessionMachineTests {
+    @Test("a full session plays every cue in order on time, changes phase on time, and rings the bell once at the end",
+          arguments: [5, 10, 20])
+    func fullSession(minutes: Int) throws {
+        var (events, run) = try runToEnd(minutes)
+        let schedule = try cues(minutes)
+        let played = events.compactMap { time, event -> (Double, String)? in
+            if case let .playCue(file) = event { return (time, file) } else { return nil }
+        }
+        #expect(played.map(\.1) == schedule.map(\.audioFile))
+        for ((time, _), cue) in zip(played, schedule) { #expect(time >= cue.atSeconds && time - cue.atSeconds < 0.25) }
+
+        let phases = events.compactMap { time, event -> (Double, MeditationManifest.PhaseType)? in
+            if case let .phaseChanged(_, type) = event { return (time, type) } else { return nil }
+        }
+        let starts = try variant(minutes).phaseStarts.map(Double.init)
+        #expect(phases.map(\.1) == [.intro, .breathing, .closing])
+        #expect(phases.map(\.0) == starts)
+
+        let bells = events.filter { $0.1 == .playBell }
+        #expect(bells.count == 1 && bells.first?.0 == Double(minutes * 60))
+        guard case let .completed(record) = events.last?.1 else { Issue.record("no completion"); return }
+        #expect(record.completedFully && record.actualDurationSeconds == minutes * 60 && record.plannedDurationSeconds == minutes * 60)
+        #expect(record.completedAt == t0.addingTimeInterval(Double(minutes * 60)))
+        #expect(run.state.status == .complete && run.state.scheduledCues.allSatisfy(\.played))
+        let lateTick = run.tick(at: t0.addingTimeInterval(10_000))
+        #expect(lateTick.isEmpty)
+    }
+
+    @Test("ending early records a partial session; no bell and no cue after it")
+    func endEarly() throws {
+        var run = MeditationRun(sessionType: "basic-breathing", variant: try variant(5), cues: try cues(5))
+        _ = run.start(at: t0)
+        _ = run.tick(at: t0.addingTimeInterval(100))
+        let ended = run.endEarly(at: t0.addingTimeInterval(100))
+        let record = try #require(ended)
+        #expect(!record.completedFully && record.actualDurationSeconds == 100)
+        #expect(run.state.status == .endedEarly)
+        let afterEnd = run.tick(at: t0.addingTimeInterval(400))
+        #expect(afterEnd.isEmpty)
+        let endedAgain = run.endEarly(at: t0.addingTimeInterval(401))
+        #expect(endedAgain == nil)
+    }
+
+    @Test("elapsed comes from timestamps: pauses are left out, however long the gaps between ticks")
+    func pauseArithmetic() throws {
+        var run = MeditationRun(sessionType: "basic-breathing", variant: try variant(5), cues: try cues(5))
+        #expect(run.elapsed(at: t0) == 0)
+        _ = run.start(at: t0)
+        let paused = run.pause(at: t0.addingTimeInterval(60))
+        #expect(paused)
+        #expect(run.elapsed(at: t0.addingTimeInterval(200)) == 60)       // frozen while paused
+        let pausedAgain = run.pause(at: t0.addingTimeInterval(201))
+        #expect(!pausedAgain)   // already paused
+        let resumed = run.resume(at: t0.addingTimeInterval(300))
+        #expect(resumed)
+        #expect(run.elapsed(at: t0.addingTimeInterval(360)) == 120)
+        let pausedSecond = run.pause(at: t0.addingTimeInterval(400))
+        #expect(pausedSecond)
+        let resumedSecond = run.resume(at: t0.addingTimeInterval(500))
+        #expect(resumedSecond)
+        #expect(run.state.pausedElapsed == 340)
+        #expect(run.elapsed(at: t0.addingTimeInterval(520)) == 180)
+        #expect(run.remaining(at: t0.addingTimeInterval(520)) == 120)
+        // One tick long after: the session is over at once, and the bell is skipped as too late.
+        let events = run.tick(at: t0.addingTimeInterval(2000))
+        #expect(run.state.status == .complete)
+        #expect(!events.contains(.playBell))
+        #expect(events.contains(.skippedCue("sessions/basic-breathing/closing")))
+    }
+
+    @Test("a pause of 30 minutes ends the session as a partial one")
+    func pauseTimeout() throws {
+        var run = MeditationRun(sessionType: "basic-breathing", variant: try variant(10), cues: try cues(10))
+        _ = run.start(at: t0)
+        run.pause(at: t0.addingTimeInterval(90))
+        let beforeTimeout = run.tick(at: t0.addingTimeInterval(90 + 1799))
+        #expect(beforeTimeout.isEmpty)
+        var resumedLate = run
+        let resumedAfterTimeout = resumedLate.resume(at: t0.addingTimeInterval(90 + 1800))
+        #expect(!resumedAfterTimeout)
+        let events = run.tick(at: t0.addingTimeInterval(90 + 1800))
+        guard case let .endedEarly(record, timedOut) = events.first else { Issue.record("not ended: \(events)"); return }
+        #expect(timedOut && !record.completedFully && record.actualDurationSeconds == 90)
+        #expect(record.completedAt == t0.addingTimeInterval(90))
+        #expect(run.state.status == .endedEarly)
+    }
+
+    @Test("recovery: fresh state comes back with its cues' played flags; stale or finished state is discarded")
+    func recovery() throws {
+        var run = MeditationRun(sessionType: "basic-breathing", variant: try variant(5), cues: try cues(5))
+        _ = run.start(at: t0)
+        _ = run.tick(at: t0.addingTimeInterval(50))
+        run.pause(at: t0.addingTimeInterval(50))
+        let saved = try JSONDecoder().decode(MeditationSessionPersisted.self, from: JSONEncoder().encode(run.state))
+        #expect(saved.scheduledCues.map(\.played) == [true, false])
+
+        var fresh = try #require(MeditationRun.recover(saved, variant: try variant(5), at: t0.addingTimeInterval(50 + 59 * 60)))
+        #expect(fresh.state.scheduledCues.map(\.played) == [true, false])
+        #expect(fresh.elapsed(at: t0.addingTimeInterval(4000)) == 50)
+        #expect(MeditationRun.recover(saved, variant: try variant(5), at: t0.addingTimeInterval(50 + 60 * 60)) == nil)
+        #expect(MeditationRun.recover(saved, variant: try variant(10), at: t0.addingTimeInterval(60)) == nil)
+
+        // Resumed within the pause limit, it carries on: the welcome is not played again.
+        let resumedFresh = fresh.resume(at: t0.addingTimeInterval(50 + 20 * 60))
+        #expect(resumedFresh)
+        var later: [MeditationRun.Event] = []
+        for second in stride(from: 1.0, through: 260, by: 1) { later += fresh.tick(at: t0.addingTimeInterval(50 + 20 * 60 + second)) }
+        #expect(later.filter { if case .playCue = $0 { true } else { false } } == [.playCue("sessions/basic-breathing/closing")])
+
+        let (_, done) = try runToEnd(5)
+        #expect(MeditationRun.recover(done.state, variant: try variant(5), at: t0.addingTimeInterval(301)) == nil)
+    }
+
+    @Test("an active session reopened after a crash keeps time; cues missed meanwhile are skipped, not piled up")
+    func recoverActive() throws {
+        var run = MeditationRun(sessionType: "basic-breathing", variant: try variant(5), cues: try cues(5))
+        _ = run.start(at: t0)
+        let saved = run.state
+        var recovered = try #require(MeditationRun.recover(saved, variant: try variant(5), at: t0.addingTimeInterval(270)))
+        #expect(recovered.elapsed(at: t0.addingTimeInterval(270)) == 270)
+        let events = recovered.tick(at: t0.addingTimeInterval(270))
+        #expect(events.contains(.skippedCue("sessions/basic-breathing/closing")))
+        #expect(events.contains(.phaseChanged(index: 2, type: .closing)))
+    }
+}
+
+@Suite("Meditation statistics")
+struct StatsTests {
+    static func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+
+    @Test("a day is the person's day: two sessions an hour apart across Sydney's midnight are a two-day streak")
+    func timeZones() {
+        let entries = [MeditationStats.Entry(completedAt: Self.at("2026-11-20T12:30:00Z"), seconds: 300),   // 23:30 in Sydney
+                       MeditationStats.Entry(completedAt: Self.at("2026-11-20T13:30:00Z"), seconds: 600)]   // 00:30 the next day
+        let now = Self.at("2026-11-21T01:00:00Z")
+        let sydney = MeditationStats.compute(entries, timeZone: TimeZone(identifier: "Australia/Sydney")!, now: now)
+        #expect(sydney.currentStreak == 2 && sydney.longestStreak == 2)
+        let utc = MeditationStats.compute(entries, timeZone: TimeZone(identifier: "UTC")!, now: now)
+        #expect(utc.currentStreak == 1 && utc.longestStreak == 1)
+        #expect(utc.totalSessions == 2 && utc.totalMinutes == 15)
+    }
+
+    @Test("the current streak survives until the end of the day after; the longest is remembered; minutes this week start on Monday")
+    func streaks() {
+        let utc = TimeZone(identifier: "UTC")!
+        let days = ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-10", "2026-11-16", "2026-11-17", "2026-11-18"]
+        let entries = days.map { MeditationStats.Entry(completedAt: Self.at("\($0)T08:00:00Z"), seconds: 600) }
+        // Thursday the 19th, nothing yet today: the streak of 16–18 still counts.
+        let thursday = MeditationStats.compute(entries, timeZone: utc, now: Self.at("2026-11-19T20:00:00Z"))
+        #expect(thursday.currentStreak == 3 && thursday.longestStreak == 4)
+        #expect(thursday.minutesThisWeek == 30)   // Monday 16th to now
+        // Saturday: a day was missed, the streak is over.
+        let saturday = MeditationStats.compute(entries, timeZone: utc, now: Self.at("2026-11-21T09:00:00Z"))
+        #expect(saturday.currentStreak == 0 && saturday.longestStreak == 4)
+        #expect(MeditationStats.compute([], timeZone: utc, now: Date()) == MeditationStats(totalSessions: 0, totalMinutes: 0, currentStreak: 0, longestStreak: 0, minutesThisWeek: 0))
+    }
+}
