@@ -35,6 +35,7 @@ let package = Package(
             dependencies: [
                 "ReverieAPI",
                 "Speech",
+                "Breathing",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -72,6 +73,7 @@ let package = Package(
                 "ReverieAPI",
                 "Speech",
                 "AudioRender",
+                "Breathing",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

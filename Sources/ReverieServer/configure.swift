@@ -2,6 +2,7 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import NIOSSL
+import Breathing
 import Speech
 import Vapor
 
@@ -34,6 +35,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
 
     app.migrations.add(CreateAccounts())
     app.migrations.add(CreateSpeechRenders())
+    app.migrations.add(CreateMeditationSessions())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -78,12 +80,13 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
+    decoder.dateDecodingStrategy = .custom(ISO8601Dates.decode)
     ContentConfiguration.global.use(encoder: encoder, for: .json)
     ContentConfiguration.global.use(decoder: decoder, for: .json)
 
     try app.register(collection: HealthController(databaseKind: config.database.kind))
     try app.register(collection: SpeechController())
+    try app.register(collection: MeditationController(manifest: try MeditationManifest.bundled()))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())
     try app.register(collection: UserController())

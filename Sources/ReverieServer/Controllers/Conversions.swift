@@ -30,3 +30,15 @@ extension Request {
         return id
     }
 }
+
+/// Dates in requests: ISO 8601 with or without fractional seconds (browsers send
+/// `2026-11-22T21:30:00.123Z` from `toISOString()`).
+enum ISO8601Dates {
+    static func decode(_ decoder: any Decoder) throws -> Date {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "“\(text)” is not an ISO 8601 date like 2026-11-22T21:30:00Z.")
+    }
+}

@@ -7,6 +7,7 @@ public struct Repositories: Sendable {
     public var tokens: any AuthTokenRepository
     public var settings: any SettingsRepository
     public var speechRenders: any SpeechRenderRepository
+    public var meditationSessions: any MeditationSessionRepository
 
     /// The Fluent implementations on one database.
     public static func fluent(_ database: any Database) -> Repositories {
@@ -14,7 +15,8 @@ public struct Repositories: Sendable {
             users: FluentUserRepository(database: database),
             tokens: FluentAuthTokenRepository(database: database),
             settings: FluentSettingsRepository(database: database),
-            speechRenders: FluentSpeechRenderRepository(database: database)
+            speechRenders: FluentSpeechRenderRepository(database: database),
+            meditationSessions: FluentMeditationSessionRepository(database: database)
         )
     }
 }

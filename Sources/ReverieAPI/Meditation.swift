@@ -1,0 +1,56 @@
+import Foundation
+
+/// A meditation session as the history keeps it (`POST /api/meditation-sessions` and the
+/// answers of `…/latest`). Field names are the seed's snake_case.
+public struct MeditationSessionRecord: Codable, Sendable, Equatable {
+    /// Made by the client when the session ends; sending the same id again changes nothing.
+    public var id: UUID
+    public var sessionType: String
+    public var startedAt: Date
+    public var completedAt: Date
+    public var plannedDurationSeconds: Int
+    public var actualDurationSeconds: Int
+    public var completedFully: Bool
+
+    public init(id: UUID, sessionType: String, startedAt: Date, completedAt: Date, plannedDurationSeconds: Int,
+                actualDurationSeconds: Int, completedFully: Bool) {
+        self.id = id
+        self.sessionType = sessionType
+        self.startedAt = startedAt
+        self.completedAt = completedAt
+        self.plannedDurationSeconds = plannedDurationSeconds
+        self.actualDurationSeconds = actualDurationSeconds
+        self.completedFully = completedFully
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case sessionType = "session_type"
+        case startedAt = "started_at"
+        case completedAt = "completed_at"
+        case plannedDurationSeconds = "planned_duration_seconds"
+        case actualDurationSeconds = "actual_duration_seconds"
+        case completedFully = "completed_fully"
+    }
+}
+
+/// `GET /api/meditation-sessions/stats`: the seed's `totalSessions` and `totalMinutes`, with
+/// streaks and this week's minutes counted in the time zone the client sends.
+public struct MeditationStatsResponse: Codable, Sendable, Equatable {
+    public var totalSessions: Int
+    public var totalMinutes: Int
+    public var currentStreak: Int
+    public var longestStreak: Int
+    public var minutesThisWeek: Int
+    /// The time zone the days were counted in.
+    public var timeZone: String
+
+    public init(totalSessions: Int, totalMinutes: Int, currentStreak: Int, longestStreak: Int, minutesThisWeek: Int, timeZone: String) {
+        self.totalSessions = totalSessions
+        self.totalMinutes = totalMinutes
+        self.currentStreak = currentStreak
+        self.longestStreak = longestStreak
+        self.minutesThisWeek = minutesThisWeek
+        self.timeZone = timeZone
+    }
+}

@@ -1,0 +1,101 @@
+import Breathing
+import Foundation
+import ReverieAPI
+import Vapor
+
+extension MeditationSessionRecord: Content {}
+extension MeditationStatsResponse: Content {}
+
+/// The meditation history (the seed's routes): save a finished session, the latest one, and
+/// statistics with streaks.
+struct MeditationController: RouteCollection {
+    let manifest: MeditationManifest
+    /// Longest session anyone could plan (the manifest's longest is 20 minutes).
+    static let longestPlanned = 4 * 3600
+
+    func boot(routes: any RoutesBuilder) throws {
+        let sessions = routes.grouped("api", "meditation-sessions")
+        sessions.post(use: create)
+        sessions.get("latest", use: latest)
+        sessions.get("stats", use: stats)
+    }
+
+    /// 201 with the stored session; 200 with the same when this id was stored before.
+    func create(req: Request) async throws -> Response {
+        let user = try req.user
+        let body = try req.content.decode(MeditationSessionRecord.self)
+        try validate(body, now: req.services.now())
+        let (row, created) = try await req.repositories.meditationSessions.save(
+            MeditationSessionModel(ownerID: user.id, clientID: body.id, sessionType: body.sessionType, startedAt: body.startedAt,
+                                   completedAt: body.completedAt, plannedDurationSeconds: body.plannedDurationSeconds,
+                                   actualDurationSeconds: body.actualDurationSeconds, completedFully: body.completedFully),
+            ownedBy: user)
+        let response = Response(status: created ? .created : .ok)
+        try response.content.encode(Self.record(row))
+        return response
+    }
+
+    /// The session that ended last, or `null` before the first.
+    func latest(req: Request) async throws -> Response {
+        let row = try await req.repositories.meditationSessions.latest(ownedBy: req.user)
+        let response = Response(status: .ok)
+        if let row {
+            try response.content.encode(Self.record(row))
+        } else {
+            response.headers.contentType = .json
+            response.body = .init(string: "null")
+        }
+        return response
+    }
+
+    /// Totals, streaks and this week's minutes; `?time_zone=Europe/Paris` says where the person's
+    /// days begin (UTC when absent).
+    func stats(req: Request) async throws -> MeditationStatsResponse {
+        let user = try req.user
+        let name = (try? req.query.get(String.self, at: "time_zone")) ?? "UTC"
+        guard let zone = TimeZone(identifier: name) else {
+            throw APIError(.badRequest, code: "invalid_time_zone", "time_zone: “\(name)” is not a time zone name like Europe/Paris.")
+        }
+        let entries = try await req.repositories.meditationSessions.durations(ownedBy: user)
+            .map { MeditationStats.Entry(completedAt: $0.completedAt, seconds: $0.seconds) }
+        let stats = MeditationStats.compute(entries, timeZone: zone, now: req.services.now())
+        return MeditationStatsResponse(totalSessions: stats.totalSessions, totalMinutes: stats.totalMinutes,
+                                       currentStreak: stats.currentStreak, longestStreak: stats.longestStreak,
+                                       minutesThisWeek: stats.minutesThisWeek, timeZone: name)
+    }
+
+    // MARK: - Helpers
+
+    private func validate(_ body: MeditationSessionRecord, now: Date) throws {
+        func invalid(_ field: String, _ message: String) -> APIError {
+            APIError(.badRequest, code: "invalid_field", "\(field): \(message)")
+        }
+        guard manifest.sessions.contains(where: { $0.id == body.sessionType }) else {
+            throw invalid("session_type", "there is no session “\(body.sessionType)”; known: \(manifest.sessions.map(\.id).joined(separator: ", ")).")
+        }
+        guard (1...Self.longestPlanned).contains(body.plannedDurationSeconds) else {
+            throw invalid("planned_duration_seconds", "must be 1 to \(Self.longestPlanned) seconds.")
+        }
+        guard (0...body.plannedDurationSeconds).contains(body.actualDurationSeconds) else {
+            throw invalid("actual_duration_seconds", "must be 0 to the planned \(body.plannedDurationSeconds) seconds.")
+        }
+        if body.completedFully && body.actualDurationSeconds != body.plannedDurationSeconds {
+            throw invalid("actual_duration_seconds", "a session completed fully lasts its planned \(body.plannedDurationSeconds) seconds.")
+        }
+        guard body.completedAt >= body.startedAt else {
+            throw invalid("completed_at", "is before started_at.")
+        }
+        guard Double(body.actualDurationSeconds) <= body.completedAt.timeIntervalSince(body.startedAt) + 2 else {
+            throw invalid("actual_duration_seconds", "is longer than the time from started_at to completed_at.")
+        }
+        guard body.completedAt <= now.addingTimeInterval(24 * 3600) else {
+            throw invalid("completed_at", "is in the future; check the device's clock.")
+        }
+    }
+
+    static func record(_ row: MeditationSessionModel) -> MeditationSessionRecord {
+        MeditationSessionRecord(id: row.clientID, sessionType: row.sessionType, startedAt: row.startedAt, completedAt: row.completedAt,
+                                plannedDurationSeconds: row.plannedDurationSeconds, actualDurationSeconds: row.actualDurationSeconds,
+                                completedFully: row.completedFully)
+    }
+}

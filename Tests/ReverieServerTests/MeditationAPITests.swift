@@ -1,0 +1,125 @@
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Testing
+import Vapor
+
+/// A finished session as the web app uploads it.
+func meditation(_ id: UUID = UUID(), ending end: String, minutes: Int = 5, actual: Int? = nil, fully: Bool? = nil) -> MeditationSessionRecord {
+    let completed = ISO8601DateFormatter().date(from: end)!
+    let seconds = actual ?? minutes * 60
+    return MeditationSessionRecord(id: id, sessionType: "basic-breathing", startedAt: completed.addingTimeInterval(-Double(seconds) - 30),
+                                   completedAt: completed, plannedDurationSeconds: minutes * 60, actualDurationSeconds: seconds,
+                                   completedFully: fully ?? (seconds == minutes * 60))
+}
+
+@Suite("Meditation sessions API")
+struct MeditationAPITests {
+    /// The test clock's now is 2027-01-15T08:00:00Z (1_800_000_000 s).
+    @Test("save, latest and stats; a retried upload is stored once", arguments: TestDatabase.all)
+    func history(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let empty = try await client.send(.GET, "/api/meditation-sessions/latest", auth: .cookie(ada))
+            #expect(empty.status == .ok && empty.text == "null")
+
+            let first = meditation(ending: "2027-01-13T07:00:00Z")
+            let saved = try await client.send(.POST, "/api/meditation-sessions", json: first, auth: .cookie(ada))
+            #expect(saved.status == .created, "\(saved.text)")
+            #expect(saved.text.contains("\"planned_duration_seconds\":300") && saved.text.contains("\"completed_fully\":true"))
+            #expect(try saved.decode(MeditationSessionRecord.self) == first)
+
+            // The same upload again (the network dropped the answer): 200, nothing added.
+            let retry = try await client.send(.POST, "/api/meditation-sessions", json: first, auth: .cookie(ada))
+            #expect(retry.status == .ok)
+
+            let partial = meditation(ending: "2027-01-14T07:00:00Z", minutes: 10, actual: 200)
+            #expect(try await client.send(.POST, "/api/meditation-sessions", json: partial, auth: .cookie(ada)).status == .created)
+            let today = meditation(ending: "2027-01-15T07:30:00Z", minutes: 20)
+            #expect(try await client.send(.POST, "/api/meditation-sessions", json: today, auth: .cookie(ada)).status == .created)
+            // The Friday before: last week, and not part of the current streak.
+            let lastWeek = meditation(ending: "2027-01-08T07:00:00Z")
+            #expect(try await client.send(.POST, "/api/meditation-sessions", json: lastWeek, auth: .cookie(ada)).status == .created)
+
+            let latest = try await client.send(.GET, "/api/meditation-sessions/latest", auth: .cookie(ada)).decode(MeditationSessionRecord.self)
+            #expect(latest == today)
+            let stats = try await client.send(.GET, "/api/meditation-sessions/stats?time_zone=UTC", auth: .cookie(ada))
+                .decode(MeditationStatsResponse.self)
+            #expect(stats == MeditationStatsResponse(totalSessions: 4, totalMinutes: 5 + 3 + 20 + 5, currentStreak: 3, longestStreak: 3,
+                                                      minutesThisWeek: 5 + 3 + 20, timeZone: "UTC"))
+        }
+    }
+
+    @Test("days are counted in the time zone the client sends")
+    func timeZones() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            // 23:50 and 00:20 in Los Angeles: two days there, one in UTC.
+            for end in ["2027-01-15T07:50:00Z", "2027-01-15T08:20:00Z"] {
+                let reply = try await client.send(.POST, "/api/meditation-sessions", json: meditation(ending: end), auth: .cookie(ada))
+                #expect(reply.status == .created, "\(reply.text)")
+            }
+            client.clock.advance(by: 3600)
+            let la = try await client.send(.GET, "/api/meditation-sessions/stats?time_zone=America/Los_Angeles", auth: .cookie(ada))
+                .decode(MeditationStatsResponse.self)
+            #expect(la.currentStreak == 2)
+            let utc = try await client.send(.GET, "/api/meditation-sessions/stats", auth: .cookie(ada)).decode(MeditationStatsResponse.self)
+            #expect(utc.currentStreak == 1 && utc.timeZone == "UTC")
+            let bad = try await client.send(.GET, "/api/meditation-sessions/stats?time_zone=Mars/Olympus", auth: .cookie(ada))
+            #expect(bad.status == .badRequest && bad.error?.code == "invalid_time_zone")
+        }
+    }
+
+    @Test("bad sessions are refused with the field named")
+    func validation() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            var negative = meditation(ending: "2027-01-15T07:00:00Z")
+            negative.actualDurationSeconds = -5
+            var absurd = meditation(ending: "2027-01-15T07:00:00Z")
+            absurd.plannedDurationSeconds = 90_000
+            var backwards = meditation(ending: "2027-01-15T07:00:00Z")
+            backwards.completedAt = backwards.startedAt.addingTimeInterval(-60)
+            var unknown = meditation(ending: "2027-01-15T07:00:00Z")
+            unknown.sessionType = "juggling"
+            var future = meditation(ending: "2027-03-01T07:00:00Z")
+            future.startedAt = future.completedAt.addingTimeInterval(-400)
+            let notFully = meditation(ending: "2027-01-15T07:00:00Z", actual: 100, fully: true)
+            let cases: [(MeditationSessionRecord, String)] = [
+                (negative, "actual_duration_seconds"), (absurd, "planned_duration_seconds"), (backwards, "completed_at"),
+                (unknown, "session_type"), (future, "completed_at"), (notFully, "actual_duration_seconds"),
+            ]
+            for (body, field) in cases {
+                let reply = try await client.send(.POST, "/api/meditation-sessions", json: body, auth: .cookie(ada))
+                #expect(reply.status == .badRequest, "\(field): \(reply.text)")
+                #expect(reply.error?.message.hasPrefix(field + ":") == true, "\(reply.text)")
+            }
+            let missing = try await client.send(.POST, "/api/meditation-sessions", raw: #"{"id":"\#(UUID())","session_type":"basic-breathing"}"#, auth: .cookie(ada))
+            #expect(missing.status == .badRequest && missing.text.contains("started_at"))
+            // Browsers send milliseconds.
+            let id = UUID()
+            let precise = #"{"id":"\#(id)","session_type":"basic-breathing","started_at":"2027-01-15T06:54:00.250Z","completed_at":"2027-01-15T07:00:00.125Z","planned_duration_seconds":300,"actual_duration_seconds":300,"completed_fully":true}"#
+            let reply = try await client.send(.POST, "/api/meditation-sessions", raw: precise, auth: .cookie(ada))
+            #expect(reply.status == .created, "\(reply.text)")
+            #expect(try await client.send(.GET, "/api/meditation-sessions/latest").status == .unauthorized)
+        }
+    }
+
+    @Test("each person has their own history, even when a client reuses an id", arguments: TestDatabase.all)
+    func isolation(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let shared = UUID()
+            #expect(try await client.send(.POST, "/api/meditation-sessions", json: meditation(shared, ending: "2027-01-15T07:00:00Z"), auth: .cookie(ada)).status == .created)
+            #expect(try await client.send(.GET, "/api/meditation-sessions/latest", auth: .cookie(grace)).text == "null")
+            let graces = try await client.send(.GET, "/api/meditation-sessions/stats", auth: .cookie(grace)).decode(MeditationStatsResponse.self)
+            #expect(graces.totalSessions == 0)
+            // The same id from another account is that account's own session.
+            let theirs = meditation(shared, ending: "2027-01-14T07:00:00Z", minutes: 10)
+            #expect(try await client.send(.POST, "/api/meditation-sessions", json: theirs, auth: .cookie(grace)).status == .created)
+            let adas = try await client.send(.GET, "/api/meditation-sessions/latest", auth: .cookie(ada)).decode(MeditationSessionRecord.self)
+            #expect(adas.plannedDurationSeconds == 300)
+        }
+    }
+}
