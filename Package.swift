@@ -22,7 +22,7 @@ let package = Package(
         // MARK: - Engines
         .target(name: "SpokenScript"),
         .target(name: "AudioRender"),
-        .target(name: "Breathing", resources: [.copy("Resources/meditation.json")]),
+        .target(name: "Breathing", resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 

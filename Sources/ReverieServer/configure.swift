@@ -86,7 +86,10 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
 
     try app.register(collection: HealthController(databaseKind: config.database.kind))
     try app.register(collection: SpeechController())
-    try app.register(collection: MeditationController(manifest: try MeditationManifest.bundled()))
+    let manifest = try MeditationManifest.bundled()
+    let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: app.speech,
+                                          cacheDirectory: (config.dataDirectory as NSString).appendingPathComponent("cache/meditation"))
+    try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())
     try app.register(collection: UserController())

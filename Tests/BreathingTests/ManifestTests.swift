@@ -70,3 +70,22 @@ struct ManifestTests {
         #expect(throws: ManifestError.self) { try MeditationManifest.decode(Data("not json".utf8)) }
     }
 }
+
+@Suite("Meditation narration")
+struct NarrationTests {
+    @Test("every narration cue in the manifest has words to speak, and the welcome and closing are 20–40 s of speech")
+    func coverage() throws {
+        let manifest = try MeditationManifest.bundled()
+        let narration = try MeditationNarration.bundled()
+        let spoken = manifest.audioFiles.filter { !$0.hasPrefix("shared/") }
+        #expect(Set(spoken) == Set(narration.keys))
+        for file in ["sessions/basic-breathing/intro-welcome", "sessions/basic-breathing/closing"] {
+            let text = try #require(narration[file])
+            // About 2.5 words a second for calm speech, plus the written pauses.
+            let words = text.replacing(/\([0-9.]+[sm]\)/, with: "").split(whereSeparator: \.isWhitespace).count
+            let pauses = text.matches(of: /\(([0-9.]+)s\)/).compactMap { Double($0.1) }.reduce(0, +)
+            let estimate = Double(words) / 2.5 + pauses
+            #expect((20...40).contains(estimate), "\(file): about \(estimate) s")
+        }
+    }
+}

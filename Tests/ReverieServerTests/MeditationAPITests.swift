@@ -1,5 +1,6 @@
 import Foundation
 import ReverieAPI
+import Speech
 @testable import ReverieServer
 import Testing
 import Vapor
@@ -120,6 +121,61 @@ struct MeditationAPITests {
             #expect(try await client.send(.POST, "/api/meditation-sessions", json: theirs, auth: .cookie(grace)).status == .created)
             let adas = try await client.send(.GET, "/api/meditation-sessions/latest", auth: .cookie(ada)).decode(MeditationSessionRecord.self)
             #expect(adas.plannedDurationSeconds == 300)
+        }
+    }
+}
+
+@Suite("Meditation plan and audio")
+struct MeditationPlanTests {
+    @Test("a plan has the phases, the cues with audio URLs and lengths, and the 4-2-6-2 keyframes; a seed makes it repeatable")
+    func plan() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let five = try await client.send(.GET, "/api/meditation/plan?session=basic-breathing&minutes=5&seed=42", auth: .cookie(ada))
+                .decode(MeditationPlan.self)
+            #expect(five.totalSeconds == 300 && five.name == "Basic Breathing" && five.seed == 42)
+            #expect(five.phases.map(\.title) == ["Introduction", "Breathing", "Closing"])
+            #expect(five.phases.map(\.startSeconds) == [0, 40, 260])
+            #expect(five.cues.map(\.audio.url) == ["/audio/meditation/sessions/basic-breathing/intro-welcome",
+                                                   "/audio/meditation/sessions/basic-breathing/closing"])
+            #expect(five.cues.allSatisfy { ($0.audio.durationMs ?? 0) > 1000 })
+            #expect(five.pattern.map(\.word) == ["Inhale", "Hold", "Exhale", "Rest"])
+            #expect(five.pattern.map(\.seconds) == [4, 2, 6, 2])
+            #expect(five.pattern.first.map { [$0.scaleFrom, $0.scaleTo, $0.opacityFrom, $0.opacityTo] } == [1, 1.8, 0.6, 1])
+            #expect(five.bell.url == "/audio/meditation/shared/bell" && (five.bell.durationMs ?? 0) > 3000)
+
+            let twenty = try await client.send(.GET, "/api/meditation/plan?minutes=20&seed=7", auth: .cookie(ada)).decode(MeditationPlan.self)
+            #expect(twenty.cues.count == 5)
+            let again = try await client.send(.GET, "/api/meditation/plan?minutes=20&seed=7", auth: .cookie(ada)).decode(MeditationPlan.self)
+            #expect(again == twenty)
+
+            let bad = try await client.send(.GET, "/api/meditation/plan?minutes=7", auth: .cookie(ada))
+            #expect(bad.status == .badRequest && bad.error?.message.contains("no 7-minute variant") == true)
+            #expect(try await client.send(.GET, "/api/meditation/plan?minutes=5").status == .unauthorized)
+        }
+    }
+
+    @Test("the seed's asset paths serve audio: narration spoken, the bell synthesized, a second of silence")
+    func files() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let manifest = try await client.send(.GET, "/audio/meditation/meditation.json")
+            #expect(manifest.status == .ok && manifest.text.contains("\"basic-breathing\""))
+            for path in ["sessions/basic-breathing/intro-welcome", "sessions/basic-breathing/closing", "shared/bell", "shared/silence-1s"] {
+                let reply = try await client.send(.GET, "/audio/meditation/\(path)")
+                #expect(reply.status == .ok, "\(path): \(reply.text.prefix(200))")
+                #expect(reply.headers.first(name: .contentType) == "audio/mp4")
+                #expect(reply.text.utf8.count > 1000)
+            }
+            let part = try await client.send(.GET, "/audio/meditation/shared/bell", headers: ["Range": "bytes=0-9"])
+            #expect(part.status == .partialContent)
+            let unknown = try await client.send(.GET, "/audio/meditation/sessions/basic-breathing/nope")
+            #expect(unknown.status == .notFound && unknown.error?.code == "not_found", "\(unknown.status) \(unknown.text)")
+        }
+        try await withTestApp(.sqlite) { client in
+            // No speech engine: the narration says why; the bell still rings.
+            let narration = try await client.send(.GET, "/audio/meditation/sessions/basic-breathing/closing")
+            #expect(narration.status == .serviceUnavailable && narration.error?.code == "speech_unavailable")
+            #expect(try await client.send(.GET, "/audio/meditation/shared/bell").status == .ok)
         }
     }
 }

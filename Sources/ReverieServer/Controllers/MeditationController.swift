@@ -1,15 +1,18 @@
 import Breathing
 import Foundation
 import ReverieAPI
+import Speech
 import Vapor
 
 extension MeditationSessionRecord: Content {}
 extension MeditationStatsResponse: Content {}
+extension MeditationPlan: Content {}
 
 /// The meditation history (the seed's routes): save a finished session, the latest one, and
 /// statistics with streaks.
 struct MeditationController: RouteCollection {
     let manifest: MeditationManifest
+    let audio: MeditationAudio
     /// Longest session anyone could plan (the manifest's longest is 20 minutes).
     static let longestPlanned = 4 * 3600
 
@@ -18,6 +21,70 @@ struct MeditationController: RouteCollection {
         sessions.post(use: create)
         sessions.get("latest", use: latest)
         sessions.get("stats", use: stats)
+
+        routes.get("api", "meditation", "plan", use: plan)
+        // The seed's asset paths: the manifest and every file it names.
+        let files = routes.grouped("audio", "meditation")
+        files.get("meditation.json", use: manifestFile)
+        files.get("sessions", ":session", ":cue") { req in
+            try await self.audioFile(req, name: "sessions/\(req.parameters.get("session") ?? "")/\(req.parameters.get("cue") ?? "")")
+        }
+        files.get("shared", ":name") { req in
+            try await self.audioFile(req, name: "shared/\(req.parameters.get("name") ?? "")")
+        }
+    }
+
+    /// A session's plan: `?session=basic-breathing&minutes=5[&seed=N]`. Narration is made on
+    /// first use (seconds with Piper), so the first plan of a server can take a moment.
+    func plan(req: Request) async throws -> MeditationPlan {
+        _ = try req.user
+        let session = (try? req.query.get(String.self, at: "session")) ?? "basic-breathing"
+        guard let minutes = try? req.query.get(Int.self, at: "minutes") else {
+            throw APIError(.badRequest, code: "invalid_field", "minutes: say how long the session lasts (5, 10 or 20).")
+        }
+        let variant: MeditationManifest.Variant
+        do {
+            variant = try manifest.variant(session: session, minutes: minutes)
+        } catch {
+            throw APIError(.badRequest, code: "invalid_field", "\(error.description)")
+        }
+        let seed = (try? req.query.get(Int.self, at: "seed")).map { abs($0) % Int(Int32.max) } ?? Int.random(in: 0..<Int(Int32.max))
+        let lengths = await audio.lengths()
+        var random = SeededGenerator(seed: UInt64(seed))
+        let cues = CueScheduler.schedule(variant, length: { lengths[$0] ?? 0 }, using: &random)
+        func described(_ file: String) -> MeditationPlan.Audio {
+            MeditationPlan.Audio(audioFile: file, url: "/audio/meditation/\(file)", durationMs: lengths[file].map { Int(($0 * 1000).rounded()) })
+        }
+        let definition = manifest.sessions.first { $0.id == session }
+        return MeditationPlan(
+            sessionType: session, name: definition?.name ?? session, durationMinutes: minutes, totalSeconds: variant.totalSeconds, seed: seed,
+            phases: zip(variant.phases, variant.phaseStarts).map { phase, start in
+                .init(type: phase.type.rawValue, title: phase.type.title, startSeconds: start, durationSeconds: phase.durationSeconds)
+            },
+            cues: cues.map { .init(atSeconds: $0.atSeconds, audio: described($0.audioFile)) },
+            pattern: BreathingPattern.calm.steps.map {
+                .init(kind: $0.kind.rawValue, word: $0.kind.word, seconds: $0.seconds, scaleFrom: $0.scaleFrom, scaleTo: $0.scaleTo,
+                      opacityFrom: $0.opacityFrom, opacityTo: $0.opacityTo)
+            },
+            bell: described(manifest.shared.bell), silence: described(manifest.shared.silence))
+    }
+
+    func manifestFile(req: Request) async throws -> Response {
+        let response = Response(status: .ok)
+        try response.content.encode(manifest, as: .json)
+        return response
+    }
+
+    /// One audio file of the manifest (AAC), made on first use; Range requests supported.
+    private func audioFile(_ req: Request, name: String) async throws -> Response {
+        do {
+            let file = try await audio.file(name)
+            return try await req.serveFile(path: file.url.path, type: file.contentType, name: nil)
+        } catch MeditationAudio.Problem.unknown {
+            throw APIError(.notFound, code: "not_found", "The meditation manifest names no audio file “\(name)”.")
+        } catch let error as SpeechError {
+            throw APIError(.serviceUnavailable, code: "speech_unavailable", "The narration cannot be spoken on this server: \(error.description)")
+        }
     }
 
     /// 201 with the stored session; 200 with the same when this id was stored before.

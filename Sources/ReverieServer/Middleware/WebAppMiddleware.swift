@@ -1,6 +1,6 @@
 import Vapor
 
-/// Serves the web app for everything outside `/api/`.
+/// Serves the web app for everything outside the server's own namespaces (`/api/`, `/audio/`).
 ///
 /// Routes answer first (`/openapi.yaml`); then files from the web directory (path traversal refused
 /// by Vapor's `FileMiddleware`); a path with no file extension that matches neither gets
@@ -17,7 +17,8 @@ struct WebAppMiddleware: AsyncMiddleware {
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let path = request.url.path
-        guard path != "/api", !path.hasPrefix("/api/"), [.GET, .HEAD].contains(request.method) else {
+        let serverOwned = Self.serverPrefixes.contains { path == $0 || path.hasPrefix($0 + "/") }
+        guard !serverOwned, [.GET, .HEAD].contains(request.method) else {
             return try await next.respond(to: request)
         }
         let response: Response
@@ -34,6 +35,9 @@ struct WebAppMiddleware: AsyncMiddleware {
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
         return response
     }
+
+    /// Paths the server answers itself, with JSON errors; never the web app.
+    static let serverPrefixes = ["/api", "/audio"]
 
     private struct NotFound: AsyncResponder {
         func respond(to request: Request) async throws -> Response { throw Abort(.notFound) }

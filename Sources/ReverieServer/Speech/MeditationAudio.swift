@@ -1,0 +1,85 @@
+import AudioRender
+import Breathing
+import Foundation
+import Speech
+
+/// The audio files the meditation manifest names, made on this machine: narration spoken through
+/// the speech engine (cached with every other render), the bell synthesized by `AudioRender`, and
+/// a second of silence for the keep-alive loop.
+actor MeditationAudio {
+    struct File: Sendable, Equatable {
+        var url: URL
+        var contentType: String
+        var durationMs: Int
+    }
+
+    enum Problem: Error, Equatable {
+        /// Not a file the manifest names.
+        case unknown(String)
+    }
+
+    let manifest: MeditationManifest
+    let narration: [String: String]
+    private let jobs: SpeechJobs
+    private let directory: URL
+    private let encoder = AudioEncoder()
+    private var made: [String: File] = [:]
+    private var making: [String: Task<File, any Error>] = [:]
+
+    static let bellFile = "bell-v1.m4a", silenceFile = "silence-1s-v1.m4a"
+
+    init(manifest: MeditationManifest, narration: [String: String], jobs: SpeechJobs, cacheDirectory: String) {
+        self.manifest = manifest
+        self.narration = narration
+        self.jobs = jobs
+        self.directory = URL(fileURLWithPath: cacheDirectory, isDirectory: true)
+    }
+
+    /// The file for a manifest name (`sessions/basic-breathing/intro-welcome`, `shared/bell`),
+    /// made on first use; concurrent requests share the work.
+    func file(_ name: String) async throws -> File {
+        if let file = made[name] { return file }
+        if let running = making[name] { return try await running.value }
+        let task = Task { try await self.make(name) }
+        making[name] = task
+        defer { making[name] = nil }
+        let file = try await task.value
+        made[name] = file
+        return file
+    }
+
+    /// How long each file plays, in seconds, for those that can be made now (for the schedule).
+    func lengths() async -> [String: Double] {
+        var lengths: [String: Double] = [:]
+        for name in manifest.audioFiles {
+            if let file = try? await file(name) { lengths[name] = Double(file.durationMs) / 1000 }
+        }
+        return lengths
+    }
+
+    private func make(_ name: String) async throws -> File {
+        if let script = narration[name] {
+            let entry = try await jobs.service.render(.init(script: script, voice: nil, rate: 0.95, format: .m4a))
+            return File(url: entry.audio, contentType: entry.format.contentType, durationMs: entry.durationMs)
+        }
+        let synthesized: (AudioBuffer, String)
+        switch name {
+        case manifest.shared.bell:
+            synthesized = (Bell.meditation.render(sampleRate: 44100), Self.bellFile)
+        case manifest.shared.silence:
+            synthesized = (.silence(seconds: 1, sampleRate: 44100), Self.silenceFile)
+        default:
+            throw Problem.unknown(name)
+        }
+        let (buffer, fileName) = synthesized
+        let url = directory.appendingPathComponent(fileName)
+        if !FileManager.default.fileExists(atPath: url.path) {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let scratch = directory.appendingPathComponent(".\(UUID().uuidString)-\(fileName)")
+            try await encoder.encode(buffer, as: .m4a, to: scratch)
+            try FileManager.default.moveItem(at: scratch, to: url)
+        }
+        return File(url: url, contentType: AudioEncoder.Format.m4a.contentType,
+                    durationMs: Int((buffer.duration * 1000).rounded()))
+    }
+}
