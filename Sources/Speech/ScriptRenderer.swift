@@ -21,7 +21,7 @@ public struct ScriptRenderer: Sendable {
     public var edgeFade: Double
     public var targetLoudness: Double
 
-    public init(engine: any SpeechEngine, parser: ScriptParser = ScriptParser(), edgeFade: Double = 0.005, targetLoudness: Double = -16) {
+    public init(engine: any SpeechEngine, parser: ScriptParser = ScriptParser(), edgeFade: Double = 0.008, targetLoudness: Double = -16) {
         self.engine = engine
         self.parser = parser
         self.edgeFade = edgeFade
@@ -80,20 +80,26 @@ public struct ScriptRenderer: Sendable {
                 let source = sources[next].gained(decibels: gain)
                 let words = spoken[next].words
                 next += 1
-                let range = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
+                // Half of each fade runs over the quiet just outside the cut, half over the voice;
+                // the timeline marks the voice itself (the quiet margins belong to the pauses).
+                let margin = AudioBuffer.sampleCount(edgeFade / 2, sampleRate)
+                let voice = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
+                let range = max(0, voice.lowerBound - margin)..<min(source.samples.count, voice.upperBound + margin)
                 let trimmed = AudioBuffer(sampleRate: sampleRate, samples: Array(source.samples[range]))
                     .fadingEdges(in: edgeFade, out: edgeFade)
                 let start = audio.samples.count
-                let offset = Double(range.lowerBound) / Double(sampleRate)
-                let length = trimmed.duration
                 audio.append(trimmed)
-                let startSeconds = Double(start) / Double(sampleRate)
+                let voiceStart = start + (voice.lowerBound - range.lowerBound)
+                let voiceEnd = voiceStart + voice.count
+                let offset = Double(voice.lowerBound) / Double(sampleRate)
+                let length = Double(voice.count) / Double(sampleRate)
+                let startSeconds = Double(voiceStart) / Double(sampleRate)
                 let timed = words.map { word -> RenderTimeline.Word in
                     let from = min(max(word.start - offset, 0), length), to = min(max(word.end - offset, from), length)
                     return .init(text: word.text, startMs: Int(((startSeconds + from) * 1000).rounded()), endMs: Int(((startSeconds + to) * 1000).rounded()))
                 }
-                phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(start),
-                                     endMs: milliseconds(audio.samples.count), words: timed))
+                phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(voiceStart),
+                                     endMs: milliseconds(voiceEnd), words: timed))
             }
         }
 

@@ -49,8 +49,9 @@ struct RealEngineTests {
         let rendered = try await Self.renders[kind]!.value
         let samples = rendered.audio.samples
         let edge = AudioBuffer.sampleCount(0.002, rendered.audio.sampleRate)
-        for phrase in rendered.timeline.phrases {
-            for boundary in [phrase.startMs, phrase.endMs] {
+        // Phrases are spliced to digital silence where each pause begins and ends.
+        for pause in rendered.timeline.pauses {
+            for boundary in [pause.startMs, pause.endMs] {
                 let center = AudioBuffer.sampleCount(Double(boundary) / 1000, rendered.audio.sampleRate)
                 let range = max(1, center - edge)..<min(samples.count, center + edge)
                 let jump = range.map { abs(samples[$0] - samples[$0 - 1]) }.max() ?? 0

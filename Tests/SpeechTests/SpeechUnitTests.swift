@@ -45,9 +45,10 @@ struct ScriptRendererTests {
         #expect(timeline.phrases.map(\.text) == ["one two", "three", "four"])
         #expect(timeline.pauses.map(\.seconds) == [0.3, 2])
         #expect(timeline.pauses.map { $0.endMs - $0.startMs } == [300, 2000])
-        // Tones of 0.5, 0.25 and 0.25 s with their engine silence removed.
+        // Tones of 0.5, 0.25 and 0.25 s with their engine silence removed, but for the quiet
+        // half-fade (4 ms) kept at each edge.
         #expect(timeline.phrases.map { $0.endMs - $0.startMs } == [500, 250, 250])
-        #expect(abs(rendered.audio.duration - 3.3) < 0.002)
+        #expect(abs(rendered.audio.duration - (3.3 + 6 * 0.004)) < 0.002)
         let gaps = silences(in: rendered.audio)
         #expect(gaps.count == 2)
         #expect(abs(gaps[0].length - 0.3) < 0.01 && abs(gaps[1].length - 2) < 0.01)
@@ -58,7 +59,8 @@ struct ScriptRendererTests {
         final class Counter: @unchecked Sendable { var calls: [(Int, Int)] = [] }
         let counter = Counter()
         let rendered = try await ScriptRenderer(engine: ToneEngine()).render("(1s) Welcome. (0.5s) Again.") { counter.calls.append(($0, $1)) }
-        #expect(rendered.timeline.phrases.first?.startMs == 1000)
+        #expect(rendered.timeline.pauses.first?.endMs == 1000)
+        #expect((1000...1010).contains(rendered.timeline.phrases.first?.startMs ?? 0))
         #expect(counter.calls.map(\.0) == [0, 1, 2])
         #expect(counter.calls.allSatisfy { $0.1 == 2 })
     }
