@@ -8,6 +8,10 @@ import * as setupScreen from "./screens/setup.js";
 import * as loginScreen from "./screens/login.js";
 import * as areaScreen from "./screens/area.js";
 import * as settingsScreen from "./screens/settings.js";
+import * as meditateScreen from "./screens/meditate.js";
+
+/** Areas that are built have their own screen; the rest show what is coming. */
+const AREA_SCREENS = { meditate: meditateScreen };
 
 applyTheme(rememberedTheme());
 
@@ -78,12 +82,16 @@ async function route() {
   if (settingsPath) return show(settingsScreen, SETTINGS.name, SETTINGS.path);
   if (area) {
     localStorage.setItem("lastArea", area.path);
-    return show(areaScreen, area.name, area.path, area);
+    return show(AREA_SCREENS[area.id] || areaScreen, area.name, area.path, area);
   }
   return show(areaScreen, "Not found", null, null);
 }
 
+let shown = null;
+
 async function show(module, name, path, detail) {
+  if (shown && shown.leave) shown.leave();
+  shown = module;
   const signed = Boolean(session.user) && !setupNeeded;
   shell.dataset.signedIn = String(signed);
   tabs.hidden = !signed;

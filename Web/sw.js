@@ -1,7 +1,7 @@
 // Reverie's service worker: keeps the app shell so Reverie opens without a network.
 // Network first (so an update shows at once), the cached copy when offline. The API is never cached.
 
-const CACHE = "reverie-shell-v2";
+const CACHE = "reverie-shell-v4";
 const SHELL = [
   "/",
   "/index.html",
@@ -16,6 +16,10 @@ const SHELL = [
   "/screens/area.js",
   "/screens/settings.js",
   "/screens/voice-panel.js",
+  "/screens/meditate.js",
+  "/meditation/run.js",
+  "/meditation/player.js",
+  "/meditation/uploads.js",
   "/manifest.webmanifest",
   "/icons/icon.svg",
   "/icons/icon-192.png",
@@ -37,7 +41,9 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== "GET" || url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+  // The API and audio (Range requests, large files) go straight to the network.
+  const serverOwned = url.pathname.startsWith("/api/") || url.pathname.startsWith("/audio/");
+  if (request.method !== "GET" || url.origin !== location.origin || serverOwned) return;
 
   event.respondWith((async () => {
     try {

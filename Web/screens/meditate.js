@@ -1,0 +1,398 @@
+// Meditate: choose a length, breathe with the circle and the narration, see your history.
+
+import { api } from "../api.js";
+import { announce, confirmDialog, escapeHTML } from "../dom.js";
+import * as machine from "../meditation/run.js";
+import { MeditationPlayer } from "../meditation/player.js";
+import { enqueue, flush, pendingCount } from "../meditation/uploads.js";
+
+export const id = "meditate";
+
+const CONFIG_KEY = "meditation-config";
+const LENGTHS = [5, 10, 20];
+const SILENCE_URL = "/audio/meditation/shared/silence-1s";
+
+let current = null;
+
+export async function render(container) {
+  leave();
+  current = new MeditateScreen(container);
+  await current.open();
+}
+
+/** Called when another screen opens: a running session pauses (and is offered back on return). */
+export function leave() {
+  if (current) current.leave();
+  current = null;
+}
+
+function timeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
+function clock(seconds) {
+  const whole = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+function daysAgo(iso) {
+  const then = new Date(iso);
+  const days = Math.round((new Date(new Date().toDateString()) - new Date(then.toDateString())) / 86400000);
+  if (days <= 0) return "today";
+  if (days === 1) return "yesterday";
+  return `${days} days ago`;
+}
+
+function loadConfig() {
+  try {
+    const config = JSON.parse(localStorage.getItem(CONFIG_KEY) || "null");
+    if (config && LENGTHS.includes(config.duration)) return config;
+  } catch {
+    // Fall through to the default.
+  }
+  return { duration: 5 };
+}
+
+class MeditateScreen {
+  constructor(container) {
+    this.container = container;
+    this.run = null;
+    this.player = null;
+    this.timer = null;
+    this.reducedMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
+    this.onVisible = () => { if (document.visibilityState === "visible") this.update(); };
+  }
+
+  async open() {
+    flush();
+    const saved = machine.recover(Date.now());
+    if (saved) this.showRecovery(saved);
+    else this.showSetup();
+  }
+
+  leave() {
+    if (this.run && this.run.status === "active") {
+      machine.pause(this.run, Date.now());
+      machine.save(this.run);
+    }
+    this.stopLoop();
+    if (this.player) this.player.stop();
+  }
+
+  // MARK: - Setup
+
+  showSetup() {
+    const config = loadConfig();
+    this.container.innerHTML = `
+      <section class="meditate" aria-labelledby="meditate-heading">
+        <h1 id="meditate-heading" class="page-title">Meditate</h1>
+        <div class="card meditate-setup">
+          <h2 id="length-heading">Basic Breathing</h2>
+          <p class="hint">Breathe in for four, hold for two, out for six, rest for two, with a voice to begin and end.</p>
+          <div class="length-grid" role="radiogroup" aria-labelledby="length-heading">
+            ${LENGTHS.map((minutes) => `
+              <label class="length-option">
+                <input type="radio" name="length" value="${minutes}" ${minutes === config.duration ? "checked" : ""}>
+                <span class="length-number">${minutes}</span><span class="length-unit">minutes</span>
+              </label>`).join("")}
+          </div>
+          <p class="form-error" role="alert" hidden></p>
+          <button class="button primary wide" type="button" data-action="start">Start</button>
+        </div>
+        <div class="card meditate-history" aria-live="polite" data-history><p class="hint">Loading your history…</p></div>
+      </section>`;
+    for (const input of this.container.querySelectorAll('input[name="length"]')) {
+      input.addEventListener("change", () => localStorage.setItem(CONFIG_KEY, JSON.stringify({ duration: Number(input.value) })));
+    }
+    this.container.querySelector('[data-action="start"]').addEventListener("click", () => this.start());
+    this.loadHistory(this.container.querySelector("[data-history]"));
+  }
+
+  async loadHistory(box) {
+    try {
+      const [latest, stats] = await Promise.all([
+        api("/api/meditation-sessions/latest"),
+        api(`/api/meditation-sessions/stats?time_zone=${encodeURIComponent(timeZone())}`),
+      ]);
+      const waiting = pendingCount();
+      box.innerHTML = `
+        <p class="last-meditated">${latest ? `Last meditated: <strong>${daysAgo(latest.completed_at)}</strong>` : "No sessions yet. Your first one starts here."}</p>
+        <dl class="stat-grid">
+          <div><dt>Streak</dt><dd data-stat="streak">${stats.currentStreak} ${stats.currentStreak === 1 ? "day" : "days"}</dd></div>
+          <div><dt>This week</dt><dd>${stats.minutesThisWeek} min</dd></div>
+          <div><dt>Longest streak</dt><dd>${stats.longestStreak} ${stats.longestStreak === 1 ? "day" : "days"}</dd></div>
+          <div><dt>All sessions</dt><dd>${stats.totalSessions} · ${stats.totalMinutes} min</dd></div>
+        </dl>
+        ${waiting ? `<p class="hint">${waiting} finished ${waiting === 1 ? "session waits" : "sessions wait"} to be saved; they go up when you are online.</p>` : ""}`;
+    } catch (problem) {
+      box.innerHTML = `<p class="hint"></p>`;
+      box.querySelector("p").textContent = `Your history is not available right now: ${problem.message}`;
+    }
+  }
+
+  async start() {
+    const minutes = Number(this.container.querySelector('input[name="length"]:checked').value);
+    localStorage.setItem(CONFIG_KEY, JSON.stringify({ duration: minutes }));
+    const button = this.container.querySelector('[data-action="start"]');
+    const error = this.container.querySelector(".form-error");
+    this.player = this.makePlayer();
+    this.player.unlock(SILENCE_URL);  // inside the tap: browsers allow sound only after one
+    button.disabled = true;
+    button.textContent = "Preparing…";
+    error.hidden = true;
+    let plan;
+    try {
+      plan = await api(`/api/meditation/plan?session=basic-breathing&minutes=${minutes}`);
+      localStorage.setItem(`meditation-plan-${minutes}`, JSON.stringify(plan));
+    } catch (problem) {
+      // Offline: the last plan for this length still works (the audio may already be cached).
+      plan = JSON.parse(localStorage.getItem(`meditation-plan-${minutes}`) || "null");
+      if (!plan) {
+        error.textContent = `The session could not be prepared: ${problem.message}`;
+        error.hidden = false;
+        button.disabled = false;
+        button.textContent = "Start";
+        return;
+      }
+    }
+    this.run = machine.createRun(plan);
+    await this.player.begin(plan);
+    const events = machine.start(this.run, Date.now());
+    machine.save(this.run);
+    this.showActive();
+    this.handle(events);
+  }
+
+  makePlayer() {
+    return new MeditationPlayer({
+      onError: (cue) => this.showAudioError(cue),
+      onPlayPause: (action) => (action === "play" ? this.resume() : this.pause()),
+    });
+  }
+
+  // MARK: - Recovery
+
+  showRecovery(saved) {
+    const done = machine.elapsed(saved, Date.now());
+    this.container.innerHTML = `
+      <section class="meditate" aria-labelledby="resume-heading">
+        <h1 class="page-title">Meditate</h1>
+        <div class="card meditate-resume">
+          <h2 id="resume-heading">Resume your session?</h2>
+          <p>You were ${clock(done)} into a ${saved.durationMinutes}-minute session${saved.status === "paused" ? " (paused)" : ""}.</p>
+          <div class="row">
+            <button class="button primary" type="button" data-action="resume">Resume</button>
+            <button class="button" type="button" data-action="discard">Start over</button>
+          </div>
+        </div>
+      </section>`;
+    this.container.querySelector('[data-action="resume"]').addEventListener("click", async () => {
+      this.run = saved;
+      this.player = this.makePlayer();
+      this.player.unlock(SILENCE_URL);
+      await this.player.begin(saved.plan);
+      const now = Date.now();
+      if (saved.status === "paused" && !machine.resume(saved, now)) {
+        this.showActive();
+        this.update();  // the pause ran out: the session ends here
+        return;
+      }
+      machine.save(saved);
+      this.showActive();
+      const phase = saved.plan.phases[saved.currentPhaseIndex];
+      this.player.showOnLockScreen(phase.title, machine.elapsed(saved, now));
+      this.update();
+    });
+    this.container.querySelector('[data-action="discard"]').addEventListener("click", () => {
+      machine.clearSaved();
+      this.showSetup();
+    });
+  }
+
+  // MARK: - Active
+
+  showActive() {
+    const plan = this.run.plan;
+    this.container.innerHTML = `
+      <section class="meditate meditate-active" aria-labelledby="active-heading">
+        <h1 id="active-heading" class="visually-hidden">${escapeHTML(plan.name)}</h1>
+        <p class="phase-title" data-phase aria-live="polite"></p>
+        <div class="breath ${this.reducedMotion ? "reduced" : ""}" aria-hidden="${this.reducedMotion ? "false" : "true"}">
+          <div class="breath-circle" data-circle></div>
+          <p class="breath-word" data-word aria-live="polite"></p>
+        </div>
+        <p class="remaining"><span class="visually-hidden">Time left </span><span data-remaining></span></p>
+        <div class="session-progress"><div data-progress></div></div>
+        <div class="row centered">
+          <button class="button" type="button" data-action="toggle">Pause</button>
+          <button class="button danger" type="button" data-action="end">End</button>
+        </div>
+        <div class="audio-error" role="alertdialog" aria-labelledby="audio-error-text" hidden>
+          <p id="audio-error-text">The narration could not be played. The session goes on.</p>
+          <div class="row">
+            <button class="button primary" type="button" data-action="retry">Retry</button>
+            <button class="button" type="button" data-action="skip">Skip</button>
+          </div>
+        </div>
+      </section>`;
+    this.container.querySelector('[data-action="toggle"]').addEventListener("click", () => {
+      if (this.run.status === "paused") this.resume();
+      else this.pause();
+    });
+    this.container.querySelector('[data-action="end"]').addEventListener("click", () => this.confirmEnd());
+    const overlay = this.container.querySelector(".audio-error");
+    overlay.querySelector('[data-action="retry"]').addEventListener("click", () => { overlay.hidden = true; this.player.retry(); });
+    overlay.querySelector('[data-action="skip"]').addEventListener("click", () => { overlay.hidden = true; this.player.skip(); });
+    this.lastPhase = null;
+    this.lastWord = null;
+    this.startLoop();
+    this.update();
+  }
+
+  startLoop() {
+    this.stopLoop();
+    this.timer = setInterval(() => this.update(), 250);
+    document.addEventListener("visibilitychange", this.onVisible);
+  }
+
+  stopLoop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    document.removeEventListener("visibilitychange", this.onVisible);
+  }
+
+  update() {
+    if (!this.run) return;
+    const now = Date.now();
+    const events = machine.tick(this.run, now);
+    if (events.length) machine.save(this.run);
+    this.draw(now);
+    this.handle(events);
+  }
+
+  draw(now) {
+    const run = this.run;
+    const plan = run.plan;
+    const root = this.container;
+    const seconds = machine.elapsed(run, now);
+    const phase = plan.phases[machine.phaseIndex(plan, seconds)];
+    const remaining = root.querySelector("[data-remaining]");
+    if (!remaining) return;
+    remaining.textContent = clock(plan.totalSeconds - seconds);
+    root.querySelector("[data-progress]").style.width = `${(100 * seconds) / plan.totalSeconds}%`;
+    const title = run.status === "paused" ? "Paused" : phase.title;
+    if (title !== this.lastPhase) {
+      root.querySelector("[data-phase]").textContent = title;
+      this.lastPhase = title;
+    }
+    const breathing = phase.type === "breathing";
+    const state = breathing ? machine.breath(plan.pattern, seconds - phase.startSeconds) : { word: phase.type === "intro" ? "Settle in" : "Rest", scale: 1, opacity: 0.6 };
+    const circle = root.querySelector("[data-circle]");
+    if (!this.reducedMotion) {
+      circle.style.transform = `scale(${state.scale.toFixed(4)})`;
+      circle.style.opacity = state.opacity.toFixed(3);
+    }
+    if (state.word !== this.lastWord) {
+      root.querySelector("[data-word]").textContent = state.word;
+      this.lastWord = state.word;
+    }
+    root.querySelector('[data-action="toggle"]').textContent = run.status === "paused" ? "Resume" : "Pause";
+    if (this.player && Math.floor(seconds) !== this.lastPosition) {
+      this.lastPosition = Math.floor(seconds);
+      this.player.showOnLockScreen(phase.title, seconds);
+    }
+  }
+
+  handle(events) {
+    for (const event of events) {
+      switch (event.type) {
+        case "phase":
+          announce(event.title);
+          break;
+        case "cue":
+          this.player.cue(event.cue);
+          break;
+        case "bell":
+          this.player.ringBell();
+          break;
+        case "complete":
+          this.finish(event.record);
+          return;
+        case "ended":
+          this.finish(event.record, { timedOut: event.timedOut });
+          return;
+        default:
+          break;
+      }
+    }
+  }
+
+  pause() {
+    if (!this.run || !machine.pause(this.run, Date.now())) return;
+    machine.save(this.run);
+    this.player.pause();
+    this.draw(Date.now());
+    announce("Paused");
+  }
+
+  async resume() {
+    if (!this.run) return;
+    if (!machine.resume(this.run, Date.now())) {
+      this.update();  // the pause ran out
+      return;
+    }
+    machine.save(this.run);
+    await this.player.resume();
+    this.update();
+    announce("Resumed");
+  }
+
+  async confirmEnd() {
+    const end = await confirmDialog({
+      title: "End session?",
+      message: "The time so far is saved as a shorter session.",
+      confirm: "End Session",
+      danger: true,
+    });
+    if (!end || !this.run) return;
+    const record = machine.endEarly(this.run, Date.now());
+    if (record) this.finish(record);
+  }
+
+  showAudioError() {
+    const overlay = this.container.querySelector(".audio-error");
+    if (overlay) overlay.hidden = false;
+  }
+
+  // MARK: - Complete
+
+  async finish(record, { timedOut = false } = {}) {
+    this.stopLoop();
+    if (this.player) this.player.stop();
+    machine.clearSaved();
+    this.run = null;
+    enqueue(record);
+    const full = record.completed_fully;
+    this.container.innerHTML = `
+      <section class="meditate meditate-complete" aria-labelledby="complete-heading">
+        <h1 class="page-title">Meditate</h1>
+        <div class="card">
+          <h2 id="complete-heading">${full ? "Session complete" : "Session ended"}</h2>
+          <p class="complete-time">${full ? `${clock(record.actual_duration_seconds)} of calm breathing.`
+            : `You breathed for ${clock(record.actual_duration_seconds)} of ${clock(record.planned_duration_seconds)}.`}</p>
+          ${timedOut ? `<p class="hint">The session was paused for 30 minutes, so it ended there.</p>` : ""}
+          <div data-history aria-live="polite"><p class="hint">Saving…</p></div>
+          <button class="button primary wide" type="button" data-action="done">Done</button>
+        </div>
+      </section>`;
+    announce(full ? "Session complete" : "Session ended");
+    this.container.querySelector('[data-action="done"]').addEventListener("click", () => this.showSetup());
+    await flush();
+    const box = this.container.querySelector("[data-history]");
+    if (box) this.loadHistory(box);
+  }
+}

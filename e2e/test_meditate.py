@@ -1,0 +1,191 @@
+"""Meditate: a breathing session with narration on a phone, in virtual time (Playwright's clock)."""
+
+import re
+from datetime import datetime, timedelta
+
+from playwright.sync_api import expect
+
+from conftest import screenshot
+
+OWNER, PASSWORD = "ada", "correct horse battery"
+
+
+def open_meditate(server, page):
+    """Installs the virtual clock, signs in (setting up the owner on a fresh server) and opens Meditate."""
+    # Ten minutes ago: sessions end before the server's real "now", on the same day as the page.
+    page.clock.install(time=datetime.now() - timedelta(minutes=10))
+    page.goto(server.url)
+    setup = page.get_by_role("heading", name="Welcome to Reverie")
+    login = page.get_by_role("heading", name="Sign in")
+    expect(setup.or_(login)).to_be_visible()
+    if setup.is_visible():
+        page.get_by_label("Username").fill(OWNER)
+        page.get_by_label("Password", exact=True).fill(PASSWORD)
+        page.get_by_label("Repeat password").fill(PASSWORD)
+        page.get_by_role("button", name="Create owner account").click()
+    else:
+        page.get_by_label("Username").fill(OWNER)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("link", name="Meditate", exact=True)).to_be_visible()
+    page.get_by_role("link", name="Meditate", exact=True).click()
+
+
+def start_session(page, minutes=5):
+    page.get_by_text(f"{minutes}minutes").click()
+    page.get_by_role("button", name="Start").click()
+    # The first plan on a new server speaks the narration with Piper: give it time.
+    expect(page.locator("[data-phase]")).to_have_text("Introduction", timeout=120_000)
+
+
+def remaining_seconds(page):
+    minutes, seconds = page.locator("[data-remaining]").inner_text().split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def stats(page):
+    return page.evaluate("fetch('/api/meditation-sessions/stats').then(r => r.json())")
+
+
+def test_full_session(server, page):
+    cues = []
+    page.on("request", lambda request: cues.append(request.url.split("/audio/meditation/")[1])
+            if "/audio/meditation/" in request.url and "silence" not in request.url else None)
+    open_meditate(server, page)
+    expect(page.get_by_text("No sessions yet")).to_be_visible()
+    expect(page.get_by_role("radio", name="5 minutes")).to_be_checked()
+    screenshot(page, "meditate-setup")
+
+    start_session(page)
+    assert cues[:1] == ["sessions/basic-breathing/intro-welcome"], cues
+    assert remaining_seconds(page) in (299, 300)
+
+    # Into the breathing phase: the circle follows 4-2-6-2.
+    page.clock.run_for(40_000)
+    expect(page.locator("[data-phase]")).to_have_text("Breathing")
+    page.clock.run_for(2_000)  # halfway through the first inhale
+    expect(page.locator("[data-word]")).to_have_text("Inhale")
+    scale = page.evaluate("parseFloat(document.querySelector('[data-circle]').style.transform.slice(6))")
+    assert 1.3 < scale < 1.5, scale
+    page.clock.run_for(2_500)
+    expect(page.locator("[data-word]")).to_have_text("Hold")
+    page.clock.run_for(2_000)
+    expect(page.locator("[data-word]")).to_have_text("Exhale")
+    screenshot(page, "meditate-active")
+    # The lock screen shows the session and the phase, with the position.
+    lock = page.evaluate("({title: navigator.mediaSession.metadata.title, artist: navigator.mediaSession.metadata.artist,"
+                         " state: navigator.mediaSession.playbackState})")
+    assert lock == {"title": "Basic Breathing", "artist": "Breathing", "state": "playing"}, lock
+
+    # End asks first; Cancel keeps the session running.
+    page.get_by_role("button", name="End").click()
+    expect(page.get_by_role("heading", name="End session?")).to_be_visible()
+    page.get_by_role("button", name="Cancel").click()
+    before = remaining_seconds(page)
+    page.clock.run_for(3_000)
+    assert remaining_seconds(page) <= before - 2
+
+    # Pause stops the clock; Resume goes on from there.
+    page.get_by_role("button", name="Pause").click()
+    expect(page.locator("[data-phase]")).to_have_text("Paused")
+    paused = remaining_seconds(page)
+    page.clock.run_for(60_000)
+    assert remaining_seconds(page) == paused
+    page.get_by_role("button", name="Resume").click()
+
+    # To the end: the closing, then the bell, once.
+    page.clock.run_for((paused + 2) * 1000)
+    expect(page.get_by_role("heading", name="Session complete")).to_be_visible()
+    expect(page.get_by_text("5:00 of calm breathing.")).to_be_visible()
+    assert cues == ["sessions/basic-breathing/intro-welcome", "sessions/basic-breathing/closing", "shared/bell"], cues
+    expect(page.get_by_text("All sessions")).to_be_visible()
+    screenshot(page, "meditate-complete")
+    assert stats(page)["totalSessions"] == 1
+
+    page.get_by_role("button", name="Done").click()
+    expect(page.get_by_text("Last meditated: today")).to_be_visible()
+    expect(page.locator('[data-stat="streak"]')).to_have_text("1 day")
+
+
+def test_reload_resumes_where_it_was(server, page):
+    open_meditate(server, page)
+    page.get_by_text("10minutes").click()  # remembered for next time
+    start_session(page, minutes=10)
+    page.clock.run_for(60_000)
+    page.reload()
+    page.get_by_role("link", name="Meditate", exact=True).wait_for()
+    expect(page.get_by_role("heading", name="Resume your session?")).to_be_visible()
+    expect(page.get_by_text("into a 10-minute session")).to_be_visible()
+    page.get_by_role("button", name="Resume").click()
+    # Time kept going by the clock while the page reloaded: about nine minutes left.
+    left = remaining_seconds(page)
+    assert 530 <= left <= 541, left
+    page.clock.run_for(5_000)
+    assert remaining_seconds(page) <= left - 4
+    # Ending early keeps a shorter session.
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"You breathed for 1:0\d of 10:00"))).to_be_visible()
+    page.get_by_role("button", name="Done").click()
+    expect(page.get_by_role("radio", name="10 minutes")).to_be_checked()
+
+
+def test_offline_completion_is_uploaded_once(server, page):
+    open_meditate(server, page)
+    expect(page.get_by_text("All sessions")).to_be_visible()
+    before = stats(page)["totalSessions"]
+    page.get_by_text("5minutes").click()
+    start_session(page)
+    page.clock.run_for(30_000)
+    page.context.set_offline(True)
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+    expect(page.get_by_text("not available right now")).to_be_visible()
+    queued = page.evaluate("JSON.parse(localStorage.getItem('meditation-upload-queue'))")
+    assert len(queued) == 1 and queued[0]["actual_duration_seconds"] == 30, queued
+
+    with page.expect_response(lambda r: r.url.endswith("/api/meditation-sessions") and r.request.method == "POST"):
+        page.context.set_offline(False)
+    page.wait_for_function("JSON.parse(localStorage.getItem('meditation-upload-queue')).length === 0")
+    assert stats(page)["totalSessions"] == before + 1
+    # Opening Meditate again tries the queue again: nothing is counted twice.
+    page.reload()
+    page.get_by_role("link", name="Meditate", exact=True).wait_for()
+    expect(page.get_by_text("All sessions")).to_be_visible()
+    assert stats(page)["totalSessions"] == before + 1
+    page.problems.clear()  # requests that failed while offline are expected console noise
+
+
+def test_reduced_motion_shows_a_still_indicator(server, page):
+    page.emulate_media(reduced_motion="reduce")
+    open_meditate(server, page)
+    start_session(page)
+    page.clock.run_for(42_000)
+    expect(page.locator(".breath.reduced")).to_be_visible()
+    expect(page.locator("[data-word]")).to_have_text("Inhale")
+    assert page.evaluate("document.querySelector('[data-circle]').style.transform") == ""
+    screenshot(page, "meditate-reduced-motion")
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+
+
+def test_narration_that_fails_offers_retry_and_skip(server, page):
+    open_meditate(server, page)
+    page.route("**/audio/meditation/sessions/**", lambda route: route.abort())
+    start_session(page)
+    overlay = page.get_by_role("alertdialog")
+    expect(overlay).to_contain_text("could not be played")
+    page.get_by_role("button", name="Retry").click()
+    expect(overlay).to_be_visible()  # still failing
+    page.get_by_role("button", name="Skip").click()
+    expect(overlay).to_be_hidden()
+    # The session went on underneath.
+    page.clock.run_for(45_000)
+    expect(page.locator("[data-phase]")).to_have_text("Breathing")
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+    page.problems.clear()  # the aborted requests are the point of this test
