@@ -189,3 +189,21 @@ def test_narration_that_fails_offers_retry_and_skip(server, page):
     page.get_by_role("button", name="End Session").click()
     expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
     page.problems.clear()  # the aborted requests are the point of this test
+
+
+def test_stale_session_is_discarded(server, page):
+    open_meditate(server, page)
+    expect(page.get_by_role("button", name="Start")).to_be_visible()
+    # A session saved two hours ago (the tab was closed mid-session and forgotten).
+    page.evaluate("""() => {
+        const twoHoursAgo = Date.now() - 2 * 3600 * 1000;
+        localStorage.setItem('meditation-session-state', JSON.stringify({
+            status: 'active', sessionType: 'basic-breathing', durationMinutes: 5, sessionStartedAt: twoHoursAgo,
+            pausedAt: null, pausedElapsed: 0, scheduledCues: [], currentPhaseIndex: 0, savedAt: twoHoursAgo,
+            plan: {totalSeconds: 300, phases: [], cues: [], pattern: []}}));
+    }""")
+    page.reload()
+    page.get_by_role("link", name="Meditate", exact=True).wait_for()
+    expect(page.get_by_role("button", name="Start")).to_be_visible()
+    expect(page.get_by_role("heading", name="Resume your session?")).to_be_hidden()
+    assert page.evaluate("localStorage.getItem('meditation-session-state')") is None

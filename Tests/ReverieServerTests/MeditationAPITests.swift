@@ -155,6 +155,21 @@ struct MeditationPlanTests {
         }
     }
 
+    @Test("with Piper, the welcome and the closing are 20 to 40 seconds of speech")
+    func realNarration() async throws {
+        let engines = await SpeechEngines.installed()
+        try await withTestApp(.sqlite, speech: engines) { client in
+            let ada = try await client.setUpOwner()
+            let plan = try await client.send(.GET, "/api/meditation/plan?minutes=5", auth: .cookie(ada)).decode(MeditationPlan.self)
+            #expect(plan.cues.count == 2)
+            for cue in plan.cues {
+                let seconds = Double(cue.audio.durationMs ?? 0) / 1000
+                #expect((20...40).contains(seconds), "\(cue.audio.audioFile): \(seconds) s")
+            }
+        }
+        await engines.shutdown()
+    }
+
     @Test("the seed's asset paths serve audio: narration spoken, the bell synthesized, a second of silence")
     func files() async throws {
         try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
