@@ -22,6 +22,7 @@ let package = Package(
         // MARK: - Engines
         .target(name: "SpokenScript"),
         .target(name: "AudioRender"),
+        .target(name: "Rhymes"),
         .target(name: "Breathing", resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
@@ -64,6 +65,7 @@ let package = Package(
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
+        .testTarget(name: "RhymesTests", dependencies: ["Rhymes"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(

@@ -1,0 +1,244 @@
+import Foundation
+
+/// How two words rhyme.
+public enum RhymeType: String, Codable, Sendable {
+    /// Identical rhyming parts (the `pronouncing` library's definition).
+    case perfect
+    /// Slant rhyme: similarity at or above `RhymeEngine.nearThreshold`.
+    case near
+}
+
+/// Rhymes from the CMU Pronouncing Dictionary: lookup with forgiving normalization, perfect
+/// rhymes, and near (slant) rhymes by a documented similarity.
+public final class RhymeEngine: Sendable {
+    public let dictionary: PronouncingDictionary
+    /// Rhyming part (phone codes) → words having it, for perfect rhymes.
+    let byRhyme: [[UInt8]: [String]]
+    /// Last vowel (base symbol) → every word's pronunciations ending on it, for near rhymes.
+    let byLastVowel: [Int: [(word: String, pronunciation: Pronunciation)]]
+    /// Word → rank (0 is the most common); words without a rank sort after ranked ones.
+    public let frequencyRanks: [String: Int]
+
+    public init(dictionary: PronouncingDictionary, frequencyRanks: [String: Int] = [:]) {
+        self.dictionary = dictionary
+        self.frequencyRanks = frequencyRanks
+        var byRhyme: [[UInt8]: [String]] = [:]
+        var byLastVowel: [Int: [(word: String, pronunciation: Pronunciation)]] = [:]
+        for (word, pronunciations) in dictionary.entries {
+            for phones in pronunciations {
+                byRhyme[phones.rhymingPart.map(\.code), default: []].append(word)
+                if let vowel = phones.last(where: \.isVowel) { byLastVowel[vowel.base, default: []].append((word, phones)) }
+            }
+        }
+        self.byRhyme = byRhyme
+        self.byLastVowel = byLastVowel
+    }
+
+    /// The engine on the dictionary the bootstrap installed, through its cached index.
+    public static func installed(cacheDirectory: URL) throws -> RhymeEngine {
+        guard let source = PronouncingDictionary.locate() else { throw RhymesError.dictionaryMissing }
+        return RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, cacheDirectory: cacheDirectory))
+    }
+
+    // MARK: - Lookup
+
+    /// A word as found in the dictionary, with the form that matched.
+    public struct Lookup: Sendable, Equatable {
+        public var word: String
+        public var pronunciations: [Pronunciation]
+    }
+
+    /// Finds a word the way a writer types it: any case, surrounding punctuation, curly
+    /// apostrophes (don’t), possessives (river's, rivers'), hyphenated words by their last part.
+    public func lookup(_ raw: String) -> Lookup? {
+        for candidate in Self.candidates(raw) {
+            let found = dictionary.pronunciations(of: candidate)
+            if !found.isEmpty { return Lookup(word: candidate, pronunciations: found) }
+        }
+        return nil
+    }
+
+    /// The forms to try for a typed word, most literal first.
+    static func candidates(_ raw: String) -> [String] {
+        var word = raw.replacingOccurrences(of: "\u{2019}", with: "'").replacingOccurrences(of: "\u{2018}", with: "'").lowercased()
+        let keep: (Character) -> Bool = { $0.isLetter || $0.isNumber || $0 == "'" || $0 == "-" }
+        while let first = word.first, !keep(first) || first == "-" { word.removeFirst() }
+        while let last = word.last, !keep(last) || last == "-" { word.removeLast() }
+        guard !word.isEmpty else { return [] }
+        var forms = [word]
+        let unquoted = word.trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+        if unquoted != word, !unquoted.isEmpty { forms.append(unquoted) }
+        for form in forms {
+            if form.hasSuffix("'s") { forms.append(String(form.dropLast(2))) }
+            if form.hasSuffix("s'") { forms.append(String(form.dropLast())) }
+        }
+        if let dash = word.lastIndex(of: "-") {
+            let last = String(word[word.index(after: dash)...])
+            if !last.isEmpty { forms += candidates(last).filter { !forms.contains($0) } }
+        }
+        return forms
+    }
+
+    // MARK: - Perfect rhymes
+
+    /// Words whose rhyming part equals one of `word`'s (any pronunciation), never the word itself;
+    /// common words first.
+    public func perfectRhymes(of raw: String) -> [String] {
+        guard let found = lookup(raw) else { return [] }
+        var words = Set<String>()
+        for phones in found.pronunciations {
+            for other in byRhyme[phones.rhymingPart.map(\.code)] ?? [] where other != found.word { words.insert(other) }
+        }
+        return rankedByUse(Array(words))
+    }
+
+    /// Words sorted common first, then alphabetically.
+    public func rankedByUse(_ words: [String]) -> [String] {
+        words.sorted { a, b in
+            let ra = frequencyRanks[a] ?? Int.max, rb = frequencyRanks[b] ?? Int.max
+            return ra != rb ? ra < rb : a < b
+        }
+    }
+
+    // MARK: - Near rhymes
+
+    /// A pair scoring this much or more (and not perfect) is a near rhyme.
+    public static let nearThreshold = 0.7
+
+    /// Near rhymes of a word, best first (ties: common first), perfect rhymes left out.
+    public func nearRhymes(of raw: String, limit: Int = 100) -> [(word: String, score: Double)] {
+        guard let found = lookup(raw) else { return [] }
+        let perfect = Set(perfectRhymes(of: found.word))
+        var best: [String: Double] = [:]
+        for phones in found.pronunciations {
+            guard let vowel = phones.last(where: \.isVowel) else { continue }
+            for bucket in byLastVowel.keys where Self.vowelSimilarity(vowel.base, bucket) > 0 {
+                for (word, other) in byLastVowel[bucket] ?? [] where word != found.word && !perfect.contains(word) {
+                    let score = Self.similarity(phones, other)
+                    if score >= Self.nearThreshold, score > best[word] ?? 0 { best[word] = score }
+                }
+            }
+        }
+        return best.sorted { a, b in
+            if a.value != b.value { return a.value > b.value }
+            let ra = frequencyRanks[a.key] ?? Int.max, rb = frequencyRanks[b.key] ?? Int.max
+            return ra != rb ? ra < rb : a.key < b.key
+        }.prefix(limit).map { ($0.key, $0.value) }
+    }
+
+    /// How two pronunciations rhyme, or nil.
+    public static func rhymeType(_ a: Pronunciation, _ b: Pronunciation) -> RhymeType? {
+        if a.rhymingPart == b.rhymingPart { return .perfect }
+        return similarity(a, b) >= nearThreshold ? .near : nil
+    }
+
+    /// How two words rhyme (any of their pronunciations), or nil; nil also for unknown words.
+    public func rhymeType(_ a: String, _ b: String) -> RhymeType? {
+        guard let first = lookup(a), let second = lookup(b) else { return nil }
+        return Self.rhymeType(among: first.pronunciations, second.pronunciations)
+    }
+
+    static func rhymeType(among first: [Pronunciation], _ second: [Pronunciation]) -> RhymeType? {
+        var found: RhymeType?
+        for a in first {
+            for b in second {
+                switch rhymeType(a, b) {
+                case .perfect: return .perfect
+                case .near: found = .near
+                case nil: break
+                }
+            }
+        }
+        return found
+    }
+
+    /// Similarity of two pronunciations' endings, 0…1 (1 for a perfect rhyme).
+    ///
+    /// Both are cut into syllable units from the end — a vowel and the consonants after it — and
+    /// up to three are compared: the last counts fully, the one before 0.6, the one before that
+    /// 0.36. Units take part as far as the longer rhyming part reaches (from its last stressed
+    /// vowel). A unit scores half for its vowel (same vowel 1; close vowels such as IH/IY or
+    /// AA/AO 0.6; two unstressed vowels at least 0.7) and half for its consonants (see
+    /// `codaSimilarity`), times 0.9 when one vowel is stressed and the other not. A unit one word
+    /// lacks scores 0. So: same vowel with similar final consonants (time/mine 0.85), assonance
+    /// and consonance across syllables (orange/door hinge 0.76), a matching stress pattern.
+    public static func similarity(_ a: Pronunciation, _ b: Pronunciation) -> Double {
+        if a.rhymingPart == b.rhymingPart { return 1 }
+        let unitsA = units(a), unitsB = units(b)
+        let reach = max(units(a.rhymingPart).count, units(b.rhymingPart).count, 1)
+        let compared = min(reach, 3)
+        var total = 0.0, weights = 0.0
+        for position in 0..<compared {
+            let weight = pow(0.6, Double(position))
+            weights += weight
+            guard position < unitsA.count, position < unitsB.count else { continue }
+            let ua = unitsA[unitsA.count - 1 - position], ub = unitsB[unitsB.count - 1 - position]
+            var vowel = vowelSimilarity(ua.vowel.base, ub.vowel.base)
+            if ua.vowel.stress == 0 && ub.vowel.stress == 0 { vowel = max(vowel, 0.7) }
+            var score = 0.5 * vowel + 0.5 * codaSimilarity(ua.coda, ub.coda)
+            if ua.vowel.isStressed != ub.vowel.isStressed { score *= 0.9 }
+            total += weight * score
+        }
+        return weights > 0 ? total / weights : 0
+    }
+
+    /// (vowel, consonants after it) from the first vowel on; leading consonants are dropped.
+    static func units(_ phones: Pronunciation) -> [(vowel: Phone, coda: [Phone])] {
+        var units: [(vowel: Phone, coda: [Phone])] = []
+        for phone in phones {
+            if phone.isVowel { units.append((phone, [])) } else if !units.isEmpty { units[units.count - 1].coda.append(phone) }
+        }
+        return units
+    }
+
+    /// Vowels that sound close: 1 for the same vowel, 0.6 for neighbours, else 0.
+    static func vowelSimilarity(_ a: Int, _ b: Int) -> Double {
+        if a == b { return 1 }
+        let pair = Set([Phone.symbols[a], Phone.symbols[b]])
+        return closeVowels.contains(pair) ? 0.6 : 0
+    }
+
+    static let closeVowels: Set<Set<String>> = [
+        ["IH", "IY"], ["EH", "AE"], ["EH", "EY"], ["EH", "IH"], ["AH", "UH"], ["AH", "IH"], ["AH", "ER"], ["AH", "AA"],
+        ["AA", "AO"], ["AO", "OW"], ["UW", "UH"], ["AY", "AA"], ["AW", "AA"], ["OY", "AO"], ["EY", "IY"], ["OW", "UW"],
+    ]
+
+    /// Consonants after a vowel, compared from the end (the last sounds matter most): an edit
+    /// distance where a substitution costs 1 − `consonantSimilarity`, normalized by the longer
+    /// length. Both empty: 1; one empty (open against closed syllable): 0.3.
+    static func codaSimilarity(_ a: [Phone], _ b: [Phone]) -> Double {
+        if a.isEmpty && b.isEmpty { return 1 }
+        if a.isEmpty || b.isEmpty { return 0.3 }
+        let x = Array(a.reversed()), y = Array(b.reversed())
+        var previous = Array(0...y.count).map(Double.init)
+        for i in 1...x.count {
+            var row = [Double(i)] + Array(repeating: 0, count: y.count)
+            for j in 1...y.count {
+                let substitution = previous[j - 1] + (1 - consonantSimilarity(x[i - 1].base, y[j - 1].base))
+                row[j] = min(substitution, previous[j] + 1, row[j - 1] + 1)
+            }
+            previous = row
+        }
+        return max(0, 1 - previous[y.count] / Double(max(x.count, y.count)))
+    }
+
+    /// 1 for the same consonant; 0.7 for a voicing pair (T/D) or two nasals; 0.5 for two
+    /// voiceless stops or close fricatives; 0.4 for L/R; else 0.
+    static func consonantSimilarity(_ a: Int, _ b: Int) -> Double {
+        if a == b { return 1 }
+        let pair = Set([Phone.symbols[a], Phone.symbols[b]])
+        if strongConsonants.contains(pair) { return 0.7 }
+        if weakConsonants.contains(pair) { return 0.5 }
+        if pair == ["L", "R"] { return 0.4 }
+        return 0
+    }
+
+    static let strongConsonants: Set<Set<String>> = [
+        ["P", "B"], ["T", "D"], ["K", "G"], ["F", "V"], ["S", "Z"], ["SH", "ZH"], ["CH", "JH"], ["TH", "DH"],
+        ["M", "N"], ["N", "NG"], ["M", "NG"],
+    ]
+    static let weakConsonants: Set<Set<String>> = [
+        ["P", "T"], ["T", "K"], ["P", "K"], ["B", "D"], ["D", "G"], ["B", "G"], ["F", "TH"], ["S", "SH"], ["V", "DH"], ["Z", "ZH"],
+        ["S", "TH"], ["CH", "SH"], ["JH", "ZH"],
+    ]
+}

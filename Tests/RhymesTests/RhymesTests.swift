@@ -1,0 +1,148 @@
+import Foundation
+@testable import Rhymes
+import Testing
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The installed dictionary, indexed once for all tests (in a scratch cache).
+let sharedEngine: RhymeEngine = {
+    let cache = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-rhymes-tests")
+    return try! RhymeEngine.installed(cacheDirectory: cache)
+}()
+
+@Suite("Pronouncing dictionary")
+struct DictionaryTests {
+    @Test("the text format: alternates, comments, and lines that do not parse")
+    func parsing() {
+        let text = """
+        ;;; a comment line
+        read R EH1 D
+        read(2) R IY1 D
+        aalborg AO1 L B AO0 R G # place, danish
+        broken X Y1 Z
+        Tomato T AH0 M EY1 T OW2
+        """
+        let dictionary = PronouncingDictionary.parse(text)
+        #expect(dictionary.pronunciations(of: "read").map(\.arpabet) == ["R EH1 D", "R IY1 D"])
+        #expect(dictionary.pronunciations(of: "aalborg").map(\.arpabet) == ["AO1 L B AO0 R G"])
+        #expect(dictionary.commented == ["aalborg"])
+        #expect(dictionary.pronunciations(of: "broken").isEmpty)
+        #expect(dictionary.pronunciations(of: "tomato").first?.syllableCount == 3)
+    }
+
+    @Test("the whole dictionary survives the binary index unchanged, and later loads read the index")
+    func index() throws {
+        let dictionary = sharedEngine.dictionary
+        #expect(dictionary.entries.count > 120_000)
+        let data = dictionary.indexData()
+        let reloaded = try PronouncingDictionary.load(index: data)
+        #expect(reloaded.entries == dictionary.entries)
+        #expect(reloaded.commented == dictionary.commented)
+        #expect(data.count < 3_000_000, "compact: \(data.count) bytes")
+
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-index-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let source = try #require(PronouncingDictionary.locate())
+        _ = try PronouncingDictionary.load(source: source, cacheDirectory: cache)
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(files.count == 1 && files[0].hasSuffix(".index"))
+        // A damaged index is rebuilt rather than trusted.
+        try Data("garbage".utf8).write(to: cache.appendingPathComponent(files[0]))
+        let rebuilt = try PronouncingDictionary.load(source: source, cacheDirectory: cache)
+        #expect(rebuilt.entries.count == dictionary.entries.count)
+        #expect(throws: RhymesError.self) { try PronouncingDictionary.load(index: Data("RVRCMU1\n\u{5}".utf8)) }
+    }
+}
+
+@Suite("Rhymes")
+struct RhymeTests {
+    @Test("words are found as writers type them", arguments: [
+        ("Night", "night"), ("(night!)", "night"), ("don\u{2019}t", "don't"), ("\u{201C}Hello,\u{201D}", "hello"),
+        ("river's", "river's"), ("moonlight's", "moonlight"), ("rivers'", "rivers"), ("moon-drenched", "drenched"),
+        ("'cause", "'cause"), ("TIME.", "time"),
+    ])
+    func normalization(typed: String, found: String) {
+        #expect(sharedEngine.lookup(typed)?.word == found)
+    }
+
+    @Test("nothing to look up is not a word")
+    func notWords() {
+        #expect(sharedEngine.lookup("...") == nil)
+        #expect(sharedEngine.lookup("") == nil)
+        #expect(sharedEngine.lookup("zzqxv") == nil)
+        #expect(sharedEngine.perfectRhymes(of: "zzqxv").isEmpty)
+    }
+
+    @Test("the rhyming part runs from the last stressed vowel, as in pronouncing")
+    func rhymingPart() throws {
+        func part(_ word: String) throws -> String { try #require(sharedEngine.lookup(word)?.pronunciations.first).rhymingPart.arpabet }
+        #expect(try part("time") == "AY1 M")
+        #expect(try part("orange") == "AO1 R AH0 N JH")
+        #expect(try part("sycamore") == "AO2 R")
+        #expect(try part("the") == "DH AH0")   // no stressed vowel: the whole word
+    }
+
+    /// Our own labels for pairs a songwriter would judge.
+    static let labelled: [(String, String, RhymeType?)] = [
+        ("time", "rhyme", .perfect), ("cat", "hat", .perfect), ("fire", "higher", .perfect), ("nation", "station", .perfect),
+        ("ten", "again", .perfect), ("night", "light", .perfect), ("love", "dove", .perfect),
+        ("time", "mine", .near), ("home", "alone", .near), ("heart", "hard", .near), ("dream", "seen", .near),
+        ("cold", "soul", .near), ("orange", "door hinge", .near),
+        ("cat", "dog", nil), ("sky", "tree", nil), ("cat", "hit", nil), ("window", "kitchen", nil),
+    ]
+
+    @Test("labelled pairs: perfect, near, or not a rhyme", arguments: labelled)
+    func pairs(a: String, b: String, expected: RhymeType?) throws {
+        #expect(try type(a, b) == expected, "\(a) / \(b)")
+    }
+
+    @Test("love and move look alike but are not a perfect rhyme")
+    func eyeRhyme() throws {
+        #expect(try type("love", "move") != .perfect)
+    }
+
+    /// Rhyme type of two texts; a phrase (`door hinge`) is its words' phones run together.
+    func type(_ a: String, _ b: String) throws -> RhymeType? {
+        func phones(_ text: String) throws -> [Pronunciation] {
+            var result: [Pronunciation] = [[]]
+            for word in text.split(separator: " ") {
+                let found = try #require(sharedEngine.lookup(String(word)), "\(word)")
+                result = result.flatMap { prefix in found.pronunciations.map { prefix + $0 } }
+            }
+            return result
+        }
+        return RhymeEngine.rhymeType(among: try phones(a), try phones(b))
+    }
+
+    @Test("near rhymes: similar endings, best first, without the word or its perfect rhymes")
+    func near() {
+        let near = sharedEngine.nearRhymes(of: "time", limit: 500).map(\.word)
+        #expect(near.contains("mine") && near.contains("line"))
+        #expect(!near.contains("time") && !near.contains("rhyme"))
+        let scores = sharedEngine.nearRhymes(of: "time").map(\.score)
+        #expect(scores == scores.sorted(by: >) && scores.allSatisfy { $0 >= RhymeEngine.nearThreshold && $0 <= 1 })
+    }
+
+    @Test("perfect rhymes agree with the pronouncing library word for word")
+    func agreesWithPronouncing() throws {
+        let words = ["time", "love", "orange", "heart", "night", "fire", "river", "station", "again", "read", "the", "music",
+                     "forever", "away", "tomorrow", "silver", "dream", "alone", "permit", "cold", "sky", "window", "ocean"]
+        let python = repositoryRoot.appendingPathComponent(".venv/bin/python")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = ["-c", "import json, sys, pronouncing; print(json.dumps({w: pronouncing.rhymes(w) for w in sys.argv[1:]}))"] + words
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let reference = try JSONDecoder().decode([String: [String]].self, from: data)
+        for word in words {
+            // pronouncing keeps `# comments` inside those 22 entries' phones, so it never matches them.
+            let ours = Set(sharedEngine.perfectRhymes(of: word)).subtracting(sharedEngine.dictionary.commented)
+            let theirs = Set(reference[word] ?? [])
+            #expect(ours == theirs, "\(word): only ours \(ours.subtracting(theirs).sorted().prefix(5)), only theirs \(theirs.subtracting(ours).sorted().prefix(5))")
+        }
+    }
+}
