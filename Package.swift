@@ -49,6 +49,7 @@ let package = Package(
         .executableTarget(
             name: "reverie",
             dependencies: [
+                "Rhymes",
                 "ReverieAPI",
                 "ReverieServer",
                 "Speech",

@@ -61,3 +61,11 @@ for file in "${requirements[@]}"; do
   rm -f .venv/.installed-"$(basename "$file" .txt)"-*
   touch "$stamp"
 done
+
+# The word list the Rhymes engine ranks suggestions by (from wordfreq, made once).
+ranks=".venv/share/reverie/word-ranks.txt"
+if [ ! -s "$ranks" ]; then
+  say "Making the word-frequency list for rhymes"
+  mkdir -p "$(dirname "$ranks")"
+  .venv/bin/python scripts/make-word-ranks.py "$ranks.tmp" && mv "$ranks.tmp" "$ranks"
+fi

@@ -123,13 +123,7 @@ public struct PronouncingDictionary: Sendable {
     /// `.venv` (found from the working directory or above the running binary).
     public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         if let path = environment["REVERIE_CMUDICT"], FileManager.default.fileExists(atPath: path) { return URL(fileURLWithPath: path) }
-        var candidates = [FileManager.default.currentDirectoryPath]
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            candidates.append(directory.path)
-            directory = directory.deletingLastPathComponent()
-        }
-        for root in candidates {
+        for root in repositoryRoots() {
             let lib = root + "/.venv/lib"
             for version in (try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? [] {
                 let path = "\(lib)/\(version)/site-packages/cmudict/data/cmudict.dict"
@@ -137,6 +131,35 @@ public struct PronouncingDictionary: Sendable {
             }
         }
         return nil
+    }
+
+    /// The word list by use (`.venv/share/reverie/word-ranks.txt`, made by the bootstrap from
+    /// wordfreq), or `REVERIE_WORD_RANKS`.
+    public static func locateWordRanks(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        if let path = environment["REVERIE_WORD_RANKS"], FileManager.default.fileExists(atPath: path) { return URL(fileURLWithPath: path) }
+        return repositoryRoots().map { URL(fileURLWithPath: $0 + "/.venv/share/reverie/word-ranks.txt") }
+            .first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// Word → rank (0 = most common) from a list with one word per line, most common first.
+    public static func wordRanks(from url: URL) throws -> [String: Int] {
+        var ranks: [String: Int] = [:]
+        for (index, line) in try String(contentsOf: url, encoding: .utf8).split(whereSeparator: \.isNewline).enumerated() {
+            let word = String(line)
+            if ranks[word] == nil { ranks[word] = index }
+        }
+        return ranks
+    }
+
+    /// The working directory and the folders above the running binary (`.build/<config>/reverie`).
+    static func repositoryRoots() -> [String] {
+        var candidates = [FileManager.default.currentDirectoryPath]
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.path)
+            directory = directory.deletingLastPathComponent()
+        }
+        return candidates
     }
 }
 

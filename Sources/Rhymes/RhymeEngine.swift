@@ -37,7 +37,8 @@ public final class RhymeEngine: Sendable {
     /// The engine on the dictionary the bootstrap installed, through its cached index.
     public static func installed(cacheDirectory: URL) throws -> RhymeEngine {
         guard let source = PronouncingDictionary.locate() else { throw RhymesError.dictionaryMissing }
-        return RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, cacheDirectory: cacheDirectory))
+        let ranks = try PronouncingDictionary.locateWordRanks().map(PronouncingDictionary.wordRanks(from:)) ?? [:]
+        return RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, cacheDirectory: cacheDirectory), frequencyRanks: ranks)
     }
 
     // MARK: - Lookup

@@ -146,3 +146,18 @@ struct RhymeTests {
         }
     }
 }
+
+@Suite("Word ranks")
+struct WordRankTests {
+    @Test("the bootstrap's word list ranks common words first, and rhymes come in that order")
+    func ranks() throws {
+        let ranks = sharedEngine.frequencyRanks
+        #expect(ranks.count > 50_000)
+        #expect((ranks["the"] ?? Int.max) < 5)
+        #expect((ranks["night"] ?? Int.max) < (ranks["lyme"] ?? Int.max))
+        let perfect = sharedEngine.perfectRhymes(of: "time")
+        let order = perfect.map { ranks[$0] ?? Int.max }
+        #expect(order == order.sorted())
+        #expect(Array(perfect.prefix(3)).allSatisfy { (ranks[$0] ?? Int.max) < 10_000 }, "\(perfect.prefix(3))")
+    }
+}

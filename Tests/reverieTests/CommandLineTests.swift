@@ -137,6 +137,23 @@ struct BinaryTests {
         #expect(unknown.errors.contains("reverie voices"))
     }
 
+    @Test("rhymes prints perfect and near rhymes, and JSON for scripts; an unknown word is an error")
+    func rhymes() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-rhymes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let text = try Self.run(["rhymes", "Night!", "--near", "--data-dir", data.path])
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.hasPrefix("night  N AY1 T"))
+        #expect(text.output.contains("perfect (") && text.output.contains("light") && text.output.contains("near ("))
+        let json = try Self.run(["rhymes", "love", "--json", "--data-dir", data.path])
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(decoded["word"] as? String == "love")
+        #expect((decoded["perfect"] as? [String])?.contains("dove") == true)
+        #expect((decoded["near"] as? [String]) == [])
+        let unknown = try Self.run(["rhymes", "zzqxv", "--data-dir", data.path])
+        #expect(unknown.status != 0 && unknown.errors.contains("not in the CMU Pronouncing Dictionary"))
+    }
+
     @Test("speak refuses a rate out of range and an unknown format before speaking")
     func speakRefuses() throws {
         let rate = try Self.run(["speak", "-", "-o", "/tmp/x.m4a", "--rate", "2"], input: "hi")

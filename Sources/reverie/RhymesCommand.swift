@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Rhymes
+
+/// `reverie rhymes WORD [--near] [--json]`.
+struct RhymesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rhymes",
+        abstract: "Words that rhyme with a word, from the CMU Pronouncing Dictionary.",
+        discussion: "Perfect rhymes come common words first; --near adds slant rhymes, closest first."
+    )
+
+    @Argument(help: "The word (any case; punctuation and possessives are fine).")
+    var word: String
+
+    @Flag(help: "Also list near (slant) rhymes.")
+    var near = false
+
+    @Flag(help: #"Print {"word", "perfect": [...], "near": [...]} as JSON."#)
+    var json = false
+
+    @Option(help: "Where the dictionary index is cached (default: REVERIE_DATA_DIR or data).")
+    var dataDir: String?
+
+    struct Output: Encodable {
+        var word: String
+        var perfect: [String]
+        var near: [String]
+    }
+
+    func run() throws {
+        let data = dataDir ?? ProcessInfo.processInfo.environment["REVERIE_DATA_DIR"] ?? "data"
+        let engine: RhymeEngine
+        do {
+            engine = try RhymeEngine.installed(cacheDirectory: URL(fileURLWithPath: data).appendingPathComponent("cache/rhymes"))
+        } catch let error as RhymesError {
+            throw ValidationError(error.description)
+        }
+        guard let found = engine.lookup(word) else {
+            throw ValidationError("“\(word)” is not in the CMU Pronouncing Dictionary.")
+        }
+        let output = Output(word: found.word, perfect: engine.perfectRhymes(of: found.word),
+                            near: near ? engine.nearRhymes(of: found.word).map(\.word) : [])
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            return
+        }
+        let pronunciations = found.pronunciations.map(\.arpabet).joined(separator: " | ")
+        print("\(found.word)  \(pronunciations)")
+        print("perfect (\(output.perfect.count)): " + (output.perfect.isEmpty ? "none" : output.perfect.prefix(60).joined(separator: ", ")
+            + (output.perfect.count > 60 ? ", …" : "")))
+        if near {
+            print("near (\(output.near.count)): " + (output.near.isEmpty ? "none" : output.near.joined(separator: ", ")))
+        }
+    }
+}
