@@ -161,3 +161,68 @@ struct WordRankTests {
         #expect(Array(perfect.prefix(3)).allSatisfy { (ranks[$0] ?? Int.max) < 10_000 }, "\(perfect.prefix(3))")
     }
 }
+
+@Suite("Lyrics analysis")
+struct LyricsAnalysisTests {
+    @Test("scheme letters per stanza, groups across the text, syllables per line")
+    func schemes() throws {
+        let lyrics = """
+        I walked alone beneath the night,
+        The river running cold and deep,
+        I followed every distant light,
+        And promised I would never sleep.
+
+        Tomorrow brings another time,
+        Another chance to start again,
+        Tomorrow every word will rhyme,
+        I'll sing it softly now and then.
+        """
+        let analysis = sharedEngine.analyze(lyrics)
+        #expect(analysis.lines.map(\.scheme) == ["A", "B", "A", "B", nil, "A", "B", "A", "B"])
+        #expect(analysis.lines[0].syllables == 8 && analysis.lines[4].syllables == 0)
+        let night = try #require(analysis.groups.first { $0.occurrences.contains { $0.word == "night" } })
+        #expect(night.type == "end" && night.key == "AY1 T" && night.occurrences.map(\.line) == [0, 2])
+        let first = try #require(night.occurrences.first)
+        #expect(first.start == 27 && first.end == 32)   // "night" without the comma
+        let again = try #require(analysis.groups.first { $0.occurrences.contains { $0.word == "again" } })
+        #expect(again.occurrences.map(\.word) == ["again", "then"])
+        #expect(Set(analysis.groups.map(\.colorIndex)).count == analysis.groups.count)
+        #expect(analysis.groups.map(\.id) == Array(1...analysis.groups.count))
+    }
+
+    @Test("slant rhymes form near groups, or join a group they nearly rhyme with")
+    func nearGroups() throws {
+        let analysis = sharedEngine.analyze("""
+        Give me one more time
+        You were never mine
+
+        The stars in the sky
+        They rhyme with a lie
+        I'm heading for home
+        But not on my own
+
+        We sang in the sun
+        Until we were done
+        And then there were some
+        """)
+        #expect(analysis.lines.map(\.scheme) == ["A", "A", nil, "A", "A", "B", "B", nil, "A", "A", "A"])
+        func group(_ word: String) throws -> LyricsAnalysis.Group {
+            try #require(analysis.groups.first { $0.occurrences.contains { $0.word == word } }, "\(word)")
+        }
+        #expect(try group("time").type == "near" && group("time").occurrences.map(\.word) == ["time", "mine"])
+        #expect(try group("sky").type == "end" && group("sky").occurrences.map(\.word) == ["sky", "lie"])
+        #expect(try group("home").type == "near" && group("home").occurrences.map(\.word) == ["home", "own"])
+        let sun = try group("sun")
+        #expect(sun.type == "end" && sun.occurrences.map(\.type) == ["end", "end", "near"])
+    }
+
+    @Test("offsets count UTF-16 units as the browser does, and odd lines do not break anything")
+    func offsets() {
+        let analysis = sharedEngine.analyze("🌙 under the moon\n🌙🌙 over the dune\n...\n   \nzzqxv blorp")
+        let occurrences = analysis.groups.flatMap(\.occurrences)
+        #expect(occurrences.map(\.start) == [13, 14])   // 🌙 is two UTF-16 units
+        #expect(analysis.lines[2].scheme == nil && analysis.lines[3].scheme == nil && analysis.lines[4].scheme == "A")
+        #expect(analysis.lines[4].syllables == 2)   // estimated: zzqxv 1, blorp 1
+        #expect(sharedEngine.analyze("").lines.count == 1)
+    }
+}

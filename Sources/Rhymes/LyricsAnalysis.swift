@@ -1,0 +1,198 @@
+import Foundation
+
+/// What the editor shows for a lyrics text: per line its rhyme-scheme letter and syllables, and
+/// the groups of rhyming line endings with where each word sits.
+///
+/// Offsets are UTF-16 code units from the start of the line, as a browser's text editor counts.
+public struct LyricsAnalysis: Codable, Sendable, Equatable {
+    public struct Line: Codable, Sendable, Equatable {
+        public var text: String
+        /// A, B, C… restarting in each stanza; nil for a blank line (or one without words).
+        public var scheme: String?
+        /// Syllables in the line (dictionary counts; a spelling estimate for unknown words).
+        public var syllables: Int
+    }
+
+    public struct Occurrence: Codable, Sendable, Equatable {
+        /// 0-based line.
+        public var line: Int
+        public var start: Int
+        public var end: Int
+        public var word: String
+        /// `end` for a perfect rhyme with the group, `near` for a slant one.
+        public var type: String
+    }
+
+    public struct Group: Codable, Sendable, Equatable {
+        public var id: Int
+        /// `end`: the line endings rhyme perfectly; `near`: they rhyme only slantwise.
+        public var type: String
+        /// The rhyming part they share (of the first word), in ARPAbet.
+        public var key: String
+        /// Which highlight colour of the theme's palette (0…5).
+        public var colorIndex: Int
+        public var occurrences: [Occurrence]
+    }
+
+    public var lines: [Line]
+    public var groups: [Group]
+
+    /// Colours in each theme's highlight palette.
+    public static let paletteSize = 6
+}
+
+extension RhymeEngine {
+    /// Analyses lyrics: the last word of each line, rhyme groups over the whole text, scheme
+    /// letters per stanza (stanzas are separated by blank lines), syllables per line.
+    ///
+    /// Endings that rhyme perfectly form `end` groups. An ending with no perfect partner joins
+    /// the group it rhymes with slantwise (as a `near` occurrence), or forms a `near` group with
+    /// other such endings.
+    public func analyze(_ text: String) -> LyricsAnalysis {
+        let rawLines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        struct Ending {
+            var line: Int
+            var word: String
+            var start: Int
+            var end: Int
+            var pronunciations: [Pronunciation]
+        }
+        var endings: [Ending] = []
+        var syllables: [Int] = []
+        for (index, line) in rawLines.enumerated() {
+            let words = Self.words(in: line)
+            syllables.append(words.reduce(0) { $0 + syllableCount($1.word) })
+            if let last = words.last, let found = lookup(last.word) {
+                endings.append(Ending(line: index, word: last.word, start: last.start, end: last.end, pronunciations: found.pronunciations))
+            }
+        }
+
+        // Perfect groups: endings sharing a rhyming part.
+        var groupOf = [Int?](repeating: nil, count: endings.count)   // ending → group index
+        var members: [[(ending: Int, near: Bool)]] = []
+        var kinds: [String] = []
+        for (i, ending) in endings.enumerated() where groupOf[i] == nil {
+            let partners = endings.indices.filter { j in
+                j > i && groupOf[j] == nil && Self.rhymeType(among: ending.pronunciations, endings[j].pronunciations) == .perfect
+            }
+            guard !partners.isEmpty else { continue }
+            members.append([(i, false)] + partners.map { ($0, false) })
+            kinds.append("end")
+            for j in [i] + partners { groupOf[j] = members.count - 1 }
+        }
+        // Endings left alone: join a group slantwise, or pair up slantwise.
+        for i in endings.indices where groupOf[i] == nil {
+            var best: (group: Int?, partner: Int?, score: Double) = (nil, nil, 0)
+            for j in endings.indices where j != i {
+                let score = endings[i].pronunciations.flatMap { a in endings[j].pronunciations.map { b in Self.similarity(a, b) } }.max() ?? 0
+                guard score >= Self.nearThreshold, score > best.score else { continue }
+                best = (groupOf[j], j, score)
+            }
+            guard let partner = best.partner else { continue }
+            if let group = best.group {
+                members[group].append((i, true))
+                groupOf[i] = group
+            } else {
+                members.append([(partner, true), (i, true)])
+                kinds.append("near")
+                groupOf[partner] = members.count - 1
+                groupOf[i] = members.count - 1
+            }
+        }
+
+        // Groups numbered by where they first appear.
+        let order = members.indices.sorted { (members[$0].map(\.ending).min() ?? 0) < (members[$1].map(\.ending).min() ?? 0) }
+        var groups: [LyricsAnalysis.Group] = []
+        var number = [Int: Int]()   // internal group → public id
+        for (position, group) in order.enumerated() {
+            number[group] = position + 1
+            let sorted = members[group].sorted { $0.ending < $1.ending }
+            let first = endings[sorted[0].ending]
+            groups.append(.init(id: position + 1, type: kinds[group], key: first.pronunciations[0].rhymingPart.arpabet,
+                                colorIndex: position % LyricsAnalysis.paletteSize,
+                                occurrences: sorted.map { member in
+                                    let ending = endings[member.ending]
+                                    return .init(line: ending.line, start: ending.start, end: ending.end, word: ending.word,
+                                                 type: member.near && kinds[group] == "end" ? "near" : kinds[group])
+                                }))
+        }
+
+        // Scheme letters, per stanza.
+        var letters = [String?](repeating: nil, count: rawLines.count)
+        var stanzaLetters: [String: String] = [:]   // group id or "line n" → letter
+        for (index, line) in rawLines.enumerated() {
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                stanzaLetters = [:]
+                continue
+            }
+            if Self.words(in: line).isEmpty { continue }   // "..." has no letter, but does not end the stanza
+            let ending = endings.firstIndex { $0.line == index }
+            let key = ending.flatMap { groupOf[$0] }.map { "group \(number[$0]!)" } ?? "line \(index)"
+            if let letter = stanzaLetters[key] {
+                letters[index] = letter
+            } else {
+                let letter = Self.letter(stanzaLetters.count)
+                stanzaLetters[key] = letter
+                letters[index] = letter
+            }
+        }
+        let lines = rawLines.enumerated().map { index, text in
+            LyricsAnalysis.Line(text: text, scheme: letters[index], syllables: syllables[index])
+        }
+        return LyricsAnalysis(lines: lines, groups: groups)
+    }
+
+    /// A, B, … Z, AA, AB, …
+    static func letter(_ index: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return index < 26 ? String(alphabet[index]) : letter(index / 26 - 1) + String(alphabet[index % 26])
+    }
+
+    /// Words in a line with UTF-16 offsets: letters, digits, inner apostrophes and hyphens.
+    static func words(in line: String) -> [(word: String, start: Int, end: Int)] {
+        var result: [(String, Int, Int)] = []
+        var current = ""
+        var start = 0
+        var offset = 0
+        func finish() {
+            var word = current
+            var end = offset
+            while let last = word.last, last == "'" || last == "\u{2019}" || last == "-" {
+                word.removeLast()
+                end -= last.utf16.count
+            }
+            if !word.isEmpty { result.append((word, start, end)) }
+            current = ""
+        }
+        for character in line {
+            let inWord = character.isLetter || character.isNumber || (!current.isEmpty && (character == "'" || character == "\u{2019}" || character == "-"))
+            if inWord {
+                if current.isEmpty { start = offset }
+                current.append(character)
+            } else if !current.isEmpty {
+                finish()
+            }
+            offset += character.utf16.count
+        }
+        if !current.isEmpty { finish() }
+        return result
+    }
+
+    /// Syllables of a word: the dictionary's first pronunciation, else an estimate from spelling
+    /// (vowel groups, a silent final e), at least 1.
+    public func syllableCount(_ word: String) -> Int {
+        if let found = lookup(word) { return found.pronunciations[0].syllableCount }
+        let letters = Array(word.lowercased().filter(\.isLetter))
+        guard !letters.isEmpty else { return 0 }
+        let vowels = Set("aeiouy")
+        var count = 0
+        var previousVowel = false
+        for letter in letters {
+            let vowel = vowels.contains(letter)
+            if vowel && !previousVowel { count += 1 }
+            previousVowel = vowel
+        }
+        if letters.count > 2, letters.last == "e", !vowels.contains(letters[letters.count - 2]), count > 1 { count -= 1 }
+        return max(1, count)
+    }
+}
