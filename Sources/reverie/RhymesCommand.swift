@@ -22,6 +22,16 @@ struct RhymesCommand: ParsableCommand {
     @Option(help: "Where the dictionary index is cached (default: REVERIE_DATA_DIR or data).")
     var dataDir: String?
 
+    /// The engine with its index cached under the data directory.
+    static func engine(dataDir: String?) throws -> RhymeEngine {
+        let data = dataDir ?? ProcessInfo.processInfo.environment["REVERIE_DATA_DIR"] ?? "data"
+        do {
+            return try RhymeEngine.installed(cacheDirectory: URL(fileURLWithPath: data).appendingPathComponent("cache/rhymes"))
+        } catch let error as RhymesError {
+            throw ValidationError(error.description)
+        }
+    }
+
     struct Output: Encodable {
         var word: String
         var perfect: [String]
@@ -29,13 +39,7 @@ struct RhymesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let data = dataDir ?? ProcessInfo.processInfo.environment["REVERIE_DATA_DIR"] ?? "data"
-        let engine: RhymeEngine
-        do {
-            engine = try RhymeEngine.installed(cacheDirectory: URL(fileURLWithPath: data).appendingPathComponent("cache/rhymes"))
-        } catch let error as RhymesError {
-            throw ValidationError(error.description)
-        }
+        let engine = try Self.engine(dataDir: dataDir)
         guard let found = engine.lookup(word) else {
             throw ValidationError("“\(word)” is not in the CMU Pronouncing Dictionary.")
         }

@@ -154,6 +154,25 @@ struct BinaryTests {
         #expect(unknown.status != 0 && unknown.errors.contains("not in the CMU Pronouncing Dictionary"))
     }
 
+    @Test("lyrics analyze prints letters, syllables and groups; --json gives the lines and groups")
+    func lyricsAnalyze() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-lyrics-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let lyrics = "Under the moon\nOver the dune\n\nWe sang in the sun\nUntil we were done\n"
+        let text = try Self.run(["lyrics", "analyze", "-", "--data-dir", data.path], input: lyrics)
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.hasPrefix("A    4  Under the moon\nA    4  Over the dune\n\nA    5  We sang"))
+        #expect(text.output.contains("group 1 [end, UW1 N]: moon (1), dune (2)"))
+        let json = try Self.run(["lyrics", "analyze", "-", "--json", "--data-dir", data.path], input: lyrics)
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let lines = try #require(decoded["lines"] as? [[String: Any]])
+        #expect(lines.count == 5)
+        #expect(lines.map { $0["scheme"] as? String } == ["A", "A", nil, "A", "A"])
+        #expect((decoded["groups"] as? [Any])?.count == 2)
+        let missing = try Self.run(["lyrics", "analyze", "/nonexistent/song.txt", "--data-dir", data.path])
+        #expect(missing.status != 0 && missing.errors.contains("Cannot read"))
+    }
+
     @Test("speak refuses a rate out of range and an unknown format before speaking")
     func speakRefuses() throws {
         let rate = try Self.run(["speak", "-", "-o", "/tmp/x.m4a", "--rate", "2"], input: "hi")
