@@ -226,3 +226,43 @@ struct LyricsAnalysisTests {
         #expect(sharedEngine.analyze("").lines.count == 1)
     }
 }
+
+@Suite("Rhyme suggestions")
+struct SuggestionTests {
+    func suggest(_ text: String) -> RhymeSuggestions {
+        sharedEngine.suggestions(for: text, caret: text.utf16.count)
+    }
+
+    @Test("the target comes from the open ending of recent lines: couplets, ABAB, and a closed couplet")
+    func targets() {
+        #expect(suggest("I walked alone beneath the night\n").target == .init(word: "night", line: 0))
+        #expect(suggest("I walked alone beneath the night\nThe river running cold and deep\n").target?.word == "night")
+        #expect(suggest("I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\n").target?.word == "deep")
+        #expect(suggest("Under the moon\nOver the dune\n").target == nil)
+        // A new stanza starts afresh.
+        #expect(suggest("Under the moon\n\nWe sang in the sun\n").target?.word == "sun")
+        #expect(suggest("").target == nil && suggest("").suggestions.isEmpty)
+    }
+
+    @Test("perfect rhymes first, common words first, at most 50, never the target")
+    func ranking() throws {
+        let result = suggest("I walked alone beneath the night\n")
+        #expect(result.suggestions.count == RhymeSuggestions.limit)
+        #expect(!result.suggestions.contains { $0.word == "night" })
+        let firstNear = result.suggestions.firstIndex { $0.type == "near" } ?? result.suggestions.count
+        #expect(result.suggestions[..<firstNear].allSatisfy { $0.type == "perfect" })
+        #expect(Array(result.suggestions.prefix(5).map(\.word)).contains("light"))
+    }
+
+    @Test("a half-typed word narrows the list and is what a suggestion replaces")
+    func partialWord() {
+        let text = "I walked alone beneath the night\nAnd held on to the fli"
+        let result = sharedEngine.suggestions(for: text, caret: text.utf16.count)
+        #expect(!result.suggestions.isEmpty && result.suggestions.allSatisfy { $0.word.hasPrefix("fli") })
+        #expect(result.suggestions.first?.word == "flight")
+        #expect(result.replaceStart == text.utf16.count - 3 && result.replaceEnd == text.utf16.count)
+        // The caret in the middle of the text: only the lines above count.
+        let middle = sharedEngine.suggestions(for: "Under the moon\n\nlater lines", caret: 15)
+        #expect(middle.target?.word == "moon" && middle.replaceStart == 15)
+    }
+}
