@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
-        .testTarget(name: "RhymesTests", dependencies: ["Rhymes"]),
+        .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(

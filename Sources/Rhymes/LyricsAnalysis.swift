@@ -21,6 +21,8 @@ public struct LyricsAnalysis: Codable, Sendable, Equatable {
         public var word: String
         /// `end` for a perfect rhyme with the group, `near` for a slant one.
         public var type: String
+        /// The word is not in the dictionary; its pronunciation was guessed.
+        public var guessed: Bool
     }
 
     public struct Group: Codable, Sendable, Equatable {
@@ -56,6 +58,7 @@ extension RhymeEngine {
             var start: Int
             var end: Int
             var pronunciations: [Pronunciation]
+            var guessed: Bool
         }
         var endings: [Ending] = []
         var syllables: [Int] = []
@@ -63,7 +66,8 @@ extension RhymeEngine {
             let words = Self.words(in: line)
             syllables.append(words.reduce(0) { $0 + syllableCount($1.word) })
             if let last = words.last, let found = lookup(last.word) {
-                endings.append(Ending(line: index, word: last.word, start: last.start, end: last.end, pronunciations: found.pronunciations))
+                endings.append(Ending(line: index, word: last.word, start: last.start, end: last.end,
+                                      pronunciations: found.pronunciations, guessed: found.guessed))
             }
         }
 
@@ -113,7 +117,7 @@ extension RhymeEngine {
                                 occurrences: sorted.map { member in
                                     let ending = endings[member.ending]
                                     return .init(line: ending.line, start: ending.start, end: ending.end, word: ending.word,
-                                                 type: member.near && kinds[group] == "end" ? "near" : kinds[group])
+                                                 type: member.near && kinds[group] == "end" ? "near" : kinds[group], guessed: ending.guessed)
                                 }))
         }
 

@@ -18,10 +18,14 @@ public final class RhymeEngine: Sendable {
     let byLastVowel: [Int: [(word: String, pronunciation: Pronunciation)]]
     /// Word → rank (0 is the most common); words without a rank sort after ranked ones.
     public let frequencyRanks: [String: Int]
+    /// Letter-to-sound for words the dictionary lacks: a word → ARPAbet (`B L AO1 R P`).
+    public let guess: (@Sendable (String) -> String?)?
+    private let guesses = GuessCache()
 
-    public init(dictionary: PronouncingDictionary, frequencyRanks: [String: Int] = [:]) {
+    public init(dictionary: PronouncingDictionary, frequencyRanks: [String: Int] = [:], guess: (@Sendable (String) -> String?)? = nil) {
         self.dictionary = dictionary
         self.frequencyRanks = frequencyRanks
+        self.guess = guess
         var byRhyme: [[UInt8]: [String]] = [:]
         var byLastVowel: [Int: [(word: String, pronunciation: Pronunciation)]] = [:]
         for (word, pronunciations) in dictionary.entries {
@@ -35,10 +39,11 @@ public final class RhymeEngine: Sendable {
     }
 
     /// The engine on the dictionary the bootstrap installed, through its cached index.
-    public static func installed(cacheDirectory: URL) throws -> RhymeEngine {
+    public static func installed(cacheDirectory: URL, guess: (@Sendable (String) -> String?)? = nil) throws -> RhymeEngine {
         guard let source = PronouncingDictionary.locate() else { throw RhymesError.dictionaryMissing }
         let ranks = try PronouncingDictionary.locateWordRanks().map(PronouncingDictionary.wordRanks(from:)) ?? [:]
-        return RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, cacheDirectory: cacheDirectory), frequencyRanks: ranks)
+        return RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, cacheDirectory: cacheDirectory),
+                           frequencyRanks: ranks, guess: guess)
     }
 
     // MARK: - Lookup
@@ -47,16 +52,41 @@ public final class RhymeEngine: Sendable {
     public struct Lookup: Sendable, Equatable {
         public var word: String
         public var pronunciations: [Pronunciation]
+        /// True when the pronunciation is a letter-to-sound guess, not the dictionary's.
+        public var guessed = false
     }
 
     /// Finds a word the way a writer types it: any case, surrounding punctuation, curly
     /// apostrophes (don’t), possessives (river's, rivers'), hyphenated words by their last part.
+    /// Words the dictionary lacks get a guessed pronunciation (when a `guess` is set).
     public func lookup(_ raw: String) -> Lookup? {
-        for candidate in Self.candidates(raw) {
+        let candidates = Self.candidates(raw)
+        for candidate in candidates {
             let found = dictionary.pronunciations(of: candidate)
             if !found.isEmpty { return Lookup(word: candidate, pronunciations: found) }
         }
-        return nil
+        // The last hyphenated part, without quotes or possessive: the word as spoken.
+        guard let guess, let word = candidates.last, word.count <= 40,
+              word.allSatisfy({ $0.isLetter || $0 == "'" }), word.contains(where: \.isLetter) else { return nil }
+        let phones = guesses.value(for: word) { guess(word).flatMap { Pronunciation(arpabet: $0) } }
+        return phones.map { Lookup(word: word, pronunciations: [$0], guessed: true) }
+    }
+
+    /// Remembers letter-to-sound answers (nil ones too).
+    final class GuessCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [String: Pronunciation?] = [:]
+
+        func value(for word: String, _ make: () -> Pronunciation?) -> Pronunciation? {
+            lock.lock()
+            if let known = values[word] { lock.unlock(); return known }
+            lock.unlock()
+            let made = make()
+            lock.lock()
+            values[word] = made
+            lock.unlock()
+            return made
+        }
     }
 
     /// The forms to try for a typed word, most literal first.

@@ -15,15 +15,14 @@ public actor ESpeakEngine: SpeechEngine {
     /// The one engine per process (eSpeak NG cannot run twice in one process).
     public static let shared = ESpeakEngine()
 
-    private var sampleRate: Int?
-    private var currentVoice: String?
+    private let library = ESpeakLibrary.shared
     /// Voice id (its language, `en-gb`) → eSpeak's voice file (`gmw/en`), which is what it loads by.
     private var files: [String: String] = [:]
 
     private init() {}
 
     /// Whether the library and its voice data load.
-    public func isAvailable() -> Bool { (try? start()) != nil }
+    public func isAvailable() -> Bool { (try? library.run { _ in () }) != nil }
 
     /// The library's version string, for cache keys.
     public nonisolated static var libraryVersion: String {
@@ -33,7 +32,10 @@ public actor ESpeakEngine: SpeechEngine {
     }
 
     public func voices() async throws -> [Voice] {
-        _ = try start()
+        try library.run { _ in listVoices() }
+    }
+
+    private func listVoices() -> [Voice] {
         guard var list = espeak_ListVoices(nil) else { return [] }
         var voices: [Voice] = []
         while let pointer = list.pointee {
@@ -52,25 +54,24 @@ public actor ESpeakEngine: SpeechEngine {
 
     public func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
         guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
-        let sampleRate = try start()
         let wanted = voice ?? defaultVoice
-        if wanted != currentVoice {
-            if files.isEmpty { _ = try await voices() }
-            guard let file = files[wanted], espeak_SetVoiceByName(file) == EE_OK else { throw SpeechError.synthesisFailed("eSpeak NG has no voice “\(wanted)”") }
-            currentVoice = wanted
-        }
-        // eSpeak's rate is words per minute (175 is its normal); it changes timing, not pitch.
-        espeak_SetParameter(espeakRATE, Int32((175 * rate).rounded()), 0)
-
+        if files.isEmpty { _ = try await voices() }
+        guard let file = files[wanted] else { throw SpeechError.synthesisFailed("eSpeak NG has no voice “\(wanted)”") }
         let collector = Collector()
-        let context = Unmanaged.passRetained(collector)
-        defer { context.release() }
-        let bytes = Array(text.utf8CString)
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0,
-                         UInt32(espeakCHARS_UTF8), nil, context.toOpaque())
+        let sampleRate: Int = try library.run { sampleRate in
+            try library.use(voice: file)
+            // eSpeak's rate is words per minute (175 is its normal); it changes timing, not pitch.
+            espeak_SetParameter(espeakRATE, Int32((175 * rate).rounded()), 0)
+            let context = Unmanaged.passRetained(collector)
+            defer { context.release() }
+            let bytes = Array(text.utf8CString)
+            let status = bytes.withUnsafeBufferPointer { buffer in
+                espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0,
+                             UInt32(espeakCHARS_UTF8), nil, context.toOpaque())
+            }
+            guard status == EE_OK else { throw SpeechError.synthesisFailed("eSpeak NG refused the text (status \(status.rawValue))") }
+            return sampleRate
         }
-        guard status == EE_OK else { throw SpeechError.synthesisFailed("eSpeak NG refused the text (status \(status.rawValue))") }
 
         let audio = AudioBuffer(sampleRate: sampleRate, samples: collector.samples.map { Float($0) / 32768 })
         let seconds = audio.duration
@@ -81,7 +82,30 @@ public actor ESpeakEngine: SpeechEngine {
         return SynthesizedSpeech(audio: audio, words: WordAligner.align(text, spans: spans))
     }
 
-    /// Loads the library once; returns its sample rate.
+}
+
+/// eSpeak NG's process-wide state behind one lock: loaded once, one call at a time, and the
+/// voice last set (speaking and the phonemizer share it).
+final class ESpeakLibrary: @unchecked Sendable {
+    static let shared = ESpeakLibrary()
+    private let lock = NSLock()
+    private var sampleRate: Int?
+    private var voice: String?
+
+    /// Runs `body` holding the lock, with the library loaded (its sample rate passed in).
+    func run<T>(_ body: (Int) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(try start())
+    }
+
+    /// Sets the voice by eSpeak's name or file (`en-us`, `gmw/en`); call inside `run`.
+    func use(voice name: String) throws {
+        guard name != voice else { return }
+        guard espeak_SetVoiceByName(name) == EE_OK else { throw SpeechError.synthesisFailed("eSpeak NG has no voice “\(name)”") }
+        voice = name
+    }
+
     private func start() throws -> Int {
         if let sampleRate { return sampleRate }
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, 0)
@@ -96,8 +120,9 @@ public actor ESpeakEngine: SpeechEngine {
     }
 }
 
-/// Gathers what eSpeak's callback hands over during one `espeak_Synth` call.
-private final class Collector {
+/// Gathers what eSpeak's callback hands over during one `espeak_Synth` call (only ever touched
+/// inside `ESpeakLibrary.run`, hence unchecked).
+final class Collector: @unchecked Sendable {
     var samples: [Int16] = []
     /// Seconds at which each word starts.
     var wordStarts: [Double] = []

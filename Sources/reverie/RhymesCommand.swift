@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rhymes
+import Speech
 
 /// `reverie rhymes WORD [--near] [--json]`.
 struct RhymesCommand: ParsableCommand {
@@ -26,7 +27,8 @@ struct RhymesCommand: ParsableCommand {
     static func engine(dataDir: String?) throws -> RhymeEngine {
         let data = dataDir ?? ProcessInfo.processInfo.environment["REVERIE_DATA_DIR"] ?? "data"
         do {
-            return try RhymeEngine.installed(cacheDirectory: URL(fileURLWithPath: data).appendingPathComponent("cache/rhymes"))
+            return try RhymeEngine.installed(cacheDirectory: URL(fileURLWithPath: data).appendingPathComponent("cache/rhymes"),
+                                             guess: ESpeakPhonemes.arpabet(for:))
         } catch let error as RhymesError {
             throw ValidationError(error.description)
         }
@@ -34,6 +36,8 @@ struct RhymesCommand: ParsableCommand {
 
     struct Output: Encodable {
         var word: String
+        /// True when the word is not in the dictionary and eSpeak NG guessed how it sounds.
+        var guessed: Bool
         var perfect: [String]
         var near: [String]
     }
@@ -41,9 +45,9 @@ struct RhymesCommand: ParsableCommand {
     func run() throws {
         let engine = try Self.engine(dataDir: dataDir)
         guard let found = engine.lookup(word) else {
-            throw ValidationError("“\(word)” is not in the CMU Pronouncing Dictionary.")
+            throw ValidationError("“\(word)” is not a word: it has no letters to pronounce.")
         }
-        let output = Output(word: found.word, perfect: engine.perfectRhymes(of: found.word),
+        let output = Output(word: found.word, guessed: found.guessed, perfect: engine.perfectRhymes(of: found.word),
                             near: near ? engine.nearRhymes(of: found.word).map(\.word) : [])
         if json {
             let encoder = JSONEncoder()
@@ -52,7 +56,7 @@ struct RhymesCommand: ParsableCommand {
             return
         }
         let pronunciations = found.pronunciations.map(\.arpabet).joined(separator: " | ")
-        print("\(found.word)  \(pronunciations)")
+        print("\(found.word)  \(pronunciations)\(found.guessed ? "  (not in the dictionary: pronunciation guessed)" : "")")
         print("perfect (\(output.perfect.count)): " + (output.perfect.isEmpty ? "none" : output.perfect.prefix(60).joined(separator: ", ")
             + (output.perfect.count > 60 ? ", …" : "")))
         if near {

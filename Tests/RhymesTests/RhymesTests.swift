@@ -1,5 +1,6 @@
 import Foundation
 @testable import Rhymes
+import Speech
 import Testing
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -264,5 +265,26 @@ struct SuggestionTests {
         // The caret in the middle of the text: only the lines above count.
         let middle = sharedEngine.suggestions(for: "Under the moon\n\nlater lines", caret: 15)
         #expect(middle.target?.word == "moon" && middle.replaceStart == 15)
+    }
+}
+
+
+@Suite("Words the dictionary lacks")
+struct GuessedWordTests {
+    /// The same dictionary, with eSpeak NG's letter-to-sound for the rest.
+    static let engine = RhymeEngine(dictionary: sharedEngine.dictionary, frequencyRanks: sharedEngine.frequencyRanks,
+                                    guess: ESpeakPhonemes.arpabet(for:))
+
+    @Test("names, slang and invented words get a guessed pronunciation and take part in rhymes")
+    func guessed() throws {
+        let yeet = try #require(Self.engine.lookup("Yeet!"))
+        #expect(yeet.guessed && yeet.word == "yeet" && yeet.pronunciations.map(\.arpabet) == ["Y IY1 T"])
+        #expect(Self.engine.perfectRhymes(of: "yeet").contains("street"))
+        #expect(try #require(Self.engine.lookup("night")).guessed == false)
+        #expect(Self.engine.lookup("...") == nil)
+        let analysis = Self.engine.analyze("We danced until the blorp\nAnd dreamed of a distant dorp")
+        #expect(analysis.lines.map(\.scheme) == ["A", "A"])
+        #expect(analysis.groups.first?.occurrences.map(\.word) == ["blorp", "dorp"])
+        #expect(analysis.groups.first?.occurrences.map(\.guessed) == [true, true])
     }
 }

@@ -79,3 +79,22 @@ struct ScriptRendererTests {
         await #expect(throws: SpeechError.invalidRate(1.5)) { try await ScriptRenderer(engine: ToneEngine()).render("hi", rate: 1.5) }
     }
 }
+
+@Suite("eSpeak NG letter-to-sound")
+struct ESpeakPhonemeTests {
+    @Test("eSpeak's phoneme names become ARPAbet with stress on the vowels")
+    func mnemonics() {
+        #expect(ESpeakPhonemes.arpabet(fromMnemonics: "h @ l 'oU") == "HH AH0 L OW1")
+        #expect(ESpeakPhonemes.arpabet(fromMnemonics: "t2 'aI m") == "T AY1 M")
+        #expect(ESpeakPhonemes.arpabet(fromMnemonics: "b r ,eI n dZ I2 l 'i: n @") == "B R EY2 N JH IH0 L IY1 N AH0")
+        #expect(ESpeakPhonemes.arpabet(fromMnemonics: "D @") == "DH AH1")   // a word always has a main stress
+        #expect(ESpeakPhonemes.arpabet(fromMnemonics: "s t") == nil)        // no vowel, no word
+    }
+
+    @Test("real guesses for words the dictionary lacks, and for ones it has", arguments: [
+        ("yeet", "Y IY1 T"), ("blorp", "B L AO1 R P"), ("time", "T AY1 M"), ("water", "W AO1 T ER0"), ("queen", "K W IY1 N"),
+    ])
+    func guesses(word: String, expected: String) {
+        #expect(ESpeakPhonemes.arpabet(for: word) == expected)
+    }
+}

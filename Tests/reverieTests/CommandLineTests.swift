@@ -150,8 +150,12 @@ struct BinaryTests {
         #expect(decoded["word"] as? String == "love")
         #expect((decoded["perfect"] as? [String])?.contains("dove") == true)
         #expect((decoded["near"] as? [String]) == [])
-        let unknown = try Self.run(["rhymes", "zzqxv", "--data-dir", data.path])
-        #expect(unknown.status != 0 && unknown.errors.contains("not in the CMU Pronouncing Dictionary"))
+        // A word the dictionary lacks gets a guessed pronunciation, and rhymes.
+        let slang = try Self.run(["rhymes", "yeet", "--data-dir", data.path])
+        #expect(slang.status == 0 && slang.output.contains("Y IY1 T  (not in the dictionary: pronunciation guessed)"))
+        #expect(slang.output.contains("feet") || slang.output.contains("street"))
+        let nothing = try Self.run(["rhymes", "...", "--data-dir", data.path])
+        #expect(nothing.status != 0 && nothing.errors.contains("no letters"))
     }
 
     @Test("lyrics analyze prints letters, syllables and groups; --json gives the lines and groups")
