@@ -37,6 +37,7 @@ let package = Package(
                 "ReverieAPI",
                 "Speech",
                 "Breathing",
+                "Rhymes",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),

@@ -36,6 +36,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateAccounts())
     app.migrations.add(CreateSpeechRenders())
     app.migrations.add(CreateMeditationSessions())
+    app.migrations.add(CreateCompositions())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -86,6 +87,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
 
     try app.register(collection: HealthController(databaseKind: config.database.kind))
     try app.register(collection: SpeechController())
+    try app.register(collection: CompositionController())
+    try app.register(collection: RhymesController())
     let manifest = try MeditationManifest.bundled()
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: app.speech,
                                           cacheDirectory: (config.dataDirectory as NSString).appendingPathComponent("cache/meditation"))

@@ -8,6 +8,7 @@ public struct Repositories: Sendable {
     public var settings: any SettingsRepository
     public var speechRenders: any SpeechRenderRepository
     public var meditationSessions: any MeditationSessionRepository
+    public var compositions: any CompositionRepository
 
     /// The Fluent implementations on one database.
     public static func fluent(_ database: any Database) -> Repositories {
@@ -16,7 +17,8 @@ public struct Repositories: Sendable {
             tokens: FluentAuthTokenRepository(database: database),
             settings: FluentSettingsRepository(database: database),
             speechRenders: FluentSpeechRenderRepository(database: database),
-            meditationSessions: FluentMeditationSessionRepository(database: database)
+            meditationSessions: FluentMeditationSessionRepository(database: database),
+            compositions: FluentCompositionRepository(database: database)
         )
     }
 }

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A song being written.
+public struct Composition: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var title: String
+    public var lyrics: String
+    /// Goes up by one with every saved edit; send it back as `If-Match` when saving.
+    public var version: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastOpenedAt: Date?
+    /// A theme for this song only (the seed's `themeOverride`).
+    public var themeOverride: Theme?
+    /// When this is a conflict copy: the composition whose save it lost to.
+    public var conflictOf: UUID?
+
+    public init(id: UUID, title: String, lyrics: String, version: Int, createdAt: Date, updatedAt: Date, lastOpenedAt: Date?,
+                themeOverride: Theme?, conflictOf: UUID?) {
+        self.id = id
+        self.title = title
+        self.lyrics = lyrics
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastOpenedAt = lastOpenedAt
+        self.themeOverride = themeOverride
+        self.conflictOf = conflictOf
+    }
+}
+
+/// One row of the compositions list.
+public struct CompositionSummary: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var title: String
+    public var version: Int
+    public var updatedAt: Date
+    /// The first non-empty line of the lyrics, or — when searching — the text around the hit.
+    public var snippet: String
+
+    public init(id: UUID, title: String, version: Int, updatedAt: Date, snippet: String) {
+        self.id = id
+        self.title = title
+        self.version = version
+        self.updatedAt = updatedAt
+        self.snippet = snippet
+    }
+}
+
+/// `POST /api/compositions` and `PUT /api/compositions/{id}`.
+public struct CompositionInput: Codable, Sendable, Equatable {
+    public var title: String
+    public var lyrics: String
+    public var themeOverride: Theme?
+
+    public init(title: String, lyrics: String, themeOverride: Theme? = nil) {
+        self.title = title
+        self.lyrics = lyrics
+        self.themeOverride = themeOverride
+    }
+}
+
+/// The 412 answer to a save made from an older version: the error, what is saved now, and the
+/// losing edit kept as a new composition.
+public struct CompositionConflict: Codable, Sendable, Equatable {
+    public var error: APIErrorBody.Detail
+    public var current: Composition
+    public var conflictCopy: Composition
+
+    public init(error: APIErrorBody.Detail, current: Composition, conflictCopy: Composition) {
+        self.error = error
+        self.current = current
+        self.conflictCopy = conflictCopy
+    }
+}

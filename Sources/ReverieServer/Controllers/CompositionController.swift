@@ -1,0 +1,173 @@
+import Foundation
+import ReverieAPI
+import Vapor
+
+extension Composition: Content {}
+extension CompositionSummary: Content {}
+extension CompositionConflict: Content {}
+
+/// Songs being written: list and search, create, open, save with a version check, delete and restore.
+struct CompositionController: RouteCollection {
+    static let maximumTitle = 200
+    static let maximumLyrics = 100_000
+
+    func boot(routes: any RoutesBuilder) throws {
+        let compositions = routes.grouped("api", "compositions")
+        compositions.get(use: list)
+        compositions.post(use: create)
+        compositions.get(":compositionID", use: show)
+        compositions.put(":compositionID", use: save)
+        compositions.delete(":compositionID", use: delete)
+        compositions.post(":compositionID", "restore", use: restore)
+    }
+
+    /// Newest edit first; `?q=` keeps those whose title or lyrics have words starting with every
+    /// word of the query (any case), with a snippet around the hit.
+    func list(req: Request) async throws -> [CompositionSummary] {
+        let user = try req.user
+        let query = (try? req.query.get(String.self, at: "q")) ?? ""
+        let words = Self.queryWords(query)
+        let rows = words.isEmpty ? try await req.repositories.compositions.list(ownedBy: user)
+                                 : try await req.repositories.compositions.search(words, ownedBy: user)
+        return try rows.map { row in
+            CompositionSummary(id: try row.requireID(), title: row.title, version: row.version, updatedAt: row.updatedAt,
+                               snippet: Self.snippet(row.lyrics, title: row.title, words: words))
+        }
+    }
+
+    func create(req: Request) async throws -> Response {
+        let input = try Self.validated(try req.content.decode(CompositionInput.self))
+        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+                                                                 conflictOf: nil, ownedBy: req.user, at: req.services.now())
+        return try Self.respond(row, status: .created)
+    }
+
+    /// The composition; opening it is remembered (`lastOpenedAt`).
+    func show(req: Request) async throws -> Response {
+        let user = try req.user
+        let id = try req.uuidParameter("compositionID", naming: "composition")
+        try await req.repositories.compositions.markOpened(id, ownedBy: user, at: req.services.now())
+        guard let row = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        return try Self.respond(row, status: .ok)
+    }
+
+    /// Saves an edit. `If-Match` carries the version it was made from; when another save came
+    /// first, the answer is 412 with what is saved now, and this edit kept as a conflict copy.
+    func save(req: Request) async throws -> Response {
+        let user = try req.user
+        let id = try req.uuidParameter("compositionID", naming: "composition")
+        let input = try Self.validated(try req.content.decode(CompositionInput.self))
+        guard let header = req.headers.first(name: .ifMatch) else {
+            throw APIError(.preconditionRequired, code: "if_match_required",
+                           "Send If-Match with the version you edited (the ETag you were given), so no one's edit is overwritten.")
+        }
+        guard let version = Self.version(fromETag: header) else {
+            throw APIError(.badRequest, code: "invalid_if_match", "If-Match should be the ETag you were given, like \"3\".")
+        }
+        let now = req.services.now()
+        let repository = req.repositories.compositions
+        if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+                                                 fromVersion: version, ownedBy: user, at: now) {
+            return try Self.respond(row, status: .ok)
+        }
+        guard let current = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics,
+                                               themeOverride: input.themeOverride?.rawValue, conflictOf: id, ownedBy: user, at: now)
+        let conflict = CompositionConflict(
+            error: .init(code: "version_conflict",
+                         message: "This song was saved elsewhere (version \(current.version)) after version \(version) you edited. Your edit is kept as “\(copy.title)”."),
+            current: try Self.api(current), conflictCopy: try Self.api(copy))
+        let response = Response(status: .preconditionFailed)
+        try response.content.encode(conflict)
+        response.headers.replaceOrAdd(name: .eTag, value: "\"\(current.version)\"")
+        return response
+    }
+
+    func delete(req: Request) async throws -> HTTPStatus {
+        let id = try req.uuidParameter("compositionID", naming: "composition")
+        guard try await req.repositories.compositions.delete(id, ownedBy: req.user, at: req.services.now()) else {
+            throw APIError.notFound("composition")
+        }
+        return .noContent
+    }
+
+    /// Undo for a delete.
+    func restore(req: Request) async throws -> Response {
+        let id = try req.uuidParameter("compositionID", naming: "composition")
+        guard let row = try await req.repositories.compositions.restore(id, ownedBy: req.user) else {
+            throw APIError(.notFound, code: "not_found", "No deleted composition with that id.")
+        }
+        return try Self.respond(row, status: .ok)
+    }
+
+    // MARK: - Helpers
+
+    static func validated(_ input: CompositionInput) throws -> CompositionInput {
+        var input = input
+        input.title = input.title.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
+        if input.title.isEmpty { input.title = "Untitled" }
+        guard input.title.count <= maximumTitle else {
+            throw APIError(.badRequest, code: "invalid_field", "title: at most \(maximumTitle) characters.")
+        }
+        guard input.lyrics.count <= maximumLyrics else {
+            throw APIError(.badRequest, code: "invalid_field", "lyrics: at most \(maximumLyrics) characters; split the song.")
+        }
+        return input
+    }
+
+    static func conflictTitle(_ title: String) -> String {
+        String((title + " (conflict copy)").prefix(maximumTitle))
+    }
+
+    /// `"3"`, `W/"3"` or `3` → 3.
+    static func version(fromETag text: String) -> Int? {
+        var value = text.trimmingCharacters(in: .whitespaces)
+        if value.hasPrefix("W/") { value.removeFirst(2) }
+        return Int(value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+    }
+
+    static func api(_ row: CompositionModel) throws -> Composition {
+        Composition(id: try row.requireID(), title: row.title, lyrics: row.lyrics, version: row.version, createdAt: row.createdAt,
+                    updatedAt: row.updatedAt, lastOpenedAt: row.lastOpenedAt, themeOverride: row.themeOverride.flatMap(Theme.init(rawValue:)),
+                    conflictOf: row.conflictOf)
+    }
+
+    static func respond(_ row: CompositionModel, status: HTTPStatus) throws -> Response {
+        let response = Response(status: status)
+        try response.content.encode(try api(row))
+        response.headers.replaceOrAdd(name: .eTag, value: "\"\(row.version)\"")
+        return response
+    }
+
+    /// Query words: lower-case runs of letters and digits, at most eight.
+    static func queryWords(_ query: String) -> [String] {
+        Array(query.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).prefix(8))
+    }
+
+    /// Around the first hit in the lyrics (a word starting with a query word); else the first
+    /// non-empty line. At most about 90 characters.
+    static func snippet(_ lyrics: String, title: String, words: [String]) -> String {
+        let lines = lyrics.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let firstLine = lines.first { !$0.isEmpty } ?? ""
+        for word in words {
+            for line in lines {
+                let lower = line.lowercased()
+                var searchStart = lower.startIndex
+                while let range = lower.range(of: word, range: searchStart..<lower.endIndex) {
+                    let atWordStart = range.lowerBound == lower.startIndex
+                        || !(lower[lower.index(before: range.lowerBound)].isLetter || lower[lower.index(before: range.lowerBound)].isNumber)
+                    if atWordStart { return shorten(line, around: lower.distance(from: lower.startIndex, to: range.lowerBound)) }
+                    searchStart = range.upperBound
+                }
+            }
+        }
+        return shorten(firstLine, around: 0)
+    }
+
+    static func shorten(_ line: String, around offset: Int, width: Int = 90) -> String {
+        guard line.count > width else { return line }
+        let start = max(0, min(offset - width / 3, line.count - width))
+        let from = line.index(line.startIndex, offsetBy: start), to = line.index(from, offsetBy: width)
+        return (start > 0 ? "…" : "") + line[from..<to].trimmingCharacters(in: .whitespaces) + (to < line.endIndex ? "…" : "")
+    }
+}

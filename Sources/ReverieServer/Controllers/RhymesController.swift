@@ -1,0 +1,100 @@
+import Foundation
+import Rhymes
+import Speech
+import Vapor
+
+extension LyricsAnalysis: Content {}
+extension RhymeSuggestions: Content {}
+
+/// The rhyme engine, loaded once per process on first use (indexing the dictionary takes a
+/// moment the first time; later starts read the cached index).
+actor RhymesProvider {
+    static let shared = RhymesProvider()
+    private var loading: Task<RhymeEngine, any Error>?
+
+    func engine(cacheDirectory: URL) async throws -> RhymeEngine {
+        if let loading { return try await loading.value }
+        let task = Task.detached { try RhymeEngine.installed(cacheDirectory: cacheDirectory, guess: ESpeakPhonemes.arpabet(for:)) }
+        loading = task
+        do {
+            return try await task.value
+        } catch {
+            loading = nil   // try again next time (the bootstrap may have run meanwhile)
+            throw error
+        }
+    }
+}
+
+/// Rhymes for the editor: analysis of a text, rhymes of a word, suggestions at the caret.
+struct RhymesController: RouteCollection {
+    static let maximumText = 100_000
+
+    struct AnalyzeRequest: Content {
+        var text: String
+    }
+
+    struct SuggestionsRequest: Content {
+        var text: String
+        /// UTF-16 offset of the caret in `text`, as the browser reports it.
+        var caret: Int
+    }
+
+    struct WordRhymes: Content {
+        var word: String
+        var guessed: Bool
+        var perfect: [String]
+        var near: [String]
+    }
+
+    func boot(routes: any RoutesBuilder) throws {
+        let rhymes = routes.grouped("api", "rhymes")
+        rhymes.post("analyze", use: analyze)
+        rhymes.post("suggestions", use: suggestions)
+        rhymes.get(":word", use: word)
+    }
+
+    func analyze(req: Request) async throws -> LyricsAnalysis {
+        _ = try req.user
+        let body = try req.content.decode(AnalyzeRequest.self)
+        try Self.check(body.text)
+        return try await engine(req).analyze(body.text)
+    }
+
+    func suggestions(req: Request) async throws -> RhymeSuggestions {
+        _ = try req.user
+        let body = try req.content.decode(SuggestionsRequest.self)
+        try Self.check(body.text)
+        guard (0...body.text.utf16.count).contains(body.caret) else {
+            throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")
+        }
+        return try await engine(req).suggestions(for: body.text, caret: body.caret)
+    }
+
+    /// `GET /api/rhymes/{word}?near=true`.
+    func word(req: Request) async throws -> WordRhymes {
+        _ = try req.user
+        let raw = req.parameters.get("word") ?? ""
+        let engine = try await engine(req)
+        guard let found = engine.lookup(raw) else {
+            throw APIError(.badRequest, code: "not_a_word", "“\(raw)” has no letters to pronounce.")
+        }
+        let near = (try? req.query.get(Bool.self, at: "near")) ?? false
+        return WordRhymes(word: found.word, guessed: found.guessed, perfect: engine.perfectRhymes(of: found.word),
+                          near: near ? engine.nearRhymes(of: found.word).map(\.word) : [])
+    }
+
+    static func check(_ text: String) throws {
+        guard text.count <= maximumText else {
+            throw APIError(.badRequest, code: "invalid_field", "text: at most \(maximumText) characters.")
+        }
+    }
+
+    private func engine(_ req: Request) async throws -> RhymeEngine {
+        let cache = URL(fileURLWithPath: req.services.config.dataDirectory).appendingPathComponent("cache/rhymes")
+        do {
+            return try await RhymesProvider.shared.engine(cacheDirectory: cache)
+        } catch let error as RhymesError {
+            throw APIError(.serviceUnavailable, code: "rhymes_unavailable", error.description)
+        }
+    }
+}

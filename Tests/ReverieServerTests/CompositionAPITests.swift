@@ -1,0 +1,153 @@
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Testing
+import Vapor
+
+extension TestClient {
+    func compose(_ title: String, _ lyrics: String, as user: String) async throws -> Composition {
+        let reply = try await send(.POST, "/api/compositions", json: CompositionInput(title: title, lyrics: lyrics), auth: .cookie(user))
+        #expect(reply.status == .created, "\(reply.text)")
+        return try reply.decode(Composition.self)
+    }
+}
+
+@Suite("Compositions API")
+struct CompositionAPITests {
+    @Test("create, open, save with the version, list newest first with a first-line snippet", arguments: TestDatabase.all)
+    func lifecycle(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            #expect(try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self).isEmpty)
+            let first = try await client.compose("River Song", "\n\nThe river keeps on running\nDown to the sea", as: ada)
+            #expect(first.version == 1 && first.title == "River Song")
+            client.clock.advance(by: 60)
+            let second = try await client.compose("  ", "Under the moon", as: ada)
+            #expect(second.title == "Untitled")
+
+            let opened = try await client.send(.GET, "/api/compositions/\(first.id)", auth: .cookie(ada))
+            #expect(opened.headers.first(name: .eTag) == "\"1\"")
+            #expect(try opened.decode(Composition.self).lastOpenedAt != nil)
+
+            client.clock.advance(by: 60)
+            var edit = CompositionInput(title: "River Song", lyrics: "The river keeps on running\nDown to the open sea")
+            edit.themeOverride = .dirtyDishes
+            let saved = try await client.send(.PUT, "/api/compositions/\(first.id)", json: edit, auth: .cookie(ada), headers: ["If-Match": "\"1\""])
+            #expect(saved.status == .ok && saved.headers.first(name: .eTag) == "\"2\"")
+            #expect(try saved.decode(Composition.self).themeOverride == .dirtyDishes)
+
+            let list = try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self)
+            #expect(list.map(\.title) == ["River Song", "Untitled"])
+            #expect(list.first?.snippet == "The river keeps on running" && list.first?.version == 2)
+        }
+    }
+
+    @Test("a save from an old version answers 412 and keeps the losing edit as a conflict copy", arguments: TestDatabase.all)
+    func conflicts(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let song = try await client.compose("Night Drive", "Headlights on the highway", as: ada)
+            let phone = CompositionInput(title: "Night Drive", lyrics: "Headlights on the highway\nWritten on the phone")
+            let laptop = CompositionInput(title: "Night Drive", lyrics: "Headlights on the highway\nWritten on the laptop")
+            #expect(try await client.send(.PUT, "/api/compositions/\(song.id)", json: phone, auth: .cookie(ada), headers: ["If-Match": "\"1\""]).status == .ok)
+            let late = try await client.send(.PUT, "/api/compositions/\(song.id)", json: laptop, auth: .cookie(ada), headers: ["If-Match": "\"1\""])
+            #expect(late.status == .preconditionFailed)
+            let conflict = try late.decode(CompositionConflict.self)
+            #expect(conflict.error.code == "version_conflict")
+            #expect(conflict.current.lyrics == phone.lyrics && conflict.current.version == 2)
+            #expect(conflict.conflictCopy.lyrics == laptop.lyrics && conflict.conflictCopy.title == "Night Drive (conflict copy)")
+            #expect(conflict.conflictCopy.conflictOf == song.id)
+            let titles = try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self).map(\.title)
+            #expect(Set(titles) == ["Night Drive", "Night Drive (conflict copy)"])
+
+            let noVersion = try await client.send(.PUT, "/api/compositions/\(song.id)", json: laptop, auth: .cookie(ada))
+            #expect(noVersion.status == .preconditionRequired && noVersion.error?.code == "if_match_required")
+            let badVersion = try await client.send(.PUT, "/api/compositions/\(song.id)", json: laptop, auth: .cookie(ada), headers: ["If-Match": "soon"])
+            #expect(badVersion.status == .badRequest)
+        }
+    }
+
+    @Test("search matches title or lyrics, any case, by word starts, with a snippet around the hit", arguments: TestDatabase.all)
+    func search(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            _ = try await client.compose("Moonlight", "Silver on the water", as: ada)
+            _ = try await client.compose("Harbour", "The boats come home\nAnd the MOON rises over the bay", as: ada)
+            _ = try await client.compose("Desert", "Sand and honeymoon heat", as: ada)
+            func search(_ query: String) async throws -> [CompositionSummary] {
+                let encoded = query.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)!
+                return try await client.send(.GET, "/api/compositions?q=\(encoded)", auth: .cookie(ada)).decode([CompositionSummary].self)
+            }
+            let moon = try await search("moon")
+            #expect(Set(moon.map(\.title)) == ["Moonlight", "Harbour"])   // not "honeymoon": words start with the query
+            #expect(moon.first { $0.title == "Harbour" }?.snippet == "And the MOON rises over the bay")
+            #expect(try await search("MOON bay").map(\.title) == ["Harbour"])          // every word, title or lyrics
+            #expect(try await search("harbour boats").map(\.title) == ["Harbour"])
+            #expect(try await search("wat").map(\.title) == ["Moonlight"])
+            #expect(try await search("zebra").isEmpty)
+            #expect(try await search("  ?! ").count == 3)                               // no words: everything
+        }
+    }
+
+    @Test("delete hides a song until it is restored; others' songs answer 404", arguments: TestDatabase.all)
+    func deleteAndIsolation(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let song = try await client.compose("Lullaby", "Hush now, the stars are out", as: ada)
+            for (method, path) in [(HTTPMethod.GET, ""), (.DELETE, ""), (.POST, "/restore")] {
+                let reply = try await client.send(method, "/api/compositions/\(song.id)\(path)", auth: .cookie(grace))
+                #expect(reply.status == .notFound, "\(method) \(path)")
+            }
+            let put = try await client.send(.PUT, "/api/compositions/\(song.id)", json: CompositionInput(title: "Mine", lyrics: ""),
+                                            auth: .cookie(grace), headers: ["If-Match": "\"1\""])
+            #expect(put.status == .notFound)
+            #expect(try await client.send(.GET, "/api/compositions?q=stars", auth: .cookie(grace)).decode([CompositionSummary].self).isEmpty)
+
+            #expect(try await client.send(.DELETE, "/api/compositions/\(song.id)", auth: .cookie(ada)).status == .noContent)
+            #expect(try await client.send(.GET, "/api/compositions/\(song.id)", auth: .cookie(ada)).status == .notFound)
+            #expect(try await client.send(.GET, "/api/compositions?q=stars", auth: .cookie(ada)).decode([CompositionSummary].self).isEmpty)
+            let restored = try await client.send(.POST, "/api/compositions/\(song.id)/restore", auth: .cookie(ada))
+            #expect(restored.status == .ok)
+            #expect(try await client.send(.GET, "/api/compositions?q=stars", auth: .cookie(ada)).decode([CompositionSummary].self).count == 1)
+        }
+    }
+
+    @Test("titles and lyrics have limits")
+    func limits() async throws {
+        try await withTestApp(.sqlite, maxBodyBytes: 4 << 20) { client in
+            let ada = try await client.setUpOwner()
+            let long = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: String(repeating: "t", count: 201), lyrics: ""), auth: .cookie(ada))
+            #expect(long.status == .badRequest && long.error?.message.hasPrefix("title:") == true)
+            let huge = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "Epic", lyrics: String(repeating: "la ", count: 40_000)), auth: .cookie(ada))
+            #expect(huge.status == .badRequest && huge.error?.message.hasPrefix("lyrics:") == true)
+        }
+    }
+}
+
+@Suite("Rhymes API")
+struct RhymesAPITests {
+    @Test("analysis, a word's rhymes and suggestions at the caret")
+    func rhymes() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            struct Text: Content { var text: String }
+            let analysis = try await client.send(.POST, "/api/rhymes/analyze", json: Text(text: "Under the moon\nOver the dune"), auth: .cookie(ada))
+            #expect(analysis.status == .ok, "\(analysis.text)")
+            #expect(analysis.text.contains("\"scheme\":\"A\"") && analysis.text.contains("\"key\":\"UW1 N\""))
+
+            let word = try await client.send(.GET, "/api/rhymes/Night?near=true", auth: .cookie(ada))
+            let decoded = try #require(try JSONSerialization.jsonObject(with: Data(word.text.utf8)) as? [String: Any])
+            #expect(decoded["word"] as? String == "night" && (decoded["perfect"] as? [String])?.contains("light") == true)
+            #expect(((decoded["near"] as? [String]) ?? []).isEmpty == false)
+
+            struct Caret: Content { var text: String; var caret: Int }
+            let text = "I walked alone beneath the night\nAnd held on to the fli"
+            let suggestions = try await client.send(.POST, "/api/rhymes/suggestions", json: Caret(text: text, caret: text.utf16.count), auth: .cookie(ada))
+            #expect(suggestions.text.contains("\"word\":\"flight\""))
+            let badCaret = try await client.send(.POST, "/api/rhymes/suggestions", json: Caret(text: "hi", caret: 9), auth: .cookie(ada))
+            #expect(badCaret.status == .badRequest && badCaret.error?.message.hasPrefix("caret:") == true)
+            #expect(try await client.send(.GET, "/api/rhymes/night").status == .unauthorized)
+        }
+    }
+}
