@@ -191,26 +191,35 @@ public final class RhymeEngine: Sendable {
     /// vowel). A unit scores half for its vowel (same vowel 1; close vowels such as IH/IY or
     /// AA/AO 0.6; two unstressed vowels at least 0.7) and half for its consonants (see
     /// `codaSimilarity`), times 0.9 when one vowel is stressed and the other not. A unit one word
-    /// lacks scores 0. So: same vowel with similar final consonants (time/mine 0.85), assonance
-    /// and consonance across syllables (orange/door hinge 0.76), a matching stress pattern.
+    /// lacks scores 0. The result is at most the score of the unit where the longer rhyming part
+    /// starts (its stressed syllable): a rhyme needs that syllable close (sister/window is not
+    /// one, however alike their unstressed endings). So: same vowel with similar final consonants
+    /// (time/mine 0.85), assonance and consonance across syllables (orange/door hinge 0.75), a
+    /// matching stress pattern.
     public static func similarity(_ a: Pronunciation, _ b: Pronunciation) -> Double {
         if a.rhymingPart == b.rhymingPart { return 1 }
         let unitsA = units(a), unitsB = units(b)
         let reach = max(units(a.rhymingPart).count, units(b.rhymingPart).count, 1)
         let compared = min(reach, 3)
         var total = 0.0, weights = 0.0
+        var stressedUnit = 1.0
         for position in 0..<compared {
             let weight = pow(0.6, Double(position))
             weights += weight
-            guard position < unitsA.count, position < unitsB.count else { continue }
+            guard position < unitsA.count, position < unitsB.count else {
+                if position == reach - 1 { stressedUnit = 0 }
+                continue
+            }
             let ua = unitsA[unitsA.count - 1 - position], ub = unitsB[unitsB.count - 1 - position]
             var vowel = vowelSimilarity(ua.vowel.base, ub.vowel.base)
             if ua.vowel.stress == 0 && ub.vowel.stress == 0 { vowel = max(vowel, 0.7) }
             var score = 0.5 * vowel + 0.5 * codaSimilarity(ua.coda, ub.coda)
             if ua.vowel.isStressed != ub.vowel.isStressed { score *= 0.9 }
             total += weight * score
+            if position == reach - 1 { stressedUnit = score }
         }
-        return weights > 0 ? total / weights : 0
+        // The stressed syllable carries a rhyme: however alike the endings, it must be close too.
+        return weights > 0 ? min(total / weights, stressedUnit) : 0
     }
 
     /// (vowel, consonants after it) from the first vowel on; leading consonants are dropped.

@@ -288,3 +288,36 @@ struct GuessedWordTests {
         #expect(analysis.groups.first?.occurrences.map(\.guessed) == [true, true])
     }
 }
+
+@Suite("Rhyme schemes and symmetry")
+struct SchemeFixtureTests {
+    @Test("fixture stanzas: ABAB, AABB, ABBA and free verse", arguments: [
+        ("The lantern glows against the night\nThe kettle hums a quiet tune\nThe window frames a silver light\nThe garden sleeps beneath the moon", "ABAB"),
+        ("We walked along the shore\nAnd listened to the roar\nThe gulls were flying low\nAbove the undertow", "AABB"),
+        ("I wake before the day\nThe house is still and grey\nI wander on my way\nThe morning finds its play", "AAAA"),
+        ("I close my eyes at night\nThe city fades away\nAnd dreams come out to play\nUntil the morning light", "ABBA"),
+        ("Coffee on the table\nA letter from my sister\nRain against the window\nNobody is calling", "ABCD"),
+    ])
+    func schemes(lyrics: String, expected: String) {
+        let letters = sharedEngine.analyze(lyrics).lines.compactMap(\.scheme).joined()
+        #expect(letters == expected, "\(lyrics)")
+    }
+
+    @Test("similarity is the same both ways", arguments: RhymeTests.labelled)
+    func symmetric(a: String, b: String, expected: RhymeType?) throws {
+        guard !a.contains(" "), !b.contains(" ") else { return }
+        let first = try #require(sharedEngine.lookup(a)?.pronunciations), second = try #require(sharedEngine.lookup(b)?.pronunciations)
+        for x in first {
+            for y in second {
+                #expect(abs(RhymeEngine.similarity(x, y) - RhymeEngine.similarity(y, x)) < 1e-12, "\(a)/\(b)")
+            }
+        }
+        #expect(sharedEngine.rhymeType(a, b) == sharedEngine.rhymeType(b, a))
+    }
+
+    @Test("every pronunciation counts: read rhymes with both bed and seed")
+    func multiplePronunciations() {
+        #expect(sharedEngine.rhymeType("read", "bed") == .perfect)
+        #expect(sharedEngine.rhymeType("read", "seed") == .perfect)
+    }
+}

@@ -15,7 +15,6 @@ public protocol CompositionRepository: Sendable {
     func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
                 ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel?
     func markOpened(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws
-    func setAnalysisCache(_ id: UUID, _ json: String, ownedBy user: AuthenticatedUser) async throws
     /// Deletes (restorable); false when there was nothing to delete.
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Bool
     /// Brings a deleted composition back; nil when there is none to restore.
@@ -88,10 +87,6 @@ struct FluentCompositionRepository: CompositionRepository {
 
     func markOpened(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws {
         try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).set(\.$lastOpenedAt, to: date).update()
-    }
-
-    func setAnalysisCache(_ id: UUID, _ json: String, ownedBy user: AuthenticatedUser) async throws {
-        try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).set(\.$rhymeAnalysisCache, to: json).update()
     }
 
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Bool {
