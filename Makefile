@@ -31,7 +31,10 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	@scripts/bootstrap.sh run
 	$(SWIFT) build -c release --product speech-bench
 	$(SWIFT) build -c release --product reverie
+	$(SWIFT) build -c release --product rhymes-bench
 	.build/release/speech-bench
+	@echo
+	.build/release/rhymes-bench
 
 bootstrap: ## install system packages and .venv for running and testing
 	@scripts/bootstrap.sh test

@@ -71,18 +71,24 @@ extension RhymeEngine {
             }
         }
 
-        // Perfect groups: endings sharing a rhyming part.
+        // Perfect groups: endings sharing a rhyming part (any of their pronunciations).
         var groupOf = [Int?](repeating: nil, count: endings.count)   // ending → group index
         var members: [[(ending: Int, near: Bool)]] = []
         var kinds: [String] = []
+        var byKey: [[UInt8]: [Int]] = [:]
+        for (i, ending) in endings.enumerated() {
+            for key in Set(ending.pronunciations.map { $0.rhymingPart.map(\.code) }) { byKey[key, default: []].append(i) }
+        }
         for (i, ending) in endings.enumerated() where groupOf[i] == nil {
-            let partners = endings.indices.filter { j in
-                j > i && groupOf[j] == nil && Self.rhymeType(among: ending.pronunciations, endings[j].pronunciations) == .perfect
+            var partners = Set<Int>()
+            for key in Set(ending.pronunciations.map({ $0.rhymingPart.map(\.code) })) {
+                for j in byKey[key] ?? [] where j > i && groupOf[j] == nil { partners.insert(j) }
             }
             guard !partners.isEmpty else { continue }
-            members.append([(i, false)] + partners.map { ($0, false) })
+            let sorted = partners.sorted()
+            members.append([(i, false)] + sorted.map { ($0, false) })
             kinds.append("end")
-            for j in [i] + partners { groupOf[j] = members.count - 1 }
+            for j in [i] + sorted { groupOf[j] = members.count - 1 }
         }
         // Endings left alone: join a group slantwise, or pair up slantwise.
         for i in endings.indices where groupOf[i] == nil {
@@ -123,6 +129,7 @@ extension RhymeEngine {
 
         // Scheme letters, per stanza.
         var letters = [String?](repeating: nil, count: rawLines.count)
+        let endingOfLine = Dictionary(uniqueKeysWithValues: endings.enumerated().map { ($1.line, $0) })
         var stanzaLetters: [String: String] = [:]   // group id or "line n" → letter
         for (index, line) in rawLines.enumerated() {
             if line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -130,7 +137,7 @@ extension RhymeEngine {
                 continue
             }
             if Self.words(in: line).isEmpty { continue }   // "..." has no letter, but does not end the stanza
-            let ending = endings.firstIndex { $0.line == index }
+            let ending = endingOfLine[index]
             let key = ending.flatMap { groupOf[$0] }.map { "group \(number[$0]!)" } ?? "line \(index)"
             if let letter = stanzaLetters[key] {
                 letters[index] = letter

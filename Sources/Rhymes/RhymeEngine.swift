@@ -34,7 +34,9 @@ public final class RhymeEngine: Sendable {
                 if let vowel = phones.last(where: \.isVowel) { byLastVowel[vowel.base, default: []].append((word, phones)) }
             }
         }
-        self.byRhyme = byRhyme
+        // Each list in use order once, so a look-up needs no sorting.
+        let rank = { (word: String) in frequencyRanks[word] ?? Int.max }
+        self.byRhyme = byRhyme.mapValues { words in words.sorted { (rank($0), $0) < (rank($1), $1) } }
         self.byLastVowel = byLastVowel
     }
 
@@ -60,6 +62,10 @@ public final class RhymeEngine: Sendable {
     /// apostrophes (don’t), possessives (river's, rivers'), hyphenated words by their last part.
     /// Words the dictionary lacks get a guessed pronunciation (when a `guess` is set).
     public func lookup(_ raw: String) -> Lookup? {
+        // Most words arrive as the dictionary spells them, or capitalized.
+        if let found = dictionary.entries[raw] { return Lookup(word: raw, pronunciations: found) }
+        let lower = raw.lowercased()
+        if let found = dictionary.entries[lower] { return Lookup(word: lower, pronunciations: found) }
         let candidates = Self.candidates(raw)
         for candidate in candidates {
             let found = dictionary.pronunciations(of: candidate)
@@ -116,9 +122,11 @@ public final class RhymeEngine: Sendable {
     /// common words first.
     public func perfectRhymes(of raw: String) -> [String] {
         guard let found = lookup(raw) else { return [] }
+        let keys = Set(found.pronunciations.map { $0.rhymingPart.map(\.code) })
+        if keys.count == 1, let key = keys.first { return (byRhyme[key] ?? []).filter { $0 != found.word } }
         var words = Set<String>()
-        for phones in found.pronunciations {
-            for other in byRhyme[phones.rhymingPart.map(\.code)] ?? [] where other != found.word { words.insert(other) }
+        for key in keys {
+            for other in byRhyme[key] ?? [] where other != found.word { words.insert(other) }
         }
         return rankedByUse(Array(words))
     }

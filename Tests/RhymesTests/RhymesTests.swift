@@ -127,7 +127,7 @@ struct RhymeTests {
     @Test("perfect rhymes agree with the pronouncing library word for word")
     func agreesWithPronouncing() throws {
         let words = ["time", "love", "orange", "heart", "night", "fire", "river", "station", "again", "read", "the", "music",
-                     "forever", "away", "tomorrow", "silver", "dream", "alone", "permit", "cold", "sky", "window", "ocean"]
+                     "forever", "away", "tomorrow", "silver", "dream", "alone", "permit", "cold", "sky", "window", "ocean", "din", "dine", "therein"]
         let python = repositoryRoot.appendingPathComponent(".venv/bin/python")
         let process = Process()
         process.executableURL = python
@@ -140,10 +140,11 @@ struct RhymeTests {
         #expect(process.terminationStatus == 0)
         let reference = try JSONDecoder().decode([String: [String]].self, from: data)
         for word in words {
-            // pronouncing keeps `# comments` inside those 22 entries' phones, so it never matches them.
-            let ours = Set(sharedEngine.perfectRhymes(of: word)).subtracting(sharedEngine.dictionary.commented)
-            let theirs = Set(reference[word] ?? [])
-            #expect(ours == theirs, "\(word): only ours \(ours.subtracting(theirs).sorted().prefix(5)), only theirs \(theirs.subtracting(ours).sorted().prefix(5))")
+            // pronouncing keeps `# comments` inside 22 entries' phones, which moves those entries only.
+            let ours = Set(sharedEngine.perfectRhymes(of: word)), theirs = Set(reference[word] ?? [])
+            #expect(ours.symmetricDifference(theirs).isSubset(of: sharedEngine.dictionary.commented),
+                    "\(word): only ours \(ours.subtracting(theirs).sorted().prefix(5)), only theirs \(theirs.subtracting(ours).sorted().prefix(5))")
+            #expect(ours.count >= theirs.count - 2)
         }
     }
 }
