@@ -9,9 +9,10 @@ import * as loginScreen from "./screens/login.js";
 import * as areaScreen from "./screens/area.js";
 import * as settingsScreen from "./screens/settings.js";
 import * as meditateScreen from "./screens/meditate.js";
+import * as writeScreen from "./screens/write.js";
 
 /** Areas that are built have their own screen; the rest show what is coming. */
-const AREA_SCREENS = { meditate: meditateScreen };
+const AREA_SCREENS = { meditate: meditateScreen, write: writeScreen };
 
 applyTheme(rememberedTheme());
 
@@ -78,7 +79,8 @@ async function route() {
     return navigate(start, { replace: true });
   }
   const settingsPath = path === SETTINGS.path || path.startsWith(SETTINGS.path + "/");
-  const area = AREAS.find((a) => a.path === path);
+  // An area's own pages (/write/<song>) open in that area.
+  const area = AREAS.find((a) => a.path === path || (AREA_SCREENS[a.id] && path.startsWith(a.path + "/")));
   if (settingsPath) return show(settingsScreen, SETTINGS.name, SETTINGS.path);
   if (area) {
     localStorage.setItem("lastArea", area.path);

@@ -1,7 +1,7 @@
 // Reverie's service worker: keeps the app shell so Reverie opens without a network.
 // Network first (so an update shows at once), the cached copy when offline. The API is never cached.
 
-const CACHE = "reverie-shell-v4";
+const CACHE = "reverie-shell-v5";
 const SHELL = [
   "/",
   "/index.html",
@@ -17,6 +17,7 @@ const SHELL = [
   "/screens/settings.js",
   "/screens/voice-panel.js",
   "/screens/meditate.js",
+  "/screens/write.js",
   "/meditation/run.js",
   "/meditation/player.js",
   "/meditation/uploads.js",

@@ -36,7 +36,7 @@ def test_first_visit_to_sign_out(server, page):
     assert "reverie_session" not in page.evaluate("document.cookie")
 
     # Sign out, then a wrong password is refused with a clear message, the right one signs in.
-    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     page.get_by_label("Username").fill(OWNER)
@@ -55,6 +55,8 @@ def test_first_visit_to_sign_out(server, page):
         expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
         if area_id == "meditate":
             expect(page.get_by_role("button", name="Start")).to_be_visible()
+        elif area_id == "write":
+            expect(page.get_by_role("button", name="New song")).to_be_visible()
         else:
             expect(page.get_by_text("Not built yet")).to_be_visible()
         expect(page.get_by_role("link", name=name, exact=True)).to_have_attribute("aria-current", "page")
@@ -66,7 +68,7 @@ def test_first_visit_to_sign_out(server, page):
 
     # The theme changes everywhere, is saved for the account, and survives a reload on a device
     # that has forgotten it locally.
-    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
     expect(page.get_by_role("radio", name="Retro Futuristic")).to_be_checked()
     screenshot(page, "settings")
     with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
@@ -95,7 +97,7 @@ def test_every_theme_in_every_area(server, page):
     expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
     backgrounds = set()
     for theme_id, theme_name in [("RetroFuturistic", "Retro Futuristic"), ("PlainDark", "Plain Dark"), ("DirtyDishes", "Dirty Dishes")]:
-        page.get_by_role("link", name="Settings").click()
+        page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
         with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
             page.get_by_text(theme_name, exact=True).click()
         expect(page.locator("html")).to_have_attribute("data-theme", theme_id)
@@ -112,7 +114,7 @@ def test_tokens_and_people_from_settings(server, page):
     page.get_by_label("Username").fill(OWNER)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
 
     # A personal token is shown once and works as a bearer token.
     expect(page.get_by_text("No tokens yet")).to_be_visible()

@@ -14,7 +14,7 @@ def set_up(server, page):
     page.get_by_label("Repeat password").fill(PASSWORD)
     page.get_by_role("button", name="Create owner account").click()
     expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
-    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
 
 
 def test_try_a_voice(server, page):

@@ -1,0 +1,331 @@
+// Write: your songs (search, create, delete with undo) and the lyrics editor, where rhyming
+// words light up, scheme letters and syllables sit beside each line, and rhymes wait above the
+// keyboard.
+
+import { api } from "../api.js";
+import { announce, escapeHTML, friendlyDate, showError } from "../dom.js";
+
+export const id = "write";
+
+let current = null;
+
+export async function render(container, session) {
+  leave();
+  const match = location.pathname.match(/^\/write\/([0-9a-fA-F-]{36})$/);
+  current = match ? new Editor(container, session, match[1]) : new Home(container, session);
+  await current.open();
+}
+
+export function leave() {
+  if (current) current.leave();
+  current = null;
+}
+
+function debounce(fn, ms) {
+  let timer = null;
+  const debounced = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+  debounced.cancel = () => clearTimeout(timer);
+  return debounced;
+}
+
+// MARK: - Home
+
+class Home {
+  constructor(container, session) {
+    this.container = container;
+    this.session = session;
+    this.search = debounce(() => this.load(), 200);
+  }
+
+  async open() {
+    this.container.innerHTML = `
+      <section class="write-home" aria-labelledby="write-heading">
+        <div class="write-header">
+          <h1 id="write-heading" class="page-title">Write</h1>
+          <a class="gear" href="/settings" data-link aria-label="Settings">
+            <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true"><path fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round" d="M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6Zm7.4-3a7.4 7.4 0 0 0-.1-1.2l2-1.6-2-3.4-2.4 1a7.4 7.4 0 0 0-2-1.2L14.5 3h-5l-.4 2.6a7.4 7.4 0 0 0-2 1.2l-2.4-1-2 3.4 2 1.6a7.4 7.4 0 0 0 0 2.4l-2 1.6 2 3.4 2.4-1a7.4 7.4 0 0 0 2 1.2l.4 2.6h5l.4-2.6a7.4 7.4 0 0 0 2-1.2l2.4 1 2-3.4-2-1.6c.1-.4.1-.8.1-1.2Z"/></svg>
+          </a>
+        </div>
+        <div class="row">
+          <input type="search" name="q" aria-label="Search titles and lyrics" placeholder="Search titles and lyrics" autocomplete="off">
+          <button class="button primary" type="button" data-action="new">New song</button>
+        </div>
+        <p class="form-error" role="alert" hidden></p>
+        <ul class="list song-list" data-list aria-live="polite"><li class="list-empty">Loading…</li></ul>
+        <div class="toast" role="status" hidden></div>
+      </section>`;
+    this.container.querySelector('input[name="q"]').addEventListener("input", () => this.search());
+    this.container.querySelector('[data-action="new"]').addEventListener("click", () => this.create());
+    const gear = this.container.querySelector(".gear");
+    gear.addEventListener("click", () => gear.classList.add("spinning"));
+    this.container.querySelector("[data-list]").addEventListener("click", (event) => {
+      const button = event.target.closest("[data-delete]");
+      if (button) this.remove(button.dataset.delete, button.dataset.title);
+    });
+    await this.load();
+  }
+
+  leave() {
+    this.search.cancel();
+  }
+
+  async load() {
+    const list = this.container.querySelector("[data-list]");
+    const query = this.container.querySelector('input[name="q"]').value.trim();
+    try {
+      const songs = await api(`/api/compositions${query ? `?q=${encodeURIComponent(query)}` : ""}`);
+      if (!songs.length) {
+        list.innerHTML = `<li class="list-empty">${query ? `No song has “${escapeHTML(query)}” in its title or lyrics.` : "No songs yet. Tap New song to start one."}</li>`;
+        return;
+      }
+      list.innerHTML = songs.map((song) => `
+        <li class="list-item song">
+          <a href="/write/${song.id}" data-link class="song-link">
+            <strong>${escapeHTML(song.title)}</strong>
+            <span class="meta">Updated ${friendlyDate(song.updatedAt)}</span>
+            ${song.snippet ? `<span class="snippet">${escapeHTML(song.snippet)}</span>` : ""}
+          </a>
+          <button class="button danger small" type="button" data-delete="${song.id}" data-title="${escapeHTML(song.title)}" aria-label="Delete ${escapeHTML(song.title)}">Delete</button>
+        </li>`).join("");
+    } catch (problem) {
+      showError(this.container.querySelector(".form-error"), problem);
+    }
+  }
+
+  async create() {
+    try {
+      const song = await api("/api/compositions", { method: "POST", body: { title: "", lyrics: "" } });
+      this.session.navigate(`/write/${song.id}`);
+    } catch (problem) {
+      showError(this.container.querySelector(".form-error"), problem);
+    }
+  }
+
+  async remove(id, title) {
+    try {
+      await api(`/api/compositions/${id}`, { method: "DELETE" });
+    } catch (problem) {
+      showError(this.container.querySelector(".form-error"), problem);
+      return;
+    }
+    const toast = this.container.querySelector(".toast");
+    toast.innerHTML = `<span>Deleted “${escapeHTML(title)}”.</span> <button class="button small" type="button">Undo</button>`;
+    toast.hidden = false;
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => { toast.hidden = true; }, 8000);
+    toast.querySelector("button").addEventListener("click", async () => {
+      toast.hidden = true;
+      await api(`/api/compositions/${id}/restore`, { method: "POST" });
+      announce(`${title} is back.`);
+      this.load();
+    });
+    announce(`Deleted ${title}. Undo is available for a few seconds.`);
+    this.load();
+  }
+}
+
+// MARK: - Editor
+
+class Editor {
+  constructor(container, session, songID) {
+    this.container = container;
+    this.session = session;
+    this.id = songID;
+    this.analysis = null;
+    this.analyze = debounce(() => this.runAnalysis(), 250);
+    this.suggest = debounce(() => this.runSuggestions(), 250);
+    this.autosave = debounce(() => this.save(), 800);
+    this.onViewport = () => this.placeBar();
+    this.onSelection = () => { if (document.activeElement === this.textarea) this.suggest(); };
+  }
+
+  async open() {
+    let song;
+    try {
+      song = await api(`/api/compositions/${this.id}`);
+    } catch (problem) {
+      this.container.innerHTML = `<section class="empty-state"><h1>Song not found</h1><p></p>
+        <a class="button primary" href="/write" data-link>Back to your songs</a></section>`;
+      this.container.querySelector("p").textContent = problem.message;
+      return;
+    }
+    this.version = song.version;
+    this.container.innerHTML = `
+      <section class="editor" aria-label="Lyrics editor">
+        <div class="editor-top">
+          <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
+          <span class="save-state" role="status" data-save>Saved</span>
+        </div>
+        <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled">
+        <div class="lyrics">
+          <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
+          <textarea name="lyrics" aria-label="Lyrics" spellcheck="true" autocapitalize="sentences" placeholder="Start writing…"></textarea>
+        </div>
+        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-near">Near rhyme</span> · letters show the rhyme scheme, numbers count syllables.</p>
+        <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
+      </section>`;
+    this.title = this.container.querySelector(".title-input");
+    this.textarea = this.container.querySelector("textarea");
+    this.backdrop = this.container.querySelector("[data-backdrop]");
+    this.bar = this.container.querySelector("[data-bar]");
+    this.title.value = song.title === "Untitled" && !song.lyrics ? "" : song.title;
+    this.textarea.value = song.lyrics;
+    this.title.addEventListener("input", () => { this.setState("Editing…"); this.autosave(); });
+    this.title.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); this.textarea.focus(); } });
+    this.textarea.addEventListener("input", () => this.changed());
+    this.bar.addEventListener("pointerdown", (event) => event.preventDefault());  // keep the keyboard up
+    this.bar.addEventListener("click", (event) => {
+      const chip = event.target.closest("[data-word]");
+      if (chip) this.insert(chip.dataset.word);
+    });
+    document.addEventListener("selectionchange", this.onSelection);
+    if (window.visualViewport) {
+      visualViewport.addEventListener("resize", this.onViewport);
+      visualViewport.addEventListener("scroll", this.onViewport);
+    }
+    this.draw();
+    this.runAnalysis();
+  }
+
+  leave() {
+    this.analyze.cancel();
+    this.suggest.cancel();
+    document.removeEventListener("selectionchange", this.onSelection);
+    if (window.visualViewport) {
+      visualViewport.removeEventListener("resize", this.onViewport);
+      visualViewport.removeEventListener("scroll", this.onViewport);
+    }
+    if (this.dirty) { this.autosave.cancel(); this.save(); }
+  }
+
+  changed() {
+    this.dirty = true;
+    this.setState("Editing…");
+    this.draw();        // the text at once, with the last highlights where lines are unchanged
+    this.analyze();
+    this.suggest();
+    this.autosave();
+  }
+
+  setState(text) {
+    const state = this.container.querySelector("[data-save]");
+    if (state) state.textContent = text;
+  }
+
+  async save() {
+    if (!this.textarea) return;
+    this.dirty = false;
+    this.setState("Saving…");
+    try {
+      const saved = await fetch(`/api/compositions/${this.id}`, {
+        method: "PUT", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/json", "If-Match": `"${this.version}"` },
+        body: JSON.stringify({ title: this.title.value, lyrics: this.textarea.value }),
+      });
+      const body = await saved.json();
+      if (saved.status === 412) {
+        // Saved elsewhere first: our edit is kept as a copy; show what is saved now.
+        this.version = body.current.version;
+        this.setState(`Saved elsewhere too — your version is kept as “${body.conflictCopy.title}”`);
+        announce(`This song changed on another device. Your version is kept as ${body.conflictCopy.title}.`);
+        return;
+      }
+      if (!saved.ok) throw new Error(body.error ? body.error.message : `The server answered ${saved.status}.`);
+      this.version = body.version;
+      this.setState("Saved");
+    } catch (problem) {
+      this.dirty = true;
+      this.setState(navigator.onLine ? `Not saved: ${problem.message}` : "Offline — not saved yet");
+      window.addEventListener("online", () => this.autosave(), { once: true });
+    }
+  }
+
+  async runAnalysis() {
+    const text = this.textarea.value;
+    try {
+      const analysis = await api("/api/rhymes/analyze", { method: "POST", body: { text } });
+      if (this.textarea && this.textarea.value === text) {
+        this.analysis = analysis;
+        this.draw();
+      }
+    } catch {
+      // Highlights are a help; writing goes on without them.
+    }
+  }
+
+  /** The backdrop: the same text as the textarea, with rhyme words marked, and each line's
+   *  scheme letter and syllables in the margins. */
+  draw() {
+    const lines = this.textarea.value.split("\n");
+    const byLine = new Map();
+    const info = new Map();
+    if (this.analysis) {
+      this.analysis.lines.forEach((line, index) => { if (line.text === lines[index]) info.set(index, line); });
+      for (const group of this.analysis.groups) {
+        for (const occurrence of group.occurrences) {
+          if (!info.has(occurrence.line)) continue;  // changed since: wait for the next analysis
+          if (!byLine.has(occurrence.line)) byLine.set(occurrence.line, []);
+          byLine.get(occurrence.line).push({ ...occurrence, color: group.colorIndex, near: occurrence.type === "near" });
+        }
+      }
+    }
+    this.backdrop.innerHTML = lines.map((line, index) => {
+      const marks = (byLine.get(index) || []).sort((a, b) => a.start - b.start);
+      let html = "";
+      let at = 0;
+      for (const mark of marks) {
+        html += escapeHTML(line.slice(at, mark.start));
+        html += `<mark class="rhyme hl-${mark.color}${mark.near ? " near" : ""}${mark.guessed ? " guessed" : ""}">${escapeHTML(line.slice(mark.start, mark.end))}</mark>`;
+        at = mark.end;
+      }
+      html += escapeHTML(line.slice(at)) || "&#8203;";
+      const details = info.get(index);
+      const scheme = details && details.scheme ? `<span class="scheme">${details.scheme}</span>` : "";
+      const syllables = details && details.syllables ? `<span class="syllables">${details.syllables}</span>` : "";
+      return `<div class="lyric-line">${scheme}${html}${syllables}</div>`;
+    }).join("");
+    // Grow with the text, so the page scrolls and the two layers stay aligned.
+    this.textarea.style.height = "auto";
+    this.textarea.style.height = `${Math.max(this.textarea.scrollHeight, this.backdrop.scrollHeight)}px`;
+  }
+
+  async runSuggestions() {
+    const text = this.textarea.value;
+    const caret = this.textarea.selectionStart;
+    try {
+      const result = await api("/api/rhymes/suggestions", { method: "POST", body: { text, caret } });
+      if (this.textarea.value !== text) return;
+      this.suggestion = result;
+      if (!result.suggestions.length) {
+        this.bar.hidden = true;
+        return;
+      }
+      this.bar.innerHTML = `<span class="bar-label">${result.target ? `Rhymes for “${escapeHTML(result.target.word)}”` : ""}</span>`
+        + result.suggestions.map((s) => `<button type="button" class="chip ${s.type}" data-word="${escapeHTML(s.word)}">${escapeHTML(s.word)}</button>`).join("");
+      this.bar.hidden = false;
+      this.placeBar();
+    } catch {
+      this.bar.hidden = true;
+    }
+  }
+
+  /** Keeps the bar just above the on-screen keyboard. */
+  placeBar() {
+    if (!window.visualViewport || this.bar.hidden) return;
+    const covered = window.innerHeight - (visualViewport.height + visualViewport.offsetTop);
+    this.bar.style.bottom = `${Math.max(0, covered)}px`;
+  }
+
+  /** Puts a word at the caret, replacing the word being typed. */
+  insert(word) {
+    const s = this.suggestion;
+    const start = s && s.replaceEnd === this.textarea.selectionStart ? s.replaceStart : this.textarea.selectionStart;
+    this.textarea.focus();
+    this.textarea.setRangeText(word, start, this.textarea.selectionEnd, "end");
+    announce(`Inserted ${word}`);
+    this.changed();
+  }
+}

@@ -1,0 +1,115 @@
+"""Write: songs, the lyrics editor with live rhyme highlights, suggestions, search, undo, offline saving."""
+
+import json
+
+from playwright.sync_api import expect
+
+from conftest import screenshot
+
+OWNER, PASSWORD = "ada", "correct horse battery"
+STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
+THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
+
+
+def sign_in(server, page):
+    page.goto(server.url)
+    setup = page.get_by_role("heading", name="Welcome to Reverie")
+    login = page.get_by_role("heading", name="Sign in")
+    expect(setup.or_(login)).to_be_visible()
+    if setup.is_visible():
+        page.get_by_label("Username").fill(OWNER)
+        page.get_by_label("Password", exact=True).fill(PASSWORD)
+        page.get_by_label("Repeat password").fill(PASSWORD)
+        page.get_by_role("button", name="Create owner account").click()
+    else:
+        page.get_by_label("Username").fill(OWNER)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("link", name="Write", exact=True).click()
+    expect(page.get_by_role("heading", name="Write", level=1)).to_be_visible()
+
+
+def saved(page):
+    expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
+
+
+def test_write_a_verse(server, page):
+    sign_in(server, page)
+    expect(page.get_by_text("No songs yet")).to_be_visible()
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Night Song")
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+    lyrics.fill(STANZA)
+
+    # Rhyming words share a colour; the scheme letters sit beside the lines.
+    marks = page.locator("mark.rhyme")
+    expect(marks).to_have_count(4, timeout=15_000)
+    expect(page.locator(".scheme")).to_have_text(["A", "B", "A", "B"])
+    night = page.locator("mark.rhyme", has_text="night").get_attribute("class")
+    light = page.locator("mark.rhyme", has_text="light").get_attribute("class")
+    deep = page.locator("mark.rhyme", has_text="deep").get_attribute("class")
+    assert night == light and night != deep, (night, light, deep)
+    expect(page.locator(".syllables").first).to_have_text("8")
+    saved(page)
+    screenshot(page, "write-editor")
+
+    # A suggestion goes in at the caret, replacing the half-typed word.
+    lyrics.fill("I walked alone beneath the night\nThe river running cold and deep\n")
+    lyrics.press("Control+End")
+    page.keyboard.type("I held on to the fli")
+    chip = page.locator(".suggestions .chip", has_text="flight").first
+    expect(chip).to_be_visible(timeout=15_000)
+    expect(page.locator(".bar-label")).to_have_text("Rhymes for “night”")
+    chip.click()
+    assert lyrics.input_value().endswith("I held on to the flight")
+    assert page.evaluate("document.activeElement.name") == "lyrics"
+    assert page.evaluate("document.querySelector('textarea').selectionStart") == len(lyrics.input_value())
+    saved(page)
+
+    # Back home: search finds the song by a word only its lyrics have.
+    page.get_by_role("link", name="Back to your songs").click()
+    page.get_by_label("Search titles and lyrics").fill("river")
+    expect(page.locator(".song")).to_have_count(1)
+    expect(page.locator(".song .snippet")).to_have_text("The river running cold and deep")
+    page.get_by_label("Search titles and lyrics").fill("zebra")
+    expect(page.get_by_text("No song has “zebra”")).to_be_visible()
+    page.get_by_label("Search titles and lyrics").fill("")
+    expect(page.locator(".song")).to_have_count(1)
+    screenshot(page, "write-home")
+
+    # Delete, then undo.
+    page.get_by_role("button", name="Delete Night Song").click()
+    expect(page.get_by_text("No songs yet")).to_be_visible()
+    page.get_by_role("button", name="Undo").click()
+    expect(page.locator(".song", has_text="Night Song")).to_be_visible()
+
+
+def test_offline_edit_reaches_the_server(server, page):
+    sign_in(server, page)
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Offline Song")
+    saved(page)
+    song = page.url.rsplit("/", 1)[1]
+    page.context.set_offline(True)
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+    lyrics.fill("Written on a train\nWith no signal at all")
+    expect(page.locator("[data-save]")).to_have_text("Offline — not saved yet", timeout=15_000)
+    page.context.set_offline(False)
+    saved(page)
+    stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
+    assert stored["lyrics"] == "Written on a train\nWith no signal at all", stored
+    page.problems.clear()  # requests that failed while offline are expected console noise
+
+
+def test_every_theme(server, page):
+    sign_in(server, page)
+    expect(page.locator(".song").first).to_be_visible()
+    for theme in THEMES:
+        page.evaluate(f"fetch('/api/settings', {{method: 'PATCH', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{theme: '{theme}'}})}})")
+        page.goto(server.url + "/write")
+        expect(page.locator("html")).to_have_attribute("data-theme", theme)
+        expect(page.locator(".song").first).to_be_visible()
+        screenshot(page, f"write-home-{theme}")
+        page.locator(".song-link", has_text="Night Song").click()
+        expect(page.locator("mark.rhyme").first).to_be_visible(timeout=15_000)
+        screenshot(page, f"write-editor-{theme}")
