@@ -113,3 +113,44 @@ def test_every_theme(server, page):
         page.locator(".song-link", has_text="Night Song").click()
         expect(page.locator("mark.rhyme").first).to_be_visible(timeout=15_000)
         screenshot(page, f"write-editor-{theme}")
+
+
+def relative_luminance(rgb):
+    def channel(value):
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def rgb(css):
+    numbers = [float(part) for part in css[css.index("(") + 1:css.index(")")].replace(",", " ").split()[:3]]
+    return tuple(numbers)
+
+
+def test_highlights_keep_text_readable_in_every_theme(server, page):
+    """Every highlight colour of every theme against the text drawn on it: WCAG AA, 4.5:1."""
+    sign_in(server, page)
+    ratios = {}
+    for theme in THEMES:
+        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+        for index in range(6):
+            colours = page.evaluate(f"""() => {{
+                const mark = document.createElement('mark');
+                mark.className = 'rhyme hl-{index}';
+                mark.textContent = 'night';
+                document.body.append(mark);
+                const style = getComputedStyle(mark);
+                const result = [style.color, style.backgroundColor];
+                mark.remove();
+                return result;
+            }}""")
+            ratios[(theme, index)] = contrast(rgb(colours[0]), rgb(colours[1]))
+    low = {key: round(value, 2) for key, value in ratios.items() if value < 4.5}
+    assert low == {}, low
+    assert len(ratios) == 24
