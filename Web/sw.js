@@ -1,7 +1,7 @@
 // Reverie's service worker: keeps the app shell so Reverie opens without a network.
 // Network first (so an update shows at once), the cached copy when offline. The API is never cached.
 
-const CACHE = "reverie-shell-v5";
+const CACHE = "reverie-shell-v6";
 const SHELL = [
   "/",
   "/index.html",
@@ -18,6 +18,7 @@ const SHELL = [
   "/screens/voice-panel.js",
   "/screens/meditate.js",
   "/screens/write.js",
+  "/write/drafts.js",
   "/meditation/run.js",
   "/meditation/player.js",
   "/meditation/uploads.js",

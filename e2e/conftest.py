@@ -79,9 +79,9 @@ def page(browser):
     context = browser.new_context(viewport=PHONE, device_scale_factor=1)
     page = context.new_page()
     problems = []
-    # Answers the app expects and explains to the person (bad input, signed out, throttled) are
+    # Answers the app expects and explains to the person (bad input, signed out, a stale save, throttled) are
     # not problems; a missing file, a server error or a script error is.
-    expected = re.compile(r"status of (400|401|409|429) ")
+    expected = re.compile(r"status of (400|401|409|412|429) ")
 
     def on_console(message):
         if message.type == "error" and not expected.search(message.text):

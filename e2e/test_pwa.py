@@ -41,7 +41,7 @@ def test_shell_opens_offline(server, page):
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
     page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
-    page.wait_for_function("caches.has('reverie-shell-v5')")
+    page.wait_for_function("caches.has('reverie-shell-v6')")
     page.reload()  # now controlled by the service worker
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     page.context.set_offline(True)

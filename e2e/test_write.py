@@ -93,12 +93,52 @@ def test_offline_edit_reaches_the_server(server, page):
     page.context.set_offline(True)
     lyrics = page.get_by_role("textbox", name="Lyrics")
     lyrics.fill("Written on a train\nWith no signal at all")
-    expect(page.locator("[data-save]")).to_have_text("Offline — not saved yet", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
     page.context.set_offline(False)
     saved(page)
     stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
     assert stored["lyrics"] == "Written on a train\nWith no signal at all", stored
+
+    # Offline again, and the tab is closed before the connection returns: the draft waits in
+    # IndexedDB and goes up when Write is next opened online.
+    page.context.set_offline(True)
+    lyrics.fill("Written on a train\nWith no signal at all\nAnd the tab was closed")
+    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    later = page.context.new_page()
+    page.close()
+    page.context.set_offline(False)
+    later.goto(server.url + "/write")
+    expect(later.locator(".song", has_text="Offline Song")).to_be_visible()
+    later.wait_for_function(f"fetch('/api/compositions/{song}').then(r => r.json()).then(s => s.lyrics.endsWith('the tab was closed'))",
+                            polling=300, timeout=15_000)
     page.problems.clear()  # requests that failed while offline are expected console noise
+
+
+def test_an_old_draft_becomes_a_conflict_copy(server, page):
+    sign_in(server, page)
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Two Devices")
+    saved(page)
+    song = page.url.rsplit("/", 1)[1]
+    # This device edits offline; meanwhile another device saves version 2.
+    page.context.set_offline(True)
+    page.get_by_role("textbox", name="Lyrics").fill("The words from this phone")
+    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    page.goto("about:blank")
+    page.context.set_offline(False)
+    other = page.context.new_page()
+    other.goto(server.url + "/write")
+    other.wait_for_load_state()
+    other.evaluate(f"""fetch('/api/compositions/{song}').then(r => r.json()).then(s => fetch('/api/compositions/{song}', {{
+        method: 'PUT', headers: {{'Content-Type': 'application/json', 'If-Match': '"' + s.version + '"'}},
+        body: JSON.stringify({{title: 'Two Devices', lyrics: 'The words from the laptop'}})}}))""")
+    page.goto(server.url + "/write")
+    expect(page.locator(".song", has_text="Two Devices (conflict copy)")).to_be_visible(timeout=15_000)
+    stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
+    assert stored["lyrics"] == "The words from the laptop"
+    copies = page.evaluate("fetch('/api/compositions?q=phone').then(r => r.json())")
+    assert [c["title"] for c in copies] == ["Two Devices (conflict copy)"], copies
+    page.problems.clear()
 
 
 def test_every_theme(server, page):

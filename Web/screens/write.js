@@ -4,6 +4,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, friendlyDate, showError } from "../dom.js";
+import * as drafts from "../write/drafts.js";
 
 export const id = "write";
 
@@ -58,6 +59,7 @@ class Home {
         <div class="toast" role="status" hidden></div>
       </section>`;
     this.container.querySelector('input[name="q"]').addEventListener("input", () => this.search());
+    drafts.syncAll().then(() => this.load()).catch(() => {});
     this.container.querySelector('[data-action="new"]').addEventListener("click", () => this.create());
     const gear = this.container.querySelector(".gear");
     gear.addEventListener("click", () => gear.classList.add("spinning"));
@@ -153,6 +155,7 @@ class Editor {
       return;
     }
     this.version = song.version;
+    drafts.setEditing(this.id);
     this.container.innerHTML = `
       <section class="editor" aria-label="Lyrics editor">
         <div class="editor-top">
@@ -173,7 +176,7 @@ class Editor {
     this.bar = this.container.querySelector("[data-bar]");
     this.title.value = song.title === "Untitled" && !song.lyrics ? "" : song.title;
     this.textarea.value = song.lyrics;
-    this.title.addEventListener("input", () => { this.setState("Editing…"); this.autosave(); });
+    this.title.addEventListener("input", () => { this.dirty = true; this.setState("Editing…"); this.keepDraft(); this.autosave(); });
     this.title.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); this.textarea.focus(); } });
     this.textarea.addEventListener("input", () => this.changed());
     this.bar.addEventListener("pointerdown", (event) => event.preventDefault());  // keep the keyboard up
@@ -188,9 +191,39 @@ class Editor {
     }
     this.draw();
     this.runAnalysis();
+    await this.applyDraft(song);
+  }
+
+  /** An edit this device kept but the server does not have yet (made offline, or the tab closed). */
+  async applyDraft(song) {
+    let draft;
+    try {
+      draft = await drafts.find(this.id);
+    } catch {
+      return;  // no IndexedDB (private mode): saving still works online
+    }
+    if (!draft || (draft.title === song.title && draft.lyrics === song.lyrics)) return;
+    if (draft.baseVersion === song.version) {
+      this.title.value = draft.title;
+      this.textarea.value = draft.lyrics;
+      this.changed();
+      announce("Your unsaved edit from this device is back.");
+      return;
+    }
+    // The song changed elsewhere since: the server keeps the draft as a conflict copy.
+    try {
+      const result = await drafts.send(draft);
+      if (result.conflict) {
+        this.setState(`Changed elsewhere — your offline edit is kept as “${result.conflict.conflictCopy.title}”`);
+        announce(`Your offline edit is kept as ${result.conflict.conflictCopy.title}.`);
+      }
+    } catch {
+      // Offline again: it stays for next time.
+    }
   }
 
   leave() {
+    drafts.setEditing(null);
     this.analyze.cancel();
     this.suggest.cancel();
     document.removeEventListener("selectionchange", this.onSelection);
@@ -204,6 +237,7 @@ class Editor {
   changed() {
     this.dirty = true;
     this.setState("Editing…");
+    this.keepDraft();
     this.draw();        // the text at once, with the last highlights where lines are unchanged
     this.analyze();
     this.suggest();
@@ -215,30 +249,52 @@ class Editor {
     if (state) state.textContent = text;
   }
 
-  async save() {
+  keepDraft() {
+    this.draftWrite = drafts.keep({ id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version })
+      .catch(() => null);  // no IndexedDB: the server copy is all there is
+    return this.draftWrite;
+  }
+
+  /** Saves the draft; one save at a time, so each goes out with the version the last one got. */
+  save() {
+    if (this.saving) {
+      this.saveAgain = true;
+      return this.saving;
+    }
+    this.saving = this.saveNow().finally(() => {
+      this.saving = null;
+      if (this.saveAgain) {
+        this.saveAgain = false;
+        this.save();
+      }
+    });
+    return this.saving;
+  }
+
+  async saveNow() {
     if (!this.textarea) return;
     this.dirty = false;
     this.setState("Saving…");
+    const draft = (await this.keepDraft())
+      || { id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version, changedAt: Date.now() };
     try {
-      const saved = await fetch(`/api/compositions/${this.id}`, {
-        method: "PUT", credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/json", "If-Match": `"${this.version}"` },
-        body: JSON.stringify({ title: this.title.value, lyrics: this.textarea.value }),
-      });
-      const body = await saved.json();
-      if (saved.status === 412) {
-        // Saved elsewhere first: our edit is kept as a copy; show what is saved now.
-        this.version = body.current.version;
-        this.setState(`Saved elsewhere too — your version is kept as “${body.conflictCopy.title}”`);
-        announce(`This song changed on another device. Your version is kept as ${body.conflictCopy.title}.`);
+      const result = await drafts.send(draft);
+      if (result.conflict) {
+        // Saved elsewhere first: our edit is kept as a copy; carry on from what is saved now.
+        this.version = result.conflict.current.version;
+        this.setState(`Saved elsewhere too — your version is kept as “${result.conflict.conflictCopy.title}”`);
+        announce(`This song changed on another device. Your version is kept as ${result.conflict.conflictCopy.title}.`);
         return;
       }
-      if (!saved.ok) throw new Error(body.error ? body.error.message : `The server answered ${saved.status}.`);
-      this.version = body.version;
-      this.setState("Saved");
+      if (result.gone) {
+        this.setState("This song was deleted elsewhere");
+        return;
+      }
+      this.version = result.saved.version;
+      this.setState(this.dirty ? "Editing…" : "Saved");
     } catch (problem) {
       this.dirty = true;
-      this.setState(navigator.onLine ? `Not saved: ${problem.message}` : "Offline — not saved yet");
+      this.setState(navigator.onLine ? `Not saved: ${problem.message}` : "Offline — kept on this device");
       window.addEventListener("online", () => this.autosave(), { once: true });
     }
   }
