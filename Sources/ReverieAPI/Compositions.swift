@@ -14,9 +14,12 @@ public struct Composition: Codable, Sendable, Equatable {
     public var themeOverride: Theme?
     /// When this is a conflict copy: the composition whose save it lost to.
     public var conflictOf: UUID?
+    /// The rhyme analysis of these lyrics as JSON (`POST /api/rhymes/analyze`'s answer), made when
+    /// they were saved, so an editor can light up the rhymes before asking; nil when unavailable.
+    public var rhymeAnalysisCache: String?
 
     public init(id: UUID, title: String, lyrics: String, version: Int, createdAt: Date, updatedAt: Date, lastOpenedAt: Date?,
-                themeOverride: Theme?, conflictOf: UUID?) {
+                themeOverride: Theme?, conflictOf: UUID?, rhymeAnalysisCache: String? = nil) {
         self.id = id
         self.title = title
         self.lyrics = lyrics
@@ -26,6 +29,7 @@ public struct Composition: Codable, Sendable, Equatable {
         self.lastOpenedAt = lastOpenedAt
         self.themeOverride = themeOverride
         self.conflictOf = conflictOf
+        self.rhymeAnalysisCache = rhymeAnalysisCache
     }
 }
 

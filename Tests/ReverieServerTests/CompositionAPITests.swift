@@ -34,7 +34,11 @@ struct CompositionAPITests {
             edit.themeOverride = .dirtyDishes
             let saved = try await client.send(.PUT, "/api/compositions/\(first.id)", json: edit, auth: .cookie(ada), headers: ["If-Match": "\"1\""])
             #expect(saved.status == .ok && saved.headers.first(name: .eTag) == "\"2\"")
-            #expect(try saved.decode(Composition.self).themeOverride == .dirtyDishes)
+            let savedSong = try saved.decode(Composition.self)
+            #expect(savedSong.themeOverride == .dirtyDishes)
+            // The rhyme analysis of the saved lyrics travels with them.
+            let cache = try #require(savedSong.rhymeAnalysisCache)
+            #expect(cache.contains("\"scheme\":\"A\"") && cache.contains("The river keeps on running"))
 
             let list = try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self)
             #expect(list.map(\.title) == ["River Song", "Untitled"])

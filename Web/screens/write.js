@@ -189,8 +189,14 @@ class Editor {
       visualViewport.addEventListener("resize", this.onViewport);
       visualViewport.addEventListener("scroll", this.onViewport);
     }
+    // The analysis saved with these lyrics lights the rhymes at once; otherwise ask for one.
+    try {
+      this.analysis = song.rhymeAnalysisCache ? JSON.parse(song.rhymeAnalysisCache) : null;
+    } catch {
+      this.analysis = null;
+    }
     this.draw();
-    this.runAnalysis();
+    if (!this.analysis) this.runAnalysis();
     await this.applyDraft(song);
   }
 

@@ -37,7 +37,8 @@ struct CompositionController: RouteCollection {
 
     func create(req: Request) async throws -> Response {
         let input = try Self.validated(try req.content.decode(CompositionInput.self))
-        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, analysis: await Self.analysis(of: input.lyrics, req),
+                                                                 themeOverride: input.themeOverride?.rawValue,
                                                                  conflictOf: nil, ownedBy: req.user, at: req.services.now())
         return try Self.respond(row, status: .created)
     }
@@ -66,12 +67,13 @@ struct CompositionController: RouteCollection {
         }
         let now = req.services.now()
         let repository = req.repositories.compositions
-        if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+        let analysis = await Self.analysis(of: input.lyrics, req)
+        if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, analysis: analysis, themeOverride: input.themeOverride?.rawValue,
                                                  fromVersion: version, ownedBy: user, at: now) {
             return try Self.respond(row, status: .ok)
         }
         guard let current = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
-        let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics,
+        let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics, analysis: analysis,
                                                themeOverride: input.themeOverride?.rawValue, conflictOf: id, ownedBy: user, at: now)
         let conflict = CompositionConflict(
             error: .init(code: "version_conflict",
@@ -115,6 +117,14 @@ struct CompositionController: RouteCollection {
         return input
     }
 
+    /// The rhyme analysis of lyrics as JSON, to keep with them; nil when rhymes are unavailable.
+    static func analysis(of lyrics: String, _ req: Request) async -> String? {
+        guard let engine = try? await RhymesController.engine(req) else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(engine.analyze(lyrics))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     static func conflictTitle(_ title: String) -> String {
         String((title + " (conflict copy)").prefix(maximumTitle))
     }
@@ -129,7 +139,7 @@ struct CompositionController: RouteCollection {
     static func api(_ row: CompositionModel) throws -> Composition {
         Composition(id: try row.requireID(), title: row.title, lyrics: row.lyrics, version: row.version, createdAt: row.createdAt,
                     updatedAt: row.updatedAt, lastOpenedAt: row.lastOpenedAt, themeOverride: row.themeOverride.flatMap(Theme.init(rawValue:)),
-                    conflictOf: row.conflictOf)
+                    conflictOf: row.conflictOf, rhymeAnalysisCache: row.rhymeAnalysisCache)
     }
 
     static func respond(_ row: CompositionModel, status: HTTPStatus) throws -> Response {

@@ -57,7 +57,7 @@ struct RhymesController: RouteCollection {
         _ = try req.user
         let body = try req.content.decode(AnalyzeRequest.self)
         try Self.check(body.text)
-        return try await engine(req).analyze(body.text)
+        return try await Self.engine(req).analyze(body.text)
     }
 
     func suggestions(req: Request) async throws -> RhymeSuggestions {
@@ -67,14 +67,14 @@ struct RhymesController: RouteCollection {
         guard (0...body.text.utf16.count).contains(body.caret) else {
             throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")
         }
-        return try await engine(req).suggestions(for: body.text, caret: body.caret)
+        return try await Self.engine(req).suggestions(for: body.text, caret: body.caret)
     }
 
     /// `GET /api/rhymes/{word}?near=true`.
     func word(req: Request) async throws -> WordRhymes {
         _ = try req.user
         let raw = req.parameters.get("word") ?? ""
-        let engine = try await engine(req)
+        let engine = try await Self.engine(req)
         guard let found = engine.lookup(raw) else {
             throw APIError(.badRequest, code: "not_a_word", "“\(raw)” has no letters to pronounce.")
         }
@@ -89,7 +89,7 @@ struct RhymesController: RouteCollection {
         }
     }
 
-    private func engine(_ req: Request) async throws -> RhymeEngine {
+    static func engine(_ req: Request) async throws -> RhymeEngine {
         let cache = URL(fileURLWithPath: req.services.config.dataDirectory).appendingPathComponent("cache/rhymes")
         do {
             return try await RhymesProvider.shared.engine(cacheDirectory: cache)

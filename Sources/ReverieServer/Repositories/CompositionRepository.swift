@@ -4,7 +4,8 @@ import Vapor
 
 /// A person's compositions.
 public protocol CompositionRepository: Sendable {
-    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
+    /// `analysis`: the rhyme analysis of `lyrics` as JSON, kept with it (the seed's `rhymeAnalysisCache`).
+    func create(title: String, lyrics: String, analysis: String?, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
     /// The composition unless it is deleted (or someone else's).
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
     /// Newest edit first.
@@ -12,7 +13,7 @@ public protocol CompositionRepository: Sendable {
     /// Compositions where every query word starts a word of the title or the lyrics, newest first.
     func search(_ words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionModel]
     /// Saves an edit made from `version`; nil when the stored version is another (someone saved first).
-    func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
+    func update(_ id: UUID, title: String, lyrics: String, analysis: String?, themeOverride: String?, fromVersion version: Int,
                 ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel?
     func markOpened(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws
     /// Deletes (restorable); false when there was nothing to delete.
@@ -28,8 +29,9 @@ struct FluentCompositionRepository: CompositionRepository {
     private var sql: (any SQLDatabase)? { database as? any SQLDatabase }
     private var usesFTS: Bool { sql?.dialect.name == "sqlite" }
 
-    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel {
+    func create(title: String, lyrics: String, analysis: String?, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel {
         let row = CompositionModel(ownerID: user.id, title: title, lyrics: lyrics, themeOverride: themeOverride, conflictOf: conflictOf, at: date)
+        row.rhymeAnalysisCache = analysis
         try await database.transaction { database in
             try await row.create(on: database)
             try await Self.index(row, on: database)
@@ -68,13 +70,13 @@ struct FluentCompositionRepository: CompositionRepository {
             .sort(\.$updatedAt, .descending).all()
     }
 
-    func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
+    func update(_ id: UUID, title: String, lyrics: String, analysis: String?, themeOverride: String?, fromVersion version: Int,
                 ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel? {
         try await database.transaction { database in
             // One statement decides: the version must still be the one the edit started from.
             let changed = try await (database as! any SQLDatabase).update(CompositionModel.schema)
                 .set("title", to: title).set("lyrics", to: lyrics).set("theme_override", to: themeOverride)
-                .set("updated_at", to: date).set("rhyme_analysis_cache", to: SQLLiteral.null)
+                .set("updated_at", to: date).set("rhyme_analysis_cache", to: analysis)
                 .set("version", to: SQLBinaryExpression(left: SQLColumn("version"), op: SQLBinaryOperator.add, right: SQLLiteral.numeric("1")))
                 .where("id", .equal, id).where("owner_id", .equal, user.id).where("version", .equal, version)
                 .where("deleted_at", .is, SQLLiteral.null)
