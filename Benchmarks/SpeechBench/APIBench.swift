@@ -11,6 +11,10 @@ enum APIBench {
         var cacheHitMedian: Double
         var cacheHitP95: Double
         var healthMedian: Double
+        /// Compositions searched, and the median time of a search by a lyric word.
+        var compositions: Int
+        var searchMedian: Double
+        var searchHits: Int
     }
 
     static func run(binary: String, requests: Int = 50) async throws -> Figures {
@@ -79,7 +83,28 @@ enum APIBench {
             guard status == 201, body["status"] as? String == "done" else { throw BenchError("not a cache hit: \(status)") }
         }
         let health = try await timed { _ = try await send("GET", "/api/health") }
-        return Figures(cacheHitMedian: hits[hits.count / 2], cacheHitP95: hits[hits.count * 95 / 100], healthMedian: health[health.count / 2])
+
+        // Search among thousands of songs: 3,000 of them, 1 in 100 with the word "lighthouse".
+        let words = ["river", "night", "window", "summer", "letter", "station", "garden", "silver", "morning", "highway"]
+        let count = 3000
+        for index in 0..<count {
+            let a = words[index % words.count], b = words[(index / words.count) % words.count]
+            let extra = index % 100 == 7 ? " by the lighthouse" : ""
+            let lyrics = "Song \(index) about the \(a)\nAnd the \(b) in the rain\(extra)\nWe sang until the morning came\nAnd then we sang again"
+            let (status, _, _) = try await send("POST", "/api/compositions", ["title": "Song \(index)", "lyrics": lyrics], cookie: String(cookie))
+            guard status == 201 else { throw BenchError("creating a composition answered \(status)") }
+        }
+        let searches = try await timed {
+            let (status, _, response) = try await send("GET", "/api/compositions?q=lighthouse", cookie: String(cookie))
+            guard status == 200 else { throw BenchError("search answered \(status)") }
+            _ = response
+        }
+        var request = URLRequest(url: URL(string: base + "/api/compositions?q=lighthouse")!)
+        request.setValue("reverie_session=\(cookie)", forHTTPHeaderField: "Cookie")
+        let (listing, _) = try await session.data(for: request)
+        let found = ((try? JSONSerialization.jsonObject(with: listing)) as? [Any])?.count ?? 0
+        return Figures(cacheHitMedian: hits[hits.count / 2], cacheHitP95: hits[hits.count * 95 / 100], healthMedian: health[health.count / 2],
+                       compositions: count, searchMedian: searches[searches.count / 2], searchHits: found)
     }
 }
 

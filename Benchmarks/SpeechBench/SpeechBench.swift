@@ -69,7 +69,7 @@ struct SpeechBench {
         let peerAudio = try WAVFile.decode(Data(contentsOf: output)).duration
 
         func row(_ name: String, _ value: String, _ peer: String, _ ratio: String) {
-            print(name.padding(toLength: 42, withPad: " ", startingAt: 0) + value.padding(toLength: 16, withPad: " ", startingAt: 0)
+            print(name.padding(toLength: 50, withPad: " ", startingAt: 0) + value.padding(toLength: 16, withPad: " ", startingAt: 0)
                   + peer.padding(toLength: 16, withPad: " ", startingAt: 0) + ratio)
         }
         let coldRTF = speechSeconds / coldSeconds, warmRTF = speechSeconds / warmSeconds, peerRTF = peerAudio / peerSeconds
@@ -120,5 +120,6 @@ struct SpeechBench {
         row("median latency (ms; goal ≤ 50)", String(format: "%.1f", api.cacheHitMedian), String(format: "%.1f", api.healthMedian),
             String(format: "%.1f× health; %.2f of goal", api.cacheHitMedian / api.healthMedian, api.cacheHitMedian / 50))
         row("95th percentile (ms)", String(format: "%.1f", api.cacheHitP95), "", "")
+        row("search among \(api.compositions) songs by a lyric word (ms)", String(format: "%.1f", api.searchMedian), "", "\(api.searchHits) found")
     }
 }
