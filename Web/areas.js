@@ -1,4 +1,5 @@
-// The five areas of Reverie and the Settings screen: names, paths, icons and what each one is for.
+// The five areas of Reverie and the Settings screen: names, paths, icons, and for areas not built
+// yet what is coming.
 // Icons are our own simple strokes on a 24×24 grid.
 
 export const AREAS = [
@@ -15,12 +16,6 @@ export const AREAS = [
   {
     id: "meditate", path: "/meditate", name: "Meditate",
     icon: "M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Zm0-5a4 4 0 1 0 0-8 4 4 0 0 0 0 8Z",
-    tagline: "Guided breathing, four in, two hold, six out, two rest.",
-    coming: [
-      "5, 10 and 20-minute breathing sessions with a breathing circle and spoken cues.",
-      "Keeps going with the screen locked; resumes after a reload.",
-      "Your history, streaks and minutes this week.",
-    ],
   },
   {
     id: "wind-down", path: "/wind-down", name: "Wind Down",
@@ -45,12 +40,6 @@ export const AREAS = [
   {
     id: "write", path: "/write", name: "Write",
     icon: "M4 20h4L19 9a2.8 2.8 0 0 0-4-4L4 16v4Zm9.5-13.5 4 4",
-    tagline: "A lyrics editor that hears your rhymes.",
-    coming: [
-      "Rhyming words light up in matching colours as you type.",
-      "Rhyme-scheme letters and syllable counts beside each line.",
-      "Rhyme suggestions above the keyboard; keeps working offline.",
-    ],
   },
 ];
 

@@ -101,3 +101,30 @@ def screenshot(page, name):
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
     return path
+
+
+OWNER, PASSWORD = "ada", "correct horse battery"
+
+
+def sign_in(server, page, area=None):
+    """Opens the app signed in as the owner: sets the owner up on a fresh server, else signs in.
+    With `area` ("Write", "Meditate", …), opens that area from the tab bar."""
+    from playwright.sync_api import expect
+    page.goto(server.url)
+    setup = page.get_by_role("heading", name="Welcome to Reverie")
+    login = page.get_by_role("heading", name="Sign in")
+    expect(setup.or_(login)).to_be_visible()
+    if setup.is_visible():
+        page.get_by_label("Username").fill(OWNER)
+        page.get_by_label("Password", exact=True).fill(PASSWORD)
+        page.get_by_label("Repeat password").fill(PASSWORD)
+        page.get_by_role("button", name="Create owner account").click()
+    else:
+        page.get_by_label("Username").fill(OWNER)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+    tabs = page.get_by_role("navigation", name="Areas")
+    expect(tabs).to_be_visible()
+    if area:
+        tabs.get_by_role("link", name=area, exact=True).click()
+        expect(page.get_by_role("heading", name=area, level=1)).to_be_visible()

@@ -5,30 +5,15 @@ from datetime import datetime, timedelta
 
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import screenshot, sign_in
 
-OWNER, PASSWORD = "ada", "correct horse battery"
 
 
 def open_meditate(server, page):
-    """Installs the virtual clock, signs in (setting up the owner on a fresh server) and opens Meditate."""
+    """Installs the virtual clock, signs in and opens Meditate."""
     # Ten minutes ago: sessions end before the server's real "now", on the same day as the page.
     page.clock.install(time=datetime.now() - timedelta(minutes=10))
-    page.goto(server.url)
-    setup = page.get_by_role("heading", name="Welcome to Reverie")
-    login = page.get_by_role("heading", name="Sign in")
-    expect(setup.or_(login)).to_be_visible()
-    if setup.is_visible():
-        page.get_by_label("Username").fill(OWNER)
-        page.get_by_label("Password", exact=True).fill(PASSWORD)
-        page.get_by_label("Repeat password").fill(PASSWORD)
-        page.get_by_role("button", name="Create owner account").click()
-    else:
-        page.get_by_label("Username").fill(OWNER)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("link", name="Meditate", exact=True)).to_be_visible()
-    page.get_by_role("link", name="Meditate", exact=True).click()
+    sign_in(server, page, "Meditate")
 
 
 def start_session(page, minutes=5):

@@ -2,23 +2,12 @@
 
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import screenshot, sign_in
 
-OWNER, PASSWORD = "ada", "correct horse battery"
-
-
-def set_up(server, page):
-    page.goto(server.url)
-    page.get_by_label("Username").fill(OWNER)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Repeat password").fill(PASSWORD)
-    page.get_by_role("button", name="Create owner account").click()
-    expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
-    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
 
 
 def test_try_a_voice(server, page):
-    set_up(server, page)
+    sign_in(server, page, "Settings")
     panel = page.locator(".voice-panel")
     expect(panel.get_by_role("heading", name="Try a voice")).to_be_visible()
 

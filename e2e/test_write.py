@@ -1,32 +1,11 @@
 """Write: songs, the lyrics editor with live rhyme highlights, suggestions, search, undo, offline saving."""
 
-import json
-
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import screenshot, sign_in
 
-OWNER, PASSWORD = "ada", "correct horse battery"
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
-
-
-def sign_in(server, page):
-    page.goto(server.url)
-    setup = page.get_by_role("heading", name="Welcome to Reverie")
-    login = page.get_by_role("heading", name="Sign in")
-    expect(setup.or_(login)).to_be_visible()
-    if setup.is_visible():
-        page.get_by_label("Username").fill(OWNER)
-        page.get_by_label("Password", exact=True).fill(PASSWORD)
-        page.get_by_label("Repeat password").fill(PASSWORD)
-        page.get_by_role("button", name="Create owner account").click()
-    else:
-        page.get_by_label("Username").fill(OWNER)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("link", name="Write", exact=True).click()
-    expect(page.get_by_role("heading", name="Write", level=1)).to_be_visible()
 
 
 def saved(page):
@@ -34,7 +13,7 @@ def saved(page):
 
 
 def test_write_a_verse(server, page):
-    sign_in(server, page)
+    sign_in(server, page, "Write")
     expect(page.get_by_text("No songs yet")).to_be_visible()
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Night Song")
@@ -85,7 +64,7 @@ def test_write_a_verse(server, page):
 
 
 def test_offline_edit_reaches_the_server(server, page):
-    sign_in(server, page)
+    sign_in(server, page, "Write")
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Offline Song")
     saved(page)
@@ -115,7 +94,7 @@ def test_offline_edit_reaches_the_server(server, page):
 
 
 def test_an_old_draft_becomes_a_conflict_copy(server, page):
-    sign_in(server, page)
+    sign_in(server, page, "Write")
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Two Devices")
     saved(page)
@@ -142,7 +121,7 @@ def test_an_old_draft_becomes_a_conflict_copy(server, page):
 
 
 def test_every_theme(server, page):
-    sign_in(server, page)
+    sign_in(server, page, "Write")
     expect(page.locator(".song").first).to_be_visible()
     for theme in THEMES:
         page.evaluate(f"fetch('/api/settings', {{method: 'PATCH', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{theme: '{theme}'}})}})")
@@ -175,7 +154,7 @@ def rgb(css):
 
 def test_highlights_keep_text_readable_in_every_theme(server, page):
     """Every highlight colour of every theme against the text drawn on it: WCAG AA, 4.5:1."""
-    sign_in(server, page)
+    sign_in(server, page, "Write")
     ratios = {}
     for theme in THEMES:
         page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")

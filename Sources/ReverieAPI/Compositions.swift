@@ -14,8 +14,9 @@ public struct Composition: Codable, Sendable, Equatable {
     public var themeOverride: Theme?
     /// When this is a conflict copy: the composition whose save it lost to.
     public var conflictOf: UUID?
-    /// The rhyme analysis of these lyrics as JSON (`POST /api/rhymes/analyze`'s answer), made when
-    /// they were saved, so an editor can light up the rhymes before asking; nil when unavailable.
+    /// The rhyme analysis of these lyrics as JSON (`POST /api/rhymes/analyze`'s answer), made on
+    /// the first open of each version, so an editor can light up the rhymes before asking; nil in
+    /// save answers and when rhymes are unavailable.
     public var rhymeAnalysisCache: String?
 
     public init(id: UUID, title: String, lyrics: String, version: Int, createdAt: Date, updatedAt: Date, lastOpenedAt: Date?,

@@ -76,8 +76,21 @@ public struct ServerConfig: Sendable, Equatable {
     /// Most speech renders one user may have running at once (more answer 429).
     public var speechMaxConcurrentRenders: Int
 
-    /// Where rendered speech is cached: `<data>/cache/speech`.
-    public var speechCacheDirectory: String { (dataDirectory as NSString).appendingPathComponent("cache/speech") }
+    /// A cache under the data directory: `<data>/cache/<name>` (speech, meditation, rhymes).
+    public func cacheDirectory(_ name: String) -> URL {
+        Self.cacheDirectory(name, dataDirectory: dataDirectory)
+    }
+
+    public static func cacheDirectory(_ name: String, dataDirectory: String) -> URL {
+        URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent("cache").appendingPathComponent(name, isDirectory: true)
+    }
+
+    /// The data directory from a flag, else `REVERIE_DATA_DIR`, else `data`.
+    public static func dataDirectory(flag: String?, environment: [String: String]) -> String {
+        if let flag, !flag.isEmpty { return flag }
+        if let variable = environment["REVERIE_DATA_DIR"]?.trimmingCharacters(in: .whitespaces), !variable.isEmpty { return variable }
+        return "data"
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "data",
                 database: Database? = nil, webDirectory: String = "Web", maxBodyBytes: Int = 1 << 20,
@@ -132,7 +145,7 @@ extension ServerConfig {
             throw ConfigError.invalid(setting: "port", reason: "\(port) is outside 0…65535")
         }
 
-        let dataDirectory = value(overrides.dataDirectory, "REVERIE_DATA_DIR") ?? "data"
+        let dataDirectory = dataDirectory(flag: overrides.dataDirectory, environment: environment)
         let database: Database
         if let url = value(overrides.databaseURL, "DATABASE_URL") {
             database = try parseDatabaseURL(url)

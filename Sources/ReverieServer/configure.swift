@@ -63,7 +63,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try await app.repositories.speechRenders.failUnfinished(reason: "The server stopped during this render; start it again.", at: now())
     let engines: SpeechEngines
     if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
-    app.speech = SpeechJobs(engines: engines, cacheDirectory: config.speechCacheDirectory)
+    app.speech = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
     app.lifecycle.use(SpeechJobsLifecycle())
 
     // MARK: - HTTP
@@ -91,7 +91,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: RhymesController())
     let manifest = try MeditationManifest.bundled()
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: app.speech,
-                                          cacheDirectory: (config.dataDirectory as NSString).appendingPathComponent("cache/meditation"))
+                                          cacheDirectory: config.cacheDirectory("meditation"))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

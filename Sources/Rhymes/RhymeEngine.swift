@@ -290,3 +290,21 @@ public final class RhymeEngine: Sendable {
         ["S", "TH"], ["CH", "SH"], ["JH", "ZH"],
     ]
 }
+
+/// A word's rhymes, as `reverie rhymes --json` and `GET /api/rhymes/{word}` give them.
+public struct WordRhymes: Codable, Sendable, Equatable {
+    public var word: String
+    /// True when the word is not in the dictionary and its pronunciation was guessed.
+    public var guessed: Bool
+    public var perfect: [String]
+    public var near: [String]
+}
+
+extension RhymeEngine {
+    /// Perfect rhymes of a typed word, and near ones when asked; nil when it has nothing to pronounce.
+    public func rhymes(of raw: String, near: Bool) -> WordRhymes? {
+        guard let found = lookup(raw) else { return nil }
+        return WordRhymes(word: found.word, guessed: found.guessed, perfect: perfectRhymes(of: found.word),
+                          near: near ? nearRhymes(of: found.word).map(\.word) : [])
+    }
+}

@@ -54,18 +54,21 @@ public actor RenderService {
         return SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The finished render for a key, if it is on disk.
-    public nonisolated func cached(_ key: String, format: AudioEncoder.Format) -> Entry? {
+    /// Where a render's files are; nil until its audio is on disk. Reads no file (for serving).
+    public nonisolated func files(_ key: String, format: AudioEncoder.Format) -> (audio: URL, captions: URL, timeline: URL)? {
         let folder = directory.appendingPathComponent(key)
-        let entry = Entry(key: key, audio: folder.appendingPathComponent("audio.\(format.fileExtension)"),
-                          captions: folder.appendingPathComponent("captions.vtt"), timeline: folder.appendingPathComponent("timeline.json"),
-                          format: format, durationMs: 0)
-        guard let data = FileManager.default.contents(atPath: entry.timeline.path),
-              let timeline = try? JSONDecoder().decode(RenderTimeline.self, from: data),
-              FileManager.default.fileExists(atPath: entry.audio.path) else { return nil }
-        var found = entry
-        found.durationMs = timeline.durationMs
-        return found
+        let audio = folder.appendingPathComponent("audio.\(format.fileExtension)")
+        guard FileManager.default.fileExists(atPath: audio.path) else { return nil }
+        return (audio, folder.appendingPathComponent("captions.vtt"), folder.appendingPathComponent("timeline.json"))
+    }
+
+    /// The finished render for a key, with its length from the timeline, if it is on disk.
+    public nonisolated func cached(_ key: String, format: AudioEncoder.Format) -> Entry? {
+        guard let files = files(key, format: format),
+              let data = FileManager.default.contents(atPath: files.timeline.path),
+              let timeline = try? JSONDecoder().decode(RenderTimeline.self, from: data) else { return nil }
+        return Entry(key: key, audio: files.audio, captions: files.captions, timeline: files.timeline, format: format,
+                     durationMs: timeline.durationMs)
     }
 
     /// Progress of a running render, 0…1; nil when none runs for the key.

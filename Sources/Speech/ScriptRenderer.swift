@@ -36,7 +36,7 @@ public struct ScriptRenderer: Sendable {
     static func gain(toward target: Double, of phrases: [AudioBuffer]) -> Double {
         guard let rate = phrases.first?.sampleRate else { return 0 }
         var joined = AudioBuffer(sampleRate: rate)
-        for phrase in phrases { joined.append(phrase.trimmingSilence()) }
+        for phrase in phrases { joined.append(phrase) }   // BS.1770's gates leave the silences out
         guard let loudness = try? Loudness.integrated(joined), loudness.isFinite else { return 0 }
         return target - loudness
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReverieServer
 import Rhymes
 import Speech
 
@@ -25,38 +26,28 @@ struct RhymesCommand: ParsableCommand {
 
     /// The engine with its index cached under the data directory.
     static func engine(dataDir: String?) throws -> RhymeEngine {
-        let data = dataDir ?? ProcessInfo.processInfo.environment["REVERIE_DATA_DIR"] ?? "data"
+        let data = ServerConfig.dataDirectory(flag: dataDir, environment: ProcessInfo.processInfo.environment)
         do {
-            return try RhymeEngine.installed(cacheDirectory: URL(fileURLWithPath: data).appendingPathComponent("cache/rhymes"),
+            return try RhymeEngine.installed(cacheDirectory: ServerConfig.cacheDirectory("rhymes", dataDirectory: data),
                                              guess: ESpeakPhonemes.arpabet(for:))
         } catch let error as RhymesError {
             throw ValidationError(error.description)
         }
     }
 
-    struct Output: Encodable {
-        var word: String
-        /// True when the word is not in the dictionary and eSpeak NG guessed how it sounds.
-        var guessed: Bool
-        var perfect: [String]
-        var near: [String]
-    }
-
     func run() throws {
         let engine = try Self.engine(dataDir: dataDir)
-        guard let found = engine.lookup(word) else {
+        guard let output = engine.rhymes(of: word, near: near) else {
             throw ValidationError("“\(word)” is not a word: it has no letters to pronounce.")
         }
-        let output = Output(word: found.word, guessed: found.guessed, perfect: engine.perfectRhymes(of: found.word),
-                            near: near ? engine.nearRhymes(of: found.word).map(\.word) : [])
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(output), as: UTF8.self))
             return
         }
-        let pronunciations = found.pronunciations.map(\.arpabet).joined(separator: " | ")
-        print("\(found.word)  \(pronunciations)\(found.guessed ? "  (not in the dictionary: pronunciation guessed)" : "")")
+        let pronunciations = engine.lookup(output.word)?.pronunciations.map(\.arpabet).joined(separator: " | ") ?? ""
+        print("\(output.word)  \(pronunciations)\(output.guessed ? "  (not in the dictionary: pronunciation guessed)" : "")")
         print("perfect (\(output.perfect.count)): " + (output.perfect.isEmpty ? "none" : output.perfect.prefix(60).joined(separator: ", ")
             + (output.perfect.count > 60 ? ", …" : "")))
         if near {

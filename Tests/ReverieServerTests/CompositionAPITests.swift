@@ -36,9 +36,11 @@ struct CompositionAPITests {
             #expect(saved.status == .ok && saved.headers.first(name: .eTag) == "\"2\"")
             let savedSong = try saved.decode(Composition.self)
             #expect(savedSong.themeOverride == .dirtyDishes)
-            // The rhyme analysis of the saved lyrics travels with them.
-            let cache = try #require(savedSong.rhymeAnalysisCache)
-            #expect(cache.contains("\"scheme\":\"A\"") && cache.contains("The river keeps on running"))
+            // The rhyme analysis of the saved lyrics travels with them when the song is opened.
+            let reopened = try await client.send(.GET, "/api/compositions/\(first.id)", auth: .cookie(ada)).decode(Composition.self)
+            let cache = try #require(reopened.rhymeAnalysisCache)
+            #expect(cache.contains("\"scheme\":\"A\"") && cache.contains("Down to the open sea"))
+            #expect(savedSong.rhymeAnalysisCache == nil)   // saving does not analyse; opening does, once per version
 
             let list = try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self)
             #expect(list.map(\.title) == ["River Song", "Untitled"])

@@ -197,15 +197,11 @@ class MeditateScreen {
       await this.player.begin(saved.plan);
       const now = Date.now();
       if (saved.status === "paused" && !machine.resume(saved, now)) {
-        this.showActive();
-        this.update();  // the pause ran out: the session ends here
+        this.showActive();  // its first update finds the pause ran out and ends the session
         return;
       }
       machine.save(saved);
-      this.showActive();
-      const phase = saved.plan.phases[saved.currentPhaseIndex];
-      this.player.showOnLockScreen(phase.title, machine.elapsed(saved, now));
-      this.update();
+      this.showActive();   // draws, and shows the session on the lock screen
     });
     this.container.querySelector('[data-action="discard"]').addEventListener("click", () => {
       machine.clearSaved();

@@ -37,18 +37,23 @@ struct CompositionController: RouteCollection {
 
     func create(req: Request) async throws -> Response {
         let input = try Self.validated(try req.content.decode(CompositionInput.self))
-        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, analysis: await Self.analysis(of: input.lyrics, req),
-                                                                 themeOverride: input.themeOverride?.rawValue,
+        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
                                                                  conflictOf: nil, ownedBy: req.user, at: req.services.now())
         return try Self.respond(row, status: .created)
     }
 
-    /// The composition; opening it is remembered (`lastOpenedAt`).
+    /// The composition; opening it is remembered (`lastOpenedAt`). The rhyme analysis of its
+    /// lyrics comes along: made on the first open of each version (not on every autosave) and kept.
     func show(req: Request) async throws -> Response {
         let user = try req.user
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        try await req.repositories.compositions.markOpened(id, ownedBy: user, at: req.services.now())
-        guard let row = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        let repository = req.repositories.compositions
+        try await repository.markOpened(id, ownedBy: user, at: req.services.now())
+        guard let row = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        if row.rhymeAnalysisCache == nil, let analysis = await Self.analysis(of: row.lyrics, req) {
+            try await repository.setAnalysisCache(id, analysis, forVersion: row.version, ownedBy: user)
+            row.rhymeAnalysisCache = analysis
+        }
         return try Self.respond(row, status: .ok)
     }
 
@@ -67,13 +72,12 @@ struct CompositionController: RouteCollection {
         }
         let now = req.services.now()
         let repository = req.repositories.compositions
-        let analysis = await Self.analysis(of: input.lyrics, req)
-        if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, analysis: analysis, themeOverride: input.themeOverride?.rawValue,
+        if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
                                                  fromVersion: version, ownedBy: user, at: now) {
             return try Self.respond(row, status: .ok)
         }
         guard let current = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
-        let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics, analysis: analysis,
+        let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics,
                                                themeOverride: input.themeOverride?.rawValue, conflictOf: id, ownedBy: user, at: now)
         let conflict = CompositionConflict(
             error: .init(code: "version_conflict",
@@ -118,6 +122,7 @@ struct CompositionController: RouteCollection {
     }
 
     /// The rhyme analysis of lyrics as JSON, to keep with them; nil when rhymes are unavailable.
+    /// Encoded like every answer (`POST /api/rhymes/analyze` gives the same JSON).
     static func analysis(of lyrics: String, _ req: Request) async -> String? {
         guard let engine = try? await RhymesController.engine(req) else { return nil }
         let encoder = JSONEncoder()

@@ -5,6 +5,7 @@ import Vapor
 
 extension LyricsAnalysis: Content {}
 extension RhymeSuggestions: Content {}
+extension WordRhymes: Content {}
 
 /// The rhyme engine, loaded once per process on first use (indexing the dictionary takes a
 /// moment the first time; later starts read the cached index).
@@ -39,13 +40,6 @@ struct RhymesController: RouteCollection {
         var caret: Int
     }
 
-    struct WordRhymes: Content {
-        var word: String
-        var guessed: Bool
-        var perfect: [String]
-        var near: [String]
-    }
-
     func boot(routes: any RoutesBuilder) throws {
         let rhymes = routes.grouped("api", "rhymes")
         rhymes.post("analyze", use: analyze)
@@ -74,13 +68,11 @@ struct RhymesController: RouteCollection {
     func word(req: Request) async throws -> WordRhymes {
         _ = try req.user
         let raw = req.parameters.get("word") ?? ""
-        let engine = try await Self.engine(req)
-        guard let found = engine.lookup(raw) else {
+        let near = (try? req.query.get(Bool.self, at: "near")) ?? false
+        guard let rhymes = try await Self.engine(req).rhymes(of: raw, near: near) else {
             throw APIError(.badRequest, code: "not_a_word", "“\(raw)” has no letters to pronounce.")
         }
-        let near = (try? req.query.get(Bool.self, at: "near")) ?? false
-        return WordRhymes(word: found.word, guessed: found.guessed, perfect: engine.perfectRhymes(of: found.word),
-                          near: near ? engine.nearRhymes(of: found.word).map(\.word) : [])
+        return rhymes
     }
 
     static func check(_ text: String) throws {
@@ -90,7 +82,7 @@ struct RhymesController: RouteCollection {
     }
 
     static func engine(_ req: Request) async throws -> RhymeEngine {
-        let cache = URL(fileURLWithPath: req.services.config.dataDirectory).appendingPathComponent("cache/rhymes")
+        let cache = req.services.config.cacheDirectory("rhymes")
         do {
             return try await RhymesProvider.shared.engine(cacheDirectory: cache)
         } catch let error as RhymesError {

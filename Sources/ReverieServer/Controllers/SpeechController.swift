@@ -99,19 +99,19 @@ struct SpeechController: RouteCollection {
     }
 
     func audio(req: Request) async throws -> Response {
-        let (row, entry) = try await finished(req)
-        return try await req.serveFile(path: entry.audio.path, type: entry.format.contentType,
-                                   name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(entry.format.fileExtension)")
+        let (row, files, format) = try await finished(req)
+        return try await req.serveFile(path: files.audio.path, type: format.contentType,
+                                       name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(format.fileExtension)")
     }
 
     func captions(req: Request) async throws -> Response {
-        let (_, entry) = try await finished(req)
-        return try await req.serveFile(path: entry.captions.path, type: "text/vtt; charset=utf-8", name: nil)
+        let (_, files, _) = try await finished(req)
+        return try await req.serveFile(path: files.captions.path, type: "text/vtt; charset=utf-8", name: nil)
     }
 
     func timeline(req: Request) async throws -> Response {
-        let (_, entry) = try await finished(req)
-        return try await req.serveFile(path: entry.timeline.path, type: "application/json", name: nil)
+        let (_, files, _) = try await finished(req)
+        return try await req.serveFile(path: files.timeline.path, type: "application/json", name: nil)
     }
 
     // MARK: - Helpers
@@ -122,8 +122,9 @@ struct SpeechController: RouteCollection {
         return row
     }
 
-    /// The row and its cached files; 409 while rendering, 410 when the cache lost them.
-    private func finished(_ req: Request) async throws -> (SpeechRenderModel, RenderService.Entry) {
+    /// The row and its cached files; 409 while rendering, 410 when the cache lost them. Checks
+    /// only that the audio exists: byte-range requests come often and read nothing else.
+    private func finished(_ req: Request) async throws -> (SpeechRenderModel, (audio: URL, captions: URL, timeline: URL), AudioEncoder.Format) {
         let row = try await render(req)
         switch row.status {
         case "done": break
@@ -131,10 +132,10 @@ struct SpeechController: RouteCollection {
         default: throw APIError(.conflict, code: "not_ready", "This render is still running; follow GET /api/speech/renders/{id} until it is done.")
         }
         guard let format = AudioEncoder.Format(rawValue: row.format),
-              let entry = req.application.speech.service.cached(row.cacheKey, format: format) else {
+              let files = req.application.speech.service.files(row.cacheKey, format: format) else {
             throw APIError(.gone, code: "render_expired", "The audio is no longer in the cache; render the script again.")
         }
-        return (row, entry)
+        return (row, files, format)
     }
 
     private func info(_ row: SpeechRenderModel, jobs: SpeechJobs) async throws -> SpeechRenderInfo {

@@ -4,8 +4,7 @@ import Vapor
 
 /// A person's compositions.
 public protocol CompositionRepository: Sendable {
-    /// `analysis`: the rhyme analysis of `lyrics` as JSON, kept with it (the seed's `rhymeAnalysisCache`).
-    func create(title: String, lyrics: String, analysis: String?, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
+    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
     /// The composition unless it is deleted (or someone else's).
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
     /// Newest edit first.
@@ -13,8 +12,11 @@ public protocol CompositionRepository: Sendable {
     /// Compositions where every query word starts a word of the title or the lyrics, newest first.
     func search(_ words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionModel]
     /// Saves an edit made from `version`; nil when the stored version is another (someone saved first).
-    func update(_ id: UUID, title: String, lyrics: String, analysis: String?, themeOverride: String?, fromVersion version: Int,
+    func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
                 ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel?
+    /// Keeps the rhyme analysis (JSON) of the lyrics of `version` — the seed's `rhymeAnalysisCache`;
+    /// nothing happens when the song has moved on to another version.
+    func setAnalysisCache(_ id: UUID, _ json: String, forVersion version: Int, ownedBy user: AuthenticatedUser) async throws
     func markOpened(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws
     /// Deletes (restorable); false when there was nothing to delete.
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Bool
@@ -29,9 +31,8 @@ struct FluentCompositionRepository: CompositionRepository {
     private var sql: (any SQLDatabase)? { database as? any SQLDatabase }
     private var usesFTS: Bool { sql?.dialect.name == "sqlite" }
 
-    func create(title: String, lyrics: String, analysis: String?, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel {
+    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel {
         let row = CompositionModel(ownerID: user.id, title: title, lyrics: lyrics, themeOverride: themeOverride, conflictOf: conflictOf, at: date)
-        row.rhymeAnalysisCache = analysis
         try await database.transaction { database in
             try await row.create(on: database)
             try await Self.index(row, on: database)
@@ -70,13 +71,13 @@ struct FluentCompositionRepository: CompositionRepository {
             .sort(\.$updatedAt, .descending).all()
     }
 
-    func update(_ id: UUID, title: String, lyrics: String, analysis: String?, themeOverride: String?, fromVersion version: Int,
+    func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
                 ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel? {
         try await database.transaction { database in
             // One statement decides: the version must still be the one the edit started from.
             let changed = try await (database as! any SQLDatabase).update(CompositionModel.schema)
                 .set("title", to: title).set("lyrics", to: lyrics).set("theme_override", to: themeOverride)
-                .set("updated_at", to: date).set("rhyme_analysis_cache", to: analysis)
+                .set("updated_at", to: date).set("rhyme_analysis_cache", to: SQLLiteral.null)
                 .set("version", to: SQLBinaryExpression(left: SQLColumn("version"), op: SQLBinaryOperator.add, right: SQLLiteral.numeric("1")))
                 .where("id", .equal, id).where("owner_id", .equal, user.id).where("version", .equal, version)
                 .where("deleted_at", .is, SQLLiteral.null)
@@ -85,6 +86,11 @@ struct FluentCompositionRepository: CompositionRepository {
             try await Self.index(row, on: database)
             return row
         }
+    }
+
+    func setAnalysisCache(_ id: UUID, _ json: String, forVersion version: Int, ownedBy user: AuthenticatedUser) async throws {
+        try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$version == version)
+            .set(\.$rhymeAnalysisCache, to: json).update()
     }
 
     func markOpened(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws {

@@ -28,11 +28,11 @@ actor MeditationAudio {
 
     static let bellFile = "bell-v1.m4a", silenceFile = "silence-1s-v1.m4a"
 
-    init(manifest: MeditationManifest, narration: [String: String], jobs: SpeechJobs, cacheDirectory: String) {
+    init(manifest: MeditationManifest, narration: [String: String], jobs: SpeechJobs, cacheDirectory: URL) {
         self.manifest = manifest
         self.narration = narration
         self.jobs = jobs
-        self.directory = URL(fileURLWithPath: cacheDirectory, isDirectory: true)
+        self.directory = cacheDirectory
     }
 
     /// The file for a manifest name (`sessions/basic-breathing/intro-welcome`, `shared/bell`),

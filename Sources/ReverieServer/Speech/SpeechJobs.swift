@@ -11,9 +11,9 @@ final class SpeechJobs: Sendable {
     private let running = NIOLockedValueBox<[UUID: Task<Void, Never>]>([:])
     private let perUser = NIOLockedValueBox<[UUID: Int]>([:])
 
-    init(engines: SpeechEngines, cacheDirectory: String) {
+    init(engines: SpeechEngines, cacheDirectory: URL) {
         self.engines = engines
-        self.service = RenderService(engines: engines, directory: URL(fileURLWithPath: cacheDirectory, isDirectory: true))
+        self.service = RenderService(engines: engines, directory: cacheDirectory)
     }
 
     /// Counts a new render for `user` unless they already have `limit` running.
