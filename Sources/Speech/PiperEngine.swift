@@ -67,6 +67,15 @@ public actor PiperEngine: SpeechEngine {
         [Voice(id: "en_US-joe-medium", name: "Joe", language: "en-US", engine: name)]
     }
 
+    /// Piper's `length_scale` that speaks at `rate` (spoken length ÷ 1/rate). The voice's spoken
+    /// length is not proportional to `length_scale`: measured on en_US-joe-medium over scales 0.6
+    /// to 2, it is about `0.28 + 0.72 × length_scale` of its length at 1 (part of each sound does
+    /// not stretch). So the scale is solved from that line rather than taken as 1/rate.
+    static func lengthScale(rate: Double) -> Double {
+        let fixed = 0.28
+        return (1 / rate - fixed) / (1 - fixed)
+    }
+
     /// The worker's process id while one runs (tests use it to kill the worker).
     public var workerProcessID: Int32? { worker?.process.processIdentifier }
 
@@ -76,7 +85,7 @@ public actor PiperEngine: SpeechEngine {
         defer { release() }
         let worker = try await runningWorker()
         nextID += 1
-        let request: [String: Any] = ["id": nextID, "text": text, "length_scale": 1 / rate]
+        let request: [String: Any] = ["id": nextID, "text": text, "length_scale": Self.lengthScale(rate: rate)]
         var line = try JSONSerialization.data(withJSONObject: request)
         line.append(0x0A)
         let reply: Data?
