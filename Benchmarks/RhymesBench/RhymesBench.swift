@@ -18,19 +18,23 @@ struct RhymesBench {
             exit(1)
         }
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-rhymes-bench")
-        _ = try PronouncingDictionary.load(source: source, cacheDirectory: cache)   // make the index once
-        var dictionary: PronouncingDictionary?
-        let loads = try (0..<5).map { _ in try seconds { dictionary = try PronouncingDictionary.load(source: source, cacheDirectory: cache) } }.sorted()
-        let ranks = try PronouncingDictionary.locateWordRanks().map(PronouncingDictionary.wordRanks(from:)) ?? [:]
+        let ranksFile = PronouncingDictionary.locateWordRanks()
+        try? FileManager.default.removeItem(at: cache)
+        let made = try seconds { _ = try PronouncingDictionary.load(source: source, ranks: ranksFile, cacheDirectory: cache) }
+        // Each load maps the cached index and checks all its tables, then makes an engine on it.
         var engine: RhymeEngine?
-        let build = seconds { engine = RhymeEngine(dictionary: dictionary!, frequencyRanks: ranks) }
+        let loads = try (0..<5).map { _ in
+            try seconds { engine = RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, ranks: ranksFile, cacheDirectory: cache)) }
+        }.sorted()
         let rhymes = engine!
+        let ranks = try ranksFile.map(PronouncingDictionary.wordRanks(from:)) ?? [:]
 
         // 1,000 words people use that the dictionary knows: every 20th of the 20,000 most common.
         let common = ranks.sorted { $0.value < $1.value }.map(\.key).filter { !rhymes.dictionary.pronunciations(of: $0).isEmpty }
         let words = Array(stride(from: 0, to: min(common.count, 20_000), by: 20).map { common[$0] }.prefix(1000))
+        // Five passes over the words on each side; the median pass counts.
         var ours: [String: [String]] = [:]
-        let lookups = seconds { for word in words { ours[word] = rhymes.perfectRhymes(of: word) } }
+        let lookups = (0..<5).map { _ in seconds { for word in words { ours[word] = rhymes.perfectRhymes(of: word) } } }.sorted()[2]
 
         // A 200-line song from ten of our stanzas.
         let stanza = """
@@ -73,12 +77,12 @@ struct RhymesBench {
             print(name.padding(toLength: 52, withPad: " ", startingAt: 0) + value.padding(toLength: 14, withPad: " ", startingAt: 0)
                   + other.padding(toLength: 16, withPad: " ", startingAt: 0) + ratio)
         }
-        print("Rhymes benchmark: \(rhymes.dictionary.entries.count) words, \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
+        print("Rhymes benchmark: \(rhymes.dictionary.count) words, \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
         row("figure", "reverie", "pronouncing", "ratio")
         row("dictionary load, median of 5 (ms; goal ≤ 50)", String(format: "%.1f", loads[2] * 1000), String(format: "%.1f", peer.load_seconds * 1000),
             String(format: "%.2f× faster; %.2f of goal", peer.load_seconds / loads[2], loads[2] * 1000 / 50))
-        row("rhyme index build (ms)", String(format: "%.1f", build * 1000), "(in load)", "")
-        row("1,000 rhyme look-ups (ms; goal ≥ 10× faster)", String(format: "%.1f", lookups * 1000), String(format: "%.1f", peer.lookup_seconds * 1000),
+        row("index made from the text, first start only (ms)", String(format: "%.0f", made * 1000), "—", "")
+        row("1,000 rhyme look-ups, median of 5 (ms; goal ≥ 10×)", String(format: "%.1f", lookups * 1000), String(format: "%.1f", peer.lookup_seconds * 1000),
             String(format: "%.1f× faster", peer.lookup_seconds / lookups))
         row("identical perfect-rhyme sets", "\(agree) of \(words.count)", "", differing.isEmpty ? "" : "differ: " + differing.prefix(5).joined(separator: ", "))
         row("analysis of a 200-line song, median (ms; goal ≤ 5)", String(format: "%.2f", analyses[4] * 1000), "—",

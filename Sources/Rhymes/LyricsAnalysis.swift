@@ -51,7 +51,7 @@ extension RhymeEngine {
     /// the group it rhymes with slantwise (as a `near` occurrence), or forms a `near` group with
     /// other such endings.
     public func analyze(_ text: String) -> LyricsAnalysis {
-        let rawLines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let rawLines = Self.lines(text)
         struct Ending {
             var line: Int
             var word: String
@@ -62,8 +62,10 @@ extension RhymeEngine {
         }
         var endings: [Ending] = []
         var syllables: [Int] = []
+        var hasWords: [Bool] = []
         for (index, line) in rawLines.enumerated() {
             let words = Self.words(in: line)
+            hasWords.append(!words.isEmpty)
             syllables.append(words.reduce(0) { $0 + syllableCount($1.word) })
             if let last = words.last, let found = lookup(last.word) {
                 endings.append(Ending(line: index, word: last.word, start: last.start, end: last.end,
@@ -132,11 +134,11 @@ extension RhymeEngine {
         let endingOfLine = Dictionary(uniqueKeysWithValues: endings.enumerated().map { ($1.line, $0) })
         var stanzaLetters: [String: String] = [:]   // group id or "line n" → letter
         for (index, line) in rawLines.enumerated() {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+            if !hasWords[index] && line.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
                 stanzaLetters = [:]
                 continue
             }
-            if Self.words(in: line).isEmpty { continue }   // "..." has no letter, but does not end the stanza
+            if !hasWords[index] { continue }   // "..." has no letter, but does not end the stanza
             let ending = endingOfLine[index]
             let key = ending.flatMap { groupOf[$0] }.map { "group \(number[$0]!)" } ?? "line \(index)"
             if let letter = stanzaLetters[key] {
@@ -153,46 +155,75 @@ extension RhymeEngine {
         return LyricsAnalysis(lines: lines, groups: groups)
     }
 
+    /// Lines split at line feeds (a carriage return before one is dropped).
+    static func lines(_ text: String) -> [String] {
+        text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { bytes in
+            String(decoding: bytes.last == 13 ? bytes.dropLast() : bytes, as: UTF8.self)
+        }
+    }
+
     /// A, B, … Z, AA, AB, …
     static func letter(_ index: Int) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
         return index < 26 ? String(alphabet[index]) : letter(index / 26 - 1) + String(alphabet[index % 26])
     }
 
-    /// Words in a line with UTF-16 offsets: letters, digits, inner apostrophes and hyphens.
+    /// Words in a line with UTF-16 offsets: letters, digits (with the marks on them), inner
+    /// apostrophes and hyphens. Reads Unicode scalars, deciding ASCII ones without a table.
     static func words(in line: String) -> [(word: String, start: Int, end: Int)] {
         var result: [(String, Int, Int)] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var start = 0
         var offset = 0
+        var trailing = 0   // UTF-16 length of the apostrophes and hyphens that end `current`
         func finish() {
+            guard !current.isEmpty else { return }
             var word = current
-            var end = offset
-            while let last = word.last, last == "'" || last == "\u{2019}" || last == "-" {
-                word.removeLast()
-                end -= last.utf16.count
+            if trailing > 0 {
+                while let last = word.last, last == "'" || last == "\u{2019}" || last == "-" { word.removeLast() }
             }
-            if !word.isEmpty { result.append((word, start, end)) }
-            current = ""
+            if !word.isEmpty { result.append((String(word), start, offset - trailing)) }
+            current = String.UnicodeScalarView()
+            trailing = 0
         }
-        for character in line {
-            let inWord = character.isLetter || character.isNumber || (!current.isEmpty && (character == "'" || character == "\u{2019}" || character == "-"))
-            if inWord {
+        for scalar in line.unicodeScalars {
+            let joiner = scalar == "'" || scalar == "\u{2019}" || scalar == "-"
+            if isWordScalar(scalar) || (!current.isEmpty && (joiner || isMark(scalar))) {
                 if current.isEmpty { start = offset }
-                current.append(character)
-            } else if !current.isEmpty {
+                current.append(scalar)
+                trailing = joiner ? trailing + scalar.utf16.count : 0
+            } else {
                 finish()
             }
-            offset += character.utf16.count
+            offset += scalar.utf16.count
         }
-        if !current.isEmpty { finish() }
+        finish()
         return result
+    }
+
+    /// Letters and digits.
+    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            let value = scalar.value
+            return (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || (value >= 0x30 && value <= 0x39)
+        }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    /// Combining marks, which belong to the letter before them.
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return false }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
     }
 
     /// Syllables of a word: the dictionary's first pronunciation, else an estimate from spelling
     /// (vowel groups, a silent final e), at least 1.
     public func syllableCount(_ word: String) -> Int {
-        if let found = lookup(word) { return found.pronunciations[0].syllableCount }
+        if let id = dictionaryID(word) { return dictionary.syllables(ofWord: id) }
+        if guess != nil, let found = lookup(word) { return found.pronunciations[0].syllableCount }
         let letters = Array(word.lowercased().filter(\.isLetter))
         guard !letters.isEmpty else { return 0 }
         let vowels = Set("aeiouy")

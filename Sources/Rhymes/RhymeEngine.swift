@@ -11,41 +11,22 @@ public enum RhymeType: String, Codable, Sendable {
 /// Rhymes from the CMU Pronouncing Dictionary: lookup with forgiving normalization, perfect
 /// rhymes, and near (slant) rhymes by a documented similarity.
 public final class RhymeEngine: Sendable {
+    /// The dictionary's flat index: words, pronunciations, ranks by use and rhyme groups.
     public let dictionary: PronouncingDictionary
-    /// Rhyming part (phone codes) → words having it, for perfect rhymes.
-    let byRhyme: [[UInt8]: [String]]
-    /// Last vowel (base symbol) → every word's pronunciations ending on it, for near rhymes.
-    let byLastVowel: [Int: [(word: String, pronunciation: Pronunciation)]]
-    /// Word → rank (0 is the most common); words without a rank sort after ranked ones.
-    public let frequencyRanks: [String: Int]
     /// Letter-to-sound for words the dictionary lacks: a word → ARPAbet (`B L AO1 R P`).
     public let guess: (@Sendable (String) -> String?)?
     private let guesses = GuessCache()
 
-    public init(dictionary: PronouncingDictionary, frequencyRanks: [String: Int] = [:], guess: (@Sendable (String) -> String?)? = nil) {
+    public init(dictionary: PronouncingDictionary, guess: (@Sendable (String) -> String?)? = nil) {
         self.dictionary = dictionary
-        self.frequencyRanks = frequencyRanks
         self.guess = guess
-        var byRhyme: [[UInt8]: [String]] = [:]
-        var byLastVowel: [Int: [(word: String, pronunciation: Pronunciation)]] = [:]
-        for (word, pronunciations) in dictionary.entries {
-            for phones in pronunciations {
-                byRhyme[phones.rhymingPart.map(\.code), default: []].append(word)
-                if let vowel = phones.last(where: \.isVowel) { byLastVowel[vowel.base, default: []].append((word, phones)) }
-            }
-        }
-        // Each list in use order once, so a look-up needs no sorting.
-        let rank = { (word: String) in frequencyRanks[word] ?? Int.max }
-        self.byRhyme = byRhyme.mapValues { words in words.sorted { (rank($0), $0) < (rank($1), $1) } }
-        self.byLastVowel = byLastVowel
     }
 
-    /// The engine on the dictionary the bootstrap installed, through its cached index.
+    /// The engine on the dictionary and word list the bootstrap installed, through its cached index.
     public static func installed(cacheDirectory: URL, guess: (@Sendable (String) -> String?)? = nil) throws -> RhymeEngine {
         guard let source = PronouncingDictionary.locate() else { throw RhymesError.dictionaryMissing }
-        let ranks = try PronouncingDictionary.locateWordRanks().map(PronouncingDictionary.wordRanks(from:)) ?? [:]
-        return RhymeEngine(dictionary: try PronouncingDictionary.load(source: source, cacheDirectory: cacheDirectory),
-                           frequencyRanks: ranks, guess: guess)
+        let dictionary = try PronouncingDictionary.load(source: source, ranks: PronouncingDictionary.locateWordRanks(), cacheDirectory: cacheDirectory)
+        return RhymeEngine(dictionary: dictionary, guess: guess)
     }
 
     // MARK: - Lookup
@@ -56,26 +37,32 @@ public final class RhymeEngine: Sendable {
         public var pronunciations: [Pronunciation]
         /// True when the pronunciation is a letter-to-sound guess, not the dictionary's.
         public var guessed = false
+        /// The word's id in the dictionary; nil for a guessed word.
+        var id: Int?
     }
 
     /// Finds a word the way a writer types it: any case, surrounding punctuation, curly
     /// apostrophes (don’t), possessives (river's, rivers'), hyphenated words by their last part.
     /// Words the dictionary lacks get a guessed pronunciation (when a `guess` is set).
     public func lookup(_ raw: String) -> Lookup? {
-        // Most words arrive as the dictionary spells them, or capitalized.
-        if let found = dictionary.entries[raw] { return Lookup(word: raw, pronunciations: found) }
-        let lower = raw.lowercased()
-        if let found = dictionary.entries[lower] { return Lookup(word: lower, pronunciations: found) }
+        if let id = dictionaryID(raw) { return found(id) }
         let candidates = Self.candidates(raw)
-        for candidate in candidates {
-            let found = dictionary.pronunciations(of: candidate)
-            if !found.isEmpty { return Lookup(word: candidate, pronunciations: found) }
-        }
         // The last hyphenated part, without quotes or possessive: the word as spoken.
         guard let guess, let word = candidates.last, word.count <= 40,
               word.allSatisfy({ $0.isLetter || $0 == "'" }), word.contains(where: \.isLetter) else { return nil }
         let phones = guesses.value(for: word) { guess(word).flatMap { Pronunciation(arpabet: $0) } }
         return phones.map { Lookup(word: word, pronunciations: [$0], guessed: true) }
+    }
+
+    /// The dictionary's id for a typed word (as `lookup` finds it, without guessing).
+    func dictionaryID(_ raw: String) -> Int? {
+        if let id = dictionary.id(of: raw) { return id }
+        if let id = dictionary.id(of: raw.lowercased()) { return id }
+        return Self.candidates(raw).lazy.compactMap(dictionary.id(of:)).first
+    }
+
+    private func found(_ id: Int) -> Lookup {
+        Lookup(word: dictionary.word(at: id), pronunciations: dictionary.pronunciations(ofWord: id), id: id)
     }
 
     /// Remembers letter-to-sound answers (nil ones too).
@@ -121,22 +108,70 @@ public final class RhymeEngine: Sendable {
     /// Words whose rhyming part equals one of `word`'s (any pronunciation), never the word itself;
     /// common words first.
     public func perfectRhymes(of raw: String) -> [String] {
+        // A word spelled as the dictionary has it needs no Lookup.
+        if let id = dictionary.id(of: raw) { return perfectRhymes(groups: groups(ofWord: id), excluding: id) }
         guard let found = lookup(raw) else { return [] }
-        let keys = Set(found.pronunciations.map { $0.rhymingPart.map(\.code) })
-        if keys.count == 1, let key = keys.first { return (byRhyme[key] ?? []).filter { $0 != found.word } }
-        var words = Set<String>()
-        for key in keys {
-            for other in byRhyme[key] ?? [] where other != found.word { words.insert(other) }
+        return perfectRhymes(groups: groups(of: found), excluding: found.id ?? -1)
+    }
+
+    /// The rhyme groups of a word's pronunciations, each once.
+    func groups(of found: Lookup) -> [Int] {
+        if let id = found.id { return groups(ofWord: id) }
+        var groups: [Int] = []
+        for phones in found.pronunciations {
+            if let group = dictionary.group(rhymingPart: phones.rhymingPart), !groups.contains(group) { groups.append(group) }
         }
-        return rankedByUse(Array(words))
+        return groups
+    }
+
+    func groups(ofWord id: Int) -> [Int] {
+        var groups: [Int] = []
+        for pronunciation in dictionary.pronunciationIDs(ofWord: id) {
+            let group = dictionary.group(ofPronunciation: pronunciation)
+            if !groups.contains(group) { groups.append(group) }
+        }
+        return groups
+    }
+
+    /// Perfect rhymes as word ids, common first.
+    func perfectRhymeIDs(of found: Lookup) -> [Int] {
+        var ids: [Int] = []
+        forEachPerfectRhyme(groups: groups(of: found), excluding: found.id ?? -1) { ids.append($0) }
+        return ids
+    }
+
+    private func perfectRhymes(groups: [Int], excluding me: Int) -> [String] {
+        var words: [String] = []
+        words.reserveCapacity(groups.reduce(0) { $0 + dictionary.members(ofGroup: $1).count })
+        forEachPerfectRhyme(groups: groups, excluding: me) { words.append(dictionary.word(at: $0)) }
+        return words
+    }
+
+    /// Calls `body` with the members of the groups in use order, each word once, except `me`.
+    private func forEachPerfectRhyme(groups: [Int], excluding me: Int, _ body: (Int) -> Void) {
+        if groups.count == 1 {
+            // Groups are stored in use order.
+            for member in dictionary.members(ofGroup: groups[0]) where Int(member) != me { body(Int(member)) }
+            return
+        }
+        // Several groups (a word with several rhyming parts): merge their use orders.
+        var lists = groups.map { dictionary.members(ofGroup: $0)[...] }
+        while true {
+            var next: Int?
+            for list in lists.indices {
+                guard let head = lists[list].first else { continue }
+                if let best = next, dictionary.useOrder(best) <= dictionary.useOrder(Int(head)) { continue }
+                next = Int(head)
+            }
+            guard let id = next else { return }
+            for list in lists.indices where lists[list].first.map(Int.init) == id { lists[list].removeFirst() }
+            if id != me { body(id) }
+        }
     }
 
     /// Words sorted common first, then alphabetically.
     public func rankedByUse(_ words: [String]) -> [String] {
-        words.sorted { a, b in
-            let ra = frequencyRanks[a] ?? Int.max, rb = frequencyRanks[b] ?? Int.max
-            return ra != rb ? ra < rb : a < b
-        }
+        words.map { ($0, dictionary.rank(of: $0) ?? Int.max) }.sorted { a, b in a.1 != b.1 ? a.1 < b.1 : a.0 < b.0 }.map(\.0)
     }
 
     // MARK: - Near rhymes
@@ -147,22 +182,28 @@ public final class RhymeEngine: Sendable {
     /// Near rhymes of a word, best first (ties: common first), perfect rhymes left out.
     public func nearRhymes(of raw: String, limit: Int = 100) -> [(word: String, score: Double)] {
         guard let found = lookup(raw) else { return [] }
-        let perfect = Set(perfectRhymes(of: found.word))
-        var best: [String: Double] = [:]
+        return nearRhymeIDs(of: found, limit: limit).map { (dictionary.word(at: $0.id), $0.score) }
+    }
+
+    /// Near rhymes as word ids, best first (ties: common first).
+    func nearRhymeIDs(of found: Lookup, limit: Int) -> [(id: Int, score: Double)] {
+        var perfect = Set(perfectRhymeIDs(of: found))
+        if let me = found.id { perfect.insert(me) }
+        var best: [Int: Double] = [:]
         for phones in found.pronunciations {
             guard let vowel = phones.last(where: \.isVowel) else { continue }
-            for bucket in byLastVowel.keys where Self.vowelSimilarity(vowel.base, bucket) > 0 {
-                for (word, other) in byLastVowel[bucket] ?? [] where word != found.word && !perfect.contains(word) {
-                    let score = Self.similarity(phones, other)
+            for bucket in 0..<Phone.vowelCount where Self.vowelSimilarity(vowel.base, bucket) > 0 {
+                for pronunciation in dictionary.pronunciations(endingOnVowel: bucket) {
+                    let word = dictionary.word(ofPronunciation: Int(pronunciation))
+                    guard !perfect.contains(word) else { continue }
+                    let score = Self.similarity(phones, dictionary.phones(ofPronunciation: Int(pronunciation)))
                     if score >= Self.nearThreshold, score > best[word] ?? 0 { best[word] = score }
                 }
             }
         }
-        return best.sorted { a, b in
-            if a.value != b.value { return a.value > b.value }
-            let ra = frequencyRanks[a.key] ?? Int.max, rb = frequencyRanks[b.key] ?? Int.max
-            return ra != rb ? ra < rb : a.key < b.key
-        }.prefix(limit).map { ($0.key, $0.value) }
+        return best.map { (id: $0.key, score: $0.value) }.sorted { a, b in
+            a.score != b.score ? a.score > b.score : dictionary.useOrder(a.id) < dictionary.useOrder(b.id)
+        }.prefix(limit).map { $0 }
     }
 
     /// How two pronunciations rhyme, or nil.

@@ -70,11 +70,12 @@ extension RhymeEngine {
                 guard suggestions.count < RhymeSuggestions.limit, partial.isEmpty || word.hasPrefix(partial), seen.insert(word).inserted else { return }
                 suggestions.append(.init(word: word, type: type))
             }
-            for word in perfectRhymes(of: target.found.word) { offer(word, "perfect") }
-            // Near rhymes only from words people use (the dictionary is full of surnames).
-            let near = nearRhymes(of: target.found.word, limit: 2000).filter { frequencyRanks[$0.word] != nil || frequencyRanks.isEmpty }
-            for (word, _) in near.sorted(by: { (frequencyRanks[$0.word] ?? .max, -$0.score) < (frequencyRanks[$1.word] ?? .max, -$1.score) }) {
-                offer(word, "near")
+            for id in perfectRhymeIDs(of: target.found) { offer(dictionary.word(at: id), "perfect") }
+            // Near rhymes only from words people use (the dictionary is full of surnames), common first.
+            let ranked = dictionary.rankedCount > 0
+            let near = nearRhymeIDs(of: target.found, limit: 2000).filter { !ranked || dictionary.rank(ofWord: $0.id) != nil }
+            for (id, _) in near.sorted(by: { dictionary.useOrder($0.id) < dictionary.useOrder($1.id) }) {
+                offer(dictionary.word(at: id), "near")
             }
         }
         return RhymeSuggestions(target: target.map { .init(word: $0.found.word, line: $0.line) },

@@ -31,27 +31,67 @@ struct DictionaryTests {
         #expect(dictionary.pronunciations(of: "tomato").first?.syllableCount == 3)
     }
 
-    @Test("the whole dictionary survives the binary index unchanged, and later loads read the index")
+    @Test("every line of the dictionary is in the index as written, and later loads map the cached index")
     func index() throws {
         let dictionary = sharedEngine.dictionary
-        #expect(dictionary.entries.count > 120_000)
+        let source = try #require(PronouncingDictionary.locate())
+        // Every pronunciation of the text, read here line by line without the index's code.
+        var expected: [String: [String]] = [:]
+        for line in try String(contentsOf: source, encoding: .utf8).split(separator: "\n") where !line.hasPrefix(";;;") {
+            let body = line.split(separator: "#")[0].split(separator: " ")
+            var word = body[0].lowercased()
+            if let paren = word.firstIndex(of: "(") { word = String(word[..<paren]) }
+            expected[word, default: []].append(body.dropFirst().joined(separator: " "))
+        }
+        #expect(dictionary.count == expected.count && dictionary.count > 120_000)
+        let differing = expected.filter { word, phones in dictionary.pronunciations(of: word).map(\.arpabet) != phones }
+        #expect(differing.isEmpty, "\(differing.prefix(3))")
+        #expect(Array(dictionary.words) == expected.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+
         let data = dictionary.indexData()
-        let reloaded = try PronouncingDictionary.load(index: data)
-        #expect(reloaded.entries == dictionary.entries)
-        #expect(reloaded.commented == dictionary.commented)
-        #expect(data.count < 3_000_000, "compact: \(data.count) bytes")
+        let reloaded = try PronouncingDictionary(index: data)
+        #expect(reloaded.indexData() == data && reloaded.commented == dictionary.commented && reloaded.rankedCount == dictionary.rankedCount)
+        // Compact: about 51 bytes a word with its pronunciations, rank, rhyme group and near bucket.
+        #expect(data.count < 8_000_000, "\(data.count) bytes")
 
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-index-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cache) }
-        let source = try #require(PronouncingDictionary.locate())
-        _ = try PronouncingDictionary.load(source: source, cacheDirectory: cache)
+        let ranks = PronouncingDictionary.locateWordRanks()
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        try Data("an index of an older format".utf8).write(to: cache.appendingPathComponent("cmudict-123-456.index"))
+        _ = try PronouncingDictionary.load(source: source, ranks: ranks, cacheDirectory: cache)
         let files = try FileManager.default.contentsOfDirectory(atPath: cache.path)
-        #expect(files.count == 1 && files[0].hasSuffix(".index"))
+        #expect(files.count == 1 && files[0].hasPrefix("cmudict-v2-") && files[0].hasSuffix(".index"), "the older index is removed: \(files)")
         // A damaged index is rebuilt rather than trusted.
         try Data("garbage".utf8).write(to: cache.appendingPathComponent(files[0]))
-        let rebuilt = try PronouncingDictionary.load(source: source, cacheDirectory: cache)
-        #expect(rebuilt.entries.count == dictionary.entries.count)
-        #expect(throws: RhymesError.self) { try PronouncingDictionary.load(index: Data("RVRCMU1\n\u{5}".utf8)) }
+        let rebuilt = try PronouncingDictionary.load(source: source, ranks: ranks, cacheDirectory: cache)
+        #expect(rebuilt.count == dictionary.count)
+        #expect(try Data(contentsOf: cache.appendingPathComponent(files[0])) == data)
+    }
+
+    @Test("a damaged index is refused, never read out of bounds")
+    func damagedIndex() throws {
+        let data = PronouncingDictionary.indexData(parsing: "night N AY1 T\nlight L AY1 T\nread R EH1 D\nread(2) R IY1 D\n", ranks: ["night": 0])
+        #expect(RhymeEngine(dictionary: try PronouncingDictionary(index: data)).perfectRhymes(of: "night") == ["light"])
+        #expect(throws: RhymesError.self) { try PronouncingDictionary(index: Data("RVRCMU2\n\u{5}".utf8)) }
+        #expect(throws: RhymesError.self) { try PronouncingDictionary(index: data.dropLast(4)) }
+        // Every single byte changed in the tables after the header: refused, or still answers within bounds.
+        for position in PronouncingDictionary.headerSize..<data.count {
+            var damaged = data
+            damaged[position] ^= 0xFF
+            if let dictionary = try? PronouncingDictionary(index: damaged) {
+                let engine = RhymeEngine(dictionary: dictionary)
+                for word in dictionary.words {
+                    _ = engine.perfectRhymes(of: word)
+                    _ = engine.nearRhymes(of: word)
+                    _ = engine.analyze("\(word)\nnight")
+                }
+            }
+        }
+        // A count in the header made huge.
+        var huge = data
+        huge.replaceSubrange(12..<16, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        #expect(throws: RhymesError.self) { try PronouncingDictionary(index: huge) }
     }
 }
 
@@ -153,14 +193,14 @@ struct RhymeTests {
 struct WordRankTests {
     @Test("the bootstrap's word list ranks common words first, and rhymes come in that order")
     func ranks() throws {
-        let ranks = sharedEngine.frequencyRanks
-        #expect(ranks.count > 50_000)
-        #expect((ranks["the"] ?? Int.max) < 5)
-        #expect((ranks["night"] ?? Int.max) < (ranks["lyme"] ?? Int.max))
+        let dictionary = sharedEngine.dictionary
+        #expect(dictionary.rankedCount > 40_000)
+        #expect((dictionary.rank(of: "the") ?? Int.max) < 5)
+        #expect((dictionary.rank(of: "night") ?? Int.max) < (dictionary.rank(of: "lyme") ?? Int.max))
         let perfect = sharedEngine.perfectRhymes(of: "time")
-        let order = perfect.map { ranks[$0] ?? Int.max }
+        let order = perfect.map { dictionary.rank(of: $0) ?? Int.max }
         #expect(order == order.sorted())
-        #expect(Array(perfect.prefix(3)).allSatisfy { (ranks[$0] ?? Int.max) < 10_000 }, "\(perfect.prefix(3))")
+        #expect(Array(perfect.prefix(3)).allSatisfy { (dictionary.rank(of: $0) ?? Int.max) < 10_000 }, "\(perfect.prefix(3))")
     }
 }
 
@@ -273,8 +313,7 @@ struct SuggestionTests {
 @Suite("Words the dictionary lacks")
 struct GuessedWordTests {
     /// The same dictionary, with eSpeak NG's letter-to-sound for the rest.
-    static let engine = RhymeEngine(dictionary: sharedEngine.dictionary, frequencyRanks: sharedEngine.frequencyRanks,
-                                    guess: ESpeakPhonemes.arpabet(for:))
+    static let engine = RhymeEngine(dictionary: sharedEngine.dictionary, guess: ESpeakPhonemes.arpabet(for:))
 
     @Test("names, slang and invented words get a guessed pronunciation and take part in rhymes")
     func guessed() throws {
