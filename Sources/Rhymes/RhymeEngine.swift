@@ -185,8 +185,8 @@ public final class RhymeEngine: Sendable {
         return nearRhymeIDs(of: found, limit: limit).map { (dictionary.word(at: $0.id), $0.score) }
     }
 
-    /// Near rhymes as word ids, best first (ties: common first).
-    func nearRhymeIDs(of found: Lookup, limit: Int) -> [(id: Int, score: Double)] {
+    /// Near rhymes as word ids, best first (ties: common first); only ranked words when `rankedOnly`.
+    func nearRhymeIDs(of found: Lookup, limit: Int, rankedOnly: Bool = false) -> [(id: Int, score: Double)] {
         var perfect = Set(perfectRhymeIDs(of: found))
         if let me = found.id { perfect.insert(me) }
         var best: [Int: Double] = [:]
@@ -195,7 +195,7 @@ public final class RhymeEngine: Sendable {
             for bucket in 0..<Phone.vowelCount where Self.vowelSimilarity(vowel.base, bucket) > 0 {
                 for pronunciation in dictionary.pronunciations(endingOnVowel: bucket) {
                     let word = dictionary.word(ofPronunciation: Int(pronunciation))
-                    guard !perfect.contains(word) else { continue }
+                    guard !perfect.contains(word), !rankedOnly || dictionary.rank(ofWord: word) != nil else { continue }
                     let score = Self.similarity(phones, dictionary.phones(ofPronunciation: Int(pronunciation)))
                     if score >= Self.nearThreshold, score > best[word] ?? 0 { best[word] = score }
                 }

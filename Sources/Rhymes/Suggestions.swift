@@ -72,8 +72,7 @@ extension RhymeEngine {
             }
             for id in perfectRhymeIDs(of: target.found) { offer(dictionary.word(at: id), "perfect") }
             // Near rhymes only from words people use (the dictionary is full of surnames), common first.
-            let ranked = dictionary.rankedCount > 0
-            let near = nearRhymeIDs(of: target.found, limit: 2000).filter { !ranked || dictionary.rank(ofWord: $0.id) != nil }
+            let near = nearRhymeIDs(of: target.found, limit: 2000, rankedOnly: dictionary.rankedCount > 0)
             for (id, _) in near.sorted(by: { dictionary.useOrder($0.id) < dictionary.useOrder($1.id) }) {
                 offer(dictionary.word(at: id), "near")
             }
