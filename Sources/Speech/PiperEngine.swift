@@ -207,13 +207,19 @@ final class LineReader: @unchecked Sendable {
             DispatchQueue.global().async {
                 self.lock.lock()
                 defer { self.lock.unlock() }
+                var scanned = 0   // bytes of the buffer already known to hold no newline
                 while true {
-                    if let newline = self.buffer.firstIndex(of: 0x0A) {
-                        let line = self.buffer[self.buffer.startIndex..<newline]
-                        self.buffer = Data(self.buffer[(newline + 1)...])
+                    // A reply is a few hundred kilobytes: look for its end in raw bytes, new bytes only.
+                    let newline = self.buffer.withUnsafeBytes { bytes in
+                        bytes[scanned...].firstIndex(of: 0x0A)
+                    }
+                    if let newline {
+                        let line = self.buffer.prefix(newline)
+                        self.buffer = Data(self.buffer.dropFirst(newline + 1))
                         continuation.resume(returning: Data(line))
                         return
                     }
+                    scanned = self.buffer.count
                     let chunk = self.handle.availableData
                     if chunk.isEmpty {
                         continuation.resume(returning: nil)
