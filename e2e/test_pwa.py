@@ -1,12 +1,17 @@
 """The app installs like an app: manifest, icons, service worker, works offline, documented API."""
 
+import re
+import time
 import urllib.request
+from pathlib import Path
 
 import yaml  # comes with openapi-spec-validator's dependencies
 from openapi_spec_validator import validate
 from playwright.sync_api import expect
 
 from conftest import screenshot
+
+WEB = Path(__file__).resolve().parent.parent / "Web"
 
 
 def fetch(url):
@@ -41,7 +46,15 @@ def test_shell_opens_offline(server, page):
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
     page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
-    page.wait_for_function("caches.has('reverie-shell-v6')")
+    # The shell cache the worker names is filled (evaluate awaits the promise; a bare
+    # wait_for_function would take the promise itself as truthy).
+    name = re.search(r'const CACHE = "([^"]+)"', (WEB / "sw.js").read_text()).group(1)
+    for _ in range(100):
+        if page.evaluate(f"caches.has({name!r})"):
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the service worker never filled the {name} cache")
     page.reload()  # now controlled by the service worker
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     page.context.set_offline(True)
@@ -58,9 +71,6 @@ def test_shell_opens_offline(server, page):
 
 def test_service_worker_keeps_every_script():
     """Every module of the app is in the offline shell, or the app breaks offline when one is added."""
-    from pathlib import Path
-    import re
-    web = Path(__file__).resolve().parent.parent / "Web"
-    listed = set(re.findall(r'"(/[^"]+)"', (web / "sw.js").read_text()))
-    scripts = {"/" + str(path.relative_to(web)) for path in web.rglob("*.js") if path.name != "sw.js"}
+    listed = set(re.findall(r'"(/[^"]+)"', (WEB / "sw.js").read_text()))
+    scripts = {"/" + str(path.relative_to(WEB)) for path in WEB.rglob("*.js") if path.name != "sw.js"}
     assert scripts - listed == set(), "missing from SHELL in Web/sw.js"

@@ -39,6 +39,11 @@ def test_write_a_verse(server, page):
     chip = page.locator(".suggestions .chip", has_text="flight").first
     expect(chip).to_be_visible(timeout=15_000)
     expect(page.locator(".bar-label")).to_have_text("Rhymes for “night”")
+    # Without an on-screen keyboard the bar sits above the tab bar, hiding none of it.
+    bar = page.locator(".suggestions").bounding_box()
+    tabs = page.locator(".tabs").bounding_box()
+    assert bar["y"] + bar["height"] <= tabs["y"] + 0.5, (bar, tabs)
+    screenshot(page, "write-suggestions")
     chip.click()
     assert lyrics.input_value().endswith("I held on to the flight")
     assert page.evaluate("document.activeElement.name") == "lyrics"

@@ -374,11 +374,15 @@ class Editor {
     }
   }
 
-  /** Keeps the bar just above the on-screen keyboard. */
+  /** Keeps the bar just above the on-screen keyboard, or above the tab bar when no keyboard is up. */
   placeBar() {
-    if (!window.visualViewport || this.bar.hidden) return;
-    const covered = window.innerHeight - (visualViewport.height + visualViewport.offsetTop);
-    this.bar.style.bottom = `${Math.max(0, covered)}px`;
+    if (this.bar.hidden) return;
+    const keyboard = window.visualViewport ? window.innerHeight - (visualViewport.height + visualViewport.offsetTop) : 0;
+    const tabs = document.querySelector(".tabs");
+    const edge = tabs && !tabs.hidden ? tabs.getBoundingClientRect() : null;
+    // The tab bar runs along the bottom on phones (on wide screens it stands at the left).
+    const tabBar = edge && edge.width > edge.height ? Math.max(0, window.innerHeight - edge.top) : 0;
+    this.bar.style.bottom = `${Math.max(keyboard, tabBar, 0)}px`;
   }
 
   /** Puts a word at the caret, replacing the word being typed. */
