@@ -119,7 +119,9 @@ struct RealEngineTests {
         let fast = try await kind.engine.synthesize(text, voice: nil, rate: 1.2).audio
         let slow = try await kind.engine.synthesize(text, voice: nil, rate: 0.8).audio
         func spoken(_ audio: AudioBuffer) -> Int { audio.audibleRange(threshold: -40)?.count ?? 0 }
+        // Piper: 1.37–1.50 over a dozen takes (its durations are drawn at random, and its response
+        // to length_scale differs a little from line to line); eSpeak NG: 1.49.
         let ratio = Double(spoken(slow)) / Double(spoken(fast))
-        #expect((1.38...1.62).contains(ratio), "\(spoken(slow)) vs \(spoken(fast)) samples: \(ratio)")
+        #expect((1.3...1.7).contains(ratio), "\(spoken(slow)) vs \(spoken(fast)) samples: \(ratio)")
     }
 }
