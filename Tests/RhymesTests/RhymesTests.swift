@@ -69,6 +69,23 @@ struct DictionaryTests {
         #expect(try Data(contentsOf: cache.appendingPathComponent(files[0])) == data)
     }
 
+    @Test("first starts at the same time all get the dictionary and leave one index")
+    func concurrentFirstStarts() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-index-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let source = try #require(PronouncingDictionary.locate())
+        let ranks = PronouncingDictionary.locateWordRanks()
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 {
+                group.addTask { try PronouncingDictionary.load(source: source, ranks: ranks, cacheDirectory: cache).count }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(counts.count == 3 && Set(counts).count == 1 && counts[0] > 120_000)
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(files.count == 1 && files[0].hasPrefix("cmudict-v2-"), "\(files)")
+    }
+
     @Test("a damaged index is refused, never read out of bounds")
     func damagedIndex() throws {
         let data = PronouncingDictionary.indexData(parsing: "night N AY1 T\nlight L AY1 T\nread R EH1 D\nread(2) R IY1 D\n", ranks: ["night": 0])
