@@ -53,16 +53,21 @@ public enum Loudness {
     /// A biquad: b0, b1, b2, a1, a2 (a0 normalised to 1).
     struct Biquad {
         var b0, b1, b2, a1, a2: Double
+        var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
 
-        func apply(_ input: [Double]) -> [Double] {
-            var output = [Double](repeating: 0, count: input.count)
-            var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
-            for (index, x) in input.enumerated() {
-                let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
-                output[index] = y
-                (x2, x1, y2, y1) = (x1, x, y1, y)
-            }
-            return output
+        init(b0: Double, b1: Double, b2: Double, a1: Double, a2: Double) {
+            (self.b0, self.b1, self.b2, self.a1, self.a2) = (b0, b1, b2, a1, a2)
+        }
+
+        /// The next output for input `x`.
+        @inline(__always)
+        mutating func next(_ x: Double) -> Double {
+            var y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+            // In silence the feedback decays into subnormal numbers, which processors handle
+            // many times slower; anything this small is silence.
+            if abs(y) < 1e-30 { y = 0 }
+            (x2, x1, y2, y1) = (x1, x, y1, y)
+            return y
         }
     }
 
@@ -85,8 +90,16 @@ public enum Loudness {
         return Biquad(b0: 1, b1: -2, b2: 1, a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
     }
 
+    /// Both stages in one pass: the two filters' dependency chains interleave.
     static func kWeighted(_ buffer: AudioBuffer) -> [Double] {
         let rate = Double(buffer.sampleRate)
-        return highPass(rate: rate).apply(shelf(rate: rate).apply(buffer.samples.map(Double.init)))
+        var first = shelf(rate: rate), second = highPass(rate: rate)
+        var output = [Double](repeating: 0, count: buffer.samples.count)
+        output.withUnsafeMutableBufferPointer { output in
+            buffer.samples.withUnsafeBufferPointer { input in
+                for index in input.indices { output[index] = second.next(first.next(Double(input[index]))) }
+            }
+        }
+        return output
     }
 }
