@@ -103,6 +103,21 @@ def screenshot(page, name):
     return path
 
 
+def wait_until(page, expression, timeout=15.0, message=None):
+    """Evaluates `expression` in the page until it is truthy, awaiting it when it is a promise.
+
+    Playwright's wait_for_function takes a returned promise itself as truthy and returns at once,
+    so anything asynchronous (fetch, caches, serviceWorker.ready) is polled through evaluate."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(message or f"never true within {timeout} s: {expression}")
+        time.sleep(0.2)
+
+
 OWNER, PASSWORD = "ada", "correct horse battery"
 
 

@@ -1,7 +1,6 @@
 """The app installs like an app: manifest, icons, service worker, works offline, documented API."""
 
 import re
-import time
 import urllib.request
 from pathlib import Path
 
@@ -9,7 +8,7 @@ import yaml  # comes with openapi-spec-validator's dependencies
 from openapi_spec_validator import validate
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import screenshot, wait_until
 
 WEB = Path(__file__).resolve().parent.parent / "Web"
 
@@ -45,16 +44,10 @@ def test_openapi_document_is_valid(server):
 def test_shell_opens_offline(server, page):
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
-    page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
-    # The shell cache the worker names is filled (evaluate awaits the promise; a bare
-    # wait_for_function would take the promise itself as truthy).
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    # The shell cache the worker names is filled.
     name = re.search(r'const CACHE = "([^"]+)"', (WEB / "sw.js").read_text()).group(1)
-    for _ in range(100):
-        if page.evaluate(f"caches.has({name!r})"):
-            break
-        time.sleep(0.1)
-    else:
-        raise AssertionError(f"the service worker never filled the {name} cache")
+    wait_until(page, f"caches.has({name!r})", message=f"the service worker never filled the {name} cache")
     page.reload()  # now controlled by the service worker
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     page.context.set_offline(True)

@@ -2,7 +2,7 @@
 
 from playwright.sync_api import expect
 
-from conftest import screenshot, sign_in
+from conftest import screenshot, sign_in, wait_until
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
@@ -93,8 +93,8 @@ def test_offline_edit_reaches_the_server(server, page):
     page.context.set_offline(False)
     later.goto(server.url + "/write")
     expect(later.locator(".song", has_text="Offline Song")).to_be_visible()
-    later.wait_for_function(f"fetch('/api/compositions/{song}').then(r => r.json()).then(s => s.lyrics.endsWith('the tab was closed'))",
-                            polling=300, timeout=15_000)
+    wait_until(later, f"fetch('/api/compositions/{song}').then(r => r.json()).then(s => s.lyrics.endsWith('the tab was closed'))",
+               message="the draft kept in IndexedDB never reached the server")
     page.problems.clear()  # requests that failed while offline are expected console noise
 
 
