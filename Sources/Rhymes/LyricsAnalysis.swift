@@ -222,8 +222,8 @@ extension RhymeEngine {
     /// Syllables of a word: the dictionary's first pronunciation, else an estimate from spelling
     /// (vowel groups, a silent final e), at least 1.
     public func syllableCount(_ word: String) -> Int {
-        if let id = dictionaryID(word) { return dictionary.syllables(ofWord: id) }
-        if guess != nil, let found = lookup(word) { return found.pronunciations[0].syllableCount }
+        if let id = dictionaryID(word) { return dictionary.phones(ofPronunciation: dictionary.pronunciationIDs(ofWord: id).lowerBound).syllableCount }
+        if let found = guessedLookup(word) { return found.pronunciations[0].syllableCount }
         let letters = Array(word.lowercased().filter(\.isLetter))
         guard !letters.isEmpty else { return 0 }
         let vowels = Set("aeiouy")

@@ -155,15 +155,6 @@ public final class PronouncingDictionary: @unchecked Sendable {
         }
     }
 
-    /// Syllables of a word's first pronunciation: its vowels.
-    func syllables(ofWord id: Int) -> Int {
-        let pronunciation = Int(wordPronunciations[id])
-        var count = 0
-        for index in Int(pronunciationPhones[pronunciation])..<Int(pronunciationPhones[pronunciation + 1])
-        where Int(phones[index] >> 2) < Phone.vowelCount { count += 1 }
-        return count
-    }
-
     func word(ofPronunciation id: Int) -> Int { Int(pronunciationWords[id]) }
 
     /// Rank by use (0 = most common), from the word list the index was made with; nil if unranked.
@@ -191,9 +182,9 @@ public final class PronouncingDictionary: @unchecked Sendable {
         var low = 0, high = groupCount
         while low < high {
             let middle = (low + high) / 2
-            let order = Self.compare(rhymingPartCodes(ofPronunciation: Int(groupKeys[middle])), codes[...])
-            if order == 0 { return middle }
-            if order < 0 { low = middle + 1 } else { high = middle }
+            let part = phones(ofPronunciation: Int(groupKeys[middle])).rhymingPart.map(\.code)
+            if part == codes { return middle }
+            if part.lexicographicallyPrecedes(codes) { low = middle + 1 } else { high = middle }
         }
         return nil
     }
@@ -208,28 +199,6 @@ public final class PronouncingDictionary: @unchecked Sendable {
     func pronunciations(endingOnVowel vowel: Int) -> UnsafeBufferPointer<UInt32> {
         let start = Int(vowelBuckets[vowel]), end = Int(vowelBuckets[vowel + 1])
         return UnsafeBufferPointer(start: bucketPronunciations + start, count: end - start)
-    }
-
-    private func rhymingPartCodes(ofPronunciation id: Int) -> ArraySlice<UInt8> {
-        let start = Int(pronunciationPhones[id]), end = Int(pronunciationPhones[id + 1])
-        let codes = Array(UnsafeBufferPointer(start: phones + start, count: end - start))
-        return codes[Self.rhymeStart(codes)...]
-    }
-
-    /// Where the rhyming part starts (`Pronunciation.rhymingPart` on codes).
-    static func rhymeStart(_ codes: [UInt8]) -> Int {
-        var index = codes.count - 1
-        while index > 0 {
-            let phone = Phone(code: codes[index])
-            if phone.isStressed { return index }
-            index -= 1
-        }
-        return 0
-    }
-
-    static func compare(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
-        for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
-        return a.count == b.count ? 0 : a.count < b.count ? -1 : 1
     }
 
     // MARK: - Making an index

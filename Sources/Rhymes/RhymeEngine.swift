@@ -46,6 +46,11 @@ public final class RhymeEngine: Sendable {
     /// Words the dictionary lacks get a guessed pronunciation (when a `guess` is set).
     public func lookup(_ raw: String) -> Lookup? {
         if let id = dictionaryID(raw) { return found(id) }
+        return guessedLookup(raw)
+    }
+
+    /// A word the dictionary lacks, with its guessed pronunciation (nil without a `guess`).
+    func guessedLookup(_ raw: String) -> Lookup? {
         let candidates = Self.candidates(raw)
         // The last hyphenated part, without quotes or possessive: the word as spoken.
         guard let guess, let word = candidates.last, word.count <= 40,
@@ -108,10 +113,10 @@ public final class RhymeEngine: Sendable {
     /// Words whose rhyming part equals one of `word`'s (any pronunciation), never the word itself;
     /// common words first.
     public func perfectRhymes(of raw: String) -> [String] {
-        // A word spelled as the dictionary has it needs no Lookup.
-        if let id = dictionary.id(of: raw) { return perfectRhymes(groups: groups(ofWord: id), excluding: id) }
-        guard let found = lookup(raw) else { return [] }
-        return perfectRhymes(groups: groups(of: found), excluding: found.id ?? -1)
+        // A dictionary word needs no Lookup (its pronunciations are never built).
+        if let id = dictionaryID(raw) { return perfectRhymes(groups: groups(ofWord: id), excluding: id) }
+        guard let found = guessedLookup(raw) else { return [] }
+        return perfectRhymes(groups: groups(of: found), excluding: -1)
     }
 
     /// The rhyme groups of a word's pronunciations, each once.
@@ -167,11 +172,6 @@ public final class RhymeEngine: Sendable {
             for list in lists.indices where lists[list].first.map(Int.init) == id { lists[list].removeFirst() }
             if id != me { body(id) }
         }
-    }
-
-    /// Words sorted common first, then alphabetically.
-    public func rankedByUse(_ words: [String]) -> [String] {
-        words.map { ($0, dictionary.rank(of: $0) ?? Int.max) }.sorted { a, b in a.1 != b.1 ? a.1 < b.1 : a.0 < b.0 }.map(\.0)
     }
 
     // MARK: - Near rhymes
