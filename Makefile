@@ -5,7 +5,8 @@ SWIFT ?= swift
 HOST ?= 127.0.0.1
 PORT ?= 8080
 
-.PHONY: run build test test-swift test-e2e bench bootstrap clean
+.PHONY: run build test test-swift test-e2e test-robustness fuzz bench bootstrap clean
+FUZZ_SECONDS ?= 60
 
 run: ## install what is missing, build in release mode, serve on http://$(HOST):$(PORT)
 	@scripts/bootstrap.sh run
@@ -23,18 +24,28 @@ test-swift: ## only the Swift tests (SQLite and PostgreSQL)
 	@scripts/bootstrap.sh test
 	@scripts/test.sh swift
 
+test-robustness: ## fuzz corpora once, then schemathesis against every documented route
+	@scripts/bootstrap.sh test
+	@scripts/test.sh robustness
+
+fuzz: ## each libFuzzer harness for FUZZ_SECONDS (default 60); crashes land in .build/fuzz/
+	@scripts/bootstrap.sh run
+	@scripts/fuzz.sh run $(FUZZ_SECONDS)
+
 test-e2e: ## only the browser tests (builds the server first)
 	@scripts/bootstrap.sh test
 	@scripts/test.sh e2e
 
 bench: ## figures side by side with peers (release build of the benchmark tools)
-	@scripts/bootstrap.sh run
+	@scripts/bootstrap.sh bench
 	$(SWIFT) build -c release --product speech-bench
 	$(SWIFT) build -c release --product reverie
 	$(SWIFT) build -c release --product rhymes-bench
 	.build/release/speech-bench
 	@echo
 	.build/release/rhymes-bench
+	@echo
+	.venv/bin/python Benchmarks/load.py --binary .build/release/reverie
 
 bootstrap: ## install system packages and .venv for running and testing
 	@scripts/bootstrap.sh test

@@ -5,15 +5,27 @@ import re
 import urllib.error
 import urllib.request
 
+import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import Server, expect_error, screenshot, sign_in
 
 AREAS = [("bedside", "Bedside"), ("meditate", "Meditate"), ("wind-down", "Wind Down"), ("listen", "Listen"), ("write", "Write")]
 OWNER, PASSWORD = "ada", "correct horse battery"
 
 
-def test_first_visit_to_sign_out(server, page):
+@pytest.fixture
+def fresh_server():
+    """A server of this test's own: the first visit needs one nobody has set up."""
+    instance = Server()
+    yield instance
+    instance.stop()
+
+
+def test_first_visit_to_sign_out(fresh_server, page):
+    server = fresh_server
+    expect_error(page, 401, r"/api/auth/me$")  # signed out: before setup, and after signing out
+    expect_error(page, 401, r"/api/auth/login$")  # the wrong password below
     # A fresh server shows the setup screen, and nothing else.
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
@@ -89,32 +101,36 @@ def test_first_visit_to_sign_out(server, page):
     assert status == 401
 
 
+THEMES = [("RetroFuturistic", "Retro Futuristic"), ("PlainLight", "Plain Light"), ("PlainDark", "Plain Dark"), ("DirtyDishes", "Dirty Dishes")]
+
+
 def test_every_theme_in_every_area(server, page):
-    page.goto(server.url + "/login")
-    page.get_by_label("Username").fill(OWNER)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
+    sign_in(server, page)
     backgrounds = set()
-    for theme_id, theme_name in [("RetroFuturistic", "Retro Futuristic"), ("PlainDark", "Plain Dark"), ("DirtyDishes", "Dirty Dishes")]:
+    for theme_id, theme_name in THEMES:
         page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
         with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
             page.get_by_text(theme_name, exact=True).click()
         expect(page.locator("html")).to_have_attribute("data-theme", theme_id)
-        page.get_by_role("link", name="Write", exact=True).click()
-        expect(page.get_by_role("heading", name="Write", level=1)).to_be_visible()
-        page.wait_for_timeout(400)  # let the crossfade finish before the picture
-        backgrounds.add(page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bg')"))
-        screenshot(page, f"write-{theme_id}")
-    assert len(backgrounds) == 3
+        for area_id, name in AREAS:
+            page.get_by_role("link", name=name, exact=True).click()
+            expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
+            page.wait_for_timeout(400)  # let the crossfade finish before the picture
+            # The area is drawn in the theme: its background is the theme's own.
+            body = page.evaluate("getComputedStyle(document.body).backgroundColor")
+            bg = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bg').trim()")
+            backgrounds.add(bg)
+            assert body != "rgba(0, 0, 0, 0)", f"{name} in {theme_id} has no background"
+            screenshot(page, f"{area_id}-{theme_id}")
+    assert len(backgrounds) == len(THEMES), backgrounds
+    # Back to the default, so later tests see the app as a new person does.
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
+    with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
+        page.get_by_text("Retro Futuristic", exact=True).click()
 
 
 def test_tokens_and_people_from_settings(server, page):
-    page.goto(server.url + "/login")
-    page.get_by_label("Username").fill(OWNER)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
+    sign_in(server, page, "Settings")
 
     # A personal token is shown once and works as a bearer token.
     expect(page.get_by_text("No tokens yet")).to_be_visible()

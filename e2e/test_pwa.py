@@ -8,7 +8,7 @@ import yaml  # comes with openapi-spec-validator's dependencies
 from openapi_spec_validator import validate
 from playwright.sync_api import expect
 
-from conftest import screenshot, wait_until
+from conftest import expect_error, screenshot, wait_until
 
 WEB = Path(__file__).resolve().parent.parent / "Web"
 
@@ -42,6 +42,7 @@ def test_openapi_document_is_valid(server):
 
 
 def test_shell_opens_offline(server, page):
+    expect_error(page, "offline", r"/api/")  # the app's questions to the server while it is unreachable
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
     wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
@@ -59,7 +60,6 @@ def test_shell_opens_offline(server, page):
     page.context.set_offline(False)
     page.get_by_role("button", name="Try again").click()
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
-    page.problems.clear()  # offline fetch failures are expected console noise
 
 
 def test_service_worker_keeps_every_script():

@@ -1,8 +1,9 @@
 """Write: songs, the lyrics editor with live rhyme highlights, suggestions, search, undo, offline saving."""
 
+import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot, sign_in, wait_until
+from conftest import expect_error, open_page, screenshot, sign_in, wait_until
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
@@ -69,6 +70,7 @@ def test_write_a_verse(server, page):
 
 
 def test_offline_edit_reaches_the_server(server, page):
+    expect_error(page, "offline", r"/api/")  # saves and analyses tried while the network is off
     sign_in(server, page, "Write")
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Offline Song")
@@ -95,10 +97,11 @@ def test_offline_edit_reaches_the_server(server, page):
     expect(later.locator(".song", has_text="Offline Song")).to_be_visible()
     wait_until(later, f"fetch('/api/compositions/{song}').then(r => r.json()).then(s => s.lyrics.endsWith('the tab was closed'))",
                message="the draft kept in IndexedDB never reached the server")
-    page.problems.clear()  # requests that failed while offline are expected console noise
 
 
 def test_an_old_draft_becomes_a_conflict_copy(server, page):
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, 412, r"/api/compositions/")  # the old draft meets the newer version
     sign_in(server, page, "Write")
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Two Devices")
@@ -122,7 +125,6 @@ def test_an_old_draft_becomes_a_conflict_copy(server, page):
     assert stored["lyrics"] == "The words from the laptop"
     copies = page.evaluate("fetch('/api/compositions?q=phone').then(r => r.json())")
     assert [c["title"] for c in copies] == ["Two Devices (conflict copy)"], copies
-    page.problems.clear()
 
 
 def test_every_theme(server, page):
@@ -178,3 +180,88 @@ def test_highlights_keep_text_readable_in_every_theme(server, page):
     low = {key: round(value, 2) for key, value in ratios.items() if value < 4.5}
     assert low == {}, low
     assert len(ratios) == 24
+
+
+def two_devices(server, browser):
+    """Two signed-in devices (separate browsers: cookies, storage, drafts) on one new song."""
+    phone, laptop = open_page(browser), open_page(browser)
+    for device in (phone, laptop):
+        sign_in(server, device)
+        expect_error(device, 412, r"/api/compositions/")  # the stale save each test makes on purpose
+    song = phone.evaluate("""fetch('/api/compositions', {method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify({title: 'Shared Song', lyrics: 'The first line'})}).then(r => r.json()).then(s => s.id)""")
+    for device in (phone, laptop):
+        device.goto(f"{server.url}/write/{song}")
+        expect(device.get_by_role("textbox", name="Lyrics")).to_have_value("The first line")
+    return phone, laptop, song
+
+
+def type_at_end(page, text):
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+    lyrics.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def everything_on_the_server(page):
+    """Every song's title and lyrics, joined."""
+    songs = page.evaluate("""fetch('/api/compositions').then(r => r.json()).then(list =>
+        Promise.all(list.map(s => fetch('/api/compositions/' + s.id).then(r => r.json()))))""")
+    return songs, "\n".join(s["title"] + "\n" + s["lyrics"] for s in songs)
+
+
+def close(*pages):
+    for page in pages:
+        problems = list(page.problems)
+        page.context.close()
+        assert problems == [], f"browser errors: {problems}"
+
+
+@pytest.mark.parametrize("first", ["phone", "laptop"])
+def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
+    phone, laptop, song = two_devices(server, browser)
+    early, late = (phone, laptop) if first == "phone" else (laptop, phone)
+    type_at_end(early, "\nEARLY WORDS")
+    saved(early)
+    # The other device still shows the old text; its edit meets the newer version.
+    type_at_end(late, "\nLATE WORDS")
+    note = late.locator("[data-conflict]")
+    expect(note).to_be_visible(timeout=15_000)
+    expect(note).to_contain_text("Shared Song (conflict copy)")
+    # It now shows what is saved, with its own text one tap away, and goes on from there.
+    expect(late.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nEARLY WORDS")
+    screenshot(late, f"write-conflict-{first}-first")
+    type_at_end(late, "\nMORE WORDS")
+    saved(late)
+    songs, text = everything_on_the_server(late)
+    stored = next(s for s in songs if s["id"] == song)
+    assert stored["lyrics"] == "The first line\nEARLY WORDS\nMORE WORDS", stored
+    copy = next(s for s in songs if s.get("conflictOf") == song)
+    assert copy["lyrics"] == "The first line\nLATE WORDS", copy
+    for word in ["EARLY", "LATE", "MORE"]:
+        assert word in text
+    # The copy opens from the note.
+    note.get_by_role("link", name="Open your copy").click()
+    expect(late.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nLATE WORDS")
+    close(phone, laptop)
+
+
+def test_an_edit_made_offline_meets_a_newer_version(server, browser):
+    phone, laptop, song = two_devices(server, browser)
+    expect_error(laptop, "offline", r"/api/")
+    laptop.context.set_offline(True)
+    type_at_end(laptop, "\nWRITTEN OFFLINE")
+    expect(laptop.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    type_at_end(phone, "\nWRITTEN ONLINE")
+    saved(phone)
+    # Back online, the laptop's save meets the phone's version: it shows that version and keeps its own as the copy.
+    laptop.context.set_offline(False)
+    expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
+    expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nWRITTEN ONLINE")
+    type_at_end(laptop, "\nAND AFTER")
+    saved(laptop)
+    songs, text = everything_on_the_server(phone)
+    stored = next(s for s in songs if s["id"] == song)
+    assert stored["lyrics"] == "The first line\nWRITTEN ONLINE\nAND AFTER", stored
+    assert any(s.get("conflictOf") == song and s["lyrics"] == "The first line\nWRITTEN OFFLINE" for s in songs), songs
+    close(phone, laptop)

@@ -2,11 +2,12 @@
 # Installs what Reverie needs and is missing, then returns. Safe to run again: it only acts on gaps.
 #   scripts/bootstrap.sh run    system packages + .venv for running the server
 #   scripts/bootstrap.sh test   the above + what the tests need (chromium, postgresql, pytest, playwright)
+#   scripts/bootstrap.sh bench  the above + what `make bench` compares with (wrk, nginx)
 # System packages come from apt-get (Debian/Ubuntu); Python packages from PyPI into .venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-run}
-case "$mode" in run|test) ;; *) echo "usage: $0 run|test" >&2; exit 2 ;; esac
+case "$mode" in run|test|bench) ;; *) echo "usage: $0 run|test|bench" >&2; exit 2 ;; esac
 
 say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 
@@ -18,7 +19,8 @@ fi
 
 # MARK: - System packages
 packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev pkg-config python3 python3-venv ca-certificates)
-[ "$mode" = test ] && packages+=(chromium postgresql fonts-dejavu-core)
+[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core)
+[ "$mode" = bench ] && packages+=(wrk nginx-light)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -47,7 +49,7 @@ fi
 
 # MARK: - Python virtual environment
 requirements=(scripts/requirements-run.txt)
-[ "$mode" = test ] && requirements+=(scripts/requirements-test.txt)
+[ "$mode" = test ] || [ "$mode" = bench ] && requirements+=(scripts/requirements-test.txt)
 if [ ! -x .venv/bin/python ]; then
   say "Creating .venv"
   python3 -m venv .venv

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test suite: `swift test` against SQLite and a throwaway PostgreSQL on 127.0.0.1, then the
 # browser tests (pytest + Playwright driving /usr/bin/chromium) against the built server.
-#   scripts/test.sh all|swift|e2e
+# In between, every fuzz harness runs over its corpus once (crashes found once stay regression
+# tests) and schemathesis runs against every documented route on a real server.
+#   scripts/test.sh all|swift|robustness|e2e
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -21,6 +23,13 @@ if [ "$what" = all ] || [ "$what" = swift ]; then
   REVERIE_TEST_POSTGRES_URL="$url" $swift test --skip-build
   scripts/throwaway-postgres.sh stop "$pgdir"
   trap - EXIT
+fi
+
+if [ "$what" = all ] || [ "$what" = robustness ]; then
+  say "Fuzz corpora, each input once (make fuzz runs the harnesses for longer)"
+  scripts/fuzz.sh replay
+  say "Robustness: schemathesis against /openapi.yaml on a real server"
+  .venv/bin/python scripts/robustness.py --binary "$(pwd)/.build/debug/reverie"
 fi
 
 if [ "$what" = all ] || [ "$what" = e2e ]; then

@@ -75,6 +75,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var speechMaxCharacters: Int
     /// Most speech renders one user may have running at once (more answer 429).
     public var speechMaxConcurrentRenders: Int
+    /// A connection that neither sends nor receives anything for this many seconds is closed
+    /// (`REVERIE_IDLE_TIMEOUT`), so idle or stalled clients cannot use up the server's open files.
+    public var idleTimeoutSeconds: Int = 60
 
     /// A cache under the data directory: `<data>/cache/<name>` (speech, meditation, rhymes).
     public func cacheDirectory(_ name: String) -> URL {
@@ -169,11 +172,18 @@ extension ServerConfig {
             secure = parsed
         }
 
-        return ServerConfig(
+        var config = ServerConfig(
             host: host, port: port, dataDirectory: dataDirectory, database: database,
             webDirectory: value(overrides.webDirectory, "REVERIE_WEB_DIR") ?? locateWeb(),
             maxBodyBytes: maxBody, secureCookies: secure
         )
+        if let text = value(nil, "REVERIE_IDLE_TIMEOUT") {
+            guard let parsed = Int(text), (1...3600).contains(parsed) else {
+                throw ConfigError.invalid(setting: "REVERIE_IDLE_TIMEOUT", reason: "'\(text)' is not a number of seconds from 1 to 3600")
+            }
+            config.idleTimeoutSeconds = parsed
+        }
+        return config
     }
 
     /// Reads a `DATABASE_URL`: `postgres://…` or `postgresql://…` for PostgreSQL, `sqlite:PATH`

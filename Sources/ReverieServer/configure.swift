@@ -37,6 +37,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateSpeechRenders())
     app.migrations.add(CreateMeditationSessions())
     app.migrations.add(CreateCompositions())
+    app.migrations.add(KeyCompositionSearchByRowid())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -64,11 +65,14 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let engines: SpeechEngines
     if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
     app.speech = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
+    app.readiness = Readiness(engineNames: engines.names)
     app.lifecycle.use(SpeechJobsLifecycle())
+    app.lifecycle.use(WarmupLifecycle())
 
     // MARK: - HTTP
     app.http.server.configuration.hostname = config.host
     app.http.server.configuration.port = config.port
+    app.http.server.configuration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodyBytes)
 
     app.middleware = Middlewares()
@@ -92,6 +96,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let manifest = try MeditationManifest.bundled()
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: app.speech,
                                           cacheDirectory: config.cacheDirectory("meditation"))
+    app.meditationAudio = meditationAudio
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

@@ -18,6 +18,8 @@ public actor ESpeakEngine: SpeechEngine {
     private let library = ESpeakLibrary.shared
     /// Voice id (its language, `en-gb`) → eSpeak's voice file (`gmw/en`), which is what it loads by.
     private var files: [String: String] = [:]
+    /// The English voices, listed once: listing reads every voice file (some 650 system calls).
+    private var listed: [Voice]?
 
     private init() {}
 
@@ -32,7 +34,10 @@ public actor ESpeakEngine: SpeechEngine {
     }
 
     public func voices() async throws -> [Voice] {
-        try library.run { _ in listVoices() }
+        if let listed { return listed }
+        let voices = try library.run { _ in listVoices() }
+        listed = voices
+        return voices
     }
 
     private func listVoices() -> [Voice] {

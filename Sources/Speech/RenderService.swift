@@ -95,6 +95,13 @@ public actor RenderService {
         return try await task.value
     }
 
+    /// Removes a finished render's files: whoever asked for it was removed and no one else uses
+    /// it. A render still running for the key, or a key that is not one of ours, is left alone.
+    public func remove(_ key: String) {
+        guard inFlight[key] == nil, key.utf8.count == 64, key.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(key))
+    }
+
     private func setProgress(_ key: String, _ value: Double) { progress[key] = value }
 
     private func perform(_ request: Request, engine: any SpeechEngine, key: String) async throws -> Entry {

@@ -30,7 +30,7 @@ struct LyricsCommand: ParsableCommand {
             if input == "-" {
                 text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             } else {
-                guard let data = FileManager.default.contents(atPath: input) else { throw ValidationError("Cannot read \(input).") }
+                guard let data = FileManager.default.contents(atPath: input) else { throw CommandFailure("Cannot read \(input): no such file, or it is not readable.") }
                 text = String(decoding: data, as: UTF8.self)
             }
             let engine = try RhymesCommand.engine(dataDir: dataDir)

@@ -12,13 +12,13 @@ enum PasswordPrompt {
     static func read(fromStandardInput: Bool) throws -> String {
         if fromStandardInput {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw ValidationError("No password on standard input.")
+                throw CommandFailure("No password on standard input.")
             }
             return line
         }
         let first = try ask("Password: ")
         let second = try ask("Repeat password: ")
-        guard first == second else { throw ValidationError("The passwords do not match.") }
+        guard first == second else { throw CommandFailure("The passwords do not match.") }
         return first
     }
 
@@ -37,7 +37,7 @@ enum PasswordPrompt {
                 FileHandle.standardError.write(Data("\n".utf8))
             }
         }
-        guard let line = readLine(strippingNewline: true) else { throw ValidationError("No password given.") }
+        guard let line = readLine(strippingNewline: true) else { throw CommandFailure("No password given.") }
         return line
     }
 }

@@ -31,7 +31,7 @@ struct RhymesCommand: ParsableCommand {
             return try RhymeEngine.installed(cacheDirectory: ServerConfig.cacheDirectory("rhymes", dataDirectory: data),
                                              guess: ESpeakPhonemes.arpabet(for:))
         } catch let error as RhymesError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
     }
 

@@ -18,6 +18,7 @@ struct Serve: AsyncParsableCommand {
         try await ServerRunner.withApplication(config) { app in
             // `startup` runs Vapor's serve command, which listens and handles SIGINT/SIGTERM.
             try await app.startup()
+            app.startWarmingUp()
             announce(app, config)
             try await app.running?.onStop.get()
         }

@@ -46,7 +46,7 @@ struct Speak: AsyncParsableCommand {
         if input == "-" {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         } else {
-            guard let data = FileManager.default.contents(atPath: input) else { throw ValidationError("Cannot read \(input).") }
+            guard let data = FileManager.default.contents(atPath: input) else { throw CommandFailure("Cannot read \(input): no such file, or it is not readable.") }
             text = String(decoding: data, as: UTF8.self)
         }
 
@@ -60,9 +60,9 @@ struct Speak: AsyncParsableCommand {
                 bar.show(done: done, total: total)
             }
         } catch let error as SpokenScriptError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         } catch let error as SpeechError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
         await engines.shutdown()
         bar.finish()
@@ -98,7 +98,7 @@ struct Voices: AsyncParsableCommand {
     func run() async throws {
         let voices = await SpeechEngines.installed().voices()
         guard !voices.isEmpty else {
-            throw ValidationError("No voices: neither Piper (in .venv) nor eSpeak NG is installed. Run scripts/bootstrap.sh run (make run does).")
+            throw CommandFailure("No voices: neither Piper (in .venv) nor eSpeak NG is installed. Run scripts/bootstrap.sh run (make run does).")
         }
         for voice in voices {
             print("\(voice.id)\t\(voice.name)\t\(voice.language)\t\(voice.engine)")

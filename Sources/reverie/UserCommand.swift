@@ -32,7 +32,7 @@ struct User: AsyncParsableCommand {
                     let user = try await app.accounts.createUser(username: username, password: password)
                     print("Created \(user.isOwner ? "owner " : "")account '\(user.username)'.")
                 } catch let error as APIError {
-                    throw ValidationError(error.message)
+                    throw CommandFailure(error.message)
                 }
             }
         }

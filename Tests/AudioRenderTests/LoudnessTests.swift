@@ -77,20 +77,32 @@ struct EncoderTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [file.lastPathComponent])
     }
 
-    @Test("a failing ffmpeg is reported with what it said, and no file appears")
+    @Test("a failing ffmpeg is reported with what it said, and neither its half-written file nor the destination is left")
     func failure() async throws {
-        let runner = CommandRunner { _, _, _ in .init(status: 1, output: Data(), errors: Data("Unknown encoder 'aac'".utf8)) }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("never-\(UUID().uuidString).m4a")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("never-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Like a real ffmpeg that dies midway: it has written part of its output file.
+        let runner = CommandRunner { _, arguments, _ in
+            let output = try #require(arguments.last)
+            try Data("half an m4a".utf8).write(to: URL(fileURLWithPath: output))
+            return .init(status: 1, output: Data(), errors: Data("Unknown encoder 'aac'".utf8))
+        }
+        let file = directory.appendingPathComponent("song.m4a")
         await #expect(throws: AudioRenderError.toolFailed(tool: "ffmpeg", status: 1, message: "Unknown encoder 'aac'")) {
             try await AudioEncoder(runner: runner).encode(Signals.sine(440, seconds: 0.1), as: .m4a, to: file)
         }
-        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
     }
 
     @Test("a missing ffmpeg says how to install it")
     func missing() async {
-        await #expect(throws: AudioRenderError.toolMissing("/nonexistent/ffmpeg")) {
+        let error = await #expect(throws: AudioRenderError.self) {
             try await AudioEncoder(ffmpeg: "/nonexistent/ffmpeg").encode(Signals.sine(440, seconds: 0.1), as: .mp3, to: URL(fileURLWithPath: "/tmp/x.mp3"))
         }
+        #expect(error == .toolMissing("/nonexistent/ffmpeg"))
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("/nonexistent/ffmpeg is not installed"), "\(message)")
+        #expect(message.contains("scripts/bootstrap.sh") && message.contains("make run"), "\(message)")
     }
 }

@@ -158,6 +158,8 @@ struct MeditationPlanTests {
     @Test("with Piper, the welcome and the closing are 20 to 40 seconds of speech")
     func realNarration() async throws {
         let engines = await SpeechEngines.installed()
+        // The figure is Piper's: without it (eSpeak NG alone) this test would measure another voice.
+        try #require(engines.names.first == "piper", "Piper is not installed (scripts/bootstrap.sh installs it); engines: \(engines.names)")
         try await withTestApp(.sqlite, speech: engines) { client in
             let ada = try await client.setUpOwner()
             let plan = try await client.send(.GET, "/api/meditation/plan?minutes=5", auth: .cookie(ada)).decode(MeditationPlan.self)

@@ -174,7 +174,10 @@ struct BinaryTests {
         #expect(lines.map { $0["scheme"] as? String } == ["A", "A", nil, "A", "A"])
         #expect((decoded["groups"] as? [Any])?.count == 2)
         let missing = try Self.run(["lyrics", "analyze", "/nonexistent/song.txt", "--data-dir", data.path])
-        #expect(missing.status != 0 && missing.errors.contains("Cannot read"))
+        // A file that is not there is a failure to say plainly (exit 1), not a usage error (64, with the usage).
+        #expect(missing.status == 1, "\(missing.status): \(missing.errors)")
+        #expect(missing.errors.contains("Cannot read /nonexistent/song.txt"))
+        #expect(!missing.errors.contains("USAGE"), "\(missing.errors)")
     }
 
     @Test("speak refuses a rate out of range and an unknown format before speaking")

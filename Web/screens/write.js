@@ -162,6 +162,7 @@ class Editor {
           <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
           <span class="save-state" role="status" data-save>Saved</span>
         </div>
+        <p class="conflict-note" role="status" data-conflict hidden><span></span> <a data-link>Open your copy</a></p>
         <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled">
         <div class="lyrics">
           <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
@@ -286,10 +287,7 @@ class Editor {
     try {
       const result = await drafts.send(draft);
       if (result.conflict) {
-        // Saved elsewhere first: our edit is kept as a copy; carry on from what is saved now.
-        this.version = result.conflict.current.version;
-        this.setState(`Saved elsewhere too — your version is kept as “${result.conflict.conflictCopy.title}”`);
-        announce(`This song changed on another device. Your version is kept as ${result.conflict.conflictCopy.title}.`);
+        await this.showNewer(result.conflict, draft);
         return;
       }
       if (result.gone) {
@@ -303,6 +301,38 @@ class Editor {
       this.setState(navigator.onLine ? `Not saved: ${problem.message}` : "Offline — kept on this device");
       window.addEventListener("online", () => this.autosave(), { once: true });
     }
+  }
+
+  /**
+   * Another device saved first: show what is saved now, and keep this page's text as the
+   * conflict copy (one tap away). Words typed while the save was on its way go into the copy too,
+   * so no edit is ever saved over the newer version or lost.
+   */
+  async showNewer({ current, conflictCopy }, sent) {
+    this.autosave.cancel();
+    this.saveAgain = false;
+    const title = this.title.value, lyrics = this.textarea.value;
+    if (title !== sent.title || lyrics !== sent.lyrics) {
+      const late = { id: conflictCopy.id, title: conflictCopy.title, lyrics, baseVersion: conflictCopy.version };
+      try {
+        await drafts.keep(late);
+      } catch { /* no IndexedDB: sent below all the same */ }
+      drafts.send(late).catch(() => { /* offline: the draft goes up when the connection returns */ });
+    }
+    drafts.forget(this.id).catch(() => null);
+    this.version = current.version;
+    this.title.value = current.title === "Untitled" && !current.lyrics ? "" : current.title;
+    this.textarea.value = current.lyrics;
+    this.analysis = null;
+    this.dirty = false;
+    this.draw();
+    this.runAnalysis();
+    const note = this.container.querySelector("[data-conflict]");
+    note.querySelector("span").textContent = `This song was saved on another device. You are seeing that version; yours is kept as “${conflictCopy.title}”.`;
+    note.querySelector("a").href = `/write/${conflictCopy.id}`;
+    note.hidden = false;
+    this.setState("Saved elsewhere too");
+    announce(`This song changed on another device. Showing that version; yours is kept as ${conflictCopy.title}.`);
   }
 
   async runAnalysis() {

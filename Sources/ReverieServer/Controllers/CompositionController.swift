@@ -25,12 +25,10 @@ struct CompositionController: RouteCollection {
     /// word of the query (any case), with a snippet around the hit.
     func list(req: Request) async throws -> [CompositionSummary] {
         let user = try req.user
-        let query = (try? req.query.get(String.self, at: "q")) ?? ""
+        let query = try req.queryString("q", maximumLength: 500) ?? ""
         let words = Self.queryWords(query)
-        let rows = words.isEmpty ? try await req.repositories.compositions.list(ownedBy: user)
-                                 : try await req.repositories.compositions.search(words, ownedBy: user)
-        return try rows.map { row in
-            CompositionSummary(id: try row.requireID(), title: row.title, version: row.version, updatedAt: row.updatedAt,
+        return try await req.repositories.compositions.listings(matching: words, ownedBy: user).map { row in
+            CompositionSummary(id: row.id, title: row.title, version: row.version, updatedAt: row.updatedAt,
                                snippet: Self.snippet(row.lyrics, title: row.title, words: words))
         }
     }

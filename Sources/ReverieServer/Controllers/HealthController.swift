@@ -1,7 +1,11 @@
+import Foundation
 import ReverieAPI
+import SQLKit
 import Vapor
 
-/// `GET /api/health`.
+/// `GET /api/health`: a query on the database (503 with what failed when it cannot answer),
+/// and the state of the speech engines, the rhymes index and the narration as last measured in
+/// the background; so it stays cheap.
 struct HealthController: RouteCollection {
     let databaseKind: String
 
@@ -9,9 +13,31 @@ struct HealthController: RouteCollection {
         routes.get("api", "health", use: health)
     }
 
+    /// A duration in milliseconds, to two decimals.
+    static func milliseconds(_ duration: Duration) -> Double {
+        let seconds: Double = Double(duration.components.seconds)
+        let fraction: Double = Double(duration.components.attoseconds) / 1_000_000_000_000_000_000
+        let total: Double = (seconds + fraction) * 100_000
+        return total.rounded() / 100
+    }
+
     func health(req: Request) async throws -> HealthResponse {
+        let started = ContinuousClock.now
+        do {
+            guard let sql = req.db as? any SQLDatabase else { throw APIError(.internalServerError, code: "no_sql", "not an SQL database") }
+            // A real read of a table every Reverie database has, not just a round trip.
+            _ = try await sql.raw("SELECT id FROM _fluent_migrations LIMIT 1").first()
+        } catch {
+            req.logger.error("health: the database did not answer: \(String(reflecting: error))")
+            throw APIError(.serviceUnavailable, code: "database_unavailable",
+                           "The \(databaseKind) database did not answer a query (\(String(describing: error))); check that it is running and reachable.")
+        }
+        let milliseconds: Double = Self.milliseconds(ContinuousClock.now - started)
+        let readiness = req.application.readiness.snapshot
         let engines = req.application.speech.engines
-        return HealthResponse(version: ReverieVersion.current, database: .init(kind: databaseKind),
-                              speech: .init(engines: engines.names, voices: await engines.voices().map(VoiceInfo.init)))
+        return HealthResponse(status: readiness.status, version: ReverieVersion.current,
+                              database: .init(kind: databaseKind, latencyMs: milliseconds),
+                              speech: .init(engines: engines.names, states: readiness.engines, voices: await engines.voices().map(VoiceInfo.init)),
+                              rhymes: readiness.rhymes, narration: readiness.narration)
     }
 }

@@ -15,6 +15,8 @@ struct MeditationController: RouteCollection {
     let audio: MeditationAudio
     /// Longest session anyone could plan (the manifest's longest is 20 minutes).
     static let longestPlanned = 4 * 3600
+    /// Seeds a plan accepts (and makes): the same seed gives the same cue schedule.
+    static let seeds = 0...Int(Int32.max - 1)
 
     func boot(routes: any RoutesBuilder) throws {
         let sessions = routes.grouped("api", "meditation-sessions")
@@ -38,8 +40,8 @@ struct MeditationController: RouteCollection {
     /// first use (seconds with Piper), so the first plan of a server can take a moment.
     func plan(req: Request) async throws -> MeditationPlan {
         _ = try req.user
-        let session = (try? req.query.get(String.self, at: "session")) ?? "basic-breathing"
-        guard let minutes = try? req.query.get(Int.self, at: "minutes") else {
+        let session = try req.queryString("session", maximumLength: 100) ?? "basic-breathing"
+        guard let minutes = try req.queryInteger("minutes", in: 1...Self.longestPlanned / 60) else {
             throw APIError(.badRequest, code: "invalid_field", "minutes: say how long the session lasts (5, 10 or 20).")
         }
         let variant: MeditationManifest.Variant
@@ -48,7 +50,7 @@ struct MeditationController: RouteCollection {
         } catch {
             throw APIError(.badRequest, code: "invalid_field", "\(error.description)")
         }
-        let seed = (try? req.query.get(Int.self, at: "seed")).map { abs($0) % Int(Int32.max) } ?? Int.random(in: 0..<Int(Int32.max))
+        let seed = try req.queryInteger("seed", in: Self.seeds) ?? Int.random(in: Self.seeds)
         let lengths = await audio.lengths()
         var random = SeededGenerator(seed: UInt64(seed))
         let cues = CueScheduler.schedule(variant, length: { lengths[$0] ?? 0 }, using: &random)
@@ -119,7 +121,7 @@ struct MeditationController: RouteCollection {
     /// days begin (UTC when absent).
     func stats(req: Request) async throws -> MeditationStatsResponse {
         let user = try req.user
-        let name = (try? req.query.get(String.self, at: "time_zone")) ?? "UTC"
+        let name = try req.queryString("time_zone", maximumLength: 100) ?? "UTC"
         guard let zone = TimeZone(identifier: name) else {
             throw APIError(.badRequest, code: "invalid_time_zone", "time_zone: “\(name)” is not a time zone name like Europe/Paris.")
         }

@@ -7,20 +7,21 @@ extension LyricsAnalysis: Content {}
 extension RhymeSuggestions: Content {}
 extension WordRhymes: Content {}
 
-/// The rhyme engine, loaded once per process on first use (indexing the dictionary takes a
-/// moment the first time; later starts read the cached index).
+/// The rhyme engine, loaded once per process and cache directory on first use or while the
+/// server warms up (indexing the dictionary takes a moment the first time; later starts map the
+/// cached index). Whoever asks while it loads waits for the same load.
 actor RhymesProvider {
     static let shared = RhymesProvider()
-    private var loading: Task<RhymeEngine, any Error>?
+    private var loading: [URL: Task<RhymeEngine, any Error>] = [:]
 
     func engine(cacheDirectory: URL) async throws -> RhymeEngine {
-        if let loading { return try await loading.value }
+        if let task = loading[cacheDirectory] { return try await task.value }
         let task = Task.detached { try RhymeEngine.installed(cacheDirectory: cacheDirectory, guess: ESpeakPhonemes.arpabet(for:)) }
-        loading = task
+        loading[cacheDirectory] = task
         do {
             return try await task.value
         } catch {
-            loading = nil   // try again next time (the bootstrap may have run meanwhile)
+            loading[cacheDirectory] = nil   // try again next time (the bootstrap may have run meanwhile)
             throw error
         }
     }
@@ -68,7 +69,7 @@ struct RhymesController: RouteCollection {
     func word(req: Request) async throws -> WordRhymes {
         _ = try req.user
         let raw = req.parameters.get("word") ?? ""
-        let near = (try? req.query.get(Bool.self, at: "near")) ?? false
+        let near = try req.queryBoolean("near") ?? false
         guard let rhymes = try await Self.engine(req).rhymes(of: raw, near: near) else {
             throw APIError(.badRequest, code: "not_a_word", "“\(raw)” has no letters to pronounce.")
         }
@@ -82,10 +83,18 @@ struct RhymesController: RouteCollection {
     }
 
     static func engine(_ req: Request) async throws -> RhymeEngine {
-        let cache = req.services.config.cacheDirectory("rhymes")
+        try await engine(req.application)
+    }
+
+    /// The engine for this server's cache directory; what happened is kept for health.
+    static func engine(_ app: Application) async throws -> RhymeEngine {
+        let cache = app.services.config.cacheDirectory("rhymes")
         do {
-            return try await RhymesProvider.shared.engine(cacheDirectory: cache)
+            let engine = try await RhymesProvider.shared.engine(cacheDirectory: cache)
+            app.readiness.setRhymes(.init(state: .ready))
+            return engine
         } catch let error as RhymesError {
+            app.readiness.setRhymes(.init(state: .failed, detail: error.description))
             throw APIError(.serviceUnavailable, code: "rhymes_unavailable", error.description)
         }
     }

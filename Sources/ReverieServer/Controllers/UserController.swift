@@ -31,8 +31,19 @@ struct UserController: RouteCollection {
             throw APIError(.conflict, code: "cannot_remove_self", "The owner cannot remove their own account.")
         }
         guard try await req.repositories.users.find(id: id) != nil else { throw APIError.notFound("user") }
-        try await req.repositories.users.delete(id: id)
+        try await Self.removeEverything(of: id, req.application, repositories: req.repositories)
         return .noContent
+    }
+
+    /// Removes a person with every row they own and what was made from it: their renders' files
+    /// unless someone else's render (or the meditation narration) uses the same cache entry.
+    static func removeEverything(of id: UUID, _ app: Application, repositories: Repositories) async throws {
+        let keys = try await repositories.speechRenders.cacheKeys(ownedBy: id)
+        try await repositories.users.delete(id: id)
+        let kept = await app.meditationAudio.narrationKeys()
+        for key in keys.subtracting(kept) where try await !repositories.speechRenders.isUsed(cacheKey: key) {
+            await app.speech.service.remove(key)
+        }
     }
 
     @discardableResult

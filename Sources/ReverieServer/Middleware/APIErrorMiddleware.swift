@@ -1,3 +1,5 @@
+import NIOCore
+import NIOHTTP1
 import ReverieAPI
 import Vapor
 
@@ -25,6 +27,9 @@ struct APIErrorMiddleware: AsyncMiddleware {
             (status, code, message, headers) = (error.status, error.code, error.message, error.headers)
         case let error as DecodingError:
             (status, code, message) = (.badRequest, "invalid_json", Self.describe(error))
+        case let error as any AbortError where error.status == .unprocessableEntity && request.body.data.map({ $0.readableBytes == 0 }) ?? true:
+            // Vapor says 422 for a missing body; every other unreadable body is a 400.
+            (status, code, message) = (.badRequest, "invalid_json", "The body is empty; send a JSON object.")
         case let error as any AbortError:
             status = error.status
             headers = error.headers
@@ -36,6 +41,11 @@ struct APIErrorMiddleware: AsyncMiddleware {
             } else {
                 message = error.reason
             }
+        case is ChannelError, is HTTPParserError, is IOError:
+            // The client went away mid-request (an upload aborted, a connection reset): nothing
+            // failed here, so no 500 and no ERROR in the log; the answer likely reaches no one.
+            request.logger.debug("\(request.method) \(request.url.path): the client went away: \(error)")
+            return Response(status: .badRequest)
         default:
             request.logger.report(error: error)
             (status, code, message) = (.internalServerError, "internal_error", "Something went wrong on the server; its log has the details.")

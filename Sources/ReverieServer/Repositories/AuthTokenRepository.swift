@@ -28,10 +28,12 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
     }
 
     func find(secretHash: String) async throws -> (AuthTokenModel, UserModel)? {
+        // One query: the token and its owner joined (every signed-in request makes it).
         guard let token = try await AuthTokenModel.query(on: database)
-            .filter(\.$secretHash == secretHash).with(\.$owner).first()
+            .join(UserModel.self, on: \AuthTokenModel.$owner.$id == \UserModel.$id)
+            .filter(\.$secretHash == secretHash).first()
         else { return nil }
-        return (token, token.owner)
+        return (token, try token.joined(UserModel.self))
     }
 
     func recordUse(_ id: UUID, at time: Date, newExpiry: Date?) async throws {

@@ -7,10 +7,10 @@ public protocol CompositionRepository: Sendable {
     func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
     /// The composition unless it is deleted (or someone else's).
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
-    /// Newest edit first.
-    func list(ownedBy user: AuthenticatedUser) async throws -> [CompositionModel]
-    /// Compositions where every query word starts a word of the title or the lyrics, newest first.
-    func search(_ words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionModel]
+    /// What the song list shows, newest edit first: with no words every song and the start of
+    /// its lyrics; with words, the songs where every word starts a word of the title or the
+    /// lyrics, and their whole lyrics (for the snippet around the hit).
+    func listings(matching words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionListing]
     /// Saves an edit made from `version`; nil when the stored version is another (someone saved first).
     func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
                 ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel?
@@ -22,6 +22,18 @@ public protocol CompositionRepository: Sendable {
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Bool
     /// Brings a deleted composition back; nil when there is none to restore.
     func restore(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
+}
+
+/// One row of the song list.
+public struct CompositionListing: Sendable, Equatable {
+    /// Characters of the lyrics a plain list reads: enough for the first non-empty line.
+    static let startLength = 2_000
+    public var id: UUID
+    public var title: String
+    public var version: Int
+    public var updatedAt: Date
+    /// The whole lyrics when searching; otherwise their first `startLength` characters.
+    public var lyrics: String
 }
 
 /// `CompositionRepository` on Fluent, with SQLite's FTS5 index or PostgreSQL's regular expressions.
@@ -44,31 +56,51 @@ struct FluentCompositionRepository: CompositionRepository {
         try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$deletedAt == nil).first()
     }
 
-    func list(ownedBy user: AuthenticatedUser) async throws -> [CompositionModel] {
-        try await CompositionModel.query(ownedBy: user, on: database).filter(\.$deletedAt == nil).sort(\.$updatedAt, .descending).all()
-    }
-
-    func search(_ words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionModel] {
-        guard let sql, !words.isEmpty else { return try await list(ownedBy: user) }
-        var ids: [UUID]
-        if usesFTS {
+    func listings(matching words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionListing] {
+        guard let sql else { return [] }
+        var ids: [UUID] = []
+        if !words.isEmpty, usesFTS {
             // Each word as a prefix: "moon"* "rive"*; the words are letters and digits only.
             let match = words.map { "\"\($0)\"*" }.joined(separator: " ")
-            ids = try await sql.raw("SELECT composition_id FROM compositions_fts WHERE compositions_fts MATCH \(bind: match) AND owner_id = \(bind: user.id.uuidString)")
-                .all().compactMap { try? UUID(uuidString: $0.decode(column: "composition_id", as: String.self)) }
+            ids = try await sql.raw("""
+                SELECT c.id FROM compositions_fts JOIN composition_search_keys k ON k.id = compositions_fts.rowid
+                JOIN compositions c ON c.id = k.composition_id
+                WHERE compositions_fts MATCH \(bind: match) AND c.owner_id = \(bind: user.id)
+                """).all().map { try $0.decode(column: "id", as: UUID.self) }
+            guard !ids.isEmpty else { return [] }
+        }
+        // Only the columns the list shows: never the rhyme analysis, and without a search only
+        // the start of the lyrics (a snippet is the first line).
+        let lyrics: any SQLExpression
+        if words.isEmpty {
+            let first: any SQLExpression = SQLLiteral.numeric("1")
+            let length: any SQLExpression = SQLLiteral.numeric(String(CompositionListing.startLength))
+            lyrics = SQLFunction("substr", args: [SQLColumn("lyrics"), first, length])
         } else {
-            var query = sql.select().column("id").from(CompositionModel.schema).where("owner_id", .equal, user.id)
+            lyrics = SQLColumn("lyrics")
+        }
+        var query = sql.select().column("id").column("title").column("version").column("updated_at")
+            .column(SQLAlias(lyrics, as: SQLIdentifier("lyrics")))
+            .from(CompositionModel.schema)
+            .where("owner_id", .equal, user.id).where("deleted_at", .is, SQLLiteral.null)
+        if !ids.isEmpty {
+            query = query.where("id", .in, ids)
+        } else if !words.isEmpty {
             for word in words {
                 let pattern = "\\m" + word
-                query = query.where(SQLGroupExpression(SQLBinaryExpression(
-                    left: SQLBinaryExpression(left: SQLColumn("title"), op: SQLRaw("~*"), right: SQLBind(pattern)), op: SQLBinaryOperator.or,
-                    right: SQLBinaryExpression(left: SQLColumn("lyrics"), op: SQLRaw("~*"), right: SQLBind(pattern)))))
+                let title = SQLBinaryExpression(left: SQLColumn("title"), op: SQLRaw("~*"), right: SQLBind(pattern))
+                let text = SQLBinaryExpression(left: SQLColumn("lyrics"), op: SQLRaw("~*"), right: SQLBind(pattern))
+                query = query.where(SQLGroupExpression(SQLBinaryExpression(left: title, op: SQLBinaryOperator.or, right: text)))
             }
-            ids = try await query.all().map { try $0.decode(column: "id", as: UUID.self) }
         }
-        guard !ids.isEmpty else { return [] }
-        return try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id ~~ ids).filter(\.$deletedAt == nil)
-            .sort(\.$updatedAt, .descending).all()
+        return try await query.orderBy("updated_at", .descending).all().map { row in
+            let id = try row.decode(column: "id", as: UUID.self)
+            let title = try row.decode(column: "title", as: String.self)
+            let version = try row.decode(column: "version", as: Int.self)
+            let updatedAt = try row.decode(column: "updated_at", as: Date.self)
+            let lyrics = try row.decode(column: "lyrics", as: String.self)
+            return CompositionListing(id: id, title: title, version: version, updatedAt: updatedAt, lyrics: lyrics)
+        }
     }
 
     func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
@@ -117,14 +149,17 @@ struct FluentCompositionRepository: CompositionRepository {
         }
     }
 
-    /// Keeps the SQLite search index in step with a row (a deleted row leaves the index).
+    /// Keeps the SQLite search index in step with a row (a deleted row leaves the index). The
+    /// row's integer key is its rowid in `compositions_fts`, so only its own index row is touched.
     static func index(_ row: CompositionModel, on database: any Database) async throws {
         guard let sql = database as? any SQLDatabase, sql.dialect.name == "sqlite", let id = row.id else { return }
-        try await sql.raw("DELETE FROM compositions_fts WHERE composition_id = \(bind: id.uuidString)").run()
+        let key = try await sql.raw("""
+            INSERT INTO composition_search_keys (composition_id) VALUES (\(bind: id))
+            ON CONFLICT (composition_id) DO UPDATE SET composition_id = excluded.composition_id RETURNING id
+            """).first().map { try $0.decode(column: "id", as: Int.self) }
+        guard let key else { return }
+        try await sql.raw("DELETE FROM compositions_fts WHERE rowid = \(bind: key)").run()
         guard row.deletedAt == nil else { return }
-        try await sql.raw("""
-            INSERT INTO compositions_fts (composition_id, owner_id, title, lyrics)
-            VALUES (\(bind: id.uuidString), \(bind: row.$owner.id.uuidString), \(bind: row.title), \(bind: row.lyrics))
-            """).run()
+        try await sql.raw("INSERT INTO compositions_fts (rowid, title, lyrics) VALUES (\(bind: key), \(bind: row.title), \(bind: row.lyrics))").run()
     }
 }

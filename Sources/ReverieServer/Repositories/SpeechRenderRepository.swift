@@ -10,6 +10,10 @@ public protocol SpeechRenderRepository: Sendable {
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws
     /// Marks every render still `rendering` as failed: after a restart nothing is running them.
     func failUnfinished(reason: String, at date: Date) async throws
+    /// The cache keys of every render a person asked for (to clean up after they are removed).
+    func cacheKeys(ownedBy userID: UUID) async throws -> Set<String>
+    /// Whether any render row, anyone's, still names this cache key.
+    func isUsed(cacheKey: String) async throws -> Bool
 }
 
 /// `SpeechRenderRepository` on Fluent.
@@ -29,6 +33,14 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
             .set(\.$error, to: error)
             .set(\.$finishedAt, to: date)
             .update()
+    }
+
+    func cacheKeys(ownedBy userID: UUID) async throws -> Set<String> {
+        Set(try await SpeechRenderModel.query(on: database).filter(\.$owner.$id == userID).all(\.$cacheKey))
+    }
+
+    func isUsed(cacheKey: String) async throws -> Bool {
+        try await SpeechRenderModel.query(on: database).filter(\.$cacheKey == cacheKey).first() != nil
     }
 
     func failUnfinished(reason: String, at date: Date) async throws {

@@ -2,6 +2,7 @@ import AudioRender
 import Breathing
 import Foundation
 import Speech
+import Vapor
 
 /// The audio files the meditation manifest names, made on this machine: narration spoken through
 /// the speech engine (cached with every other render), the bell synthesized by `AudioRender`, and
@@ -48,6 +49,34 @@ actor MeditationAudio {
         return file
     }
 
+    /// Makes every file the manifest names (at start, so the first session does not wait for
+    /// narration to be spoken), and records how that went.
+    func makeAll(readiness: Readiness) async {
+        readiness.setNarration(.init(state: .warming))
+        for name in manifest.audioFiles {
+            do {
+                _ = try await file(name)
+            } catch {
+                readiness.setNarration(.init(state: .failed, detail: (error as? SpeechError)?.description ?? "\(name): \(error)"))
+                return
+            }
+        }
+        readiness.setNarration(.init(state: .ready))
+    }
+
+    /// The speech-cache keys of the narration: renders that stay when a person is removed.
+    func narrationKeys() async -> Set<String> {
+        var keys: Set<String> = []
+        for script in narration.values {
+            if let key = try? await jobs.service.key(for: Self.request(script)) { keys.insert(key) }
+        }
+        return keys
+    }
+
+    static func request(_ script: String) -> RenderService.Request {
+        .init(script: script, voice: nil, rate: 0.95, format: .m4a)
+    }
+
     /// How long each file plays, in seconds, for those that can be made now (for the schedule).
     func lengths() async -> [String: Double] {
         var lengths: [String: Double] = [:]
@@ -59,7 +88,7 @@ actor MeditationAudio {
 
     private func make(_ name: String) async throws -> File {
         if let script = narration[name] {
-            let entry = try await jobs.service.render(.init(script: script, voice: nil, rate: 0.95, format: .m4a))
+            let entry = try await jobs.service.render(Self.request(script))
             return File(url: entry.audio, contentType: entry.format.contentType, durationMs: entry.durationMs)
         }
         let synthesized: (AudioBuffer, String)
@@ -81,5 +110,20 @@ actor MeditationAudio {
         }
         return File(url: url, contentType: AudioEncoder.Format.m4a.contentType,
                     durationMs: Int((buffer.duration * 1000).rounded()))
+    }
+}
+
+extension Application {
+    private struct MeditationAudioKey: StorageKey {
+        typealias Value = MeditationAudio
+    }
+
+    /// The meditation's audio files, made on first use or while the server warms up.
+    var meditationAudio: MeditationAudio {
+        get {
+            guard let audio = storage[MeditationAudioKey.self] else { fatalError("configure(_:_:) has not run") }
+            return audio
+        }
+        set { storage[MeditationAudioKey.self] = newValue }
     }
 }

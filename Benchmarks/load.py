@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""make bench, load section: wrk on loopback against a release `reverie serve` with 2,000 songs.
+
+Printed side by side, each with its ratio to a peer measured in the same run:
+  - the app shell (GET /) from our server beside nginx serving the same file (goal: >= 50%);
+  - signed-in song list, search and GET /api/health beside our own anonymous shell (goal: >= 50%);
+  - search p99 at 64 clients (goal: <= 100 ms);
+  - creates per second with 2 MB and with 50 MB of stored lyrics (goal: within 1.5x).
+
+    .venv/bin/python Benchmarks/load.py [--binary .build/release/reverie] [--seconds 5]
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORDS = ("moon river light night bright silver morning harbour lantern meadow whisper thunder velvet "
+         "ember hollow willow cinder marble candle shadow feather violet ocean garden winter").split()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(url, method="GET", body=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    headers = dict(headers or {}, **({"Content-Type": "application/json"} if data else {}))
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method, headers=headers), timeout=60) as response:
+        return response.status, dict(response.headers), json.loads(response.read() or b"null")
+
+
+def lyrics(rng, characters):
+    lines, size = [], 0
+    while size < characters:
+        line = " ".join(rng.choice(WORDS) for _ in range(6))
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)[:characters]
+
+
+def wrk(url, connections, seconds, headers=(), script=None):
+    command = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "5s"]
+    for header in headers:
+        command += ["-H", header]
+    if script:
+        command += ["-s", script]
+    output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+
+    def latency(label):
+        match = re.search(rf"\s{label}%\s+([\d.]+)(us|ms|s)\b", output)
+        value, unit = float(match.group(1)), match.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    timeouts = re.search(r"timeout (\d+)", output)
+    return {"rate": rate, "p99": latency("99"), "non2xx": int(errors.group(1)) if errors else 0,
+            "timeouts": int(timeouts.group(1)) if timeouts else 0}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", default=str(ROOT / ".build/release/reverie"))
+    parser.add_argument("--seconds", type=int, default=5)
+    args = parser.parse_args()
+    for tool in ("wrk", "nginx"):
+        if not shutil.which(tool) and not Path(f"/usr/sbin/{tool}").exists():
+            raise SystemExit(f"{tool} is missing: scripts/bootstrap.sh bench installs it")
+
+    work = Path(tempfile.mkdtemp(prefix="reverie-load-"))
+    processes = []
+    try:
+        # MARK: our server
+        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL="error")
+        env.pop("DATABASE_URL", None)
+        server = subprocess.Popen([args.binary, "serve", "--port", "0", "--data-dir", str(work / "data")],
+                                  stdout=subprocess.PIPE, stderr=open(work / "server.log", "w"), text=True, env=env)
+        processes.append(server)
+        url = None
+        while not url:
+            line = server.stdout.readline()
+            if not line:
+                raise SystemExit("reverie serve did not start; see " + str(work / "server.log"))
+            match = re.search(r"serving (http://\S+)", line)
+            url = match.group(1) if match else None
+
+        # MARK: nginx with the same file
+        nginx_port = free_port()
+        (work / "nginx.conf").write_text(f"""
+worker_processes 2; daemon off; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off; client_body_temp_path {work}/nginx-body; proxy_temp_path {work}/nginx-proxy;
+  fastcgi_temp_path {work}/nginx-fcgi; uwsgi_temp_path {work}/nginx-uwsgi; scgi_temp_path {work}/nginx-scgi;
+  types {{ text/html html; }}
+  server {{ listen 127.0.0.1:{nginx_port}; root {ROOT / "Web"}; location = / {{ try_files /index.html =404; }} }}
+}}""")
+        nginx = subprocess.Popen(["/usr/sbin/nginx", "-c", str(work / "nginx.conf"), "-e", str(work / "nginx-error.log")],
+                                 stderr=subprocess.DEVNULL)
+        processes.append(nginx)
+
+        # MARK: an owner, a token, 2,000 songs (about 2 MB of lyrics)
+        _, headers, _ = call(url + "/api/setup", "POST", {"username": "bench", "password": "a long enough password"})
+        cookie = headers["Set-Cookie"].split(";")[0]
+        token = call(url + "/api/tokens", "POST", {"name": "load"}, {"Cookie": cookie})[2]["secret"]
+        auth = {"Authorization": f"Bearer {token}"}
+        rng = random.Random(7)
+        songs = [(f"Song {i} {rng.choice(WORDS)}", lyrics(rng, 1000)) for i in range(2000)]
+        songs[17] = ("The Quillwort Song", songs[17][1] + "\nquillwort by the water")
+
+        def create(song):
+            return call(url + "/api/compositions", "POST", {"title": song[0], "lyrics": song[1]}, auth)[0]
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            assert set(pool.map(create, songs)) == {201}
+        time.sleep(1)
+
+        bearer = f"Authorization: Bearer {token}"
+        seconds = args.seconds
+        rows = []
+        goals_met = True
+        print(f"load on loopback, 2 wrk threads, {seconds} s each, 2,000 songs stored")
+        print(f"{'figure':<44}{'16 clients':>14}{'64 clients':>14}   ratio / goal")
+        for connections in (16, 64):
+            shell_nginx = wrk(f"http://127.0.0.1:{nginx_port}/", connections, seconds)
+            shell = wrk(url + "/", connections, seconds)
+            listing = wrk(url + "/api/compositions", connections, seconds, [bearer])
+            search = wrk(url + "/api/compositions?q=quillwort", connections, seconds, [bearer])
+            search_wide = wrk(url + "/api/compositions?q=moon", connections, seconds, [bearer])
+            health = wrk(url + "/api/health", connections, seconds)
+            rows.append(dict(shell_nginx=shell_nginx, shell=shell, listing=listing, search=search, search_wide=search_wide, health=health))
+
+        def line(label, key, ratio_to=None, goal=None, unit="req/s"):
+            global_ok = True
+            values = [row[key] for row in rows]
+            text = f"{label:<44}" + "".join(f"{v['rate']:>10.0f} {unit[:5]:<3}" for v in values)
+            if ratio_to:
+                ratios = [row[key]["rate"] / row[ratio_to]["rate"] for row in rows]
+                text += "   " + " / ".join(f"{r:.2f}" for r in ratios) + f" of {ratio_to.replace('_', ' ')}"
+                if goal:
+                    ok = all(r >= goal for r in ratios)
+                    global_ok = ok
+                    text += f" (goal >= {goal:.2f}: {'met' if ok else 'NOT met'})"
+            problems = sum(v["non2xx"] + v["timeouts"] for v in values)
+            if problems:
+                text += f"  [{problems} non-2xx or timeouts]"
+                global_ok = False
+            print(text)
+            return global_ok
+
+        goals_met &= line("app shell, nginx", "shell_nginx")
+        goals_met &= line("app shell, reverie (anonymous)", "shell", "shell_nginx", 0.5)
+        goals_met &= line("song list, 2,000 songs (signed in)", "listing", "shell", 0.5)
+        goals_met &= line("search, 1 hit (signed in)", "search", "shell", 0.5)
+        goals_met &= line("search, 2,000 hits (signed in)", "search_wide", "shell")
+        goals_met &= line("GET /api/health (a database query)", "health", "shell")
+        p99 = rows[1]["search"]["p99"]
+        print(f"{'search p99 at 64 clients':<44}{p99:>24.1f} ms   goal <= 100 ms: {'met' if p99 <= 100 else 'NOT met'}")
+        goals_met &= p99 <= 100
+
+        # MARK: write cost as lyrics grow from 2 MB to 50 MB
+        script = work / "create.lua"
+        body = json.dumps({"title": "Bench write", "lyrics": lyrics(rng, 1000)})
+        script.write_text(f"wrk.method = 'POST'\nwrk.body = {json.dumps(body)}\nwrk.headers['Content-Type'] = 'application/json'\n")
+        small = wrk(url + "/api/compositions", 16, seconds, [bearer], str(script))
+        big_songs = [(f"Long {i}", lyrics(rng, 99_000)) for i in range(490)]
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            assert set(pool.map(create, big_songs)) == {201}
+        large = wrk(url + "/api/compositions", 16, seconds, [bearer], str(script))
+        ratio = small["rate"] / large["rate"]
+        print(f"{'creates/s with 2 MB, then 50 MB of lyrics':<44}{small['rate']:>10.0f} req/s{large['rate']:>10.0f} req/s   "
+              f"{ratio:.2f}x slower at 50 MB (goal <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'})")
+        goals_met &= ratio <= 1.5
+        if server.poll() is not None:
+            raise SystemExit("the server died during the load run")
+        print("load goals:", "all met" if goals_met else "NOT all met")
+        return 0
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Speech
+import SQLKit
+import Testing
+import Vapor
+
+/// What a person trusts the server with: no request takes it down, a removed person leaves no
+/// trace, health tells the truth.
+@Suite("Trust")
+struct TrustTests {
+    // MARK: - Numbers from requests
+
+    @Test("numbers in the query are range-checked: 400 naming the field, never a crash",
+          arguments: ["seed=-9223372036854775808", "seed=9223372036854775807", "seed=-1", "seed=2147483647", "seed=abc",
+                      "minutes=99999999999999999999", "minutes=-5", "minutes="])
+    func boundedQueryNumbers(query: String) async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let path = query.hasPrefix("minutes") ? "/api/meditation/plan?\(query)" : "/api/meditation/plan?minutes=5&\(query)"
+            let reply = try await client.send(.GET, path, auth: .cookie(ada))
+            #expect(reply.status == .badRequest, "\(path): \(reply.text)")
+            let field = String(query.prefix { $0 != "=" })
+            #expect(reply.error?.message.hasPrefix(field + ":") == true, "\(reply.text)")
+        }
+    }
+
+    @Test("the largest seed the document allows gives a plan, and the same seed the same plan")
+    func largestSeed() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let first = try await client.send(.GET, "/api/meditation/plan?minutes=5&seed=2147483646", auth: .cookie(ada))
+            #expect(first.status == .ok, "\(first.text)")
+            let again = try await client.send(.GET, "/api/meditation/plan?minutes=5&seed=2147483646", auth: .cookie(ada))
+            #expect(try first.decode(MeditationPlan.self).cues == again.decode(MeditationPlan.self).cues)
+        }
+    }
+
+    @Test("near=banana is a 400, not silently false")
+    func booleanQuery() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let reply = try await client.send(.GET, "/api/rhymes/moon?near=banana", auth: .cookie(ada))
+            #expect(reply.status == .badRequest)
+            #expect(reply.error?.message.hasPrefix("near:") == true)
+        }
+    }
+
+    @Test("an empty JSON body is a 400 like every other unreadable body")
+    func emptyBody() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let reply = try await client.send(.POST, "/api/compositions", raw: "", auth: .cookie(ada))
+            #expect(reply.status == .badRequest, "\(reply.text)")
+            #expect(reply.error?.code == "invalid_json")
+        }
+    }
+
+    // MARK: - Removing a person
+
+    /// A word no song of anyone else's has, to look for in every byte afterwards.
+    static let unusualWord = "Zyxquorblenthic"
+
+    @Test("removing a person removes everything they own: rows, search index, renders; the words are in no file or table",
+          arguments: TestDatabase.all)
+    func removalLeavesNoTrace(database: TestDatabase) async throws {
+        try await withTestApp(database, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let bea = try await client.addUser("bea", by: ada)
+            let word = Self.unusualWord
+            // A song, saved twice (old versions must go too), a conflict copy, one deleted song.
+            let song = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "\(word) title", lyrics: "first \(word)\nline two"), auth: .cookie(bea))
+            #expect(song.status == .created)
+            let id = try song.decode(Composition.self).id
+            for version in [1, 1] {
+                _ = try await client.send(.PUT, "/api/compositions/\(id)", json: CompositionInput(title: "\(word) title", lyrics: "again \(word) \(version)"),
+                                          auth: .cookie(bea), headers: ["If-Match": "\"\(version)\""])
+            }
+            let gone = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "deleted", lyrics: "\(word) deleted"), auth: .cookie(bea))
+            _ = try await client.send(.DELETE, "/api/compositions/\(try gone.decode(Composition.self).id)", auth: .cookie(bea))
+            // The song and its conflict copy (the second save above was stale); not the deleted one.
+            #expect(try await client.send(.GET, "/api/compositions?q=\(word)", auth: .cookie(bea)).decode([CompositionSummary].self).count == 2)
+            _ = try await client.send(.PATCH, "/api/settings", json: ["theme": "PlainLight"], auth: .cookie(bea))
+            _ = try await client.send(.POST, "/api/tokens", json: ["name": word], auth: .cookie(bea))
+            let now = client.clock.now
+            let session = MeditationSessionRecord(id: UUID(), sessionType: "basic-breathing", startedAt: now.addingTimeInterval(-300), completedAt: now,
+                                                  plannedDurationSeconds: 300, actualDurationSeconds: 300, completedFully: true)
+            #expect(try await client.send(.POST, "/api/meditation-sessions", json: session, auth: .cookie(bea)).status == .created)
+            // A render only bea asked for, and one both asked for.
+            let own = try await client.startRender("\(word) spoken", as: bea).decode(SpeechRenderInfo.self)
+            let shared = try await client.startRender("Shared words", as: bea).decode(SpeechRenderInfo.self)
+            let adas = try await client.startRender("Shared words", as: ada).decode(SpeechRenderInfo.self)
+            for render in [own, shared] { _ = try await client.waitForRender(render.id, as: bea) }
+            _ = try await client.waitForRender(adas.id, as: ada)
+            let speechCache = client.app.services.config.cacheDirectory("speech")
+            let cached = { try FileManager.default.contentsOfDirectory(atPath: speechCache.path).filter { !$0.hasPrefix(".") }.count }
+            #expect(try cached() == 2)
+
+            let users = try await client.send(.GET, "/api/users", auth: .cookie(ada)).decode([UserInfo].self)
+            let beaID = try #require(users.first { $0.username == "bea" }?.id)
+            #expect(try await client.send(.DELETE, "/api/users/\(beaID)", auth: .cookie(ada)).status == .noContent)
+
+            // The render only bea used is gone; the one ada shares stays and still plays.
+            #expect(try cached() == 1)
+            #expect(try await client.send(.GET, "/api/speech/renders/\(adas.id)/audio", auth: .cookie(ada)).status == .ok)
+            // Her session no longer signs in.
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(bea)).status == .unauthorized)
+
+            let sql = try #require(client.app.db as? any SQLDatabase)
+            switch database {
+            case .sqlite:
+                let secure = try await sql.raw("PRAGMA secure_delete").first()?.decode(column: "secure_delete", as: Int.self)
+                #expect(secure == 1)
+                _ = try await sql.raw("PRAGMA wal_checkpoint(TRUNCATE)").all()
+                let directory = client.app.services.config.dataDirectory
+                let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("reverie.sqlite") }
+                #expect(files.contains("reverie.sqlite"))
+                for file in files {
+                    let bytes = try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(file))
+                    #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) is still readable in \(file)")
+                    #expect(bytes.range(of: Data(word.lowercased().utf8)) == nil, "\(word.lowercased()) (the search index's form) is still in \(file)")
+                }
+            case .postgres:
+                let tables = try await sql.raw("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").all()
+                    .map { try $0.decode(column: "table_name", as: String.self) }
+                #expect(tables.contains("compositions"))
+                for table in tables {
+                    let hits = try await sql.raw("SELECT count(*) AS hits FROM \(ident: table) t WHERE t::text ILIKE \(bind: "%\(word)%")").first()?
+                        .decode(column: "hits", as: Int.self)
+                    #expect(hits == 0, "\(word) is still in \(table)")
+                }
+            }
+            // Nothing of hers is left in any table that names an owner.
+            for table in ["compositions", "meditation_sessions", "speech_renders", "auth_tokens", "user_settings"] {
+                let rows = try await sql.raw("SELECT count(*) AS rows FROM \(ident: table) WHERE owner_id = \(bind: beaID)").first()?
+                    .decode(column: "rows", as: Int.self)
+                #expect(rows == 0, "\(table) keeps \(rows ?? -1) rows of the removed person")
+            }
+        }
+    }
+
+    // MARK: - Health
+
+    @Test("health runs a query: when the database cannot answer it, 503 saying so", arguments: TestDatabase.all)
+    func healthNeedsTheDatabase(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let healthy = try await client.send(.GET, "/api/health")
+            #expect(healthy.status == .ok)
+            #expect(try healthy.decode(HealthResponse.self).database.latencyMs != nil)
+            // A database that cannot answer the health query: the table it reads is gone.
+            let sql = try #require(client.app.db as? any SQLDatabase)
+            try await sql.raw("DROP TABLE _fluent_migrations").run()
+            let reply = try await client.send(.GET, "/api/health")
+            #expect(reply.status == .serviceUnavailable, "\(reply.text)")
+            #expect(reply.error?.code == "database_unavailable")
+        }
+    }
+
+    @Test("warming up loads the rhymes, speaks a word with each engine and the narration; health follows; the first analyze is then quick")
+    func warmUp() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true), DeadEngine()])) { client in
+            let before = try await client.send(.GET, "/api/health").decode(HealthResponse.self)
+            #expect(before.status == "warming")
+            #expect(before.rhymes.state == .warming)
+            client.app.startWarmingUp(refreshInterval: .seconds(3600))
+            var health = before
+            for _ in 0..<600 where health.narration.state == .warming || health.rhymes.state == .warming {
+                try await Task.sleep(for: .milliseconds(50))
+                health = try await client.send(.GET, "/api/health").decode(HealthResponse.self)
+            }
+            #expect(health.rhymes.state == .ready)
+            #expect(health.narration.state == .ready, "\(health.narration)")
+            #expect(health.speech.states == [.init(name: "gated", state: .ready),
+                                              .init(name: "dead", state: .failed, detail: SpeechError.workerDied("test").description)])
+            #expect(health.status == "degraded")
+            // Narration is made: the plan has every length without speaking anything.
+            let ada = try await client.setUpOwner()
+            let plan = try await client.send(.GET, "/api/meditation/plan?minutes=5&seed=1", auth: .cookie(ada)).decode(MeditationPlan.self)
+            #expect(plan.cues.allSatisfy { $0.audio.durationMs != nil })
+        }
+    }
+}
+
+/// An engine whose worker is always dead.
+struct DeadEngine: SpeechEngine {
+    let name = "dead"
+    let version = "1"
+    func voices() async throws -> [Voice] { [] }
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        throw SpeechError.workerDied("test")
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# libFuzzer harnesses for every parser of outside bytes (Fuzz/*Fuzz.swift), each built with the
+# sources of the module it tests and `-sanitize=fuzzer,address`.
+#   scripts/fuzz.sh run [SECONDS] [NAME...]   fuzz each harness for SECONDS (default 60), new finds saved
+#   scripts/fuzz.sh replay [NAME...]          run every input of each corpus once (what `make test` does)
+# Corpora: Fuzz/corpus/<name>/ (seeds we wrote, and every input that once crashed, kept as a
+# regression). New interesting inputs from a run go to .build/fuzz/corpus/<name>/; a crash is
+# written to .build/fuzz/crash-<name>-* and the run fails: copy it into Fuzz/corpus/<name>/ with the fix.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-run}; shift || true
+seconds=60
+if [ "$mode" = run ] && [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
+swiftc=${SWIFTC:-swiftc}
+out=.build/fuzz
+mkdir -p "$out"
+
+# harness name → module whose sources it is built with
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz)
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics)
+
+build() {
+  local name=$1 binary="$out/$1"
+  local sources=(Fuzz/"${file[$name]}".swift Sources/"${module[$name]}"/*.swift)
+  # Rebuild only when a source is newer than the harness.
+  if [ -x "$binary" ] && [ -z "$(find "${sources[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then return; fi
+  local extra=()
+  # Modules with resources use SwiftPM's Bundle.module; the harness reads no resource.
+  if grep -q "Bundle.module" Sources/"${module[$name]}"/*.swift; then
+    printf 'import Foundation\nextension Bundle { static let module = Bundle.main }\n' > "$out/bundle-$name.swift"
+    extra=("$out/bundle-$name.swift")
+  fi
+  echo "building fuzz harness $name (${module[$name]})"
+  # (gold warns about every sanitizer symbol it cannot export; the log keeps them, errors are shown)
+  if ! $swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "${module[$name]}" \
+      "${sources[@]}" "${extra[@]}" -o "$binary" > "$out/build-$name.log" 2>&1; then
+    grep -v "Cannot export local symbol" "$out/build-$name.log" >&2; return 1
+  fi
+}
+
+status=0
+for name in "${names[@]}"; do
+  [ -n "${module[$name]:-}" ] || { echo "no harness called $name; there are: ${!module[*]}" >&2; exit 2; }
+  build "$name"
+  corpus=Fuzz/corpus/$name
+  export REVERIE_FUZZ_CACHE="$PWD/$out/cache-$name"
+  mkdir -p "$REVERIE_FUZZ_CACHE"
+  case "$mode" in
+    replay)
+      inputs=("$corpus"/*)
+      if ! "$out/$name" -timeout=10 -rss_limit_mb=4096 "${inputs[@]}" > "$out/replay-$name.log" 2>&1; then
+        echo "fuzz corpus $name: FAILED (see $out/replay-$name.log)"; tail -40 "$out/replay-$name.log"; status=1
+      else
+        echo "fuzz corpus $name: ${#inputs[@]} inputs, no crash"
+      fi
+      ;;
+    run)
+      mkdir -p "$out/corpus/$name"
+      echo "fuzzing $name for ${seconds}s"
+      if ! "$out/$name" "$out/corpus/$name" "$corpus" -max_total_time="$seconds" -timeout=10 -max_len=65536 \
+           -rss_limit_mb=4096 -artifact_prefix="$out/crash-$name-" -print_final_stats=1 2> "$out/run-$name.log"; then
+        echo "fuzz $name: found a crash (see $out/run-$name.log and $out/crash-$name-*)"; tail -40 "$out/run-$name.log"; status=1
+      else
+        grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$out/run-$name.log" | sed "s/^/  $name /"
+      fi
+      ;;
+    *) echo "usage: $0 run [SECONDS] [NAME...] | replay [NAME...]" >&2; exit 2 ;;
+  esac
+done
+exit $status
