@@ -40,7 +40,7 @@ def call(url, method="GET", body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     headers = dict(headers or {}, **({"Content-Type": "application/json"} if data else {}))
     with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method, headers=headers), timeout=60) as response:
-        return response.status, dict(response.headers), json.loads(response.read() or b"null")
+        return response.status, response.headers, json.loads(response.read() or b"null")
 
 
 def lyrics(rng, characters):

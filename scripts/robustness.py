@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -31,7 +32,7 @@ def request(url, method="GET", body=None, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     headers = dict(headers or {}, **({"Content-Type": "application/json"} if data else {}))
     with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method, headers=headers)) as response:
-        return response.status, dict(response.headers), json.loads(response.read() or b"null")
+        return response.status, response.headers, json.loads(response.read() or b"null")
 
 
 def main():
@@ -58,6 +59,8 @@ def main():
             url = match.group(1) if match else None
         if not url:
             raise SystemExit("reverie serve did not start")
+        # The server logs to standard output: keep reading it into the log (a full pipe would stall it).
+        threading.Thread(target=lambda: [log.write(line) or log.flush() for line in server.stdout], daemon=True).start()
 
         _, headers, _ = request(url + "/api/setup", "POST", {"username": "robust", "password": "a long enough password"})
         cookie = headers["Set-Cookie"].split(";")[0]
@@ -72,7 +75,7 @@ def main():
             str(ROOT / ".venv/bin/schemathesis"), "run", str(ROOT / "Web/openapi.yaml"), "--url", url,
             "-H", f"Authorization: Bearer {token['secret']}",
             "--checks", "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance",
-            "--phases", "examples,coverage,fuzzing,stateful",
+            "--phases", "examples,fuzzing,stateful",
             "--max-examples", str(args.examples), "--seed", str(args.seed),
             "--generation-database", "none", "--workers", "2", "--request-timeout", "30",
             # Signing out would end the run's own session; removing its token likewise.
@@ -89,9 +92,9 @@ def main():
             print("FAILED: the server is no longer alive after the run")
             return 1
         log.seek(0)
-        errors = [line for line in log if " ERROR" in line or "error:" in line.lower() and "Fatal" in line]
+        errors = [line for line in log if "error" in line.lower()]
         if errors:
-            print("The server logged errors during the run:\n" + "".join(errors[:20]))
+            print(f"The server logged {len(errors)} errors during the run; the first:\n" + "".join(errors[:20]))
         return result.returncode
     finally:
         if server.poll() is None:

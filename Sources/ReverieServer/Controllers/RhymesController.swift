@@ -70,6 +70,9 @@ struct RhymesController: RouteCollection {
         _ = try req.user
         let raw = req.parameters.get("word") ?? ""
         let near = try req.queryBoolean("near") ?? false
+        guard raw.count <= 100 else {
+            throw APIError(.badRequest, code: "invalid_field", "word: at most 100 characters.")
+        }
         guard let rhymes = try await Self.engine(req).rhymes(of: raw, near: near) else {
             throw APIError(.badRequest, code: "not_a_word", "“\(raw)” has no letters to pronounce.")
         }

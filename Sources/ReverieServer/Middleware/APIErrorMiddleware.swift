@@ -30,6 +30,9 @@ struct APIErrorMiddleware: AsyncMiddleware {
         case let error as any AbortError where error.status == .unprocessableEntity && request.body.data.map({ $0.readableBytes == 0 }) ?? true:
             // Vapor says 422 for a missing body; every other unreadable body is a 400.
             (status, code, message) = (.badRequest, "invalid_json", "The body is empty; send a JSON object.")
+        case let error as any AbortError where error.status == .unsupportedMediaType:
+            // Like every other body that cannot be read as JSON: a 400 that says what to send.
+            (status, code, message) = (.badRequest, "invalid_json", "Send the body as JSON, with Content-Type: application/json.")
         case let error as any AbortError:
             status = error.status
             headers = error.headers
