@@ -1,7 +1,7 @@
 // Reverie's service worker: keeps the app shell so Reverie opens without a network.
 // Network first (so an update shows at once), the cached copy when offline. The API is never cached.
 
-const CACHE = "reverie-shell-v7";
+const CACHE = "reverie-shell-v8";
 const SHELL = [
   "/",
   "/index.html",

@@ -57,6 +57,22 @@ struct TrustTests {
         }
     }
 
+    @Test("a range past the end of a file is clamped and answered 206 (RFC 9110), for web files and audio alike")
+    func rangePastTheEnd() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: repositoryWebDirectory + "/icons/icon.svg")[.size] as? Int)
+            let icon = try await client.send(.GET, "/icons/icon.svg", headers: ["Range": "bytes=100-20000000"])
+            #expect(icon.status == .partialContent)
+            #expect(icon.headers.first(name: "Content-Range") == "bytes 100-\(size - 1)/\(size)")
+            let bell = try await client.send(.GET, "/audio/meditation/shared/bell", headers: ["Range": "bytes=0-99999999"])
+            #expect(bell.status == .partialContent, "\(bell.text.prefix(200))")
+            let whole = try #require(bell.headers.first(name: "Content-Range"))
+            #expect(whole.hasPrefix("bytes 0-"))
+            let past = try await client.send(.GET, "/icons/icon.svg", headers: ["Range": "bytes=\(size)-"])
+            #expect(past.status == .rangeNotSatisfiable)
+        }
+    }
+
     // MARK: - Removing a person
 
     /// A word no song of anyone else's has, to look for in every byte afterwards.

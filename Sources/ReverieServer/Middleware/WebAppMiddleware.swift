@@ -26,6 +26,7 @@ struct WebAppMiddleware: AsyncMiddleware {
             response = try await next.respond(to: request)
         } catch let error as any AbortError where error.status == .notFound {
             do {
+                try clampRange(of: request, path: path)
                 response = try await files.respond(to: request, chainingTo: NotFound())
             } catch let error as any AbortError where error.status == .notFound && Self.isAppRoute(path) {
                 response = try await request.fileio.asyncStreamFile(at: webDirectory + "index.html")
@@ -34,6 +35,19 @@ struct WebAppMiddleware: AsyncMiddleware {
         // The service worker keeps the offline copy; the network copy is always revalidated.
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
         return response
+    }
+
+    /// A range past the end of a web file is clamped to it (RFC 9110 §14.1.2), as for audio;
+    /// FileMiddleware would answer 400. Paths with `..` are left to FileMiddleware, which refuses them.
+    private func clampRange(of request: Request, path: String) throws {
+        guard request.headers.contains(name: .range), let decoded = path.removingPercentEncoding, !decoded.contains(".."),
+              let size = (try? FileManager.default.attributesOfItem(atPath: webDirectory + decoded.drop { $0 == "/" })[.size]) as? Int
+        else { return }
+        guard let range = Request.clamped(request.headers.range, size: size) else {
+            throw APIError(.rangeNotSatisfiable, code: "range_not_satisfiable", "The file has \(size) bytes; ask for one range inside it.",
+                           headers: ["Content-Range": "bytes */\(size)"])
+        }
+        request.headers.range = HTTPHeaders.Range(unit: .bytes, ranges: [range])
     }
 
     /// Paths the server answers itself, with JSON errors; never the web app.
