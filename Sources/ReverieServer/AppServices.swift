@@ -6,6 +6,12 @@ struct AppServices: Sendable {
     let hashing: PasswordHashing
     let throttle: LoginThrottle
     let now: @Sendable () -> Date
+    /// Speech renders in the background, with the engines and the render cache.
+    let speech: SpeechJobs
+    /// What is warm (engines, rhymes, narration), for health.
+    let readiness: Readiness
+    /// The meditation's audio files, made on first use or while the server warms up.
+    let meditationAudio: MeditationAudio
 }
 
 extension Application {
@@ -20,6 +26,10 @@ extension Application {
         }
         set { storage[AppServicesKey.self] = newValue }
     }
+
+    var speech: SpeechJobs { services.speech }
+    var readiness: Readiness { services.readiness }
+    var meditationAudio: MeditationAudio { services.meditationAudio }
 
     /// Account creation and password checks on the application's database.
     public var accounts: AccountService {

@@ -51,21 +51,26 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         }
     }
     try await app.autoMigrate()
+    if case .sqlite(.some) = config.database { try await prepareSQLiteConnections(app) }
 
     // MARK: - Services
-    app.services = AppServices(
-        config: config,
-        hashing: try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool),
-        throttle: LoginThrottle(now: now),
-        now: now
-    )
-
     // Renders that were running when the server last stopped have no one to finish them.
     try await app.repositories.speechRenders.failUnfinished(reason: "The server stopped during this render; start it again.", at: now())
     let engines: SpeechEngines
     if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
-    app.speech = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
-    app.readiness = Readiness(engineNames: engines.names)
+    let jobs = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
+    let manifest = try MeditationManifest.bundled()
+    let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
+                                          cacheDirectory: config.cacheDirectory("meditation"))
+    app.services = AppServices(
+        config: config,
+        hashing: try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool),
+        throttle: LoginThrottle(now: now),
+        now: now,
+        speech: jobs,
+        readiness: Readiness(engines),
+        meditationAudio: meditationAudio
+    )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(WarmupLifecycle())
 
@@ -93,14 +98,25 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: SpeechController())
     try app.register(collection: CompositionController())
     try app.register(collection: RhymesController())
-    let manifest = try MeditationManifest.bundled()
-    let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: app.speech,
-                                          cacheDirectory: config.cacheDirectory("meditation"))
-    app.meditationAudio = meditationAudio
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())
     try app.register(collection: UserController())
     try app.register(collection: SettingsController())
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
+}
+
+/// Settings SQLite keeps per connection, not in the file, made on each pooled connection: one
+/// per event loop (Fluent's SQLite pool holds one each and keeps it). Neither SQLiteNIO nor
+/// sqlite-kit offers a hook for new connections, so they are opened here, at start.
+/// - `busy_timeout`: a connection waits up to 5 s for another's write instead of failing at once
+///   with SQLITE_BUSY (with two event loops, two writes at the same moment gave a 500).
+/// - `secure_delete`: freed pages are zeroed, so removed words do not stay readable in the file
+///   (the bundled SQLite is built with it on; said here so it does not depend on that).
+private func prepareSQLiteConnections(_ app: Application) async throws {
+    for loop in app.eventLoopGroup.makeIterator() {
+        guard let sql = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase else { continue }
+        try await sql.raw("PRAGMA busy_timeout = 5000").run()
+        try await sql.raw("PRAGMA secure_delete = ON").run()
+    }
 }

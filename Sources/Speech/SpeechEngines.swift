@@ -3,16 +3,40 @@ import Foundation
 /// The speech engines installed on this machine, in order of preference (Piper, then eSpeak NG),
 /// and which one speaks a given voice.
 public struct SpeechEngines: Sendable {
-    public let engines: [any SpeechEngine]
+    /// An engine this machine lacks, and what to do about it.
+    public struct Missing: Sendable, Equatable {
+        public var name: String
+        public var reason: String
+        public init(name: String, reason: String) {
+            self.name = name
+            self.reason = reason
+        }
+    }
 
-    public init(_ engines: [any SpeechEngine]) { self.engines = engines }
+    public let engines: [any SpeechEngine]
+    /// The engines `installed()` looked for and did not find.
+    public let missing: [Missing]
+
+    public init(_ engines: [any SpeechEngine], missing: [Missing] = []) {
+        self.engines = engines
+        self.missing = missing
+    }
 
     /// Piper when its worker and voice are installed, and eSpeak NG when its library loads.
     public static func installed(piper: PiperEngine.Configuration = .locate()) async -> SpeechEngines {
         var engines: [any SpeechEngine] = []
-        if piper.isInstalled { engines.append(PiperEngine(configuration: piper)) }
-        if await ESpeakEngine.shared.isAvailable() { engines.append(ESpeakEngine.shared) }
-        return SpeechEngines(engines)
+        var missing: [Missing] = []
+        if piper.isInstalled {
+            engines.append(PiperEngine(configuration: piper))
+        } else {
+            missing.append(.init(name: "piper", reason: "Piper and its voice are not installed in .venv; run scripts/bootstrap.sh run (make run does)."))
+        }
+        if await ESpeakEngine.shared.isAvailable() {
+            engines.append(ESpeakEngine.shared)
+        } else {
+            missing.append(.init(name: "espeak-ng", reason: "eSpeak NG's library or voice data does not load; install espeak-ng (scripts/bootstrap.sh does)."))
+        }
+        return SpeechEngines(engines, missing: missing)
     }
 
     public var names: [String] { engines.map(\.name) }

@@ -73,6 +73,40 @@ struct TrustTests {
         }
     }
 
+    @Test("many writes at once all succeed on SQLite: a connection waits for another's write instead of failing")
+    func concurrentWrites() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            // Each does every kind of write: create, delete, restore, and a setting.
+            let themes = ["PlainLight", "PlainDark", "DirtyDishes", "RetroFuturistic"]
+            let statuses = try await withThrowingTaskGroup(of: [UInt].self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        let created = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "Song \(index)", lyrics: "words \(index)"),
+                                                            auth: .cookie(ada))
+                        guard created.status == .created else { return [created.status.code] }
+                        let id = try created.decode(Composition.self).id
+                        let deleted = try await client.send(.DELETE, "/api/compositions/\(id)", auth: .cookie(ada)).status
+                        let restored = try await client.send(.POST, "/api/compositions/\(id)/restore", auth: .cookie(ada)).status
+                        let setting = try await client.send(.PATCH, "/api/settings", json: ["theme": themes[index % 4]], auth: .cookie(ada)).status
+                        return [created.status.code, deleted.code, restored.code, setting.code]
+                    }
+                }
+                return try await group.reduce(into: [[UInt]]()) { $0.append($1) }
+            }
+            #expect(statuses.count == 12)
+            #expect(statuses.filter { $0 != [201, 204, 200, 200] }.isEmpty, "\(statuses.filter { $0 != [201, 204, 200, 200] })")
+            let songs = try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self)
+            #expect(songs.count == 12)
+            // Every pooled connection (one per event loop) says so.
+            for loop in client.app.eventLoopGroup.makeIterator() {
+                let sql = try #require(client.app.databases.database(logger: client.app.logger, on: loop) as? any SQLDatabase)
+                #expect(try await sql.raw("PRAGMA busy_timeout").first()?.decode(column: "timeout", as: Int.self) == 5000)
+                #expect(try await sql.raw("PRAGMA secure_delete").first()?.decode(column: "secure_delete", as: Int.self) == 1)
+            }
+        }
+    }
+
     // MARK: - Removing a person
 
     /// A word no song of anyone else's has, to look for in every byte afterwards.

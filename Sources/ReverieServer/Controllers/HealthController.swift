@@ -13,14 +13,6 @@ struct HealthController: RouteCollection {
         routes.get("api", "health", use: health)
     }
 
-    /// A duration in milliseconds, to two decimals.
-    static func milliseconds(_ duration: Duration) -> Double {
-        let seconds: Double = Double(duration.components.seconds)
-        let fraction: Double = Double(duration.components.attoseconds) / 1_000_000_000_000_000_000
-        let total: Double = (seconds + fraction) * 100_000
-        return total.rounded() / 100
-    }
-
     func health(req: Request) async throws -> HealthResponse {
         let started = ContinuousClock.now
         do {
@@ -32,7 +24,8 @@ struct HealthController: RouteCollection {
             throw APIError(.serviceUnavailable, code: "database_unavailable",
                            "The \(databaseKind) database did not answer a query (\(String(describing: error))); check that it is running and reachable.")
         }
-        let milliseconds: Double = Self.milliseconds(ContinuousClock.now - started)
+        let hundredths: Double = (ContinuousClock.now - started) / .microseconds(10)
+        let milliseconds: Double = hundredths.rounded() / 100
         let readiness = req.application.readiness.snapshot
         let engines = req.application.speech.engines
         return HealthResponse(status: readiness.status, version: ReverieVersion.current,

@@ -89,13 +89,12 @@ struct RhymesController: RouteCollection {
         try await engine(req.application)
     }
 
-    /// The engine for this server's cache directory; what happened is kept for health.
+    /// The engine for this server's cache directory. A failed load is kept for health; the
+    /// warm-up records a successful one, so requests pay nothing for it.
     static func engine(_ app: Application) async throws -> RhymeEngine {
         let cache = app.services.config.cacheDirectory("rhymes")
         do {
-            let engine = try await RhymesProvider.shared.engine(cacheDirectory: cache)
-            app.readiness.setRhymes(.init(state: .ready))
-            return engine
+            return try await RhymesProvider.shared.engine(cacheDirectory: cache)
         } catch let error as RhymesError {
             app.readiness.setRhymes(.init(state: .failed, detail: error.description))
             throw APIError(.serviceUnavailable, code: "rhymes_unavailable", error.description)

@@ -44,17 +44,23 @@ struct APIErrorMiddleware: AsyncMiddleware {
             } else {
                 message = error.reason
             }
+        case is ConnectionPoolTimeoutError:
+            // Every database connection stayed busy for the pool's whole wait: the server is
+            // overloaded, not broken; the client can try again.
+            request.logger.warning("\(request.method) \(request.url.path): no database connection came free in time")
+            (status, code, message) = (.serviceUnavailable, "busy", "The server is busy; try again in a moment.")
+            headers.replaceOrAdd(name: .retryAfter, value: "2")
         case is ChannelError, is HTTPParserError, is IOError:
             // The client went away mid-request (an upload aborted, a connection reset): nothing
             // failed here, so no 500 and no ERROR in the log; the answer likely reaches no one.
             request.logger.debug("\(request.method) \(request.url.path): the client went away: \(error)")
-            return Response(status: .badRequest)
+            (status, code, message) = (.badRequest, "request_incomplete", "The request ended before its body arrived.")
         default:
             request.logger.report(error: error)
             (status, code, message) = (.internalServerError, "internal_error", "Something went wrong on the server; its log has the details.")
         }
 
-        if status.code >= 500, !(error is APIError) {
+        if status.code >= 500, !(error is APIError), !(error is ConnectionPoolTimeoutError) {
             request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
         }
 

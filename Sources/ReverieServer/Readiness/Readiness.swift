@@ -6,15 +6,14 @@ import Vapor
 
 /// What the server has made ready, measured by doing the work (speaking a word, loading the
 /// rhymes index, speaking the narration) and kept as state, so that `GET /api/health` reads it
-/// without doing any of that work itself. Real requests update it too: a render that fails
-/// because its engine died marks the engine failed until the next one succeeds.
+/// without doing any of that work itself. The warm-up task that measures it lives here too.
 final class Readiness: Sendable {
     typealias State = HealthResponse.State
     typealias Part = HealthResponse.Part
 
     struct Snapshot: Sendable, Equatable {
+        /// Installed engines first (warming until measured), then those this machine lacks (missing).
         var engines: [HealthResponse.Engine]
-        var voices: [VoiceInfo]
         var rhymes: Part
         var narration: Part
 
@@ -30,11 +29,13 @@ final class Readiness: Sendable {
     }
 
     private let box: NIOLockedValueBox<Snapshot>
+    private let warmup = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
-    /// Every part starts `warming`: nothing has been measured yet.
-    init(engineNames: [String]) {
-        box = NIOLockedValueBox(Snapshot(engines: engineNames.map { .init(name: $0, state: .warming) }, voices: [],
-                                         rhymes: .init(state: .warming), narration: .init(state: .warming)))
+    /// Every installed part starts `warming`: nothing has been measured yet.
+    init(_ speech: SpeechEngines) {
+        let engines = speech.names.map { HealthResponse.Engine(name: $0, state: .warming) }
+            + speech.missing.map { HealthResponse.Engine(name: $0.name, state: .missing, detail: $0.reason) }
+        box = NIOLockedValueBox(Snapshot(engines: engines, rhymes: .init(state: .warming), narration: .init(state: .warming)))
     }
 
     var snapshot: Snapshot { box.withLockedValue { $0 } }
@@ -46,28 +47,21 @@ final class Readiness: Sendable {
         }
     }
 
-    func setVoices(_ voices: [VoiceInfo]) { box.withLockedValue { $0.voices = voices } }
     func setRhymes(_ part: Part) { box.withLockedValue { $0.rhymes = part } }
     func setNarration(_ part: Part) { box.withLockedValue { $0.narration = part } }
+
+    /// Keeps the warm-up task (cancelling one before it).
+    func run(_ task: Task<Void, Never>) {
+        warmup.withLockedValue { old in
+            old?.cancel()
+            old = task
+        }
+    }
+
+    func stop() { warmup.withLockedValue { $0?.cancel() } }
 }
 
 extension Application {
-    private struct ReadinessKey: StorageKey {
-        typealias Value = Readiness
-    }
-
-    private struct WarmupKey: StorageKey {
-        typealias Value = Task<Void, Never>
-    }
-
-    var readiness: Readiness {
-        get {
-            guard let readiness = storage[ReadinessKey.self] else { fatalError("configure(_:_:) has not run") }
-            return readiness
-        }
-        set { storage[ReadinessKey.self] = newValue }
-    }
-
     /// Makes the slow parts ready before the first person needs them: loads (or builds) the
     /// rhymes index, starts each speech engine by speaking a word, and speaks the meditation
     /// narration, in the background. Requests that arrive meanwhile wait for the same work
@@ -75,8 +69,13 @@ extension Application {
     /// `refreshInterval`, so health follows a worker that dies. Stops at shutdown.
     public func startWarmingUp(refreshInterval: Duration = .seconds(60)) {
         let app = self
-        let task = Task.detached(priority: .utility) {
-            _ = try? await RhymesController.engine(app)
+        readiness.run(Task.detached(priority: .utility) {
+            do {
+                _ = try await RhymesController.engine(app)
+                app.readiness.setRhymes(.init(state: .ready))
+            } catch {
+                app.readiness.setRhymes(.init(state: .failed, detail: (error as? APIError)?.message ?? "\(error)"))
+            }
             await app.probeSpeechEngines()
             await app.meditationAudio.makeAll(readiness: app.readiness)
             while !Task.isCancelled {
@@ -84,11 +83,10 @@ extension Application {
                 guard !Task.isCancelled else { return }
                 await app.probeSpeechEngines()
             }
-        }
-        storage[WarmupKey.self] = task
+        })
     }
 
-    /// Speaks one word with each engine and records how that went, with the engines' voices.
+    /// Speaks one word with each installed engine and records how that went.
     func probeSpeechEngines() async {
         for engine in speech.engines.engines {
             do {
@@ -98,17 +96,12 @@ extension Application {
                 readiness.setEngine(engine.name, .failed, detail: (error as? SpeechError)?.description ?? "\(error)")
             }
         }
-        readiness.setVoices(await speech.engines.voices().map(VoiceInfo.init))
-    }
-
-    fileprivate func stopWarmingUp() {
-        storage[WarmupKey.self]?.cancel()
     }
 }
 
 /// Cancels the warm-up and refresh task when the application shuts down (added by `configure`).
 struct WarmupLifecycle: LifecycleHandler {
     func shutdownAsync(_ application: Application) async {
-        application.stopWarmingUp()
+        application.readiness.stop()
     }
 }

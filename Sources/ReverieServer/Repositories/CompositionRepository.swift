@@ -58,17 +58,6 @@ struct FluentCompositionRepository: CompositionRepository {
 
     func listings(matching words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionListing] {
         guard let sql else { return [] }
-        var ids: [UUID] = []
-        if !words.isEmpty, usesFTS {
-            // Each word as a prefix: "moon"* "rive"*; the words are letters and digits only.
-            let match = words.map { "\"\($0)\"*" }.joined(separator: " ")
-            ids = try await sql.raw("""
-                SELECT c.id FROM compositions_fts JOIN composition_search_keys k ON k.id = compositions_fts.rowid
-                JOIN compositions c ON c.id = k.composition_id
-                WHERE compositions_fts MATCH \(bind: match) AND c.owner_id = \(bind: user.id)
-                """).all().map { try $0.decode(column: "id", as: UUID.self) }
-            guard !ids.isEmpty else { return [] }
-        }
         // Only the columns the list shows: never the rhyme analysis, and without a search only
         // the start of the lyrics (a snippet is the first line).
         let lyrics: any SQLExpression
@@ -83,8 +72,15 @@ struct FluentCompositionRepository: CompositionRepository {
             .column(SQLAlias(lyrics, as: SQLIdentifier("lyrics")))
             .from(CompositionModel.schema)
             .where("owner_id", .equal, user.id).where("deleted_at", .is, SQLLiteral.null)
-        if !ids.isEmpty {
-            query = query.where("id", .in, ids)
+        if !words.isEmpty, usesFTS {
+            // One query: the index's matches as a subquery. Each word as a prefix: "moon"* "rive"*
+            // (the words are letters and digits only).
+            let match = words.map { "\"\($0)\"*" }.joined(separator: " ")
+            let matches: SQLQueryString = """
+                (SELECT k.composition_id FROM compositions_fts JOIN composition_search_keys k ON k.id = compositions_fts.rowid
+                WHERE compositions_fts MATCH \(bind: match))
+                """
+            query = query.where(SQLColumn("id"), .in, matches)
         } else if !words.isEmpty {
             for word in words {
                 let pattern = "\\m" + word
@@ -130,20 +126,25 @@ struct FluentCompositionRepository: CompositionRepository {
     }
 
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Bool {
-        try await database.transaction { database in
-            guard let row = try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$deletedAt == nil).first() else { return false }
-            row.deletedAt = date
-            try await row.update(on: database)
-            try await Self.index(row, on: database)
-            return true
-        }
+        try await setDeleted(id, date, ownedBy: user) != nil
     }
 
     func restore(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel? {
+        try await setDeleted(id, nil, ownedBy: user)
+    }
+
+    /// Deletes (`date`) or restores (nil) a composition and keeps the index in step; nil when it
+    /// was not in the other state. The transaction starts with its write: on SQLite a transaction
+    /// that reads first and writes later cannot wait for another connection's write (it fails at
+    /// once with SQLITE_BUSY), so no write transaction here begins with a read.
+    private func setDeleted(_ id: UUID, _ date: Date?, ownedBy user: AuthenticatedUser) async throws -> CompositionModel? {
         try await database.transaction { database in
-            guard let row = try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$deletedAt != nil).first() else { return nil }
-            row.deletedAt = nil
-            try await row.update(on: database)
+            let changed = try await (database as! any SQLDatabase).update(CompositionModel.schema)
+                .set("deleted_at", to: date.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
+                .where("id", .equal, id).where("owner_id", .equal, user.id)
+                .where("deleted_at", date == nil ? .isNot : .is, SQLLiteral.null)
+                .returning("id").all()
+            guard !changed.isEmpty, let row = try await CompositionModel.find(id, ownedBy: user, on: database) else { return nil }
             try await Self.index(row, on: database)
             return row
         }

@@ -1,4 +1,5 @@
 import Fluent
+import SQLKit
 import Vapor
 
 /// Per-user settings as JSON values by key.
@@ -19,14 +20,16 @@ struct FluentSettingsRepository: SettingsRepository {
     }
 
     func save(_ values: [String: String], ownedBy user: AuthenticatedUser) async throws {
+        // One upsert per key, writes only: on SQLite a transaction that reads before it writes
+        // cannot wait for another connection's write and fails with SQLITE_BUSY.
         try await database.transaction { database in
-            for (key, value) in values {
-                if let row = try await UserSettingModel.query(ownedBy: user, on: database).filter(\.$key == key).first() {
-                    row.value = value
-                    try await row.update(on: database)
-                } else {
-                    try await UserSettingModel(ownerID: user.id, key: key, value: value).create(on: database)
-                }
+            let sql = database as! any SQLDatabase
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                try await sql.insert(into: UserSettingModel.schema)
+                    .columns("id", "owner_id", "key", "value", "updated_at")
+                    .values(SQLBind(UUID()), SQLBind(user.id), SQLBind(key), SQLBind(value), SQLBind(Date()))
+                    .onConflict(with: ["owner_id", "key"]) { $0.set(excludedValueOf: "value").set(excludedValueOf: "updated_at") }
+                    .run()
             }
         }
     }

@@ -1,5 +1,4 @@
 import Fluent
-import SQLKit
 import Vapor
 
 /// Accounts as stored.
@@ -50,11 +49,6 @@ struct FluentUserRepository: UserRepository {
         // Owned rows go first so the delete works whether or not the database enforces cascades.
         // Removing a composition removes its search-index row too (a trigger on SQLite).
         try await database.transaction { database in
-            if let sql = database as? any SQLDatabase, sql.dialect.name == "sqlite" {
-                // Compiled in as the default, and said again: freed pages are zeroed, so removed
-                // words do not stay readable in the file.
-                try await sql.raw("PRAGMA secure_delete = ON").run()
-            }
             try await AuthTokenModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await UserSettingModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await CompositionModel.query(on: database).filter(\.$owner.$id == id).delete()

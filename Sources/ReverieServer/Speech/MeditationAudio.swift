@@ -2,7 +2,6 @@ import AudioRender
 import Breathing
 import Foundation
 import Speech
-import Vapor
 
 /// The audio files the meditation manifest names, made on this machine: narration spoken through
 /// the speech engine (cached with every other render), the bell synthesized by `AudioRender`, and
@@ -113,17 +112,3 @@ actor MeditationAudio {
     }
 }
 
-extension Application {
-    private struct MeditationAudioKey: StorageKey {
-        typealias Value = MeditationAudio
-    }
-
-    /// The meditation's audio files, made on first use or while the server warms up.
-    var meditationAudio: MeditationAudio {
-        get {
-            guard let audio = storage[MeditationAudioKey.self] else { fatalError("configure(_:_:) has not run") }
-            return audio
-        }
-        set { storage[MeditationAudioKey.self] = newValue }
-    }
-}

@@ -67,20 +67,6 @@ final class SpeechJobs: Sendable {
     }
 }
 
-extension Application {
-    private struct SpeechJobsKey: StorageKey {
-        typealias Value = SpeechJobs
-    }
-
-    var speech: SpeechJobs {
-        get {
-            guard let jobs = storage[SpeechJobsKey.self] else { fatalError("configure(_:_:) has not run") }
-            return jobs
-        }
-        set { storage[SpeechJobsKey.self] = newValue }
-    }
-}
-
 /// Lets running renders finish before the application closes its database.
 struct SpeechJobsLifecycle: LifecycleHandler {
     func shutdownAsync(_ application: Application) async {
