@@ -187,7 +187,7 @@ def two_devices(server, browser):
     phone, laptop = open_page(browser), open_page(browser)
     for device in (phone, laptop):
         sign_in(server, device)
-        expect_error(device, 412, r"/api/compositions/")  # the stale save each test makes on purpose
+        device.stale_save = expect_error(device, 412, r"/api/compositions/")  # the stale save each test makes on purpose
     song = phone.evaluate("""fetch('/api/compositions', {method: 'POST', headers: {'Content-Type': 'application/json'},
         body: JSON.stringify({title: 'Shared Song', lyrics: 'The first line'})}).then(r => r.json()).then(s => s.id)""")
     for device in (phone, laptop):
@@ -228,6 +228,7 @@ def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
     note = late.locator("[data-conflict]")
     expect(note).to_be_visible(timeout=15_000)
     expect(note).to_contain_text("Shared Song (conflict copy)")
+    assert late.stale_save["seen"] == 1 and early.stale_save["seen"] == 0
     # It now shows what is saved, with its own text one tap away, and goes on from there.
     expect(late.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nEARLY WORDS")
     screenshot(late, f"write-conflict-{first}-first")
@@ -258,10 +259,47 @@ def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     laptop.context.set_offline(False)
     expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
     expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nWRITTEN ONLINE")
+    assert laptop.stale_save["seen"] == 1
     type_at_end(laptop, "\nAND AFTER")
     saved(laptop)
     songs, text = everything_on_the_server(phone)
     stored = next(s for s in songs if s["id"] == song)
     assert stored["lyrics"] == "The first line\nWRITTEN ONLINE\nAND AFTER", stored
     assert any(s.get("conflictOf") == song and s["lyrics"] == "The first line\nWRITTEN OFFLINE" for s in songs), songs
+    close(phone, laptop)
+
+
+def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, browser):
+    phone, laptop, song = two_devices(server, browser)
+    type_at_end(phone, "\nPHONE WORDS")
+    saved(phone)
+    # Hold the laptop's save on its way, and type on meanwhile.
+    held = []
+
+    def hold_first_save(route):
+        if route.request.method == "PUT" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    laptop.route(f"**/api/compositions/{song}", hold_first_save)
+    type_at_end(laptop, "\nLAPTOP WORDS")
+    for _ in range(150):
+        if held:
+            break
+        laptop.wait_for_timeout(100)
+    assert held, "the laptop never saved"
+    type_at_end(laptop, " AND MORE")
+    laptop.wait_for_timeout(1000)  # its own autosave comes due while the first save is out
+    held[0].continue_()
+    expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
+    expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nPHONE WORDS")
+    # The words typed while the save was out are in the copy, not lost and not saved over the song.
+    wait_until(laptop, f"""fetch('/api/compositions').then(r => r.json()).then(list => Promise.all(list.map(s =>
+        fetch('/api/compositions/' + s.id).then(r => r.json())))).then(songs => songs.some(s =>
+        s.conflictOf === '{song}' && s.lyrics === 'The first line\\nLAPTOP WORDS AND MORE'))""",
+               message="the copy never got the words typed while the save was out")
+    songs, _ = everything_on_the_server(phone)
+    assert next(s for s in songs if s["id"] == song)["lyrics"] == "The first line\nPHONE WORDS"
+    assert laptop.stale_save["seen"] == 1
     close(phone, laptop)

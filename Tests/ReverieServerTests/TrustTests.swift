@@ -207,6 +207,17 @@ struct TrustTests {
         }
     }
 
+    @Test("health names an engine this machine lacks as missing, with what to do, and says the server is degraded")
+    func missingEngine() async throws {
+        let reason = "Piper and its voice are not installed in .venv; run scripts/bootstrap.sh run (make run does)."
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)], missing: [.init(name: "piper", reason: reason)])) { client in
+            let health = try await client.send(.GET, "/api/health").decode(HealthResponse.self)
+            #expect(health.speech.engines == ["gated"])
+            #expect(health.speech.states == [.init(name: "gated", state: .warming), .init(name: "piper", state: .missing, detail: reason)])
+            #expect(health.status == "degraded")
+        }
+    }
+
     @Test("warming up loads the rhymes, speaks a word with each engine and the narration; health follows; the first analyze is then quick")
     func warmUp() async throws {
         try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true), DeadEngine()])) { client in

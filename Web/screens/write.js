@@ -230,6 +230,7 @@ class Editor {
   }
 
   leave() {
+    this.left = true;
     drafts.setEditing(null);
     this.analyze.cancel();
     this.suggest.cancel();
@@ -320,6 +321,7 @@ class Editor {
       drafts.send(late).catch(() => { /* offline: the draft goes up when the connection returns */ });
     }
     drafts.forget(this.id).catch(() => null);
+    if (this.left) return;  // saved on the way out: the copy is kept, there is no editor to update
     this.version = current.version;
     this.title.value = current.title === "Untitled" && !current.lyrics ? "" : current.title;
     this.textarea.value = current.lyrics;
