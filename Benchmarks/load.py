@@ -13,7 +13,6 @@ Printed side by side, each with its ratio to a peer measured in the same run:
 import argparse
 import concurrent.futures
 import json
-import os
 import random
 import re
 import shutil
@@ -22,10 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from reverie_process import ROOT, ReverieProcess, call  # noqa: E402
+
 WORDS = ("moon river light night bright silver morning harbour lantern meadow whisper thunder velvet "
          "ember hollow willow cinder marble candle shadow feather violet ocean garden winter").split()
 
@@ -34,13 +34,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def call(url, method="GET", body=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    headers = dict(headers or {}, **({"Content-Type": "application/json"} if data else {}))
-    with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method, headers=headers), timeout=60) as response:
-        return response.status, response.headers, json.loads(response.read() or b"null")
 
 
 def lyrics(rng, characters):
@@ -83,20 +76,12 @@ def main():
 
     work = Path(tempfile.mkdtemp(prefix="reverie-load-"))
     processes = []
+    reverie = None
     try:
         # MARK: our server
-        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL="error")
-        env.pop("DATABASE_URL", None)
-        server = subprocess.Popen([args.binary, "serve", "--port", "0", "--data-dir", str(work / "data")],
-                                  stdout=subprocess.PIPE, stderr=open(work / "server.log", "w"), text=True, env=env)
-        processes.append(server)
-        url = None
-        while not url:
-            line = server.stdout.readline()
-            if not line:
-                raise SystemExit("reverie serve did not start; see " + str(work / "server.log"))
-            match = re.search(r"serving (http://\S+)", line)
-            url = match.group(1) if match else None
+        reverie = ReverieProcess(args.binary, prefix="reverie-load-", log_level="error")
+        processes.append(reverie.process)
+        url = reverie.url
 
         # MARK: nginx with the same file
         nginx_port = free_port()
@@ -114,9 +99,7 @@ http {{
         processes.append(nginx)
 
         # MARK: an owner, a token, 2,000 songs (about 2 MB of lyrics)
-        _, headers, _ = call(url + "/api/setup", "POST", {"username": "bench", "password": "a long enough password"})
-        cookie = headers["Set-Cookie"].split(";")[0]
-        token = call(url + "/api/tokens", "POST", {"name": "load"}, {"Cookie": cookie})[2]["secret"]
+        token = reverie.owner_token("bench", "a long enough password", "load")
         auth = {"Authorization": f"Bearer {token}"}
         rng = random.Random(7)
         songs = [(f"Song {i} {rng.choice(WORDS)}", lyrics(rng, 1000)) for i in range(2000)]
@@ -185,7 +168,7 @@ http {{
         print(f"{'creates/s with 2 MB, then 50 MB of lyrics':<44}{small['rate']:>10.0f} req/s{large['rate']:>10.0f} req/s   "
               f"{ratio:.2f}x slower at 50 MB (goal <= 1.5x: {'met' if ratio <= 1.5 else 'NOT met'})")
         goals_met &= ratio <= 1.5
-        if server.poll() is not None:
+        if not reverie.alive():
             raise SystemExit("the server died during the load run")
         print("load goals:", "all met" if goals_met else "NOT all met")
         return 0
@@ -198,6 +181,8 @@ http {{
                 except subprocess.TimeoutExpired:
                     process.kill()
         shutil.rmtree(work, ignore_errors=True)
+        if reverie:
+            reverie.stop()
 
 
 if __name__ == "__main__":

@@ -2,9 +2,7 @@
 
 import os
 import re
-import shutil
-import subprocess
-import tempfile
+import sys
 import time
 from pathlib import Path
 
@@ -12,55 +10,25 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from reverie_process import ReverieProcess  # noqa: E402  (the one way scripts and tests start a server)
+
 ARTIFACTS = ROOT / "e2e" / "artifacts"
 BINARY = Path(os.environ.get("REVERIE_BINARY", ROOT / ".build" / "debug" / "reverie"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 
 
-class Server:
+def start_server():
     """A running `reverie serve` on a free port with its own empty data directory."""
-
-    def __init__(self):
-        self.data = Path(tempfile.mkdtemp(prefix="reverie-e2e-"))
-        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL="warning")
-        env.pop("DATABASE_URL", None)
-        self.log = open(self.data / "server.log", "w+")
-        self.process = subprocess.Popen(
-            [str(BINARY), "serve", "--port", "0", "--data-dir", str(self.data)],
-            stdout=subprocess.PIPE, stderr=self.log, text=True, env=env,
-        )
-        deadline = time.monotonic() + 60
-        self.url = None
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            match = re.search(r"serving (http://\S+)", line)
-            if match:
-                self.url = match.group(1)
-                break
-        if not self.url:
-            self.stop()
-            self.log.seek(0)
-            raise RuntimeError("reverie serve did not start:\n" + self.log.read())
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.log.close()
-        shutil.rmtree(self.data, ignore_errors=True)
+    return ReverieProcess(BINARY, prefix="reverie-e2e-")
 
 
 @pytest.fixture(scope="module")
 def server():
     if not BINARY.exists():
         pytest.fail(f"{BINARY} is missing: run `swift build` first (make test does).")
-    instance = Server()
+    instance = start_server()
     yield instance
     instance.stop()
 

@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from conftest import Server, expect_error, screenshot, sign_in
+from conftest import expect_error, screenshot, sign_in, start_server
 
 AREAS = [("bedside", "Bedside"), ("meditate", "Meditate"), ("wind-down", "Wind Down"), ("listen", "Listen"), ("write", "Write")]
 OWNER, PASSWORD = "ada", "correct horse battery"
@@ -17,7 +17,7 @@ OWNER, PASSWORD = "ada", "correct horse battery"
 @pytest.fixture
 def fresh_server():
     """A server of this test's own: the first visit needs one nobody has set up."""
-    instance = Server()
+    instance = start_server()
     yield instance
     instance.stop()
 

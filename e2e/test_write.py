@@ -196,6 +196,13 @@ def two_devices(server, browser):
     return phone, laptop, song
 
 
+def on_server(page, song, lyrics):
+    """Waits until the server has these lyrics for the song (an autosave can land mid-typing, so
+    "Saved" alone may be an earlier save)."""
+    wait_until(page, f"fetch('/api/compositions/{song}').then(r => r.json()).then(s => s.lyrics === {lyrics!r})",
+               message=f"the server never had {lyrics!r}")
+
+
 def type_at_end(page, text):
     lyrics = page.get_by_role("textbox", name="Lyrics")
     lyrics.click()
@@ -223,6 +230,7 @@ def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
     early, late = (phone, laptop) if first == "phone" else (laptop, phone)
     type_at_end(early, "\nEARLY WORDS")
     saved(early)
+    on_server(early, song, "The first line\nEARLY WORDS")
     # The other device still shows the old text; its edit meets the newer version.
     type_at_end(late, "\nLATE WORDS")
     note = late.locator("[data-conflict]")
@@ -234,6 +242,7 @@ def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
     screenshot(late, f"write-conflict-{first}-first")
     type_at_end(late, "\nMORE WORDS")
     saved(late)
+    on_server(late, song, "The first line\nEARLY WORDS\nMORE WORDS")
     songs, text = everything_on_the_server(late)
     stored = next(s for s in songs if s["id"] == song)
     assert stored["lyrics"] == "The first line\nEARLY WORDS\nMORE WORDS", stored
@@ -255,6 +264,7 @@ def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     expect(laptop.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
     type_at_end(phone, "\nWRITTEN ONLINE")
     saved(phone)
+    on_server(phone, song, "The first line\nWRITTEN ONLINE")
     # Back online, the laptop's save meets the phone's version: it shows that version and keeps its own as the copy.
     laptop.context.set_offline(False)
     expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
@@ -262,6 +272,7 @@ def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     assert laptop.stale_save["seen"] == 1
     type_at_end(laptop, "\nAND AFTER")
     saved(laptop)
+    on_server(laptop, song, "The first line\nWRITTEN ONLINE\nAND AFTER")
     songs, text = everything_on_the_server(phone)
     stored = next(s for s in songs if s["id"] == song)
     assert stored["lyrics"] == "The first line\nWRITTEN ONLINE\nAND AFTER", stored
@@ -273,6 +284,7 @@ def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, b
     phone, laptop, song = two_devices(server, browser)
     type_at_end(phone, "\nPHONE WORDS")
     saved(phone)
+    on_server(phone, song, "The first line\nPHONE WORDS")
     # Hold the laptop's save on its way, and type on meanwhile.
     held = []
 
