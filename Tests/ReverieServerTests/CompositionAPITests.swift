@@ -157,3 +157,23 @@ struct RhymesAPITests {
         }
     }
 }
+
+@Suite("Song list snippets")
+struct SnippetTests {
+    @Test("lines split where Character.isNewline would, trimmed of spaces")
+    func lines() {
+        let text = "  a \r\nb\rc\u{2028}d\n\n\t e\u{0085}f"
+        #expect(TextLines(text).map(String.init) == ["a", "b", "c", "d", "", "e", "f"])
+        #expect(TextLines(text).map(String.init) == text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) })
+    }
+
+    @Test("the first non-empty line, or the line of the first hit at a word start, shortened around it")
+    func snippets() {
+        let lyrics = "\n  \nThe river runs\nunder the moonlight, a long line " + String(repeating: "la ", count: 40) + "and the harbour\nmoon"
+        #expect(CompositionController.snippet(lyrics, words: []) == "The river runs")
+        #expect(CompositionController.snippet(lyrics, words: ["moon"]).hasPrefix("under the moonlight"))
+        #expect(CompositionController.snippet(lyrics, words: ["harb"]).hasPrefix("…") && CompositionController.snippet(lyrics, words: ["harb"]).contains("harbour"))
+        #expect(CompositionController.snippet(lyrics, words: ["iver"]) == "The river runs")  // not at a word start: the first line
+    }
+}

@@ -252,3 +252,42 @@ struct DeadEngine: SpeechEngine {
         throw SpeechError.workerDied("test")
     }
 }
+
+@Suite("Web app files")
+struct WebFileTests {
+    @Test("the shell comes from memory with an ETag (304 when unchanged); app locations get it too; nothing outside the web folder")
+    func shell() async throws {
+        try await withTestApp(.sqlite) { client in
+            let index = try String(contentsOfFile: repositoryWebDirectory + "/index.html", encoding: .utf8)
+            let first = try await client.send(.GET, "/")
+            #expect(first.status == .ok && first.text == index)
+            #expect(first.headers.contentType == .html)
+            let eTag = try #require(first.headers.first(name: .eTag))
+            #expect(try await client.send(.GET, "/", headers: ["If-None-Match": eTag]).status == .notModified)
+            #expect(try await client.send(.GET, "/write/1234").text == index)
+            let script = try await client.send(.GET, "/app.js")
+            #expect(script.status == .ok && script.headers.contentType?.subType == "javascript")
+            #expect(try await client.send(.GET, "/missing.js").status == .notFound)
+            for escape in ["/../Package.swift", "/%2e%2e/Package.swift", "/..%2fPackage.swift"] {
+                let reply = try await client.send(.GET, escape)
+                #expect(!reply.text.contains("swift-tools-version"), "\(escape) read a file outside Web/")
+            }
+        }
+    }
+
+    @Test("a file changed on disk is read again")
+    func followsTheFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let app = try await Application.make(.testing)
+        let cache = WebFileCache(directory: directory.path + "/")
+        let request = Request(application: app, on: app.eventLoopGroup.next())
+        func body() -> String? { cache.response(for: "/a.txt", request: request)?.body.string }
+        try Data("one".utf8).write(to: directory.appendingPathComponent("a.txt"))
+        #expect(body() == "one")
+        try Data("three".utf8).write(to: directory.appendingPathComponent("a.txt"))
+        #expect(body() == "three")
+        try await app.asyncShutdown()
+    }
+}

@@ -2,17 +2,20 @@ import Vapor
 
 /// Serves the web app for everything outside the server's own namespaces (`/api/`, `/audio/`).
 ///
-/// Routes answer first (`/openapi.yaml`); then files from the web directory (path traversal refused
-/// by Vapor's `FileMiddleware`); a path with no file extension that matches neither gets
+/// Routes answer first (`/openapi.yaml`); then files from the web directory, from memory
+/// (`WebFileCache`), or through Vapor's `FileMiddleware` for Range requests and large files
+/// (path traversal refused by both); a path with no file extension that matches neither gets
 /// `index.html`, so a reload on `/write` opens the app there. A missing asset stays a 404.
 struct WebAppMiddleware: AsyncMiddleware {
     let webDirectory: String
     private let files: FileMiddleware
+    private let cache: WebFileCache
 
     init(webDirectory: String) {
         let directory = webDirectory.hasSuffix("/") ? webDirectory : webDirectory + "/"
         self.webDirectory = directory
         self.files = FileMiddleware(publicDirectory: directory, defaultFile: "index.html")
+        self.cache = WebFileCache(directory: directory)
     }
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
@@ -25,11 +28,19 @@ struct WebAppMiddleware: AsyncMiddleware {
         do {
             response = try await next.respond(to: request)
         } catch let error as any AbortError where error.status == .notFound {
-            do {
-                try clampRange(of: request, path: path)
-                response = try await files.respond(to: request, chainingTo: NotFound())
-            } catch let error as any AbortError where error.status == .notFound && Self.isAppRoute(path) {
-                response = try await request.fileio.asyncStreamFile(at: webDirectory + "index.html")
+            if let cached = cache.response(for: path, request: request) {
+                response = cached
+            } else {
+                do {
+                    try clampRange(of: request, path: path)
+                    response = try await files.respond(to: request, chainingTo: NotFound())
+                } catch let error as any AbortError where error.status == .notFound && Self.isAppRoute(path) {
+                    if let shell = cache.response(for: "/", request: request) {
+                        response = shell
+                    } else {
+                        response = try await request.fileio.asyncStreamFile(at: webDirectory + "index.html")
+                    }
+                }
             }
         }
         // The service worker keeps the offline copy; the network copy is always revalidated.
