@@ -80,12 +80,6 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.http.server.configuration.idleTimeout = .seconds(Int64(config.idleTimeoutSeconds))
     app.routes.defaultMaxBodySize = ByteCount(value: config.maxBodyBytes)
 
-    app.middleware = Middlewares()
-    app.middleware.use(SecurityHeadersMiddleware())
-    app.middleware.use(APIErrorMiddleware())
-    app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory))
-    app.middleware.use(SessionAuthenticator(sessionLifetime: config.sessionLifetime, now: now))
-
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
@@ -104,6 +98,14 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: UserController())
     try app.register(collection: SettingsController())
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
+
+    // After the routes, so the web app knows which of its paths they answer.
+    app.middleware = Middlewares()
+    app.middleware.use(SecurityHeadersMiddleware())
+    app.middleware.use(APIErrorMiddleware())
+    app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory, routes: app.routes))
+    app.middleware.use(SessionAuthenticator(sessionLifetime: config.sessionLifetime, now: now))
+
 }
 
 /// Settings SQLite keeps per connection, not in the file, made on each pooled connection: one

@@ -6,14 +6,10 @@ import Vapor
 /// Turns every error into `{"error":{"code","message"}}` with the right status.
 ///
 /// Outermost middleware: it also catches errors thrown by the router (unknown route → 404) and by
-/// body collection (too large → 413).
-struct APIErrorMiddleware: AsyncMiddleware {
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        do {
-            return try await next.respond(to: request)
-        } catch {
-            return Self.response(for: error, request: request)
-        }
+/// body collection (too large → 413). On the event loop, like `SecurityHeadersMiddleware`.
+struct APIErrorMiddleware: Middleware {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        next.respond(to: request).flatMapErrorThrowing { error in Self.response(for: error, request: request) }
     }
 
     static func response(for error: any Error, request: Request) -> Response {

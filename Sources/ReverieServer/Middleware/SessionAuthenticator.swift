@@ -30,9 +30,8 @@ struct SessionAuthenticator: AsyncMiddleware {
         }
 
         let tokens = request.repositories.tokens
-        guard let (token, user) = try await tokens.find(secretHash: TokenSecret.hash(secret)),
-              token.kind == kind, let tokenID = token.id, let userID = user.id
-        else { return nil }
+        guard let token = try await tokens.find(secretHash: TokenSecret.hash(secret)), token.kind == kind else { return nil }
+        let tokenID = token.tokenID
 
         let time = now()
         if let expiry = token.expiresAt, expiry <= time {
@@ -43,6 +42,6 @@ struct SessionAuthenticator: AsyncMiddleware {
             let expiry = kind == .session ? time.addingTimeInterval(sessionLifetime) : nil
             try await tokens.recordUse(tokenID, at: time, newExpiry: expiry)
         }
-        return AuthenticatedUser(id: userID, username: user.username, isOwner: user.isOwner, tokenID: tokenID, tokenKind: kind)
+        return AuthenticatedUser(id: token.userID, username: token.username, isOwner: token.isOwner, tokenID: tokenID, tokenKind: kind)
     }
 }
