@@ -1,11 +1,12 @@
 """Meditate: a breathing session with narration on a phone, in virtual time (Playwright's clock)."""
 
+import json
 import re
 from datetime import datetime, timedelta
 
 from playwright.sync_api import expect
 
-from conftest import expect_error, screenshot, sign_in, wait_until
+from conftest import ROOT, expect_error, screenshot, sign_in, wait_until
 
 
 
@@ -196,3 +197,54 @@ def test_stale_session_is_discarded(server, page):
     expect(page.get_by_role("button", name="Start")).to_be_visible()
     expect(page.get_by_role("heading", name="Resume your session?")).to_be_hidden()
     assert page.evaluate("localStorage.getItem('meditation-session-state')") is None
+
+
+def test_the_browser_machine_answers_the_shared_cases(server, page):
+    """Web/meditation/run.js against Tests/Shared/meditation-session-cases.json, the same cases
+    the Swift machine (Breathing's MeditationRun) answers in BreathingTests: one truth for both."""
+    shared = json.loads((ROOT / "Tests" / "Shared" / "meditation-session-cases.json").read_text())
+    expect_error(page, 404, r"/favicon\.ico$")  # a bare image asks for it; the app's pages name their icons
+    page.goto(server.url + "/icons/icon.svg")  # the app's origin, without running the app
+    mismatches = page.evaluate("""async (shared) => {
+        const machine = await import('/meditation/run.js');
+        let start = 0;
+        const phases = shared.plan.phases.map((phase) => {
+            const made = { type: phase.type, title: phase.type, startSeconds: start, durationSeconds: phase.durationSeconds };
+            start += phase.durationSeconds;
+            return made;
+        });
+        const plan = { sessionType: shared.plan.sessionType, durationMinutes: shared.plan.durationMinutes, totalSeconds: start, phases,
+            cues: shared.plan.cues.map((cue) => ({ atSeconds: cue.atSeconds, audio: { audioFile: cue.audioFile, url: '', durationMs: 1000 } })) };
+        const name = (event) => ({
+            phase: () => `phase ${event.index}`, cue: () => `cue ${event.cue.audioFile}`, skip: () => `skip ${event.cue.audioFile}`,
+            bell: () => 'bell', complete: () => `complete ${event.record.actual_duration_seconds}`,
+            ended: () => `${event.timedOut ? 'timed out' : 'ended'} ${event.record.actual_duration_seconds}`,
+        }[event.type] || (() => `unknown ${event.type}`))();
+        const problems = [];
+        const base = 1_800_000_000_000;
+        for (const sharedCase of shared.cases) {
+            const run = machine.createRun(plan);
+            sharedCase.steps.forEach((step, number) => {
+                const now = base + step.at * 1000;
+                const label = `${sharedCase.name}, step ${number + 1} (${step.do} at ${step.at} s)`;
+                const check = (what, got, want) => {
+                    if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`${label}: ${what} ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+                };
+                if (step.do === 'start') check('events', machine.start(run, now).map(name), step.events || []);
+                else if (step.do === 'tick') check('events', machine.tick(run, now).map(name), step.events || []);
+                else if (step.do === 'pause') check('returns', machine.pause(run, now), step.returns);
+                else if (step.do === 'resume') check('returns', machine.resume(run, now), step.returns);
+                else if (step.do === 'end') {
+                    const record = machine.endEarly(run, now);
+                    if ('record' in step) check('record', record ? record.actual_duration_seconds : null, step.record);
+                } else problems.push(`${label}: unknown step`);
+                if ('status' in step) check('status', run.status, step.status);
+                if ('elapsed' in step && Math.abs(machine.elapsed(run, now) - step.elapsed) >= 0.01) {
+                    problems.push(`${label}: elapsed ${machine.elapsed(run, now)}, expected ${step.elapsed}`);
+                }
+            });
+        }
+        return problems;
+    }""", shared)
+    assert len(shared["cases"]) >= 7
+    assert mismatches == [], "\n".join(mismatches)
