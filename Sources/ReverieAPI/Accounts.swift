@@ -24,13 +24,33 @@ public struct UserInfo: Codable, Sendable, Equatable {
     /// The owner created the server and manages the other accounts.
     public var isOwner: Bool
     public var createdAt: Date
+    /// `true` after the owner set a temporary password: the person chooses a new one before
+    /// anything else (`POST /api/auth/password`).
+    public var mustChangePassword: Bool
 
-    public init(id: UUID, username: String, isOwner: Bool, createdAt: Date) {
+    public init(id: UUID, username: String, isOwner: Bool, createdAt: Date, mustChangePassword: Bool = false) {
         self.id = id
         self.username = username
         self.isOwner = isOwner
         self.createdAt = createdAt
+        self.mustChangePassword = mustChangePassword
     }
+}
+
+/// `POST /api/auth/password`: change your own password.
+public struct PasswordChange: Codable, Sendable, Equatable {
+    public var currentPassword: String
+    public var newPassword: String
+    public init(currentPassword: String, newPassword: String) {
+        self.currentPassword = currentPassword
+        self.newPassword = newPassword
+    }
+}
+
+/// `PUT /api/users/{userID}/password`: the owner gives someone a temporary password.
+public struct TemporaryPassword: Codable, Sendable, Equatable {
+    public var password: String
+    public init(password: String) { self.password = password }
 }
 
 /// The answer to a successful setup or login, and to `GET /api/auth/me`.

@@ -38,6 +38,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateMeditationSessions())
     app.migrations.add(CreateCompositions())
     app.migrations.add(KeyCompositionSearchByRowid())
+    app.migrations.add(AddPasswordChangeRequired())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):

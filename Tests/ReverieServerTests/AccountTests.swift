@@ -182,6 +182,96 @@ struct AccountTests {
         }
     }
 
+    @Test("changing your password signs out your other sessions and tokens and keeps this one", arguments: TestDatabase.all)
+    func changeOwnPassword(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let here = try await client.setUpOwner()
+            let phone = try await client.login("ada", "correct horse")
+            let token = try await client.send(.POST, "/api/tokens", json: TokenCreateRequest(name: "script"), auth: .cookie(here))
+                .decode(CreatedToken.self)
+
+            let wrong = try await client.send(.POST, "/api/auth/password",
+                                              json: PasswordChange(currentPassword: "not it at all", newPassword: "a new secret"), auth: .cookie(here))
+            #expect(wrong.status == .forbidden)
+            #expect(wrong.error?.code == "wrong_password")
+            let weak = try await client.send(.POST, "/api/auth/password",
+                                             json: PasswordChange(currentPassword: "correct horse", newPassword: "short"), auth: .cookie(here))
+            #expect(weak.error?.code == "weak_password")
+            let same = try await client.send(.POST, "/api/auth/password",
+                                             json: PasswordChange(currentPassword: "correct horse", newPassword: "correct horse"), auth: .cookie(here))
+            #expect(same.error?.code == "same_password")
+            // Refusals change nothing: every credential still works.
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(phone)).status == .ok)
+
+            let changed = try await client.send(.POST, "/api/auth/password",
+                                                json: PasswordChange(currentPassword: "correct horse", newPassword: "a new secret"), auth: .cookie(here))
+            #expect(changed.status == .ok)
+            #expect(try changed.decode(SessionInfo.self).user.username == "ada")
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(here)).status == .ok)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(phone)).status == .unauthorized)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .unauthorized)
+            #expect(try await client.send(.POST, "/api/auth/login", json: Credentials(username: "ada", password: "correct horse")).status == .unauthorized)
+            _ = try await client.login("ada", "a new secret")
+        }
+    }
+
+    @Test("a forgotten password: the owner sets a temporary one, the person must choose their own, history stays", arguments: TestDatabase.all)
+    func temporaryPassword(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: owner)
+            let song = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "Kept song", lyrics: ""), auth: .cookie(grace))
+            #expect(song.status == .created)
+            let users = try await client.send(.GET, "/api/users", auth: .cookie(owner)).decode([UserInfo].self)
+            let graceID = try #require(users.first { $0.username == "grace" }?.id)
+            let ownerID = try #require(users.first { $0.isOwner }?.id)
+
+            let byGrace = try await client.send(.PUT, "/api/users/\(ownerID)/password", json: TemporaryPassword(password: "takeover!!"), auth: .cookie(grace))
+            #expect(byGrace.status == .forbidden)
+            let own = try await client.send(.PUT, "/api/users/\(ownerID)/password", json: TemporaryPassword(password: "whatever1"), auth: .cookie(owner))
+            #expect(own.error?.code == "own_password")
+            #expect(try await client.send(.PUT, "/api/users/\(UUID())/password", json: TemporaryPassword(password: "whatever1"), auth: .cookie(owner)).status == .notFound)
+
+            let set = try await client.send(.PUT, "/api/users/\(graceID)/password", json: TemporaryPassword(password: "temporary1"), auth: .cookie(owner))
+            #expect(set.status == .ok)
+            #expect(try set.decode(UserInfo.self).mustChangePassword)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(grace)).status == .unauthorized)
+
+            let temporary = try await client.login("grace", "temporary1")
+            let me = try await client.send(.GET, "/api/auth/me", auth: .cookie(temporary)).decode(SessionInfo.self)
+            #expect(me.user.mustChangePassword)
+            let blocked = try await client.send(.GET, "/api/compositions", auth: .cookie(temporary))
+            #expect(blocked.status == .forbidden)
+            #expect(blocked.error?.code == "password_change_required")
+
+            let chosen = try await client.send(.POST, "/api/auth/password",
+                                               json: PasswordChange(currentPassword: "temporary1", newPassword: "graces own"), auth: .cookie(temporary))
+            #expect(try chosen.decode(SessionInfo.self).user.mustChangePassword == false)
+            let songs = try await client.send(.GET, "/api/compositions", auth: .cookie(temporary))
+            #expect(songs.status == .ok)
+            #expect(songs.text.contains("Kept song"))
+        }
+    }
+
+    @Test("reverie user set-password: a new password for a named account, sessions signed out", arguments: TestDatabase.all)
+    func setPasswordByName(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let user = try await client.app.accounts.setPassword(username: " ADA ", to: "remembered now", temporary: false)
+            #expect(user.mustChangePassword == false)
+            #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(owner)).status == .unauthorized)
+            let fresh = try await client.login("ada", "remembered now")
+            #expect(try await client.send(.GET, "/api/settings", auth: .cookie(fresh)).status == .ok)
+            await #expect(throws: APIError.self) {
+                try await client.app.accounts.setPassword(username: "nobody", to: "remembered now", temporary: false)
+            }
+            await #expect(throws: APIError.self) {
+                try await client.app.accounts.setPassword(username: "ada", to: "short", temporary: false)
+            }
+            _ = try await client.login("ada", "remembered now")
+        }
+    }
+
     @Test("AccountService makes the first account the owner (reverie user create)", arguments: TestDatabase.all)
     func firstAccountIsOwner(database: TestDatabase) async throws {
         try await withTestApp(database) { client in

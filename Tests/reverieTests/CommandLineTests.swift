@@ -100,6 +100,22 @@ struct BinaryTests {
         #expect(taken.errors.contains("taken"))
     }
 
+    @Test("user set-password sets a named account's password and names an unknown one")
+    func setPassword() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        _ = try Self.run(["user", "create", "ada", "--password-stdin", "--data-dir", data.path], input: "correct horse\n")
+
+        let set = try Self.run(["user", "set-password", "Ada", "--temporary", "--data-dir", data.path], input: "for now only\n")
+        #expect(set.status == 0, "\(set.errors)")
+        #expect(set.output.contains("Set the password of 'ada'"))
+        #expect(set.output.contains("next sign in"))
+
+        let unknown = try Self.run(["user", "set-password", "nobody", "--data-dir", data.path], input: "for now only\n")
+        #expect(unknown.status == 1)
+        #expect(unknown.errors.contains("No account is named 'nobody'"))
+    }
+
     @Test("speak turns a script into audio, captions and a timeline")
     func speak() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-speak-\(UUID().uuidString)")

@@ -38,6 +38,48 @@ public struct AccountService: Sendable {
         }
         return try await hasher.verify(input, user.passwordHash) ? user : nil
     }
+
+    /// Changes a person's own password. The current password must be right; the new one must
+    /// be valid and different. Every other session and token of the account is revoked; the one
+    /// the change came with (`keeping`) stays signed in.
+    ///
+    /// - Returns: the account as it now is.
+    public func changePassword(of userID: UUID, current: String, new: String, keeping tokenID: UUID) async throws -> UserModel {
+        guard let user = try await users.find(id: userID) else {
+            throw APIError(.unauthorized, code: "unauthorized", "Sign in first: this account no longer exists.")
+        }
+        guard try await hasher.verify(AccountRules.bcryptInput(current), user.passwordHash) else {
+            throw APIError(.forbidden, code: "wrong_password", "Your current password is not right; type it again.")
+        }
+        try AccountRules.validateNewPassword(new)
+        guard new != current else {
+            throw APIError(.badRequest, code: "same_password", "Choose a password different from the current one.")
+        }
+        return try await replacePassword(of: user, with: new, mustChange: false, keeping: tokenID)
+    }
+
+    /// Sets someone's password without knowing the old one (the owner's temporary password, or
+    /// `reverie user set-password`). Every session and token of the account is revoked.
+    ///
+    /// - Parameter temporary: the person must choose a new password at their next sign-in.
+    public func setPassword(username rawUsername: String, to password: String, temporary: Bool) async throws -> UserModel {
+        let username = rawUsername.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard let user = try await users.find(username: username) else {
+            throw APIError(.notFound, code: "not_found", "No account is named '\(username)'.")
+        }
+        try AccountRules.validateNewPassword(password)
+        return try await replacePassword(of: user, with: password, mustChange: temporary, keeping: nil)
+    }
+
+    private func replacePassword(of user: UserModel, with password: String, mustChange: Bool, keeping tokenID: UUID?) async throws -> UserModel {
+        let hash = try await hasher.hash(AccountRules.bcryptInput(password))
+        guard try await users.replacePassword(of: try user.requireID(), hash: hash, mustChange: mustChange, keeping: tokenID) else {
+            throw APIError.notFound("user")
+        }
+        user.passwordHash = hash
+        user.mustChangePassword = mustChange
+        return user
+    }
 }
 
 /// bcrypt on the application's thread pool, with a decoy hash of the same cost for unknown users.

@@ -8,22 +8,35 @@ public struct AuthenticatedUser: Authenticatable, Sendable, Equatable {
     /// The session or personal token the request came with.
     public var tokenID: UUID
     public var tokenKind: AuthTokenModel.Kind
+    /// The account has a temporary password: only choosing a new one is allowed.
+    public var mustChangePassword: Bool
 
-    public init(id: UUID, username: String, isOwner: Bool, tokenID: UUID, tokenKind: AuthTokenModel.Kind) {
+    public init(id: UUID, username: String, isOwner: Bool, tokenID: UUID, tokenKind: AuthTokenModel.Kind,
+                mustChangePassword: Bool = false) {
         self.id = id
         self.username = username
         self.isOwner = isOwner
         self.tokenID = tokenID
         self.tokenKind = tokenKind
+        self.mustChangePassword = mustChangePassword
     }
+
+    /// What a person with a temporary password may still do: see who they are, choose a new
+    /// password, sign out.
+    static let allowedBeforePasswordChange: Set<String> = ["/api/auth/me", "/api/auth/password", "/api/auth/logout"]
 }
 
 extension Request {
-    /// The signed-in user, or a 401 `unauthorized` error.
+    /// The signed-in user, or a 401 `unauthorized` error; 403 `password_change_required` while
+    /// the account has a temporary password, except on the routes that change it.
     var user: AuthenticatedUser {
         get throws {
             guard let user = auth.get(AuthenticatedUser.self) else {
                 throw APIError(.unauthorized, code: "unauthorized", "Sign in first: this needs a session or a personal token.")
+            }
+            if user.mustChangePassword && !AuthenticatedUser.allowedBeforePasswordChange.contains(url.path) {
+                throw APIError(.forbidden, code: "password_change_required",
+                               "Choose a new password first: this account has a temporary one from the owner.")
             }
             return user
         }

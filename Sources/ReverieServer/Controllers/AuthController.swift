@@ -9,6 +9,7 @@ struct AuthController: RouteCollection {
         routes.post("api", "auth", "login", use: login)
         routes.post("api", "auth", "logout", use: logout)
         routes.get("api", "auth", "me", use: me)
+        routes.post("api", "auth", "password", use: changePassword)
     }
 
     func setupStatus(req: Request) async throws -> SetupStatus {
@@ -38,9 +39,7 @@ struct AuthController: RouteCollection {
         do {
             try await throttle.check(username: credentials.username, address: address)
         } catch let lockout as LoginThrottle.Lockout {
-            throw APIError(.tooManyRequests, code: "too_many_attempts",
-                           "Too many failed sign-ins. Try again in \(lockout.retryAfter) seconds.",
-                           headers: ["Retry-After": String(lockout.retryAfter)])
+            throw APIError.tooManyAttempts(lockout)
         }
         guard let user = try await req.accounts.verify(username: credentials.username, password: credentials.password) else {
             await throttle.recordFailure(username: credentials.username, address: address)
@@ -69,6 +68,29 @@ struct AuthController: RouteCollection {
             throw APIError(.unauthorized, code: "unauthorized", "Sign in first: this account no longer exists.")
         }
         return SessionInfo(user: try model.info())
+    }
+
+    /// Changes the signed-in person's password: other sessions and tokens are signed out, this
+    /// one stays. Wrong current passwords count toward the sign-in throttle.
+    func changePassword(req: Request) async throws -> SessionInfo {
+        let user = try req.user
+        let change = try req.content.decode(PasswordChange.self)
+        let throttle = req.services.throttle
+        let address = req.remoteAddress?.ipAddress ?? "unknown"
+        do {
+            try await throttle.check(username: user.username, address: address)
+        } catch let lockout as LoginThrottle.Lockout {
+            throw APIError.tooManyAttempts(lockout)
+        }
+        do {
+            let model = try await req.accounts.changePassword(of: user.id, current: change.currentPassword,
+                                                              new: change.newPassword, keeping: user.tokenID)
+            await throttle.recordSuccess(username: user.username)
+            return SessionInfo(user: try model.info())
+        } catch let error as APIError where error.code == "wrong_password" {
+            await throttle.recordFailure(username: user.username, address: address)
+            throw error
+        }
     }
 
     // MARK: - Sessions

@@ -12,7 +12,8 @@ extension UserSettings: Content {}
 extension UserModel {
     /// The API view of the account.
     func info() throws -> UserInfo {
-        UserInfo(id: try requireID(), username: username, isOwner: isOwner, createdAt: createdAt ?? Date(timeIntervalSince1970: 0))
+        UserInfo(id: try requireID(), username: username, isOwner: isOwner, createdAt: createdAt ?? Date(timeIntervalSince1970: 0),
+                 mustChangePassword: mustChangePassword)
     }
 }
 

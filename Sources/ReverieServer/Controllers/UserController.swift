@@ -8,6 +8,7 @@ struct UserController: RouteCollection {
         users.get(use: list)
         users.post(use: create)
         users.delete(":userID", use: remove)
+        users.put(":userID", "password", use: setTemporaryPassword)
     }
 
     func list(req: Request) async throws -> [UserInfo] {
@@ -33,6 +34,20 @@ struct UserController: RouteCollection {
         guard try await req.repositories.users.find(id: id) != nil else { throw APIError.notFound("user") }
         try await Self.removeEverything(of: id, req.application, repositories: req.repositories)
         return .noContent
+    }
+
+    /// Gives someone a temporary password (they forgot theirs): their sessions and tokens are
+    /// signed out, and at their next sign-in they choose a new one before anything else.
+    func setTemporaryPassword(req: Request) async throws -> UserInfo {
+        let owner = try requireOwner(req)
+        let id = try req.uuidParameter("userID", naming: "user")
+        let body = try req.content.decode(TemporaryPassword.self)
+        guard id != owner.id else {
+            throw APIError(.conflict, code: "own_password",
+                           "Change your own password in Settings, with your current one.")
+        }
+        guard let user = try await req.repositories.users.find(id: id) else { throw APIError.notFound("user") }
+        return try await req.accounts.setPassword(username: user.username, to: body.password, temporary: true).info()
     }
 
     /// Removes a person with every row they own and what was made from it: their renders' files

@@ -20,4 +20,12 @@ public struct APIError: AbortError, Sendable {
     static func notFound(_ what: String) -> APIError {
         APIError(.notFound, code: "not_found", "No \(what) with that id.")
     }
+
+    /// 429 for a throttled sign-in or password check, with `Retry-After`.
+    static func tooManyAttempts(_ lockout: LoginThrottle.Lockout) -> APIError {
+        let seconds = lockout.retryAfter
+        return APIError(.tooManyRequests, code: "too_many_attempts",
+                        "Too many failed attempts. Try again in \(seconds) \(seconds == 1 ? "second" : "seconds").",
+                        headers: ["Retry-After": String(seconds)])
+    }
 }

@@ -42,6 +42,7 @@ struct SessionAuthenticator: AsyncMiddleware {
             let expiry = kind == .session ? time.addingTimeInterval(sessionLifetime) : nil
             try await tokens.recordUse(tokenID, at: time, newExpiry: expiry)
         }
-        return AuthenticatedUser(id: token.userID, username: token.username, isOwner: token.isOwner, tokenID: tokenID, tokenKind: kind)
+        return AuthenticatedUser(id: token.userID, username: token.username, isOwner: token.isOwner, tokenID: tokenID, tokenKind: kind,
+                                 mustChangePassword: token.mustChangePassword)
     }
 }

@@ -11,6 +11,9 @@ public final class UserModel: Model, @unchecked Sendable {
     /// bcrypt hash of the password; the password itself is never stored.
     @Field(key: "password_hash") public var passwordHash: String
     @Field(key: "is_owner") public var isOwner: Bool
+    /// Set by a temporary password from the owner: until the person chooses their own, their
+    /// session can do nothing else.
+    @Field(key: "must_change_password") public var mustChangePassword: Bool
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
@@ -20,5 +23,6 @@ public final class UserModel: Model, @unchecked Sendable {
         self.username = username
         self.passwordHash = passwordHash
         self.isOwner = isOwner
+        self.mustChangePassword = false
     }
 }

@@ -26,6 +26,7 @@ public struct SignIn: Sendable, Equatable {
     public var userID: UUID
     public var username: String
     public var isOwner: Bool
+    public var mustChangePassword: Bool
 }
 
 /// `AuthTokenRepository` on Fluent.
@@ -45,7 +46,7 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
         // each time, most of the cost of a signed-in request).
         let sql = database as! any SQLDatabase
         guard let row = try await sql.raw("""
-            SELECT t.id, t.kind, t.expires_at, t.last_used_at, u.id AS user_id, u.username, u.is_owner
+            SELECT t.id, t.kind, t.expires_at, t.last_used_at, u.id AS user_id, u.username, u.is_owner, u.must_change_password
             FROM \(ident: AuthTokenModel.schema) t JOIN \(ident: UserModel.schema) u ON u.id = t.owner_id
             WHERE t.secret_hash = \(bind: secretHash)
             """).first()
@@ -56,7 +57,8 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
                       lastUsedAt: try row.decode(column: "last_used_at", as: Date?.self),
                       userID: try row.decode(column: "user_id", as: UUID.self),
                       username: try row.decode(column: "username", as: String.self),
-                      isOwner: try row.decode(column: "is_owner", as: Bool.self))
+                      isOwner: try row.decode(column: "is_owner", as: Bool.self),
+                      mustChangePassword: try row.decode(column: "must_change_password", as: Bool.self))
     }
 
     func recordUse(_ id: UUID, at time: Date, newExpiry: Date?) async throws {

@@ -1,4 +1,5 @@
 import Fluent
+import SQLKit
 import Vapor
 
 /// Accounts as stored.
@@ -13,6 +14,9 @@ public protocol UserRepository: Sendable {
     func all() async throws -> [UserModel]
     /// Removes an account with everything it owns.
     func delete(id: UUID) async throws
+    /// Stores a new password hash and revokes every session and personal token of the account
+    /// except `keptToken`, in one transaction. `false` when there is no such account.
+    func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool
 }
 
 /// `UserRepository` on Fluent (SQLite or PostgreSQL).
@@ -55,6 +59,23 @@ struct FluentUserRepository: UserRepository {
             try await MeditationSessionModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await SpeechRenderModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await UserModel.query(on: database).filter(\.$id == id).delete()
+        }
+    }
+
+    func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool {
+        // The write comes first so the transaction takes SQLite's write lock at once (see
+        // `prepareSQLiteConnections`).
+        try await database.transaction { database in
+            let sql = database as! any SQLDatabase
+            let changed = try await sql.raw("""
+                UPDATE \(ident: UserModel.schema) SET password_hash = \(bind: hash), must_change_password = \(bind: mustChange)
+                WHERE id = \(bind: id) RETURNING id
+                """).all()
+            guard !changed.isEmpty else { return false }
+            let tokens = AuthTokenModel.query(on: database).filter(\.$owner.$id == id)
+            if let keptToken { tokens.filter(\.$id != keptToken) }
+            try await tokens.delete()
+            return true
         }
     }
 }
