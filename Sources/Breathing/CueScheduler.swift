@@ -17,7 +17,8 @@ public struct ScheduledCue: Codable, Sendable, Equatable {
 /// Turns a variant into the session's cues.
 public enum CueScheduler {
     /// Fixed cues at their times; for each interjection window one cue at a random second of the
-    /// window, from its pool; all sorted by time. A cue that would start while the previous one is
+    /// window, from its pool — one not yet heard in this session while there is one, and never the
+    /// one just before; all sorted by time. A cue that would start while the previous one is
     /// still playing (per `length`, in seconds) moves to just after it.
     ///
     /// - Parameters:
@@ -29,13 +30,18 @@ public enum CueScheduler {
         using random: inout R
     ) -> [ScheduledCue] {
         var cues: [ScheduledCue] = []
+        var heard: [String] = []
         for (phase, start) in zip(variant.phases, variant.phaseStarts) {
             for cue in phase.fixedCues {
                 cues.append(ScheduledCue(atSeconds: Double(start + cue.atSeconds), audioFile: cue.audioFile))
             }
             for window in phase.interjectionWindows ?? [] where !window.audioPool.isEmpty && window.earliestSeconds <= window.latestSeconds {
                 let second = Int.random(in: window.earliestSeconds...window.latestSeconds, using: &random)
-                let file = window.audioPool[Int.random(in: 0..<window.audioPool.count, using: &random)]
+                let fresh = window.audioPool.filter { !heard.contains($0) }
+                let notLast = window.audioPool.filter { $0 != heard.last }
+                let choices = !fresh.isEmpty ? fresh : (!notLast.isEmpty ? notLast : window.audioPool)
+                let file = choices[Int.random(in: 0..<choices.count, using: &random)]
+                heard.append(file)
                 cues.append(ScheduledCue(atSeconds: Double(start + second), audioFile: file))
             }
         }

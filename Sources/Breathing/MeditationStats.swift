@@ -28,12 +28,17 @@ public struct MeditationStats: Codable, Sendable, Equatable {
         }
     }
 
-    /// The statistics for `entries`, with days and weeks as they fall in `timeZone` (the person's,
+    /// Sessions shorter than this (in seconds) stay in the history but count toward no streak,
+    /// total or week: a session started by mistake and ended at once is not a day of practice.
+    public static let minimumCountedSeconds = 60
+
+    /// The statistics for `entries` of at least `minimumCountedSeconds`, with days and weeks as they fall in `timeZone` (the person's,
     /// sent by their device): a session at 23:30 in Sydney counts for that Sydney day.
     public static func compute(_ entries: [Entry], timeZone: TimeZone, now: Date) -> MeditationStats {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         calendar.firstWeekday = 2  // Monday
+        let entries = entries.filter { $0.seconds >= minimumCountedSeconds }
 
         let totalSeconds = entries.reduce(0) { $0 + max(0, $1.seconds) }
         let days = Set(entries.map { calendar.startOfDay(for: $0.completedAt) })

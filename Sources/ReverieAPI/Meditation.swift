@@ -124,9 +124,12 @@ public struct MeditationPlan: Codable, Sendable, Equatable {
     public var pattern: [Step]
     public var bell: Audio
     public var silence: Audio
+    /// A session ended before this many seconds stays in the history but counts toward no streak
+    /// or total; the completion screen says so.
+    public var minimumCountedSeconds: Int
 
     public init(sessionType: String, name: String, durationMinutes: Int, totalSeconds: Int, seed: Int, phases: [Phase],
-                cues: [Cue], pattern: [Step], bell: Audio, silence: Audio) {
+                cues: [Cue], pattern: [Step], bell: Audio, silence: Audio, minimumCountedSeconds: Int) {
         self.sessionType = sessionType
         self.name = name
         self.durationMinutes = durationMinutes
@@ -137,5 +140,6 @@ public struct MeditationPlan: Codable, Sendable, Equatable {
         self.pattern = pattern
         self.bell = bell
         self.silence = silence
+        self.minimumCountedSeconds = minimumCountedSeconds
     }
 }

@@ -24,15 +24,40 @@ func cues(_ minutes: Int, seed: UInt64 = 7) throws -> [ScheduledCue] {
 
 @Suite("Cue schedule")
 struct ScheduleTests {
-    @Test("5 minutes: the welcome at 0 and the closing where its phase starts")
+    @Test("5 minutes: the welcome at 0, one reminder while breathing, the closing where its phase starts")
     func fiveMinutes() throws {
-        #expect(try cues(5) == [
-            ScheduledCue(atSeconds: 0, audioFile: "sessions/basic-breathing/intro-welcome"),
-            ScheduledCue(atSeconds: 260, audioFile: "sessions/basic-breathing/closing"),
-        ])
+        let schedule = try cues(5)
+        #expect(schedule.map(\.audioFile).first == "sessions/basic-breathing/intro-welcome")
+        #expect(schedule.last == ScheduledCue(atSeconds: 260, audioFile: "sessions/basic-breathing/closing"))
+        #expect(schedule.count == 3)
+        #expect(schedule[1].audioFile.contains("/reminder-"))
+        #expect((130...180).contains(schedule[1].atSeconds))
     }
 
-    @Test("one interjection per window, inside it, from its pool; the same seed gives the same schedule", arguments: [10, 20])
+    @Test("reminders never repeat back to back, and a session hears each before any twice", arguments: [10, 20])
+    func remindersVary(minutes: Int) throws {
+        let pool = try #require(try variant(minutes).phases[1].interjectionWindows?.first?.audioPool)
+        #expect(pool.count >= 6, "enough reminders in our own words")
+        for seed in UInt64(1)...200 {
+            let heard = try cues(minutes, seed: seed).map(\.audioFile).filter { $0.contains("/reminder-") }
+            #expect(Set(heard).count == heard.count, "seed \(seed): \(heard)")
+        }
+        // With a pool of two and three windows the third may repeat, but never the one just played.
+        let small = MeditationManifest.Variant(durationMinutes: 1, phases: [
+            .init(type: .breathing, durationSeconds: 60, fixedCues: [], interjectionWindows: [
+                .init(earliestSeconds: 0, latestSeconds: 1, audioPool: ["a", "b"]),
+                .init(earliestSeconds: 10, latestSeconds: 11, audioPool: ["a", "b"]),
+                .init(earliestSeconds: 20, latestSeconds: 21, audioPool: ["a", "b"]),
+            ]),
+        ])
+        for seed in UInt64(1)...50 {
+            var random = SeededGenerator(seed: seed)
+            let files = CueScheduler.schedule(small, using: &random).map(\.audioFile)
+            #expect(zip(files, files.dropFirst()).allSatisfy { $0 != $1 }, "seed \(seed): \(files)")
+        }
+    }
+
+    @Test("one interjection per window, inside it, from its pool; the same seed gives the same schedule", arguments: [5, 10, 20])
     func interjections(minutes: Int) throws {
         let schedule = try cues(minutes)
         let variant = try variant(minutes)
@@ -173,10 +198,10 @@ struct SessionMachineTests {
         _ = run.tick(at: t0.addingTimeInterval(50))
         run.pause(at: t0.addingTimeInterval(50))
         let saved = try JSONDecoder().decode(MeditationSessionPersisted.self, from: JSONEncoder().encode(run.state))
-        #expect(saved.scheduledCues.map(\.played) == [true, false])
+        #expect(saved.scheduledCues.map(\.played) == [true, false, false])
 
         var fresh = try #require(MeditationRun.recover(saved, variant: try variant(5), at: t0.addingTimeInterval(50 + 59 * 60)))
-        #expect(fresh.state.scheduledCues.map(\.played) == [true, false])
+        #expect(fresh.state.scheduledCues.map(\.played) == [true, false, false])
         #expect(fresh.elapsed(at: t0.addingTimeInterval(4000)) == 50)
         #expect(MeditationRun.recover(saved, variant: try variant(5), at: t0.addingTimeInterval(50 + 60 * 60)) == nil)
         #expect(MeditationRun.recover(saved, variant: try variant(10), at: t0.addingTimeInterval(60)) == nil)
@@ -186,7 +211,7 @@ struct SessionMachineTests {
         #expect(resumedFresh)
         var later: [MeditationRun.Event] = []
         for second in stride(from: 1.0, through: 260, by: 1) { later += fresh.tick(at: t0.addingTimeInterval(50 + 20 * 60 + second)) }
-        #expect(later.filter { if case .playCue = $0 { true } else { false } } == [.playCue("sessions/basic-breathing/closing")])
+        #expect(later.filter { if case .playCue = $0 { true } else { false } } == (try cues(5)).dropFirst().map { .playCue($0.audioFile) })
 
         let (_, done) = try runToEnd(5)
         #expect(MeditationRun.recover(done.state, variant: try variant(5), at: t0.addingTimeInterval(301)) == nil)
@@ -234,5 +259,17 @@ struct StatsTests {
         let saturday = MeditationStats.compute(entries, timeZone: utc, now: Self.at("2026-11-21T09:00:00Z"))
         #expect(saturday.currentStreak == 0 && saturday.longestStreak == 4)
         #expect(MeditationStats.compute([], timeZone: utc, now: Date()) == MeditationStats(totalSessions: 0, totalMinutes: 0, currentStreak: 0, longestStreak: 0, minutesThisWeek: 0))
+    }
+
+    @Test("a session ended within its first minute stays out of the streak and the totals")
+    func shortSessionsDoNotCount() {
+        let utc = TimeZone(identifier: "UTC")!
+        let now = Self.at("2026-11-19T20:00:00Z")
+        let yesterday = MeditationStats.Entry(completedAt: Self.at("2026-11-18T08:00:00Z"), seconds: 600)
+        let slip = MeditationStats.Entry(completedAt: Self.at("2026-11-19T08:00:00Z"), seconds: 3)
+        let stats = MeditationStats.compute([yesterday, slip], timeZone: utc, now: now)
+        #expect(stats == MeditationStats(totalSessions: 1, totalMinutes: 10, currentStreak: 1, longestStreak: 1, minutesThisWeek: 10))
+        let minute = MeditationStats.Entry(completedAt: slip.completedAt, seconds: MeditationStats.minimumCountedSeconds)
+        #expect(MeditationStats.compute([yesterday, minute], timeZone: utc, now: now).currentStreak == 2)
     }
 }

@@ -136,8 +136,11 @@ struct MeditationPlanTests {
             #expect(five.totalSeconds == 300 && five.name == "Basic Breathing" && five.seed == 42)
             #expect(five.phases.map(\.title) == ["Introduction", "Breathing", "Closing"])
             #expect(five.phases.map(\.startSeconds) == [0, 40, 260])
-            #expect(five.cues.map(\.audio.url) == ["/audio/meditation/sessions/basic-breathing/intro-welcome",
-                                                   "/audio/meditation/sessions/basic-breathing/closing"])
+            #expect(five.cues.count == 3)
+            #expect(five.cues.first?.audio.url == "/audio/meditation/sessions/basic-breathing/intro-welcome")
+            #expect(five.cues[1].audio.url.hasPrefix("/audio/meditation/sessions/basic-breathing/reminder-"))
+            #expect(five.cues.last?.audio.url == "/audio/meditation/sessions/basic-breathing/closing")
+            #expect(five.minimumCountedSeconds == 60)
             #expect(five.cues.allSatisfy { ($0.audio.durationMs ?? 0) > 1000 })
             #expect(five.pattern.map(\.word) == ["Inhale", "Hold", "Exhale", "Rest"])
             #expect(five.pattern.map(\.seconds) == [4, 2, 6, 2])
@@ -155,7 +158,7 @@ struct MeditationPlanTests {
         }
     }
 
-    @Test("with Piper, the welcome and the closing are 20 to 40 seconds of speech")
+    @Test("with Piper, the welcome and the closing are 20 to 40 seconds of speech, a reminder 4 to 15")
     func realNarration() async throws {
         let engines = await SpeechEngines.installed()
         // The figure is Piper's: without it (eSpeak NG alone) this test would measure another voice.
@@ -163,10 +166,11 @@ struct MeditationPlanTests {
         try await withTestApp(.sqlite, speech: engines) { client in
             let ada = try await client.setUpOwner()
             let plan = try await client.send(.GET, "/api/meditation/plan?minutes=5", auth: .cookie(ada)).decode(MeditationPlan.self)
-            #expect(plan.cues.count == 2)
+            #expect(plan.cues.count == 3)
             for cue in plan.cues {
                 let seconds = Double(cue.audio.durationMs ?? 0) / 1000
-                #expect((20...40).contains(seconds), "\(cue.audio.audioFile): \(seconds) s")
+                let expected: ClosedRange<Double> = cue.audio.audioFile.contains("/reminder-") ? 4...15 : 20...40
+                #expect(expected.contains(seconds), "\(cue.audio.audioFile): \(seconds) s")
             }
         }
         await engines.shutdown()

@@ -68,7 +68,8 @@ struct MeditationController: RouteCollection {
                 .init(kind: $0.kind.rawValue, word: $0.kind.word, seconds: $0.seconds, scaleFrom: $0.scaleFrom, scaleTo: $0.scaleTo,
                       opacityFrom: $0.opacityFrom, opacityTo: $0.opacityTo)
             },
-            bell: described(manifest.shared.bell), silence: described(manifest.shared.silence))
+            bell: described(manifest.shared.bell), silence: described(manifest.shared.silence),
+            minimumCountedSeconds: MeditationStats.minimumCountedSeconds)
     }
 
     func manifestFile(req: Request) async throws -> Response {
