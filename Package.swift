@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Rhymes"),
         .target(name: "Breathing", resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
@@ -38,6 +39,7 @@ let package = Package(
                 "Speech",
                 "Breathing",
                 "Rhymes",
+                "CZlib",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),

@@ -101,6 +101,8 @@ struct TestClient: Sendable {
         var status: HTTPStatus
         var headers: HTTPHeaders
         var text: String
+        /// The body as sent (`text` reads it as UTF-8).
+        var bytes: Data
 
         func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
             let decoder = JSONDecoder()
@@ -143,7 +145,8 @@ struct TestClient: Sendable {
         }
         if body != nil { headers.replaceOrAdd(name: .contentType, value: contentType) }
         let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)
-        return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        return Reply(status: response.status, headers: response.headers, text: String(buffer: response.body),
+                     bytes: Data(response.body.readableBytesView))
     }
 
     // MARK: - Shortcuts

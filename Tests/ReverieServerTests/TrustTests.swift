@@ -275,6 +275,46 @@ struct WebFileTests {
         }
     }
 
+    @Test("scripts and styles go gzip-compressed to browsers that accept it, each copy with its own ETag; images as they are")
+    func compressed() async throws {
+        try await withTestApp(.sqlite) { client in
+            let source = try Data(contentsOf: URL(fileURLWithPath: repositoryWebDirectory + "/styles.css"))
+            let packed = try await client.send(.GET, "/styles.css", headers: ["Accept-Encoding": "br, gzip;q=0.8"])
+            #expect(packed.headers.first(name: .contentEncoding) == "gzip")
+            #expect(packed.headers.first(name: .vary) == "Accept-Encoding")
+            let bytes = packed.bytes
+            #expect(bytes.count < source.count / 2, "compressed \(source.count) → \(bytes.count) bytes")
+            #expect(try gunzip(bytes) == source)
+
+            let plain = try await client.send(.GET, "/styles.css", headers: ["Accept-Encoding": "gzip;q=0"])
+            #expect(plain.headers.first(name: .contentEncoding) == nil && plain.bytes == source)
+            let packedTag = try #require(packed.headers.first(name: .eTag))
+            let plainTag = try #require(plain.headers.first(name: .eTag))
+            #expect(packedTag != plainTag)
+            #expect(try await client.send(.GET, "/styles.css", headers: ["Accept-Encoding": "gzip", "If-None-Match": packedTag]).status == .notModified)
+            #expect(try await client.send(.GET, "/styles.css", headers: ["Accept-Encoding": "gzip", "If-None-Match": plainTag]).status == .ok)
+
+            let icon = try await client.send(.GET, "/icons/icon-192.png", headers: ["Accept-Encoding": "gzip"])
+            #expect(icon.status == .ok && icon.headers.first(name: .contentEncoding) == nil)
+        }
+    }
+
+    /// Decompresses with the system's gzip, so the test does not trust our own zlib call.
+    private func gunzip(_ data: Data) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(data)
+        try input.fileHandleForWriting.close()
+        let result = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return result
+    }
+
     @Test("a file changed on disk is read again")
     func followsTheFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")

@@ -10,14 +10,26 @@ import Vapor
 /// shell, and streaming it from disk cost a thread-pool round trip and a new date formatter
 /// (for `Last-Modified`) per request. A file is read again when its size or modification time
 /// changes; files over `largest` bytes, and Range requests, are left to `FileMiddleware`.
+///
+/// Text files (scripts, styles, HTML, JSON, YAML, SVG) are also gzip-compressed once, when read,
+/// and that copy goes to clients that accept gzip, with its own ETag (RFC 9110 §8.8.3: a validator
+/// names one representation) and `Vary: Accept-Encoding`.
 final class WebFileCache: Sendable {
-    struct Entry: Sendable {
-        var size: Int
-        var modified: timespec
+    struct Representation: Sendable {
         var body: ByteBuffer
         var headers: HTTPHeaders
         var eTag: String
     }
+
+    struct Entry: Sendable {
+        var size: Int
+        var modified: timespec
+        var identity: Representation
+        var gzip: Representation?
+    }
+
+    /// Extensions worth compressing; images and audio are compressed already.
+    static let compressible: Set<String> = ["html", "js", "css", "json", "yaml", "yml", "svg", "webmanifest", "txt"]
 
     let directory: String
     let largest: Int
@@ -40,10 +52,22 @@ final class WebFileCache: Sendable {
         var info = stat()
         guard stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= largest else { return nil }
         guard let entry = entry(file, size: Int(info.st_size), modified: info.st_mtim) else { return nil }
-        if let match = request.headers.first(name: .ifNoneMatch), match == entry.eTag {
-            return Response(status: .notModified, headers: entry.headers)
+        let chosen = entry.gzip.flatMap { Self.acceptsGzip(request.headers) ? $0 : nil } ?? entry.identity
+        if let match = request.headers.first(name: .ifNoneMatch),
+           match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == chosen.eTag }) {
+            return Response(status: .notModified, headers: chosen.headers)
         }
-        return Response(status: .ok, headers: entry.headers, body: .init(buffer: entry.body))
+        return Response(status: .ok, headers: chosen.headers, body: .init(buffer: chosen.body))
+    }
+
+    /// Whether `Accept-Encoding` lists gzip without `q=0`.
+    static func acceptsGzip(_ headers: HTTPHeaders) -> Bool {
+        headers[.acceptEncoding].flatMap { $0.split(separator: ",") }.contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == "gzip" || parts.first == "x-gzip" else { return false }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return weight > 0
+        }
     }
 
     private func entry(_ file: String, size: Int, modified: timespec) -> Entry? {
@@ -52,13 +76,22 @@ final class WebFileCache: Sendable {
             return entry
         }
         guard let data = FileManager.default.contents(atPath: file), data.count == size else { return nil }
-        let eTag = "\"\(modified.tv_sec)-\(modified.tv_nsec)-\(size)\""
+        let version = "\(modified.tv_sec)-\(modified.tv_nsec)-\(size)"
         var headers = HTTPHeaders()
-        let ext = (file as NSString).pathExtension
+        let ext = (file as NSString).pathExtension.lowercased()
         headers.contentType = HTTPMediaType.fileExtension(ext) ?? .binary
-        headers.replaceOrAdd(name: .eTag, value: eTag)
         headers.lastModified = HTTPHeaders.LastModified(Date(timeIntervalSince1970: TimeInterval(modified.tv_sec)))
-        let entry = Entry(size: size, modified: modified, body: ByteBuffer(data: data), headers: headers, eTag: eTag)
+        var gzip: Representation?
+        if Self.compressible.contains(ext), size > 256, let packed = Gzip.compress(Array(data)), packed.count < size {
+            headers.replaceOrAdd(name: .vary, value: "Accept-Encoding")
+            var packedHeaders = headers
+            packedHeaders.replaceOrAdd(name: .contentEncoding, value: "gzip")
+            packedHeaders.replaceOrAdd(name: .eTag, value: "\"\(version)-gz\"")
+            gzip = Representation(body: ByteBuffer(bytes: packed), headers: packedHeaders, eTag: "\"\(version)-gz\"")
+        }
+        headers.replaceOrAdd(name: .eTag, value: "\"\(version)\"")
+        let identity = Representation(body: ByteBuffer(data: data), headers: headers, eTag: "\"\(version)\"")
+        let entry = Entry(size: size, modified: modified, identity: identity, gzip: gzip)
         entries.withLockedValue { $0[file] = entry }
         return entry
     }

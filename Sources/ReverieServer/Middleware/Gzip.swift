@@ -1,0 +1,25 @@
+import CZlib
+
+/// gzip (RFC 1952) in one call, for bodies that are compressed once and served many times.
+enum Gzip {
+    /// The gzip member for `bytes`, or nil when zlib fails (the caller serves the bytes as they are).
+    /// - Parameter level: 1 (fastest) to 9 (smallest).
+    static func compress(_ bytes: [UInt8], level: Int32 = 9) -> [UInt8]? {
+        var stream = z_stream()
+        guard reverie_deflate_init_gzip(&stream, level) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 32)
+        var input = bytes
+        let status: Int32 = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = uInt(target.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else { return nil }
+        return Array(output.prefix(Int(stream.total_out)))
+    }
+}
