@@ -1,4 +1,29 @@
-// Talking to the Reverie server: JSON in and out, one error type.
+// Talking to the Reverie server: JSON in and out, one error type, and whether the server can be
+// reached right now.
+
+/**
+ * Whether the server answered the last request. Screens listen to the "reverie:connection" event
+ * on window ({ detail: { online, savedAt } }); `savedAt` is when the copy shown offline was saved.
+ */
+export const connection = {
+  online: true,
+  savedAt: null,
+  report(online, savedAt = null) {
+    const changed = online !== this.online || (savedAt && !this.savedAt);
+    this.online = online;
+    if (online) this.savedAt = null;
+    else if (savedAt && (!this.savedAt || savedAt < this.savedAt)) this.savedAt = savedAt;
+    if (changed) window.dispatchEvent(new CustomEvent("reverie:connection", { detail: { online, savedAt: this.savedAt } }));
+  },
+};
+
+/** The service worker's copy of API answers, kept for opening the app offline. */
+export const API_CACHE = "reverie-api-v1";
+
+/** Forgets every API answer this device kept (on signing out, or when someone else signs in). */
+export async function forgetSavedAnswers() {
+  if ("caches" in window) await caches.delete(API_CACHE).catch(() => false);
+}
 
 /** An error answered by the server ({"error":{"code","message"}}) or the network. */
 export class ApiError extends Error {
@@ -24,8 +49,12 @@ export async function api(path, { method = "GET", body } = {}) {
   try {
     response = await fetch(path, init);
   } catch {
+    connection.report(false);
     throw new ApiError(0, "offline", "Reverie's server cannot be reached. Check your connection and try again.");
   }
+  // The service worker answers a GET from this device's copy when the server cannot be reached.
+  const savedAt = response.headers.get("X-Reverie-Saved-At");
+  connection.report(!savedAt, savedAt);
   if (response.status === 204) return null;
   const text = await response.text();
   let data = null;

@@ -1,11 +1,12 @@
 // Reverie's web app: start-up, the sign-in gate, the tab bar and the router.
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError, connection, forgetSavedAnswers } from "./api.js";
 import { AREAS, SETTINGS, icon } from "./areas.js";
 import { announce } from "./dom.js";
 import { applyTheme, rememberedTheme } from "./theme.js";
 import * as setupScreen from "./screens/setup.js";
 import * as loginScreen from "./screens/login.js";
+import * as passwordScreen from "./screens/password.js";
 import * as areaScreen from "./screens/area.js";
 import * as settingsScreen from "./screens/settings.js";
 import * as meditateScreen from "./screens/meditate.js";
@@ -28,6 +29,19 @@ const session = {
   signedIn,
   signedOut,
 };
+
+// MARK: - Layout
+
+/** The tab bar's height when it runs along the bottom (0 when it stands at the left or is hidden),
+ *  for the space the screens keep free under their content. */
+function measureTabs() {
+  const box = tabs.getBoundingClientRect();
+  const alongBottom = box.height > 0 && box.width > box.height;
+  document.documentElement.style.setProperty("--tabs-height", `${alongBottom ? Math.ceil(box.height) : 0}px`);
+}
+new ResizeObserver(measureTabs).observe(tabs);
+new MutationObserver(measureTabs).observe(shell, { attributes: true, attributeFilter: ["data-immersive", "data-signed-in"] });
+window.addEventListener("resize", measureTabs);
 
 // MARK: - Navigation
 
@@ -72,8 +86,9 @@ async function route() {
 
   if (setupNeeded) return show(setupScreen, "Welcome", "/setup");
   if (!session.user) return show(loginScreen, "Sign in", "/login");
+  if (session.user.mustChangePassword) return show(passwordScreen, "New password", "/password");
 
-  if (path === "/" || path === "/login" || path === "/setup") {
+  if (path === "/" || path === "/login" || path === "/setup" || path === "/password") {
     const last = localStorage.getItem("lastArea");
     const start = destinations.find((d) => d.path === last) ? last : AREAS[0].path;
     return navigate(start, { replace: true });
@@ -94,7 +109,7 @@ let shown = null;
 async function show(module, name, path, detail) {
   if (shown && shown.leave) shown.leave();
   shown = module;
-  const signed = Boolean(session.user) && !setupNeeded;
+  const signed = Boolean(session.user) && !setupNeeded && !session.user.mustChangePassword;
   shell.dataset.signedIn = String(signed);
   tabs.hidden = !signed;
   if (path && !signed && location.pathname !== path) history.replaceState({}, "", path);
@@ -104,8 +119,21 @@ async function show(module, name, path, detail) {
   screen.replaceChildren();
   screen.dataset.screen = module.id;
   await module.render(screen, session, detail);
-  screen.focus({ preventScroll: true });
+  focusScreen();
   announce(`${name}`);
+}
+
+/**
+ * After a screen change, focus goes where a person starts: the field marked `data-autofocus`
+ * (sign-in, setup), else the screen's heading (made focusable without a ring, so a screen reader
+ * reads it and Tab goes on from there). Never the whole content area.
+ */
+function focusScreen() {
+  if (screen.contains(document.activeElement) && document.activeElement !== screen) return;  // the screen placed it
+  const target = screen.querySelector("[data-autofocus]") || screen.querySelector("h1");
+  if (!target) return screen.focus({ preventScroll: true });
+  if (!target.matches("input, textarea, select, button, a[href]")) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
 }
 
 // MARK: - Session
@@ -124,27 +152,86 @@ async function loadTheme({ animate }) {
 }
 
 async function signedIn(user) {
+  if (!session.user || session.user.id !== user.id) await forgetSavedAnswers();
   session.user = user;
   setupNeeded = false;
   await loadTheme({ animate: true });
+  rememberForOfflineStart();
   navigate("/", { replace: true });
 }
 
-function signedOut() {
+async function signedOut() {
   session.user = null;
+  await forgetSavedAnswers();
   navigate("/login", { replace: true });
 }
+
+// MARK: - Offline
+
+const offlineNote = document.getElementById("offline-note");
+
+/** Says when the app shows this device's copy because the server cannot be reached. */
+function showConnection({ online, savedAt }) {
+  shell.dataset.offline = String(!online);
+  offlineNote.hidden = online;
+  if (online) return;
+  const when = savedAt ? new Date(savedAt) : null;
+  const time = when ? when.toLocaleString(undefined, { weekday: "short", hour: "numeric", minute: "2-digit" }) : null;
+  offlineNote.querySelector("span").textContent = time
+    ? `Offline. Showing what this device saved ${time}; it may be out of date. What you do now is kept here and sent when the server is back.`
+    : "Offline. What you do now is kept on this device and sent when the server is back.";
+}
+
+window.addEventListener("reverie:connection", (event) => {
+  showConnection(event.detail);
+  if (event.detail.online && wasOffline) {
+    wasOffline = false;
+    recheckSession();
+  }
+  if (!event.detail.online) wasOffline = true;
+});
+let wasOffline = false;
+
+/** Back online: make sure the account is still signed in (it may have been signed out meanwhile). */
+async function recheckSession() {
+  if (!session.user) return;
+  try {
+    const me = (await api("/api/auth/me")).user;
+    if (me.mustChangePassword !== session.user.mustChangePassword) {
+      session.user = me;
+      route();
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) signedOut();
+  }
+}
+
+/** While offline, asks the server now and then (and when the device says it is online). */
+async function probe() {
+  if (connection.online) return;
+  try {
+    await api("/api/setup");
+  } catch {
+    // still offline
+  }
+}
+setInterval(probe, 20000);
+window.addEventListener("online", probe);
 
 async function start() {
   renderTabs();
   try {
     const status = await api("/api/setup");
     setupNeeded = status.needsSetup;
+    if (!connection.online && setupNeeded) {
+      throw new ApiError(0, "offline", "Reverie's server cannot be reached. Check your connection and try again.");
+    }
     if (!setupNeeded) {
       try {
         session.user = (await api("/api/auth/me")).user;
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
+        await forgetSavedAnswers();
       }
     }
     if (session.user) await loadTheme({ animate: false });
@@ -154,7 +241,9 @@ async function start() {
     const box = document.createElement("div");
     box.className = "empty-state";
     box.innerHTML = `<h1>Reverie cannot start</h1><p></p><button class="button primary" type="button">Try again</button>`;
-    box.querySelector("p").textContent = error.message;
+    box.querySelector("p").textContent = error.status === 0
+      ? `${error.message} This device has no saved copy to open yet: sign in once while connected, and Reverie opens offline after that.`
+      : error.message;
     box.querySelector("button").addEventListener("click", start);
     screen.append(box);
   }
@@ -162,6 +251,17 @@ async function start() {
 
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js").catch(() => {});
+  navigator.serviceWorker.addEventListener("controllerchange", () => rememberForOfflineStart());
+}
+
+/**
+ * Asks again, through the service worker, what the app asks when it starts, so the next start
+ * without a network finds who was signed in: after signing in (the start's answers said nobody
+ * was), and when a worker first takes over (the start's answers went past it).
+ */
+function rememberForOfflineStart() {
+  if (!session.user || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+  for (const path of ["/api/setup", "/api/auth/me", "/api/settings"]) api(path).catch(() => null);
 }
 
 start();

@@ -14,6 +14,14 @@ export function announce(message) {
   setTimeout(() => { region.textContent = message; }, 50);
 }
 
+/**
+ * Full screen for a running session: the tab bar steps aside, so nothing covers the session's own
+ * controls and a stray tap cannot leave it. The brand link still leads out.
+ */
+export function setImmersive(on) {
+  document.getElementById("shell").dataset.immersive = String(Boolean(on));
+}
+
 /** Shows an error (or clears it with null) in a form's alert element. */
 export function showError(element, error) {
   element.textContent = error ? error.message : "";
@@ -44,6 +52,50 @@ export function confirmDialog({ title, message, confirm, danger = false }) {
     });
     dialog.showModal();
     dialog.querySelector('button[value="cancel"]').focus();
+  });
+}
+
+/**
+ * Asks for a new password in a modal dialog (at least 8 characters). Resolves with it, or null
+ * when the person cancels.
+ * @param {{title: string, message: string, confirm: string}} options
+ */
+export function passwordDialog({ title, message, confirm }) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.className = "dialog";
+    dialog.innerHTML = `
+      <form method="dialog" novalidate>
+        <h2>${escapeHTML(title)}</h2>
+        <p>${escapeHTML(message)}</p>
+        <label for="dialog-password">Temporary password</label>
+        <input id="dialog-password" name="password" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" minlength="8">
+        <p class="form-error" role="alert" hidden></p>
+        <div class="dialog-actions">
+          <button value="cancel" class="button" formnovalidate>Cancel</button>
+          <button value="confirm" class="button primary">${escapeHTML(confirm)}</button>
+        </div>
+      </form>`;
+    document.body.append(dialog);
+    const input = dialog.querySelector("input");
+    dialog.querySelector('button[value="confirm"]').addEventListener("click", (event) => {
+      if (input.value.length < 8) {
+        event.preventDefault();
+        showError(dialog.querySelector(".form-error"), new Error("A password needs at least 8 characters."));
+        input.focus();
+      }
+    });
+    input.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();  // the form's first button is Cancel
+      dialog.querySelector('button[value="confirm"]').click();
+    });
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "confirm" ? input.value : null);
+      dialog.remove();
+    });
+    dialog.showModal();
+    input.focus();
   });
 }
 

@@ -1,7 +1,15 @@
-// Reverie's service worker: keeps the app shell so Reverie opens without a network.
-// Network first (so an update shows at once), the cached copy when offline. The API is never cached.
+// Reverie's service worker: the app opens from this device, with or without a network.
+//
+// - The shell (the files below) is answered from the cache at once and refreshed in the
+//   background, so a repeat load costs no round trip and the next load has any update.
+// - API reads (GET /api/…) go to the network first; when the server cannot be reached, the last
+//   answer this device saw comes back marked with X-Reverie-Saved-At, so the app can start offline
+//   as the last signed-in person and say that what it shows may be out of date. The app deletes
+//   these answers when someone signs out.
+// - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v8";
+const CACHE = "reverie-shell-v9";
+const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
   "/index.html",
@@ -13,6 +21,7 @@ const SHELL = [
   "/theme.js",
   "/screens/setup.js",
   "/screens/login.js",
+  "/screens/password.js",
   "/screens/area.js",
   "/screens/settings.js",
   "/screens/voice-panel.js",
@@ -29,13 +38,15 @@ const SHELL = [
 ];
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE)
+    .then((cache) => cache.addAll(SHELL.map((path) => new Request(path, { cache: "no-cache" }))))
+    .then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((key) => key !== CACHE).map((key) => caches.delete(key))))
+      .then((keys) => Promise.all(keys.filter((key) => key !== CACHE && key !== API_CACHE).map((key) => caches.delete(key))))
       .then(() => self.clients.claim()),
   );
 });
@@ -43,24 +54,51 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  // The API and audio (Range requests, large files) go straight to the network.
-  const serverOwned = url.pathname.startsWith("/api/") || url.pathname.startsWith("/audio/");
-  if (request.method !== "GET" || url.origin !== location.origin || serverOwned) return;
-
-  event.respondWith((async () => {
-    try {
-      const response = await fetch(request);
-      if (response.ok && SHELL.includes(url.pathname)) {
-        const copy = response.clone();
-        caches.open(CACHE).then((cache) => cache.put(request, copy));
-      }
-      return response;
-    } catch (error) {
-      const cached = await caches.match(request);
-      if (cached) return cached;
-      // An app location (/write, /settings) opens the cached shell, which routes itself.
-      if (request.mode === "navigate") return (await caches.match("/index.html")) || Response.error();
-      throw error;
-    }
-  })());
+  if (request.method !== "GET" || url.origin !== location.origin || request.headers.has("Range")) return;
+  if (url.pathname.startsWith("/api/")) {
+    event.respondWith(apiRead(request));
+    return;
+  }
+  if (url.pathname.startsWith("/audio/")) return;
+  // An app location (/write, /settings) is the shell, which routes itself.
+  const shellPath = request.mode === "navigate" && !SHELL.includes(url.pathname) ? "/index.html" : url.pathname;
+  if (!SHELL.includes(shellPath)) return;
+  event.respondWith(fromShell(shellPath, event));
 });
+
+/** The cached copy at once, refreshed in the background; the network when there is no copy. */
+async function fromShell(path, event) {
+  const cache = await caches.open(CACHE);
+  const cached = await cache.match(path);
+  const refresh = fetch(path, { cache: "no-cache" }).then((response) => {
+    if (response.ok) return cache.put(path, response.clone()).then(() => response);
+    return response;
+  });
+  if (cached) {
+    event.waitUntil(refresh.catch(() => null));
+    return cached;
+  }
+  return refresh;
+}
+
+/** The server's answer, kept for offline starts; this device's last copy when it cannot be reached. */
+async function apiRead(request) {
+  const cache = await caches.open(API_CACHE);
+  try {
+    const response = await fetch(request);
+    const type = response.headers.get("Content-Type") || "";
+    if (response.ok && type.includes("json")) {
+      const headers = new Headers(response.headers);
+      headers.set("X-Reverie-Saved-At", new Date().toISOString());
+      const copy = new Response(await response.clone().arrayBuffer(), { status: response.status, headers });
+      await cache.put(request, copy);
+    } else if (response.status === 401) {
+      await caches.delete(API_CACHE);  // signed out elsewhere: nothing of this account stays here
+    }
+    return response;
+  } catch (error) {
+    const saved = await cache.match(request);
+    if (saved) return saved;
+    throw error;
+  }
+}

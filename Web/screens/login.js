@@ -12,13 +12,13 @@ export function render(container, session) {
       <p class="lede">Welcome back to Reverie.</p>
       <form class="form" novalidate>
         <label for="login-username">Username</label>
-        <input id="login-username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required>
+        <input id="login-username" data-autofocus name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required>
         <label for="login-password">Password</label>
         <input id="login-password" name="password" type="password" autocomplete="current-password" required>
         <p class="form-error" role="alert" hidden></p>
         <button class="button primary wide" type="submit">Sign in</button>
       </form>
-      <p class="hint centered">Forgot your password? The owner of this server can make you a new account.</p>
+      <p class="hint centered">Forgot your password? Ask the owner of this server for a temporary one: you keep your account and everything in it, and choose a new password when you sign in.</p>
     </section>`;
 
   const form = container.querySelector("form");
@@ -26,5 +26,4 @@ export function render(container, session) {
     check: (data) => (data.get("username") && data.get("password") ? null : new Error("Enter your username and password.")),
     onFailure: () => form.password.select(),
   });
-  form.username.focus();
 }

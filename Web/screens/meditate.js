@@ -1,7 +1,7 @@
 // Meditate: choose a length, breathe with the circle and the narration, see your history.
 
 import { api } from "../api.js";
-import { announce, confirmDialog, escapeHTML } from "../dom.js";
+import { announce, confirmDialog, escapeHTML, setImmersive } from "../dom.js";
 import * as machine from "../meditation/run.js";
 import { MeditationPlayer } from "../meditation/player.js";
 import { enqueue, flush, pendingCount } from "../meditation/uploads.js";
@@ -81,6 +81,7 @@ class MeditateScreen {
     }
     this.stopLoop();
     if (this.player) this.player.stop();
+    setImmersive(false);
   }
 
   // MARK: - Setup
@@ -112,7 +113,7 @@ class MeditateScreen {
     this.loadHistory(this.container.querySelector("[data-history]"));
   }
 
-  async loadHistory(box) {
+  async loadHistory(box, { kept = null } = {}) {
     try {
       const [latest, stats] = await Promise.all([
         api("/api/meditation-sessions/latest"),
@@ -127,10 +128,13 @@ class MeditateScreen {
           <div><dt>Longest streak</dt><dd>${stats.longestStreak} ${stats.longestStreak === 1 ? "day" : "days"}</dd></div>
           <div><dt>All sessions</dt><dd>${stats.totalSessions} · ${stats.totalMinutes} min</dd></div>
         </dl>
-        ${waiting ? `<p class="hint">${waiting} finished ${waiting === 1 ? "session waits" : "sessions wait"} to be saved; they go up when you are online.</p>` : ""}`;
+        ${waiting ? `<p class="hint" data-waiting>${waiting} finished ${waiting === 1 ? "session is" : "sessions are"} kept on this device and will be uploaded when Reverie's server can be reached.</p>` : ""}`;
     } catch (problem) {
+      const waiting = pendingCount();
       box.innerHTML = `<p class="hint"></p>`;
-      box.querySelector("p").textContent = `Your history is not available right now: ${problem.message}`;
+      box.querySelector("p").textContent = waiting
+        ? `${kept ? "This session is" : `${waiting} finished ${waiting === 1 ? "session is" : "sessions are"}`} kept on this device and will be uploaded when Reverie's server can be reached. Your streak and totals show once it is.`
+        : `Your history is not available right now: ${problem.message}`;
     }
   }
 
@@ -164,6 +168,7 @@ class MeditateScreen {
     const events = machine.start(this.run, Date.now());
     machine.save(this.run);
     this.showActive();
+    this.focusAction("toggle");
     this.handle(events);
   }
 
@@ -202,10 +207,12 @@ class MeditateScreen {
       }
       machine.save(saved);
       this.showActive();   // draws, and shows the session on the lock screen
+      this.focusAction("toggle");
     });
     this.container.querySelector('[data-action="discard"]').addEventListener("click", () => {
       machine.clearSaved();
       this.showSetup();
+      this.focusAction("start");
     });
   }
 
@@ -213,6 +220,7 @@ class MeditateScreen {
 
   showActive() {
     const plan = this.run.plan;
+    setImmersive(true);
     this.container.innerHTML = `
       <section class="meditate meditate-active" aria-labelledby="active-heading">
         <h1 id="active-heading" class="visually-hidden">${escapeHTML(plan.name)}</h1>
@@ -359,6 +367,12 @@ class MeditateScreen {
     if (record) this.finish(record);
   }
 
+  /** Keeps keyboard focus on the control that comes next after an action replaced the one pressed. */
+  focusAction(name) {
+    const button = this.container.querySelector(`[data-action="${name}"]`);
+    if (button) button.focus({ preventScroll: true });
+  }
+
   showAudioError() {
     const overlay = this.container.querySelector(".audio-error");
     if (overlay) overlay.hidden = false;
@@ -367,12 +381,15 @@ class MeditateScreen {
   // MARK: - Complete
 
   async finish(record, { timedOut = false } = {}) {
+    const minimum = this.run ? this.run.plan.minimumCountedSeconds : null;
+    setImmersive(false);
     this.stopLoop();
     if (this.player) this.player.stop();
     machine.clearSaved();
     this.run = null;
     enqueue(record);
     const full = record.completed_fully;
+    const tooShort = minimum && record.actual_duration_seconds < minimum;
     this.container.innerHTML = `
       <section class="meditate meditate-complete" aria-labelledby="complete-heading">
         <h1 class="page-title">Meditate</h1>
@@ -381,14 +398,19 @@ class MeditateScreen {
           <p class="complete-time">${full ? `${clock(record.actual_duration_seconds)} of calm breathing.`
             : `You breathed for ${clock(record.actual_duration_seconds)} of ${clock(record.planned_duration_seconds)}.`}</p>
           ${timedOut ? `<p class="hint">The session was paused for 30 minutes, so it ended there.</p>` : ""}
+          ${tooShort ? `<p class="hint" data-too-short>Sessions shorter than ${minimum / 60 === 1 ? "a minute" : `${Math.round(minimum / 60)} minutes`} stay in your history but do not count toward your streak or totals.</p>` : ""}
           <div data-history aria-live="polite"><p class="hint">Saving…</p></div>
           <button class="button primary wide" type="button" data-action="done">Done</button>
         </div>
       </section>`;
     announce(full ? "Session complete" : "Session ended");
-    this.container.querySelector('[data-action="done"]').addEventListener("click", () => this.showSetup());
+    this.container.querySelector('[data-action="done"]').addEventListener("click", () => {
+      this.showSetup();
+      this.focusAction("start");
+    });
+    this.focusAction("done");
     await flush();
     const box = this.container.querySelector("[data-history]");
-    if (box) this.loadHistory(box);
+    if (box) this.loadHistory(box, { kept: record });
   }
 }

@@ -1,9 +1,10 @@
 // Settings: theme, a voice to try, account, personal tokens, people (owner only) and what this server is.
 
 import { api } from "../api.js";
-import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, showError } from "../dom.js";
+import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, passwordDialog, showError } from "../dom.js";
 import { THEMES, applyTheme, currentTheme } from "../theme.js";
 import { voicePanelHTML, wireVoicePanel } from "./voice-panel.js";
+import { passwordFormHTML, wirePasswordForm } from "./password.js";
 
 export const id = "settings";
 
@@ -34,6 +35,12 @@ export async function render(container, session) {
         <h2 id="account-heading">Account</h2>
         <p>Signed in as <strong>${escapeHTML(user.username)}</strong>${user.isOwner ? ' <span class="badge">Owner</span>' : ""}</p>
         <button class="button" type="button" data-action="logout">Sign out</button>
+        <details class="disclosure" data-password>
+          <summary>Change password</summary>
+          <p class="hint">Your other devices and personal tokens are signed out; this one stays signed in.</p>
+          ${passwordFormHTML("account")}
+          <p class="notice" role="status" data-password-done hidden></p>
+        </details>
       </section>
 
       <section class="card" aria-labelledby="tokens-heading">
@@ -59,6 +66,7 @@ export async function render(container, session) {
         <h2 id="people-heading">People</h2>
         <p class="hint">Everyone with an account has their own progress, history and lyrics.</p>
         <ul class="list" data-list="people"><li class="list-empty">Loading…</li></ul>
+        <p class="notice" role="status" data-people-done hidden></p>
         <form class="inline-form" data-form="person" novalidate>
           <h3>Add a person</h3>
           <label for="person-username">Username</label>
@@ -110,6 +118,13 @@ function wireTheme(container) {
 // MARK: - Account
 
 function wireAccount(container, session) {
+  const done = container.querySelector("[data-password-done]");
+  wirePasswordForm(container.querySelector('[data-password] form'), (user) => {
+    session.user = user;
+    done.textContent = "Password changed. Your other devices and tokens are signed out.";
+    done.hidden = false;
+    announce(done.textContent);
+  });
   container.querySelector('[data-action="logout"]').addEventListener("click", async (event) => {
     event.target.disabled = true;
     try {
@@ -205,11 +220,33 @@ function wirePeople(container, owner) {
         <li class="list-item">
           <div><strong>${escapeHTML(person.username)}</strong>
             <span class="meta">${person.isOwner ? "Owner" : "Member"} · joined ${friendlyDate(person.createdAt)}</span></div>
-          ${person.id === owner.id ? "" : `<button class="button danger small" type="button" data-remove="${person.id}" data-name="${escapeHTML(person.username)}">Remove</button>`}
+          ${person.id === owner.id ? "" : `<div class="item-actions">
+            <button class="button small" type="button" data-reset="${person.id}" data-name="${escapeHTML(person.username)}">Temporary password</button>
+            <button class="button danger small" type="button" data-remove="${person.id}" data-name="${escapeHTML(person.username)}">Remove</button></div>`}
         </li>`, "Nobody yet.");
   }
 
   list.addEventListener("click", async (event) => {
+    const reset = event.target.closest("[data-reset]");
+    if (reset) {
+      const password = await passwordDialog({
+        title: `A temporary password for ${reset.dataset.name}`,
+        message: `${reset.dataset.name} is signed out everywhere, signs in with this password, and then chooses their own. Their songs, history and progress stay.`,
+        confirm: "Set temporary password",
+      });
+      if (!password) return;
+      try {
+        await api(`/api/users/${reset.dataset.reset}/password`, { method: "PUT", body: { password } });
+        announce(`${reset.dataset.name} can sign in with the temporary password.`);
+        showError(error, null);
+        const notice = container.querySelector("[data-people-done]");
+        notice.textContent = `Tell ${reset.dataset.name} the temporary password; they choose their own when they sign in.`;
+        notice.hidden = false;
+      } catch (problem) {
+        showError(error, problem);
+      }
+      return;
+    }
     const button = event.target.closest("[data-remove]");
     if (!button) return;
     const confirmed = await confirmDialog({

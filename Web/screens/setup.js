@@ -12,7 +12,7 @@ export function render(container, session) {
       <p class="lede">This server is new. Create the owner account: you will manage who else can use it.</p>
       <form class="form" novalidate>
         <label for="setup-username">Username</label>
-        <input id="setup-username" name="username" autocomplete="username" autocapitalize="none"
+        <input id="setup-username" data-autofocus name="username" autocomplete="username" autocapitalize="none"
                spellcheck="false" required maxlength="64" pattern="[A-Za-z0-9._\\-]+">
         <p class="hint">Letters, digits, dots, dashes and underscores.</p>
         <label for="setup-password">Password</label>
@@ -31,5 +31,4 @@ export function render(container, session) {
       ? null
       : new Error("The two passwords are different. Type the same password twice.")),
   });
-  form.username.focus();
 }

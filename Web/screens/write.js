@@ -12,7 +12,7 @@ let current = null;
 
 export async function render(container, session) {
   leave();
-  const match = location.pathname.match(/^\/write\/([0-9a-fA-F-]{36})$/);
+  const match = location.pathname.match(/^\/write\/([0-9a-fA-F-]{36}|new)$/);
   current = match ? new Editor(container, session, match[1]) : new Home(container, session);
   await current.open();
 }
@@ -44,13 +44,8 @@ class Home {
   async open() {
     this.container.innerHTML = `
       <section class="write-home" aria-labelledby="write-heading">
-        <div class="write-header">
-          <h1 id="write-heading" class="page-title">Write</h1>
-          <a class="gear" href="/settings" data-link aria-label="Settings">
-            <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true"><path fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round" d="M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6Zm7.4-3a7.4 7.4 0 0 0-.1-1.2l2-1.6-2-3.4-2.4 1a7.4 7.4 0 0 0-2-1.2L14.5 3h-5l-.4 2.6a7.4 7.4 0 0 0-2 1.2l-2.4-1-2 3.4 2 1.6a7.4 7.4 0 0 0 0 2.4l-2 1.6 2 3.4 2.4-1a7.4 7.4 0 0 0 2 1.2l.4 2.6h5l.4-2.6a7.4 7.4 0 0 0 2-1.2l2.4 1 2-3.4-2-1.6c.1-.4.1-.8.1-1.2Z"/></svg>
-          </a>
-        </div>
-        <div class="row">
+        <h1 id="write-heading" class="page-title">Write</h1>
+        <div class="row search-row">
           <input type="search" name="q" aria-label="Search titles and lyrics" placeholder="Search titles and lyrics" autocomplete="off">
           <button class="button primary" type="button" data-action="new">New song</button>
         </div>
@@ -60,9 +55,7 @@ class Home {
       </section>`;
     this.container.querySelector('input[name="q"]').addEventListener("input", () => this.search());
     drafts.syncAll().then(() => this.load()).catch(() => {});
-    this.container.querySelector('[data-action="new"]').addEventListener("click", () => this.create());
-    const gear = this.container.querySelector(".gear");
-    gear.addEventListener("click", () => gear.classList.add("spinning"));
+    this.container.querySelector('[data-action="new"]').addEventListener("click", () => this.session.navigate("/write/new"));
     this.container.querySelector("[data-list]").addEventListener("click", (event) => {
       const button = event.target.closest("[data-delete]");
       if (button) this.remove(button.dataset.delete, button.dataset.title);
@@ -77,6 +70,12 @@ class Home {
   async load() {
     const list = this.container.querySelector("[data-list]");
     const query = this.container.querySelector('input[name="q"]').value.trim();
+    let waiting = new Set();
+    try {
+      waiting = await drafts.pendingIDs();
+    } catch {
+      // no IndexedDB: nothing waits on this device
+    }
     try {
       const songs = await api(`/api/compositions${query ? `?q=${encodeURIComponent(query)}` : ""}`);
       if (!songs.length) {
@@ -87,22 +86,18 @@ class Home {
         <li class="list-item song">
           <a href="/write/${song.id}" data-link class="song-link">
             <strong>${escapeHTML(song.title)}</strong>
-            <span class="meta">Updated ${friendlyDate(song.updatedAt)}</span>
+            <span class="meta">Updated ${friendlyDate(song.updatedAt)}${waiting.has(song.id) ? " · <em>edited on this device, waiting to be saved</em>" : ""}</span>
             ${song.snippet ? `<span class="snippet">${escapeHTML(song.snippet)}</span>` : ""}
           </a>
           <button class="button danger small" type="button" data-delete="${song.id}" data-title="${escapeHTML(song.title)}" aria-label="Delete ${escapeHTML(song.title)}">Delete</button>
         </li>`).join("");
     } catch (problem) {
-      showError(this.container.querySelector(".form-error"), problem);
-    }
-  }
-
-  async create() {
-    try {
-      const song = await api("/api/compositions", { method: "POST", body: { title: "", lyrics: "" } });
-      this.session.navigate(`/write/${song.id}`);
-    } catch (problem) {
-      showError(this.container.querySelector(".form-error"), problem);
+      const message = problem.status === 0
+        ? (query ? "Searching needs Reverie's server, which cannot be reached. Clear the search to see the songs this device saved."
+          : "Your songs cannot be loaded: Reverie's server cannot be reached and this device has no saved list yet.")
+        : `Your songs cannot be loaded: ${problem.message}`;
+      list.innerHTML = `<li class="list-empty"></li>`;
+      list.firstChild.textContent = message;
     }
   }
 
@@ -147,23 +142,30 @@ class Editor {
   async open() {
     let song;
     try {
-      song = await api(`/api/compositions/${this.id}`);
+      // A new song exists only in this page until something is typed (see saveNow), so backing
+      // out leaves no empty "Untitled" behind.
+      song = this.id === "new" ? { title: "", lyrics: "", version: null } : await api(`/api/compositions/${this.id}`);
     } catch (problem) {
-      this.container.innerHTML = `<section class="empty-state"><h1>Song not found</h1><p></p>
+      const offline = problem.status === 0;
+      this.container.innerHTML = `<section class="empty-state"><h1>${offline ? "Not on this device yet" : "Song not found"}</h1><p></p>
         <a class="button primary" href="/write" data-link>Back to your songs</a></section>`;
-      this.container.querySelector("p").textContent = problem.message;
+      this.container.querySelector("p").textContent = offline
+        ? "This song has not been opened on this device, so there is no copy of it here. It opens when Reverie's server can be reached."
+        : problem.message;
       return;
     }
+    if (this.id === "new") this.id = null;
     this.version = song.version;
     drafts.setEditing(this.id);
     this.container.innerHTML = `
-      <section class="editor" aria-label="Lyrics editor">
+      <section class="editor" aria-labelledby="editor-heading">
+        <h1 id="editor-heading" class="visually-hidden">Lyrics editor</h1>
         <div class="editor-top">
           <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
-          <span class="save-state" role="status" data-save>Saved</span>
+          <span class="save-state" role="status" data-save>${this.id ? "Saved" : "New song"}</span>
         </div>
         <p class="conflict-note" role="status" data-conflict hidden><span></span> <a data-link>Open your copy</a></p>
-        <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled">
+        <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled" ${this.id ? "" : "data-autofocus"}>
         <div class="lyrics">
           <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
           <textarea name="lyrics" aria-label="Lyrics" spellcheck="true" autocapitalize="sentences" placeholder="Start writing…"></textarea>
@@ -197,8 +199,8 @@ class Editor {
       this.analysis = null;
     }
     this.draw();
-    if (!this.analysis) this.runAnalysis();
-    await this.applyDraft(song);
+    if (!this.analysis && this.textarea.value) this.runAnalysis();
+    if (this.id) await this.applyDraft(song);
   }
 
   /** An edit this device kept but the server does not have yet (made offline, or the tab closed). */
@@ -258,6 +260,7 @@ class Editor {
   }
 
   keepDraft() {
+    if (!this.id) return Promise.resolve(null);  // a new song is kept once the server has made it
     this.draftWrite = drafts.keep({ id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version })
       .catch(() => null);  // no IndexedDB: the server copy is all there is
     return this.draftWrite;
@@ -281,6 +284,7 @@ class Editor {
 
   async saveNow() {
     if (!this.textarea) return;
+    if (!this.id) return this.createNow();
     this.dirty = false;
     this.setState("Saving…");
     const draft = (await this.keepDraft())
@@ -301,6 +305,26 @@ class Editor {
       this.dirty = true;
       this.setState(navigator.onLine ? `Not saved: ${problem.message}` : "Offline — kept on this device");
       window.addEventListener("online", () => this.autosave(), { once: true });
+    }
+  }
+
+  /** The first keystroke in a new song: the server makes it, and the address becomes the song's. */
+  async createNow() {
+    this.dirty = false;
+    this.setState("Saving…");
+    try {
+      const song = await api("/api/compositions", { method: "POST", body: { title: this.title.value, lyrics: this.textarea.value } });
+      this.id = song.id;
+      this.version = song.version;
+      if (!this.left) {
+        drafts.setEditing(this.id);
+        history.replaceState({}, "", `/write/${song.id}`);
+      }
+      this.setState(this.dirty ? "Editing…" : "Saved");  // words typed meanwhile go in the next save
+    } catch (problem) {
+      this.dirty = true;
+      this.setState(problem.status === 0 ? "Offline — this new song is saved when the connection returns" : `Not saved: ${problem.message}`);
+      if (!this.left) window.addEventListener("online", () => this.autosave(), { once: true });
     }
   }
 

@@ -50,6 +50,11 @@ function all() {
   return run("readonly", (store) => store.getAll());
 }
 
+/** The ids of songs with an edit on this device that the server does not have yet. */
+export async function pendingIDs() {
+  return new Set((await all()).map((draft) => draft.id));
+}
+
 /**
  * Sends a draft: the saved song, { conflict } when it was changed elsewhere (the draft is then a
  * conflict copy on the server), or throws when the server cannot be reached.
