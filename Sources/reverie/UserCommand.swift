@@ -9,6 +9,22 @@ struct User: AsyncParsableCommand {
         subcommands: [Create.self, SetPassword.self]
     )
 
+    /// Reads the password (asked without echo, or standard input's first line), opens the
+    /// server's storage and hands over its accounts; a refusal (`APIError`) becomes the message
+    /// the command fails with.
+    static func withAccounts(storage: StorageOptions, passwordFromStandardInput: Bool,
+                             _ body: (AccountService, String) async throws -> Void) async throws {
+        let password = try PasswordPrompt.read(fromStandardInput: passwordFromStandardInput || isatty(STDIN_FILENO) == 0)
+        let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
+        try await ServerRunner.withApplication(config, logLevel: .warning) { app in
+            do {
+                try await body(app.accounts, password)
+            } catch let error as APIError {
+                throw CommandFailure(error.message)
+            }
+        }
+    }
+
     /// `reverie user create NAME`: the first account made becomes the owner.
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -25,15 +41,9 @@ struct User: AsyncParsableCommand {
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
-            let password = try PasswordPrompt.read(fromStandardInput: passwordFromStandardInput || isatty(STDIN_FILENO) == 0)
-            let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
-            try await ServerRunner.withApplication(config, logLevel: .warning) { app in
-                do {
-                    let user = try await app.accounts.createUser(username: username, password: password)
-                    print("Created \(user.isOwner ? "owner " : "")account '\(user.username)'.")
-                } catch let error as APIError {
-                    throw CommandFailure(error.message)
-                }
+            try await User.withAccounts(storage: storage, passwordFromStandardInput: passwordFromStandardInput) { accounts, password in
+                let user = try await accounts.createUser(username: username, password: password)
+                print("Created \(user.isOwner ? "owner " : "")account '\(user.username)'.")
             }
         }
     }
@@ -62,16 +72,10 @@ struct User: AsyncParsableCommand {
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
-            let password = try PasswordPrompt.read(fromStandardInput: passwordFromStandardInput || isatty(STDIN_FILENO) == 0)
-            let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
-            try await ServerRunner.withApplication(config, logLevel: .warning) { app in
-                do {
-                    let user = try await app.accounts.setPassword(username: username, to: password, temporary: temporary)
-                    let next = temporary ? " They choose a new one when they next sign in." : ""
-                    print("Set the password of '\(user.username)'; their sessions and tokens are signed out.\(next)")
-                } catch let error as APIError {
-                    throw CommandFailure(error.message)
-                }
+            try await User.withAccounts(storage: storage, passwordFromStandardInput: passwordFromStandardInput) { accounts, password in
+                let user = try await accounts.setPassword(username: username, to: password, temporary: temporary)
+                let next = temporary ? " They choose a new one when they next sign in." : ""
+                print("Set the password of '\(user.username)'; their sessions and tokens are signed out.\(next)")
             }
         }
     }

@@ -62,13 +62,19 @@ public struct AccountService: Sendable {
     /// `reverie user set-password`). Every session and token of the account is revoked.
     ///
     /// - Parameter temporary: the person must choose a new password at their next sign-in.
+    public func setPassword(of user: UserModel, to password: String, temporary: Bool) async throws -> UserModel {
+        try AccountRules.validateNewPassword(password)
+        return try await replacePassword(of: user, with: password, mustChange: temporary, keeping: nil)
+    }
+
+    /// `setPassword(of:to:temporary:)` for the account with this username (as typed: any case,
+    /// spaces around it); 404 naming it when there is none.
     public func setPassword(username rawUsername: String, to password: String, temporary: Bool) async throws -> UserModel {
         let username = rawUsername.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard let user = try await users.find(username: username) else {
             throw APIError(.notFound, code: "not_found", "No account is named '\(username)'.")
         }
-        try AccountRules.validateNewPassword(password)
-        return try await replacePassword(of: user, with: password, mustChange: temporary, keeping: nil)
+        return try await setPassword(of: user, to: password, temporary: temporary)
     }
 
     private func replacePassword(of user: UserModel, with password: String, mustChange: Bool, keeping tokenID: UUID?) async throws -> UserModel {

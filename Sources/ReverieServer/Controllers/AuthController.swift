@@ -35,12 +35,7 @@ struct AuthController: RouteCollection {
     func login(req: Request) async throws -> Response {
         let credentials = try req.content.decode(Credentials.self)
         let throttle = req.services.throttle
-        let address = req.remoteAddress?.ipAddress ?? "unknown"
-        do {
-            try await throttle.check(username: credentials.username, address: address)
-        } catch let lockout as LoginThrottle.Lockout {
-            throw APIError.tooManyAttempts(lockout)
-        }
+        let address = try await checkThrottle(username: credentials.username, req: req)
         guard let user = try await req.accounts.verify(username: credentials.username, password: credentials.password) else {
             await throttle.recordFailure(username: credentials.username, address: address)
             throw APIError(.unauthorized, code: "invalid_credentials", "That username and password do not match an account.")
@@ -76,12 +71,7 @@ struct AuthController: RouteCollection {
         let user = try req.user
         let change = try req.content.decode(PasswordChange.self)
         let throttle = req.services.throttle
-        let address = req.remoteAddress?.ipAddress ?? "unknown"
-        do {
-            try await throttle.check(username: user.username, address: address)
-        } catch let lockout as LoginThrottle.Lockout {
-            throw APIError.tooManyAttempts(lockout)
-        }
+        let address = try await checkThrottle(username: user.username, req: req)
         do {
             let model = try await req.accounts.changePassword(of: user.id, current: change.currentPassword,
                                                               new: change.newPassword, keeping: user.tokenID)
@@ -91,6 +81,18 @@ struct AuthController: RouteCollection {
             await throttle.recordFailure(username: user.username, address: address)
             throw error
         }
+    }
+
+    /// 429 while the sign-in throttle holds this username or the request's address back; else
+    /// the address, for recording the attempt's outcome.
+    private func checkThrottle(username: String, req: Request) async throws -> String {
+        let address = req.remoteAddress?.ipAddress ?? "unknown"
+        do {
+            try await req.services.throttle.check(username: username, address: address)
+        } catch let lockout as LoginThrottle.Lockout {
+            throw APIError.tooManyAttempts(lockout)
+        }
+        return address
     }
 
     // MARK: - Sessions

@@ -47,7 +47,7 @@ struct UserController: RouteCollection {
                            "Change your own password in Settings, with your current one.")
         }
         guard let user = try await req.repositories.users.find(id: id) else { throw APIError.notFound("user") }
-        return try await req.accounts.setPassword(username: user.username, to: body.password, temporary: true).info()
+        return try await req.accounts.setPassword(of: user, to: body.password, temporary: true).info()
     }
 
     /// Removes a person with every row they own and what was made from it: their renders' files

@@ -82,7 +82,7 @@ final class WebFileCache: Sendable {
         headers.contentType = HTTPMediaType.fileExtension(ext) ?? .binary
         headers.lastModified = HTTPHeaders.LastModified(Date(timeIntervalSince1970: TimeInterval(modified.tv_sec)))
         var gzip: Representation?
-        if Self.compressible.contains(ext), size > 256, let packed = Gzip.compress(Array(data)), packed.count < size {
+        if Self.compressible.contains(ext), size > 256, let packed = Gzip.compress(data), packed.count < size {
             headers.replaceOrAdd(name: .vary, value: "Accept-Encoding")
             var packedHeaders = headers
             packedHeaders.replaceOrAdd(name: .contentEncoding, value: "gzip")
