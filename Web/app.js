@@ -39,9 +39,9 @@ function measureTabs() {
   const alongBottom = box.height > 0 && box.width > box.height;
   document.documentElement.style.setProperty("--tabs-height", `${alongBottom ? Math.ceil(box.height) : 0}px`);
 }
+// The bar's box changes whenever it shows, hides (sign-in, a running session) or moves to the
+// side on a wide screen, and each of those changes is a resize the observer reports.
 new ResizeObserver(measureTabs).observe(tabs);
-new MutationObserver(measureTabs).observe(shell, { attributes: true, attributeFilter: ["data-immersive", "data-signed-in"] });
-window.addEventListener("resize", measureTabs);
 
 // MARK: - Navigation
 
@@ -143,6 +143,7 @@ function focusScreen() {
  * On page load it applies at once; after signing in it crossfades.
  */
 async function loadTheme({ animate }) {
+  if (session.user && session.user.mustChangePassword) return;  // nothing else answers until the new password
   try {
     const settings = await api("/api/settings");
     await applyTheme(settings.theme, { animate });
@@ -155,8 +156,8 @@ async function signedIn(user) {
   if (!session.user || session.user.id !== user.id) await forgetSavedAnswers();
   session.user = user;
   setupNeeded = false;
-  await loadTheme({ animate: true });
-  rememberForOfflineStart();
+  await loadTheme({ animate: true });  // the settings, through the worker
+  rememberForOfflineStart(["/api/setup", "/api/auth/me"]);
   navigate("/", { replace: true });
 }
 
@@ -251,7 +252,7 @@ async function start() {
 
 if ("serviceWorker" in navigator) {
   navigator.serviceWorker.register("/sw.js").catch(() => {});
-  navigator.serviceWorker.addEventListener("controllerchange", () => rememberForOfflineStart());
+  navigator.serviceWorker.addEventListener("controllerchange", () => rememberForOfflineStart(["/api/setup", "/api/auth/me", "/api/settings"]));
 }
 
 /**
@@ -259,9 +260,9 @@ if ("serviceWorker" in navigator) {
  * without a network finds who was signed in: after signing in (the start's answers said nobody
  * was), and when a worker first takes over (the start's answers went past it).
  */
-function rememberForOfflineStart() {
-  if (!session.user || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
-  for (const path of ["/api/setup", "/api/auth/me", "/api/settings"]) api(path).catch(() => null);
+function rememberForOfflineStart(paths) {
+  if (!session.user || session.user.mustChangePassword || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+  for (const path of paths) api(path).catch(() => null);
 }
 
 start();

@@ -33,25 +33,37 @@ export function showError(element, error) {
  * @param {{title: string, message: string, confirm: string, danger?: boolean}} options
  */
 export function confirmDialog({ title, message, confirm, danger = false }) {
+  return modalDialog({ title, message, confirm, danger }, (dialog) => {
+    dialog.querySelector('button[value="cancel"]').focus();
+    return (confirmed) => confirmed;
+  });
+}
+
+/**
+ * A modal dialog with a title, a message, `fields` (HTML) and Cancel / `confirm` buttons.
+ * `wire(dialog)` sets it up and returns how to answer: it gets whether the person confirmed.
+ */
+function modalDialog({ title, message, confirm, danger = false, fields = "" }, wire) {
   return new Promise((resolve) => {
     const dialog = document.createElement("dialog");
     dialog.className = "dialog";
     dialog.innerHTML = `
-      <form method="dialog">
+      <form method="dialog" novalidate>
         <h2>${escapeHTML(title)}</h2>
         <p>${escapeHTML(message)}</p>
+        ${fields}
         <div class="dialog-actions">
           <button value="cancel" class="button">Cancel</button>
           <button value="confirm" class="button ${danger ? "danger" : "primary"}">${escapeHTML(confirm)}</button>
         </div>
       </form>`;
     document.body.append(dialog);
+    dialog.showModal();
+    const answer = wire(dialog);
     dialog.addEventListener("close", () => {
-      resolve(dialog.returnValue === "confirm");
+      resolve(answer(dialog.returnValue === "confirm"));
       dialog.remove();
     });
-    dialog.showModal();
-    dialog.querySelector('button[value="cancel"]').focus();
   });
 }
 
@@ -61,24 +73,14 @@ export function confirmDialog({ title, message, confirm, danger = false }) {
  * @param {{title: string, message: string, confirm: string}} options
  */
 export function passwordDialog({ title, message, confirm }) {
-  return new Promise((resolve) => {
-    const dialog = document.createElement("dialog");
-    dialog.className = "dialog";
-    dialog.innerHTML = `
-      <form method="dialog" novalidate>
-        <h2>${escapeHTML(title)}</h2>
-        <p>${escapeHTML(message)}</p>
-        <label for="dialog-password">Temporary password</label>
-        <input id="dialog-password" name="password" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" minlength="8">
-        <p class="form-error" role="alert" hidden></p>
-        <div class="dialog-actions">
-          <button value="cancel" class="button" formnovalidate>Cancel</button>
-          <button value="confirm" class="button primary">${escapeHTML(confirm)}</button>
-        </div>
-      </form>`;
-    document.body.append(dialog);
+  const fields = `
+    <label for="dialog-password">Temporary password</label>
+    <input id="dialog-password" name="password" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" minlength="8">
+    <p class="form-error" role="alert" hidden></p>`;
+  return modalDialog({ title, message, confirm, fields }, (dialog) => {
     const input = dialog.querySelector("input");
-    dialog.querySelector('button[value="confirm"]').addEventListener("click", (event) => {
+    const confirmButton = dialog.querySelector('button[value="confirm"]');
+    confirmButton.addEventListener("click", (event) => {
       if (input.value.length < 8) {
         event.preventDefault();
         showError(dialog.querySelector(".form-error"), new Error("A password needs at least 8 characters."));
@@ -88,14 +90,10 @@ export function passwordDialog({ title, message, confirm }) {
     input.addEventListener("keydown", (event) => {
       if (event.key !== "Enter") return;
       event.preventDefault();  // the form's first button is Cancel
-      dialog.querySelector('button[value="confirm"]').click();
+      confirmButton.click();
     });
-    dialog.addEventListener("close", () => {
-      resolve(dialog.returnValue === "confirm" ? input.value : null);
-      dialog.remove();
-    });
-    dialog.showModal();
     input.focus();
+    return (confirmed) => (confirmed ? input.value : null);
   });
 }
 

@@ -5,10 +5,11 @@
 // - API reads (GET /api/…) go to the network first; when the server cannot be reached, the last
 //   answer this device saw comes back marked with X-Reverie-Saved-At, so the app can start offline
 //   as the last signed-in person and say that what it shows may be out of date. The app deletes
-//   these answers when someone signs out.
+//   these answers when someone signs out. Searches (?q=) are not kept: each query would be an
+//   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v9";
+const CACHE = "reverie-shell-v10";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -56,7 +57,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== location.origin || request.headers.has("Range")) return;
   if (url.pathname.startsWith("/api/")) {
-    event.respondWith(apiRead(request));
+    event.respondWith(apiRead(request, event, !url.searchParams.has("q")));
     return;
   }
   if (url.pathname.startsWith("/audio/")) return;
@@ -81,24 +82,31 @@ async function fromShell(path, event) {
   return refresh;
 }
 
-/** The server's answer, kept for offline starts; this device's last copy when it cannot be reached. */
-async function apiRead(request) {
-  const cache = await caches.open(API_CACHE);
+/**
+ * The server's answer, kept (when `keep`) for offline starts while the page already has it;
+ * this device's last copy when the server cannot be reached.
+ */
+async function apiRead(request, event, keep) {
+  let response;
   try {
-    const response = await fetch(request);
-    const type = response.headers.get("Content-Type") || "";
-    if (response.ok && type.includes("json")) {
-      const headers = new Headers(response.headers);
-      headers.set("X-Reverie-Saved-At", new Date().toISOString());
-      const copy = new Response(await response.clone().arrayBuffer(), { status: response.status, headers });
-      await cache.put(request, copy);
-    } else if (response.status === 401) {
-      await caches.delete(API_CACHE);  // signed out elsewhere: nothing of this account stays here
-    }
-    return response;
+    response = await fetch(request);
   } catch (error) {
-    const saved = await cache.match(request);
+    const saved = await caches.match(request, { cacheName: API_CACHE });
     if (saved) return saved;
     throw error;
   }
+  const type = response.headers.get("Content-Type") || "";
+  if (keep && response.ok && type.includes("json")) {
+    event.waitUntil(keepCopy(request, response.clone()));
+  } else if (response.status === 401) {
+    event.waitUntil(caches.delete(API_CACHE));  // signed out elsewhere: nothing of this account stays here
+  }
+  return response;
+}
+
+async function keepCopy(request, response) {
+  const headers = new Headers(response.headers);
+  headers.set("X-Reverie-Saved-At", new Date().toISOString());
+  const copy = new Response(await response.arrayBuffer(), { status: response.status, headers });
+  await (await caches.open(API_CACHE)).put(request, copy);
 }

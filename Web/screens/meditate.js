@@ -47,6 +47,14 @@ function daysAgo(iso) {
   return `${days} days ago`;
 }
 
+/** What waits on this device for the server, in a sentence; "" when nothing does. */
+function keptHere(justFinished) {
+  const waiting = pendingCount();
+  if (!waiting) return "";
+  const what = justFinished && waiting === 1 ? "This session is" : `${waiting} finished ${waiting === 1 ? "session is" : "sessions are"}`;
+  return `${what} kept on this device and will be uploaded when Reverie's server can be reached.`;
+}
+
 function loadConfig() {
   try {
     const config = JSON.parse(localStorage.getItem(CONFIG_KEY) || "null");
@@ -119,7 +127,6 @@ class MeditateScreen {
         api("/api/meditation-sessions/latest"),
         api(`/api/meditation-sessions/stats?time_zone=${encodeURIComponent(timeZone())}`),
       ]);
-      const waiting = pendingCount();
       box.innerHTML = `
         <p class="last-meditated">${latest ? `Last meditated: <strong>${daysAgo(latest.completed_at)}</strong>` : "No sessions yet. Your first one starts here."}</p>
         <dl class="stat-grid">
@@ -128,12 +135,11 @@ class MeditateScreen {
           <div><dt>Longest streak</dt><dd>${stats.longestStreak} ${stats.longestStreak === 1 ? "day" : "days"}</dd></div>
           <div><dt>All sessions</dt><dd>${stats.totalSessions} · ${stats.totalMinutes} min</dd></div>
         </dl>
-        ${waiting ? `<p class="hint" data-waiting>${waiting} finished ${waiting === 1 ? "session is" : "sessions are"} kept on this device and will be uploaded when Reverie's server can be reached.</p>` : ""}`;
+        ${keptHere(kept) ? `<p class="hint" data-waiting>${escapeHTML(keptHere(kept))}</p>` : ""}`;
     } catch (problem) {
-      const waiting = pendingCount();
       box.innerHTML = `<p class="hint"></p>`;
-      box.querySelector("p").textContent = waiting
-        ? `${kept ? "This session is" : `${waiting} finished ${waiting === 1 ? "session is" : "sessions are"}`} kept on this device and will be uploaded when Reverie's server can be reached. Your streak and totals show once it is.`
+      box.querySelector("p").textContent = keptHere(kept)
+        ? `${keptHere(kept)} Your streak and totals show once it is.`
         : `Your history is not available right now: ${problem.message}`;
     }
   }

@@ -302,9 +302,7 @@ class Editor {
       this.version = result.saved.version;
       this.setState(this.dirty ? "Editing…" : "Saved");
     } catch (problem) {
-      this.dirty = true;
-      this.setState(navigator.onLine ? `Not saved: ${problem.message}` : "Offline — kept on this device");
-      window.addEventListener("online", () => this.autosave(), { once: true });
+      this.notSaved(problem, "Offline — kept on this device");
     }
   }
 
@@ -322,10 +320,16 @@ class Editor {
       }
       this.setState(this.dirty ? "Editing…" : "Saved");  // words typed meanwhile go in the next save
     } catch (problem) {
-      this.dirty = true;
-      this.setState(problem.status === 0 ? "Offline — this new song is saved when the connection returns" : `Not saved: ${problem.message}`);
-      if (!this.left) window.addEventListener("online", () => this.autosave(), { once: true });
+      this.notSaved(problem, "Offline — this new song is saved when the connection returns");
     }
+  }
+
+  /** A save that did not reach the server: say why, and try again when the connection returns. */
+  notSaved(problem, offline) {
+    this.dirty = true;
+    const unreachable = problem.status === 0 || !navigator.onLine;
+    this.setState(unreachable ? offline : `Not saved: ${problem.message}`);
+    if (!this.left) window.addEventListener("online", () => this.autosave(), { once: true });
   }
 
   /**
