@@ -41,11 +41,16 @@ def browser():
         browser.close()
 
 
-def open_page(browser):
+def open_page(browser, viewport=PHONE, large_text=False):
     """A phone-sized page in a context of its own (a device of its own: cookies, storage,
-    IndexedDB) that records console errors and uncaught exceptions in `page.problems`."""
-    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    IndexedDB) that records console errors and uncaught exceptions in `page.problems`.
+
+    `large_text` sets the browser's text size to 200% (32 px), as a person does in their phone's
+    settings: rem units and em media queries both follow it."""
+    context = browser.new_context(viewport=viewport, device_scale_factor=1)
     page = context.new_page()
+    if large_text:
+        context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
     problems = []
     page.expected_errors = []
 
@@ -72,6 +77,14 @@ def page(browser):
     yield page
     page.context.close()
     assert page.problems == [], f"browser errors: {page.problems}"
+
+
+def close(*pages):
+    """Closes each page's device and fails on the browser errors it recorded."""
+    for page in pages:
+        problems = list(page.problems)
+        page.context.close()
+        assert problems == [], f"browser errors: {problems}"
 
 
 def expect_error(page, status, url):

@@ -9,33 +9,14 @@ from datetime import datetime, timedelta
 import pytest
 from playwright.sync_api import expect
 
-from conftest import OWNER, PASSWORD, PHONE, expect_error, screenshot, sign_in, wait_until
+from conftest import PASSWORD, PHONE, close, expect_error, open_page, screenshot, sign_in, wait_until
 from test_write import THEMES, contrast, rgb
 
 SMALL = {"width": 320, "height": 568}
 
 
-def new_page(browser, viewport=PHONE, large_text=False):
-    """A device of its own; `large_text` sets the browser's text size to 200% (32 px), as a
-    person does in their phone's settings: rem units and em media queries both follow it."""
-    context = browser.new_context(viewport=viewport, device_scale_factor=1)
-    page = context.new_page()
-    problems = []
-    page.expected_errors = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.problems = problems
-    if large_text:
-        context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
-    return page
-
-
-def close(page):
-    page.context.close()
-    assert page.problems == [], page.problems
-
-
 def owner_page(server, browser, **options):
-    page = new_page(browser, **options)
+    page = open_page(browser, **options)
     sign_in(server, page)
     return page
 
@@ -135,14 +116,13 @@ def test_changing_your_password_signs_out_your_other_devices(server, browser):
     assert api(phone, "GET", "/api/auth/me")["status"] == 200
     # Put it back for the other tests in this module.
     assert api(phone, "POST", "/api/auth/password", {"currentPassword": "a brand new secret", "newPassword": PASSWORD})["status"] == 200
-    close(phone)
-    laptop.context.close()
+    close(phone, laptop)
 
 
 def test_a_forgotten_password_gets_the_same_account_back(server, browser):
     owner = owner_page(server, browser)
     assert api(owner, "POST", "/api/users", {"username": "grace", "password": "graces first"})["status"] == 201
-    grace = new_page(browser)
+    grace = open_page(browser)
     expect_error(grace, 401, r"/api/auth/me$")
     grace.goto(server.url)
     grace.get_by_label("Username").fill("grace")
@@ -264,9 +244,39 @@ LAYOUT_CHECK = """() => {
     (PHONE, False, "390x844"), (SMALL, False, "320x568"), (PHONE, True, "390x844-200pct"), (SMALL, True, "320x568-200pct"),
 ])
 def test_every_screen_fits_and_every_control_can_be_tapped(server, browser, viewport, large_text, label):
-    page = owner_page(server, browser, viewport=viewport, large_text=large_text)
-    page.clock.install(time=datetime.now() - timedelta(minutes=10))
     problems = {}
+
+    def check(page, name):
+        found = page.evaluate(LAYOUT_CHECK)
+        if found:
+            problems[name] = found
+        screenshot(page, f"layout-{label}-{name.strip('/').replace('/', '-').replace('#', '-') or 'home'}")
+
+    # Before signing in: the sign-in (or, on a new server, the setup) screen.
+    first = open_page(browser, viewport=viewport, large_text=large_text)
+    expect_error(first, 401, r"/api/auth/me$")
+    first.goto(server.url)
+    expect(first.locator("main h1").first).to_be_visible()
+    check(first, "/login")
+    sign_in(server, first)
+    page = first
+    page.clock.install(time=datetime.now() - timedelta(minutes=10))
+
+    # Someone with a temporary password sees only "Choose a new password".
+    name = f"temp{label.replace('-', '').replace('x', '')}"
+    assert api(page, "POST", "/api/users", {"username": name, "password": "first password"})["status"] == 201
+    person = next(u for u in json.loads(api(page, "GET", "/api/users")["body"]) if u["username"] == name)
+    assert api(page, "PUT", f"/api/users/{person['id']}/password", {"password": "temporary one"})["status"] == 200
+    other = open_page(browser, viewport=viewport, large_text=large_text)
+    expect_error(other, 401, r"/api/auth/me$")
+    other.goto(server.url)
+    other.get_by_label("Username").fill(name)
+    other.get_by_label("Password").fill("temporary one")
+    other.get_by_role("button", name="Sign in").click()
+    expect(other.get_by_role("heading", name="Choose a new password")).to_be_visible()
+    check(other, "/password")
+    close(other)
+
     for path in SCREENS:
         if path == "/meditate#active":
             page.get_by_role("button", name="Start").click()
@@ -277,10 +287,9 @@ def test_every_screen_fits_and_every_control_can_be_tapped(server, browser, view
             expect(page.locator("main h1").first).to_be_attached()
             expect(page.get_by_text("Loading…")).to_have_count(0, timeout=10_000)
             page.wait_for_load_state("networkidle")
-        found = page.evaluate(LAYOUT_CHECK)
-        if found:
-            problems[path] = found
-        screenshot(page, f"layout-{label}-{path.strip('/').replace('/', '-').replace('#', '-') or 'home'}")
+        if path == "/settings":
+            page.locator("summary", has_text="Change password").click()  # its form counts too
+        check(page, path)
         if path == "/meditate#active":
             # A tap on Pause pauses, and the session stays on screen.
             page.get_by_role("button", name="Pause").click()
@@ -297,7 +306,7 @@ def test_every_screen_fits_and_every_control_can_be_tapped(server, browser, view
 
 
 def test_focus_lands_on_the_heading_or_the_first_field_and_follows_actions(server, browser):
-    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    page = open_page(browser, viewport={"width": 1280, "height": 800})
     expect_error(page, 401, r"/api/auth/me$")
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Sign in").or_(page.get_by_role("heading", name="Welcome to Reverie"))).to_be_visible()

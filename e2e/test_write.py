@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from conftest import expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
@@ -217,11 +217,11 @@ def everything_on_the_server(page):
     return songs, "\n".join(s["title"] + "\n" + s["lyrics"] for s in songs)
 
 
-def close(*pages):
-    for page in pages:
-        problems = list(page.problems)
-        page.context.close()
-        assert problems == [], f"browser errors: {problems}"
+def song_and_copies(page, song):
+    """The song as the server has it, the lyrics of its conflict copies, and every song's text."""
+    songs, text = everything_on_the_server(page)
+    stored = next(s for s in songs if s["id"] == song)
+    return stored, [s["lyrics"] for s in songs if s.get("conflictOf") == song], text
 
 
 @pytest.mark.parametrize("first", ["phone", "laptop"])
@@ -243,11 +243,9 @@ def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
     type_at_end(late, "\nMORE WORDS")
     saved(late)
     on_server(late, song, "The first line\nEARLY WORDS\nMORE WORDS")
-    songs, text = everything_on_the_server(late)
-    stored = next(s for s in songs if s["id"] == song)
+    stored, copies, text = song_and_copies(late, song)
     assert stored["lyrics"] == "The first line\nEARLY WORDS\nMORE WORDS", stored
-    copy = next(s for s in songs if s.get("conflictOf") == song)
-    assert copy["lyrics"] == "The first line\nLATE WORDS", copy
+    assert copies[:1] == ["The first line\nLATE WORDS"], copies
     for word in ["EARLY", "LATE", "MORE"]:
         assert word in text
     # The copy opens from the note.
@@ -273,10 +271,9 @@ def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     type_at_end(laptop, "\nAND AFTER")
     saved(laptop)
     on_server(laptop, song, "The first line\nWRITTEN ONLINE\nAND AFTER")
-    songs, text = everything_on_the_server(phone)
-    stored = next(s for s in songs if s["id"] == song)
+    stored, copies, _ = song_and_copies(phone, song)
     assert stored["lyrics"] == "The first line\nWRITTEN ONLINE\nAND AFTER", stored
-    assert any(s.get("conflictOf") == song and s["lyrics"] == "The first line\nWRITTEN OFFLINE" for s in songs), songs
+    assert "The first line\nWRITTEN OFFLINE" in copies, copies
     close(phone, laptop)
 
 
@@ -311,7 +308,7 @@ def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, b
         fetch('/api/compositions/' + s.id).then(r => r.json())))).then(songs => songs.some(s =>
         s.conflictOf === '{song}' && s.lyrics === 'The first line\\nLAPTOP WORDS AND MORE'))""",
                message="the copy never got the words typed while the save was out")
-    songs, _ = everything_on_the_server(phone)
-    assert next(s for s in songs if s["id"] == song)["lyrics"] == "The first line\nPHONE WORDS"
+    stored, _, _ = song_and_copies(phone, song)
+    assert stored["lyrics"] == "The first line\nPHONE WORDS"
     assert laptop.stale_save["seen"] == 1
     close(phone, laptop)
