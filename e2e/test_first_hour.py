@@ -3,13 +3,14 @@ phone, where focus goes, and the small edges (new songs, short sessions, deliver
 
 import gzip
 import json
+import re
 import urllib.request
 from datetime import datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PASSWORD, PHONE, close, expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import ROOT, PASSWORD, PHONE, close, expect_error, open_page, screenshot, sign_in, wait_until
 from test_write import THEMES, contrast, rgb
 
 SMALL = {"width": 320, "height": 568}
@@ -391,8 +392,17 @@ def test_files_arrive_compressed_and_repeat_loads_come_from_the_device(server, b
     page.wait_for_load_state("networkidle")
     answered = {}
     page.on("response", lambda r: answered.setdefault(r.url.replace(server.url, ""), r.from_service_worker))
+    # From now on the network's app.js says so when it runs: a repeat load that waited for the
+    # network (rather than using the device's copy) would run that one.
+    page.context.route("**/app.js", lambda route: route.fulfill(
+        status=200, content_type="text/javascript", body=body.decode() + "\nwindow.fromNetwork = true;"))
     page.reload()
     expect(page.get_by_role("navigation", name="Areas")).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert answered.get("/app.js") is True and answered.get("/styles.css") is True, answered
+    assert page.evaluate("window.fromNetwork") is None, "the repeat load waited for the network's app.js"
+    # The copy is refreshed behind: the load after that has the network's version.
+    shell = re.search(r'const CACHE = "([^"]+)"', (ROOT / "Web" / "sw.js").read_text()).group(1)
+    wait_until(page, f"caches.open({shell!r}).then(c => c.match('/app.js')).then(r => r.text()).then(t => t.includes('fromNetwork'))",
+               message="the device's copy was never refreshed")
     close(page)
