@@ -64,7 +64,7 @@ let package = Package(
 
         // MARK: - Benchmarks (`make bench`)
         .executableTarget(name: "speech-bench", dependencies: ["Speech", "AudioRender"], path: "Benchmarks/SpeechBench"),
-        .executableTarget(name: "rhymes-bench", dependencies: ["Rhymes"], path: "Benchmarks/RhymesBench"),
+        .executableTarget(name: "rhymes-bench", dependencies: ["Rhymes", "Speech"], path: "Benchmarks/RhymesBench"),
 
         // MARK: - Tests
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),

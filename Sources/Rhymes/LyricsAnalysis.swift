@@ -21,6 +21,9 @@ public struct LyricsAnalysis: Codable, Sendable, Equatable {
         public var word: String
         /// `end` for a perfect rhyme with the group, `near` for a slant one.
         public var type: String
+        /// How the word rhymes with its group, most exactly: `perfect`, `identical` (the same
+        /// word), `near`, `unstressed` (on a final unstressed syllable) or `eye` (spelled alike).
+        public var rhyme: RhymeType
         /// The word is not in the dictionary; its pronunciation was guessed.
         public var guessed: Bool
     }
@@ -44,115 +47,227 @@ public struct LyricsAnalysis: Codable, Sendable, Equatable {
 }
 
 extension RhymeEngine {
-    /// Analyses lyrics: the last word of each line, rhyme groups over the whole text, scheme
-    /// letters per stanza (stanzas are separated by blank lines), syllables per line.
+    /// Analyses lyrics: the last word of each line, each stanza's rhyme scheme (stanzas are
+    /// separated by blank lines), rhyme groups over the whole text, syllables per line.
     ///
-    /// Endings that rhyme perfectly form `end` groups. An ending with no perfect partner joins
-    /// the group it rhymes with slantwise (as a `near` occurrence), or forms a `near` group with
-    /// other such endings.
+    /// A stanza's letters are decided inside the stanza (`StanzaScheme`); pairs of words that
+    /// rhyme in one stanza count for more in the others (a poet who rhymes join / line once
+    /// means it the next time). The stanzas' groups are then joined across the text where they
+    /// share a rhyming part (a chorus that rhymes with a verse), and lines left alone in their
+    /// stanza join a group elsewhere that they rhyme with; this never changes a stanza's
+    /// letters. Every step looks words up by key, so the cost grows with the text's length.
     public func analyze(_ text: String) -> LyricsAnalysis {
         let rawLines = Self.lines(text)
-        struct Ending {
-            var line: Int
-            var word: String
-            var start: Int
-            var end: Int
-            var pronunciations: [Pronunciation]
-            var guessed: Bool
-        }
-        var endings: [Ending] = []
         var syllables: [Int] = []
+        var spans: [(start: Int, end: Int)?] = []
+        var endings: [LineEnding?] = []
         var hasWords: [Bool] = []
-        for (index, line) in rawLines.enumerated() {
+        for line in rawLines {
             let words = Self.words(in: line)
             hasWords.append(!words.isEmpty)
             syllables.append(words.reduce(0) { $0 + syllableCount($1.word) })
-            if let last = words.last, let found = lookup(last.word) {
-                endings.append(Ending(line: index, word: last.word, start: last.start, end: last.end,
-                                      pronunciations: found.pronunciations, guessed: found.guessed))
-            }
+            spans.append(words.last.map { ($0.start, $0.end) })
+            endings.append(words.last.map { lineEnding($0.word) })
         }
 
-        // Perfect groups: endings sharing a rhyming part (any of their pronunciations).
-        var groupOf = [Int?](repeating: nil, count: endings.count)   // ending → group index
-        var members: [[(ending: Int, near: Bool)]] = []
-        var kinds: [String] = []
-        var byKey: [[UInt8]: [Int]] = [:]
-        for (i, ending) in endings.enumerated() {
-            for key in Set(ending.pronunciations.map { $0.rhymingPart.map(\.code) }) { byKey[key, default: []].append(i) }
-        }
-        for (i, ending) in endings.enumerated() where groupOf[i] == nil {
-            var partners = Set<Int>()
-            for key in Set(ending.pronunciations.map({ $0.rhymingPart.map(\.code) })) {
-                for j in byKey[key] ?? [] where j > i && groupOf[j] == nil { partners.insert(j) }
-            }
-            guard !partners.isEmpty else { continue }
-            let sorted = partners.sorted()
-            members.append([(i, false)] + sorted.map { ($0, false) })
-            kinds.append("end")
-            for j in [i] + sorted { groupOf[j] = members.count - 1 }
-        }
-        // Endings left alone: join a group slantwise, or pair up slantwise.
-        for i in endings.indices where groupOf[i] == nil {
-            var best: (group: Int?, partner: Int?, score: Double) = (nil, nil, 0)
-            for j in endings.indices where j != i {
-                let score = endings[i].pronunciations.flatMap { a in endings[j].pronunciations.map { b in Self.similarity(a, b) } }.max() ?? 0
-                guard score >= Self.nearThreshold, score > best.score else { continue }
-                best = (groupOf[j], j, score)
-            }
-            guard let partner = best.partner else { continue }
-            if let group = best.group {
-                members[group].append((i, true))
-                groupOf[i] = group
-            } else {
-                members.append([(partner, true), (i, true)])
-                kinds.append("near")
-                groupOf[partner] = members.count - 1
-                groupOf[i] = members.count - 1
-            }
-        }
-
-        // Groups numbered by where they first appear.
-        let order = members.indices.sorted { (members[$0].map(\.ending).min() ?? 0) < (members[$1].map(\.ending).min() ?? 0) }
-        var groups: [LyricsAnalysis.Group] = []
-        var number = [Int: Int]()   // internal group → public id
-        for (position, group) in order.enumerated() {
-            number[group] = position + 1
-            let sorted = members[group].sorted { $0.ending < $1.ending }
-            let first = endings[sorted[0].ending]
-            groups.append(.init(id: position + 1, type: kinds[group], key: first.pronunciations[0].rhymingPart.arpabet,
-                                colorIndex: position % LyricsAnalysis.paletteSize,
-                                occurrences: sorted.map { member in
-                                    let ending = endings[member.ending]
-                                    return .init(line: ending.line, start: ending.start, end: ending.end, word: ending.word,
-                                                 type: member.near && kinds[group] == "end" ? "near" : kinds[group], guessed: ending.guessed)
-                                }))
-        }
-
-        // Scheme letters, per stanza.
-        var letters = [String?](repeating: nil, count: rawLines.count)
-        let endingOfLine = Dictionary(uniqueKeysWithValues: endings.enumerated().map { ($1.line, $0) })
-        var stanzaLetters: [String: String] = [:]   // group id or "line n" → letter
+        // Stanzas: the lines with words between blank lines ("..." has no letter but does not end one).
+        var stanzas: [[Int]] = [[]]
         for (index, line) in rawLines.enumerated() {
-            if !hasWords[index] && line.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
-                stanzaLetters = [:]
+            if hasWords[index] {
+                stanzas[stanzas.count - 1].append(index)
+            } else if line.unicodeScalars.allSatisfy(\.properties.isWhitespace), !stanzas[stanzas.count - 1].isEmpty {
+                stanzas.append([])
+            }
+        }
+        if stanzas.last?.isEmpty == true { stanzas.removeLast() }
+
+        // First each stanza alone; then again, with the pairs other stanzas rhymed counting for more.
+        func endingsOf(_ stanza: [Int]) -> [LineEnding?] {
+            stanza.map { line in endings[line].flatMap { $0.pronunciations.isEmpty && $0.spelling.isEmpty ? nil : $0 } }
+        }
+        var labels = stanzas.map { StanzaScheme.groups(of: endingsOf($0)) }
+        var rhymedPairs: [WordPair: Int] = [:]
+        for (stanza, lines) in stanzas.enumerated() {
+            for pair in Self.linkedPairs(lines, labels[stanza], endings) { rhymedPairs[pair, default: 0] += 1 }
+        }
+        for (stanza, lines) in stanzas.enumerated() {
+            let own = Set(Self.linkedPairs(lines, labels[stanza], endings))
+            var changed = false
+            let bonus: (Int, Int) -> Double = { first, second in
+                guard let a = endings[lines[first]], let b = endings[lines[second]] else { return 0 }
+                let pair = WordPair(a.spelled, b.spelled)
+                // Rhymed elsewhere: in another stanza, or twice in this one.
+                let elsewhere = (rhymedPairs[pair] ?? 0) - (own.contains(pair) ? 1 : 0)
+                guard elsewhere > 0 else { return 0 }
+                changed = true
+                return StanzaScheme.repeatedPairBonus
+            }
+            let again = StanzaScheme.groups(of: endingsOf(lines), pairBonus: bonus)
+            if changed { labels[stanza] = again }
+        }
+
+        // Letters per stanza; the stanza's groups of two or more lines.
+        var letters = [String?](repeating: nil, count: rawLines.count)
+        var stanzaGroups: [[Int]] = []   // lines
+        for (stanza, lines) in stanzas.enumerated() {
+            var members: [Int: [Int]] = [:]
+            for (slot, line) in lines.enumerated() {
+                letters[line] = Self.letter(labels[stanza][slot])
+                members[labels[stanza][slot], default: []].append(line)
+            }
+            for label in members.keys.sorted() where members[label]!.count > 1 { stanzaGroups.append(members[label]!) }
+        }
+        return LyricsAnalysis(lines: rawLines.enumerated().map { index, text in
+            LyricsAnalysis.Line(text: text, scheme: letters[index], syllables: syllables[index])
+        }, groups: textGroups(stanzaGroups, stanzas: stanzas, endings: endings, spans: spans))
+    }
+
+    /// Two words, in either order.
+    struct WordPair: Hashable {
+        var first: String, second: String
+        init(_ a: String, _ b: String) { (first, second) = a < b ? (a, b) : (b, a) }
+    }
+
+    /// The pairs of different words that share a group in a stanza's labels.
+    static func linkedPairs(_ lines: [Int], _ labels: [Int], _ endings: [LineEnding?]) -> [WordPair] {
+        var pairs: [WordPair] = []
+        for second in lines.indices {
+            for first in max(0, second - StanzaScheme.window)..<second where labels[first] == labels[second] {
+                guard let a = endings[lines[first]], let b = endings[lines[second]], a.spelled != b.spelled else { continue }
+                pairs.append(WordPair(a.spelled, b.spelled))
+            }
+        }
+        return pairs
+    }
+
+    /// The text's rhyme groups: each stanza's groups, joined where they share a rhyming part; a
+    /// line alone in its stanza joins a group it rhymes with perfectly, else one whose stressed
+    /// vowel it shares and nearly rhymes with, else pairs with another such line.
+    private func textGroups(_ stanzaGroups: [[Int]], stanzas: [[Int]], endings: [LineEnding?],
+                            spans: [(start: Int, end: Int)?]) -> [LyricsAnalysis.Group] {
+        // Union-find over stanza groups, joined by rhyming part.
+        var parent = Array(stanzaGroups.indices)
+        func root(_ node: Int) -> Int {
+            var node = node
+            while parent[node] != node { parent[node] = parent[parent[node]]; node = parent[node] }
+            return node
+        }
+        var owner: [[UInt8]: Int] = [:]
+        var grouped = Set<Int>()
+        for (group, lines) in stanzaGroups.enumerated() {
+            for line in lines {
+                grouped.insert(line)
+                for part in endings[line]?.parts ?? [] {
+                    if let other = owner[part] { parent[root(group)] = root(other) } else { owner[part] = group }
+                }
+            }
+        }
+        var members: [Int: [(line: Int, rhyme: RhymeType)]] = [:]
+        for (group, lines) in stanzaGroups.enumerated() {
+            for (index, line) in lines.enumerated() {
+                // The strongest way the line rhymes with the others of its stanza's group.
+                var best: RhymeType = .near
+                var bestRank = Int.max
+                for (otherIndex, other) in lines.enumerated() where otherIndex != index {
+                    guard let a = endings[line], let b = endings[other] else { continue }
+                    let type = EndingPair(a, b).type ?? .near
+                    let rank = Self.strength.firstIndex(of: type)!
+                    if rank < bestRank { (best, bestRank) = (type, rank) }
+                    if rank == 0 { break }
+                }
+                members[root(group), default: []].append((line, best))
+            }
+        }
+        // Lines alone in their stanza.
+        var nearOwner: [NearBucket: Int] = [:]
+        for group in members.keys {
+            for member in members[group]! {
+                for bucket in endings[member.line].map(nearBuckets) ?? [] where nearOwner[bucket] == nil { nearOwner[bucket] = group }
+            }
+        }
+        var nextGroup = stanzaGroups.count
+        for line in stanzas.joined() where !grouped.contains(line) {
+            guard let ending = endings[line], !ending.pronunciations.isEmpty else { continue }
+            if let group = ending.parts.lazy.compactMap({ owner[$0] }).first.map(root) {
+                members[group]!.append((line, .perfect))
                 continue
             }
-            if !hasWords[index] { continue }   // "..." has no letter, but does not end the stanza
-            let ending = endingOfLine[index]
-            let key = ending.flatMap { groupOf[$0] }.map { "group \(number[$0]!)" } ?? "line \(index)"
-            if let letter = stanzaLetters[key] {
-                letters[index] = letter
-            } else {
-                let letter = Self.letter(stanzaLetters.count)
-                stanzaLetters[key] = letter
-                letters[index] = letter
+            var joined = false
+            for bucket in nearBuckets(ending) {
+                guard let group = nearOwner[bucket], let first = members[group]?.first, let other = endings[first.line] else { continue }
+                let pair = EndingPair(ending, other)
+                guard pair.type != nil, pair.similarity >= RhymeEngine.nearThreshold else { continue }
+                members[group]!.append((line, .near))
+                joined = true
+                break
             }
+            guard !joined else { continue }
+            let group = nextGroup
+            nextGroup += 1
+            members[group] = [(line, .near)]
+            parent.append(group)
+            for part in ending.parts where owner[part] == nil { owner[part] = group }
+            for bucket in nearBuckets(ending) where nearOwner[bucket] == nil { nearOwner[bucket] = group }
         }
-        let lines = rawLines.enumerated().map { index, text in
-            LyricsAnalysis.Line(text: text, scheme: letters[index], syllables: syllables[index])
+
+        // Groups of two or more, numbered by where they first appear.
+        let kept = members.values.filter { $0.count > 1 }.map { $0.sorted { $0.line < $1.line } }.sorted { $0[0].line < $1[0].line }
+        return kept.enumerated().map { position, occurrences in
+            let perfect = occurrences.contains { $0.rhyme == .perfect || $0.rhyme == .identical }
+            let first = endings[occurrences[0].line]!
+            return LyricsAnalysis.Group(
+                id: position + 1, type: perfect ? "end" : "near",
+                key: first.pronunciations.first.map { $0.rhymingPart.arpabet } ?? "",
+                colorIndex: position % LyricsAnalysis.paletteSize,
+                occurrences: occurrences.map { member in
+                    let ending = endings[member.line]!, span = spans[member.line]!
+                    let exact = member.rhyme == .perfect || member.rhyme == .identical
+                    return .init(line: member.line, start: span.start, end: span.end, word: ending.spelledAsTyped,
+                                 type: perfect && exact ? "end" : "near", rhyme: member.rhyme, guessed: ending.guessed)
+                })
         }
-        return LyricsAnalysis(lines: lines, groups: groups)
+    }
+
+    /// Rhyme types from the strongest a line can have with its group to the weakest.
+    static let strength: [RhymeType] = [.perfect, .identical, .near, .unstressed, .eye]
+
+    /// Where a near rhyme of an ending is looked for across the text: its stressed vowel and
+    /// its last consonant's class (or none), for each pronunciation.
+    struct NearBucket: Hashable {
+        var vowel: Int
+        var closing: Int
+    }
+
+    func nearBuckets(_ ending: LineEnding) -> [NearBucket] {
+        var buckets: [NearBucket] = []
+        for part in ending.pronunciations.map(\.rhymingPart) {
+            guard let vowel = part.first(where: \.isVowel) else { continue }
+            let last = part.last.flatMap { $0.isVowel ? nil : Self.consonantClass($0.base) } ?? -1
+            let bucket = NearBucket(vowel: vowel.base, closing: last)
+            if !buckets.contains(bucket) { buckets.append(bucket) }
+        }
+        return buckets
+    }
+
+    /// Consonants grouped as near rhymes hear them: stops, nasals, sibilants and other fricatives, liquids and the rest.
+    static func consonantClass(_ base: Int) -> Int {
+        switch Phone.symbols[base] {
+        case "P", "B", "T", "D", "K", "G", "CH", "JH": 0
+        case "M", "N", "NG": 1
+        case "S", "Z", "SH", "ZH": 2
+        case "F", "V", "TH", "DH", "HH": 3
+        case "L", "R": 4
+        default: 5
+        }
+    }
+
+    /// A line's last word as the scheme compares it: its pronunciations (guessed when the
+    /// dictionary lacks it) and its spelling.
+    func lineEnding(_ typed: String) -> LineEnding {
+        let spelled = Self.candidates(typed).first ?? typed.lowercased()
+        let found = lookup(typed)
+        return LineEnding(spelled: spelled, typed: typed, word: found?.word ?? spelled,
+                          pronunciations: found?.pronunciations ?? [], guessed: found?.guessed ?? false)
     }
 
     /// Lines split at line feeds (a carriage return before one is dropped).

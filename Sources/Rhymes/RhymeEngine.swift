@@ -1,11 +1,18 @@
 import Foundation
 
 /// How two words rhyme.
-public enum RhymeType: String, Codable, Sendable {
+public enum RhymeType: String, Codable, Sendable, CaseIterable {
     /// Identical rhyming parts (the `pronouncing` library's definition).
     case perfect
     /// Slant rhyme: similarity at or above `RhymeEngine.nearThreshold`.
     case near
+    /// The same word ending both lines (a refrain, or a poet's repeated word).
+    case identical
+    /// The final syllables rhyme, one of them unstressed: be / poetry, sing / wandering, and the
+    /// old `-y` that rhymes with `eye` (sky / memory).
+    case unstressed
+    /// Spelled alike but said differently: love / move, come / home. Poets use them on purpose.
+    case eye
 }
 
 /// Rhymes from the CMU Pronouncing Dictionary: lookup with forgiving normalization, perfect
@@ -46,8 +53,31 @@ public final class RhymeEngine: Sendable {
     /// Words the dictionary lacks get a guessed pronunciation (when a `guess` is set).
     public func lookup(_ raw: String) -> Lookup? {
         if let id = dictionaryID(raw) { return found(id) }
+        if let id = Self.candidates(raw).last.flatMap(elidedID) { return found(id) }
         return guessedLookup(raw)
     }
+
+    /// A word written with a letter left out, as verse does (`lov'd`, `heav'n`, `pow'r`), and often
+    /// without the apostrophe (`raisd`, `givn`): the dictionary's word with the `e` put back
+    /// (`raised`, `given`, `power`), `-y'd` as `-ied` (`denied`), a doubled consonant before `-ed`
+    /// (`dismissd` → `dismissed`), or the few poetic contractions the dictionary lacks.
+    func elidedID(_ word: String) -> Int? {
+        let letters = word.replacingOccurrences(of: "'", with: "")
+        guard letters.count >= 3, letters.allSatisfy(\.isLetter) else {
+            return Self.contractions[word].flatMap(dictionary.id(of:))
+        }
+        if let full = Self.contractions[letters] { return dictionary.id(of: full) }
+        var forms: [String] = []
+        let last = letters.last!
+        if "dnrt".contains(last) { forms.append(letters.dropLast() + "e" + String(last)) }
+        if letters.hasSuffix("yd") { forms.append(letters.dropLast(2) + "ied") }
+        if letters.hasSuffix("d") { forms.append(letters.dropLast() + "ed") }
+        if letters.hasSuffix("st") { forms.append(letters.dropLast(2) + "ssed") }
+        return forms.lazy.compactMap(dictionary.id(of:)).first
+    }
+
+    /// Poetic contractions whose full form rhymes differently from a plain reading: o'er → or.
+    static let contractions: [String: String] = ["o'er": "or", "oer": "or", "e'er": "air", "eer": "air", "ne'er": "ne'er", "neer": "ne'er"]
 
     /// A word the dictionary lacks, with its guessed pronunciation (nil without a `guess`).
     func guessedLookup(_ raw: String) -> Lookup? {
@@ -224,8 +254,8 @@ public final class RhymeEngine: Sendable {
             for b in second {
                 switch rhymeType(a, b) {
                 case .perfect: return .perfect
-                case .near: found = .near
                 case nil: break
+                default: found = .near
                 }
             }
         }

@@ -1,0 +1,177 @@
+import Foundation
+
+/// A stanza's rhyme scheme: which of its lines rhyme together, decided inside the stanza.
+///
+/// Every pair of line endings close enough to rhyme (at most `window` lines apart) gets a score,
+/// the log-odds that a poet meant them to rhyme, from how they rhyme (`EndingPair`) and how far
+/// apart they are (`pairScore`). The scheme is the grouping of lines with the highest total score
+/// over the pairs inside its groups, found line by line with a beam search, and compared with the
+/// schemes verse and songs actually use (`SchemeShapes`), which win ties between borderline
+/// pairs. Cost: proportional to the stanza's lines (a fixed window and beam).
+struct StanzaScheme {
+    /// Lines further apart than this are never scored as a pair.
+    static let window = 8
+    /// A line joins a group only if the group's latest line is at most this far back.
+    static let maximumGap = 6
+    /// Groupings kept at each line.
+    static let beamWidth = 16
+    /// Added to a grouping that is one of the known shapes (couplets, ABAB, a sonnet…).
+    static let shapeBonus = 1.0
+    /// Added to a pair of words that rhyme in another stanza of the same text.
+    static let repeatedPairBonus = 1.0
+
+    /// Group per line (0, 1, 2… in order of first appearance). `endings[i]` nil: the line has
+    /// words but no ending that can rhyme, so it is a group of its own.
+    static func groups(of endings: [LineEnding?], pairBonus: (Int, Int) -> Double = { _, _ in 0 }) -> [Int] {
+        let count = endings.count
+        guard count > 1 else { return Array(0..<count) }
+        // Pair scores, row i holding pairs (i - d, i) for d = 1…window.
+        var scores = [Double](repeating: -.infinity, count: count * window)
+        for i in 1..<count {
+            guard let b = endings[i] else { continue }
+            for distance in 1...min(window, i) {
+                guard let a = endings[i - distance] else { continue }
+                scores[i * window + distance - 1] = pairScore(EndingPair(a, b), distance: distance) + pairBonus(i - distance, i)
+            }
+        }
+        func score(_ first: Int, _ second: Int) -> Double {
+            let distance = second - first
+            return distance <= window ? scores[second * window + distance - 1] : 0
+        }
+        // Inside a known shape, lines far apart are meant to rhyme: their distance weighs less.
+        func shapeScore(_ first: Int, _ second: Int) -> Double {
+            let distance = second - first
+            guard distance <= window else { return 0 }
+            return scores[second * window + distance - 1] - SchemeWeights.distance[min(distance, SchemeWeights.distance.count) - 1]
+                + SchemeWeights.shapeDistance[min(distance, SchemeWeights.shapeDistance.count) - 1]
+        }
+
+        // Each grouping keeps only what the next lines can see: the labels of the last `window`
+        // lines. The labels themselves are a trail of (previous step, label), read back at the end.
+        struct Hypothesis {
+            var recent: [Int]    // labels of the last `window` lines, oldest first
+            var groups: Int
+            var score: Double
+            var step: Int        // its entry in `trail`
+        }
+        var trail: [(previous: Int, label: Int)] = [(-1, 0)]
+        trail.reserveCapacity(count * beamWidth * 2)
+        var beam = [Hypothesis(recent: [0], groups: 1, score: 0, step: 0)]
+        var next: [Hypothesis] = []
+        next.reserveCapacity(beamWidth * (maximumGap + 2))
+        for line in 1..<count {
+            next.removeAll(keepingCapacity: true)
+            for hypothesis in beam {
+                func extend(_ label: Int, gain: Double) {
+                    var grown = hypothesis
+                    if grown.recent.count == window { grown.recent.removeFirst() }
+                    grown.recent.append(label)
+                    if label == hypothesis.groups { grown.groups += 1 }
+                    grown.score += gain
+                    trail.append((hypothesis.step, label))
+                    grown.step = trail.count - 1
+                    next.append(grown)
+                }
+                extend(hypothesis.groups, gain: 0)
+                guard endings[line] != nil else { continue }
+                let recent = hypothesis.recent
+                var tried: [Int] = []
+                for position in stride(from: recent.count - 1, through: max(0, recent.count - maximumGap), by: -1) {
+                    let group = recent[position]
+                    guard !tried.contains(group) else { continue }
+                    tried.append(group)
+                    var gain = 0.0
+                    for member in 0...position where recent[member] == group {
+                        gain += score(line - (recent.count - member), line)
+                    }
+                    if gain > -.infinity { extend(group, gain: gain) }
+                }
+            }
+            if next.count > beamWidth {
+                next.sort { $0.score > $1.score }
+                next.removeSubrange(beamWidth...)
+            }
+            swap(&beam, &next)
+        }
+        let winner = beam.max { $0.score < $1.score }!
+        var labels = [Int](repeating: 0, count: count)
+        var step = winner.step
+        for line in stride(from: count - 1, through: 0, by: -1) {
+            labels[line] = trail[step].label
+            step = trail[step].previous
+        }
+
+        // The best grouping, or a known shape that explains the pairs better.
+        func shapeTotal(_ labels: [Int]) -> Double {
+            var sum = shapeBonus
+            for second in 1..<count {
+                for first in max(0, second - window)..<second where labels[first] == labels[second] {
+                    sum += shapeScore(first, second)
+                }
+            }
+            return sum
+        }
+        var best = (labels: labels, score: winner.score)
+        for shape in SchemeShapes.shapes(lines: count) {
+            let allowed = zip(shape, endings).allSatisfy { label, ending in ending != nil || shape.filter { $0 == label }.count == 1 }
+            guard allowed else { continue }
+            let value = shapeTotal(shape)
+            if value > best.score { best = (shape, value) }
+        }
+        return best.labels
+    }
+
+    /// The log-odds that a poet meant two line endings `distance` lines apart to rhyme.
+    static func pairScore(_ pair: EndingPair, distance: Int) -> Double {
+        SchemeWeights.base(pair) + SchemeWeights.distance[min(distance, SchemeWeights.distance.count) - 1]
+    }
+}
+
+/// The rhyme schemes verse and songs actually use, as groupings of a stanza's lines.
+enum SchemeShapes {
+    /// Shapes written as letters, each for the stanza length it spells.
+    static let named: [String] = [
+        "AA", "AAA", "AAAA", "ABA", "ABAB", "ABCB", "AABB", "ABBA", "AABA", "ABAA",
+        "AABBA", "ABABB", "ABAAB", "AABCCB", "ABABCC", "ABCABC", "ABBACC",
+        "ABABBCC", "ABABABCC", "ABABBCBCC", "ABBAABBA",
+        "ABABCDCDEFEFGG", "ABBAABBACDECDE", "ABBAABBACDCDCD", "ABBAABBACDEDCE", "ABBAABBACDDCEE", "ABABBCBCCDCDEE",
+    ]
+
+    /// Every known shape for a stanza of `lines` lines, as group labels: the named ones, couplets
+    /// (with a closing triplet when the count is odd), alternating quatrains (ABAB CDCD…), and
+    /// terza rima (ABA BCB CDC… D or DD).
+    static func shapes(lines: Int) -> [[Int]] {
+        var shapes = named.filter { $0.count == lines }.map(labels)
+        if lines >= 4 {
+            shapes.append((0..<lines).map { lines % 2 == 1 && $0 == lines - 1 ? ($0 - 1) / 2 : $0 / 2 })
+        }
+        if lines >= 8, lines % 4 == 0 {
+            shapes.append((0..<lines).map { 2 * ($0 / 4) + $0 % 2 })
+        }
+        if lines >= 6 {
+            // Terza rima: line 2 of each tercet sets the rhyme of the next tercet's lines 1 and 3.
+            var labels: [Int] = []
+            for line in 0..<lines {
+                let tercet = line / 3, place = line % 3
+                labels.append(place == 1 ? tercet + 1 : tercet)
+            }
+            if lines % 3 == 1 { labels[lines - 1] = lines / 3 }
+            shapes.append(canonical(labels))
+        }
+        return shapes.map(canonical)
+    }
+
+    static func labels(_ letters: String) -> [Int] {
+        letters.unicodeScalars.map { Int($0.value) - 65 }
+    }
+
+    /// Labels renumbered 0, 1, 2… by first appearance.
+    static func canonical(_ labels: [Int]) -> [Int] {
+        var number: [Int: Int] = [:]
+        return labels.map { label in
+            if let known = number[label] { return known }
+            number[label] = number.count
+            return number.count - 1
+        }
+    }
+}
