@@ -69,6 +69,35 @@ def test_write_a_verse(server, page):
     expect(page.locator(".song", has_text="Night Song")).to_be_visible()
 
 
+def test_rhyme_kinds_and_the_next_line(server, page):
+    sign_in(server, page, "Write")
+    page.get_by_role("button", name="New song").click()
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+    lyrics.fill("I gave my heart for love\nAnd asked the stars to move\n\nThe stars are shining very bright\nI kiss you softly and goodnight")
+
+    # An eye rhyme is dotted and slanted; a perfect rhyme with secondary stress is filled, not near.
+    expect(page.locator("mark.rhyme")).to_have_count(4, timeout=15_000)
+    expect(page.locator("mark.rhyme", has_text="love")).to_have_class("rhyme hl-0 eye")
+    goodnight = page.locator("mark.rhyme", has_text="goodnight")
+    expect(goodnight).not_to_have_class("near")
+    assert "near" not in goodnight.get_attribute("class")
+    expect(page.locator(".scheme")).to_have_text(["A", "A", "A", "A"])
+    # The legend names every kind.
+    expect(page.locator(".legend span")).to_have_text(["Rhyme", "Same word", "Near rhyme", "Unstressed end", "Eye rhyme"])
+    screenshot(page, "write-rhyme-kinds")
+
+    # A finished line: the bar offers the next line's rhyme, and a chip starts that line.
+    lyrics.fill("I walked alone beneath the night\nThe river running cold and deep\nI followed every distant ")
+    lyrics.press("Control+End")
+    page.keyboard.type("light")
+    expect(page.locator(".bar-label")).to_have_text("Next line: rhymes for “deep”", timeout=15_000)
+    page.locator(".suggestions").get_by_role("button", name="sleep", exact=True).click()
+    value = lyrics.input_value()
+    assert value.endswith("distant light\n sleep"), value
+    assert page.evaluate("document.querySelector('textarea').selectionStart") == len(value) - len(" sleep")
+    saved(page)
+
+
 def test_offline_edit_reaches_the_server(server, page):
     expect_error(page, "offline", r"/api/")  # saves and analyses tried while the network is off
     sign_in(server, page, "Write")

@@ -18,7 +18,7 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # MARK: - System packages
-packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates)
+packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican)
 [ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core)
 [ "$mode" = bench ] && packages+=(wrk nginx-light)
 
@@ -64,8 +64,8 @@ for file in "${requirements[@]}"; do
   touch "$stamp"
 done
 
-# The word list the Rhymes engine ranks suggestions by (from wordfreq, made once).
-ranks=".venv/share/reverie/word-ranks.txt"
+# The word list the Rhymes engine ranks suggestions by (from wordfreq, proper names last; made once).
+ranks=".venv/share/reverie/word-ranks-v2.txt"
 if [ ! -s "$ranks" ]; then
   say "Making the word-frequency list for rhymes"
   mkdir -p "$(dirname "$ranks")"

@@ -127,13 +127,17 @@ struct EndingPair: Sendable, Equatable {
     /// `RhymeEngine.similarity` of their closest pronunciations (1 for a perfect rhyme).
     var similarity: Double
 
-    /// The rhyme type a writer is shown.
+    /// The two are spelled alike from their last vowel letters on (love / move).
+    var spelledAlike = false
+
+    /// The rhyme type a writer is shown: a pair spelled alike whose vowels differ is an eye rhyme.
     var type: RhymeType? {
         switch kind {
         case .identical: .identical
         case .perfect: .perfect
         case .unstressed, .unstressedOther: .unstressed
-        case .consonance, .near: .near
+        case .consonance: spelledAlike ? .eye : .near
+        case .near: .near
         case .eye: .eye
         case .none: nil
         }
@@ -165,6 +169,8 @@ struct EndingPair: Sendable, Equatable {
                 }
             }
         }
+        let alike = !a.spelling.isEmpty && a.spelling == b.spelling
+        defer { spelledAlike = alike }
         if unstressed == .unstressed {
             self.init(kind: .unstressed, similarity: best)
         } else if best >= RhymeEngine.nearThreshold {
@@ -173,7 +179,7 @@ struct EndingPair: Sendable, Equatable {
             self.init(kind: unstressed, similarity: best)
         } else if let consonance {
             self.init(kind: .consonance(vowels: consonance), similarity: best)
-        } else if !a.spelling.isEmpty, a.spelling == b.spelling {
+        } else if alike {
             self.init(kind: .eye, similarity: best)
         } else {
             self.init(kind: .none, similarity: best)

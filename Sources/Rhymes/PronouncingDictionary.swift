@@ -165,6 +165,9 @@ public final class PronouncingDictionary: @unchecked Sendable {
     /// Sorts by use: ranked words first, then by id (alphabetical).
     func useOrder(_ id: Int) -> (UInt32, Int) { (wordRanks[id], id) }
 
+    /// Proper names rank from here on (see `wordRanks(from:)`), after every other word.
+    public static let nameRank = 1_000_000
+
     /// How many words have a rank.
     public let rankedCount: Int
 
@@ -341,20 +344,26 @@ public final class PronouncingDictionary: @unchecked Sendable {
         return nil
     }
 
-    /// The word list by use (`.venv/share/reverie/word-ranks.txt`, made by the bootstrap from
+    /// The word list by use (`.venv/share/reverie/word-ranks-v2.txt`, made by the bootstrap from
     /// wordfreq), or `REVERIE_WORD_RANKS`.
     public static func locateWordRanks(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         if let path = environment["REVERIE_WORD_RANKS"], FileManager.default.fileExists(atPath: path) { return URL(fileURLWithPath: path) }
-        return repositoryRoots().map { URL(fileURLWithPath: $0 + "/.venv/share/reverie/word-ranks.txt") }
+        return repositoryRoots().map { URL(fileURLWithPath: $0 + "/.venv/share/reverie/word-ranks-v2.txt") }
             .first { FileManager.default.fileExists(atPath: $0.path) }
     }
 
-    /// Word → rank (0 = most common) from a list with one word per line, most common first.
+    /// Word → rank (0 = most common) from a list with one word per line, most common first. The
+    /// words after a line `# proper names` are names, ranked from `nameRank` on.
     public static func wordRanks(from url: URL) throws -> [String: Int] {
         var ranks: [String: Int] = [:]
+        var offset = 0
         for (index, line) in try String(contentsOf: url, encoding: .utf8).split(whereSeparator: \.isNewline).enumerated() {
+            if line == "# proper names" {
+                offset = nameRank - index - 1
+                continue
+            }
             let word = String(line)
-            if ranks[word] == nil { ranks[word] = index }
+            if ranks[word] == nil { ranks[word] = index + offset }
         }
         return ranks
     }

@@ -54,7 +54,27 @@ public final class RhymeEngine: Sendable {
     public func lookup(_ raw: String) -> Lookup? {
         if let id = dictionaryID(raw) { return found(id) }
         if let id = Self.candidates(raw).last.flatMap(elidedID) { return found(id) }
+        if let compound = Self.candidates(raw).last.flatMap(compoundLookup) { return compound }
         return guessedLookup(raw)
+    }
+
+    /// A word the dictionary lacks made of two common words (`lovingcup`, `womenfight`,
+    /// `starlit` is in it already): said as its parts one after the other, so it rhymes as its
+    /// last part does. The longest common last part wins.
+    func compoundLookup(_ word: String) -> Lookup? {
+        let letters = Array(word)
+        guard letters.count >= 5, letters.count <= 40, letters.allSatisfy({ $0.isLetter && $0.isASCII }) else { return nil }
+        func common(_ part: ArraySlice<Character>) -> Int? {
+            guard let id = dictionary.id(of: String(part)), let rank = dictionary.rank(ofWord: id), rank < Self.commonWords else { return nil }
+            return id
+        }
+        for split in 2...(letters.count - 3) {
+            guard let first = common(letters[..<split]), let last = common(letters[split...]) else { continue }
+            let phones = dictionary.phones(ofPronunciation: dictionary.pronunciationIDs(ofWord: first).lowerBound)
+                + dictionary.phones(ofPronunciation: dictionary.pronunciationIDs(ofWord: last).lowerBound)
+            return Lookup(word: word, pronunciations: [phones])
+        }
+        return nil
     }
 
     /// A word written with a letter left out, as verse does (`lov'd`, `heav'n`, `pow'r`), and often

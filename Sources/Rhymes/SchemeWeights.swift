@@ -23,9 +23,18 @@ enum SchemeWeights {
         case .perfect: 5.9
         case .unstressed: 2.6
         case .unstressedOther: 1.4
-        case .consonance(let vowels): consonance[vowels] ?? otherConsonance
-        // Near rhymes: −1.3 at similarity 0.75, 1.9 at 0.85, 4.8 at 0.95 and above.
-        case .near: min(4.8, -1.3 + (pair.similarity - 0.75) * 32)
+        case .consonance(let vowels): max(consonance[vowels] ?? otherConsonance, pair.spelledAlike ? 1.1 : -.infinity)
+        // Near rhymes by similarity, as measured: 0.8 is the same consonants after close vowels
+        // (storm / charm), which poets use; 0.85 the same vowel before unlike consonants
+        // (time / mine), which songs use more than poems.
+        case .near:
+            switch pair.similarity {
+            case ..<0.75: -2.0
+            case ..<0.8: -1.4
+            case ..<0.85: 2.3
+            case ..<0.9: 0.6
+            default: 2.8
+            }
         case .eye: 1.1
         case .none: -3.5
         }

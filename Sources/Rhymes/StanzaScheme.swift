@@ -161,6 +161,25 @@ enum SchemeShapes {
         return shapes.map(canonical)
     }
 
+    /// How the shapes that begin with `labels` go on: next label → how many shapes go that way.
+    /// Each named shape counts once, and so does each family (couplets, alternating quatrains,
+    /// terza rima), however many lengths it comes in.
+    static func continuations(of labels: [Int]) -> [Int: Int] {
+        let count = labels.count
+        var votes: [Int: Int] = [:]
+        func vote(_ shape: [Int]) {
+            guard shape.count > count, Array(shape.prefix(count)) == labels else { return }
+            votes[shape[count], default: 0] += 1
+        }
+        for name in named { vote(canonical(self.labels(name))) }
+        let length = max(count + 1, 4)
+        vote(canonical((0..<length + length % 2).map { $0 / 2 }))
+        let quatrains = max(8, (count + 4) / 4 * 4)
+        vote(canonical((0..<quatrains).map { 2 * ($0 / 4) + $0 % 2 }))
+        vote(canonical((0..<max(6, count + 1)).map { line in line % 3 == 1 ? line / 3 + 1 : line / 3 }))
+        return votes
+    }
+
     static func labels(_ letters: String) -> [Int] {
         letters.unicodeScalars.map { Int($0.value) - 65 }
     }

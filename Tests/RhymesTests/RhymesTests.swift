@@ -286,12 +286,13 @@ struct LyricsAnalysisTests {
     }
 }
 
+/// Suggestions with the caret at the end of the text.
+func suggest(_ text: String) -> RhymeSuggestions {
+    sharedEngine.suggestions(for: text, caret: text.utf16.count)
+}
+
 @Suite("Rhyme suggestions")
 struct SuggestionTests {
-    func suggest(_ text: String) -> RhymeSuggestions {
-        sharedEngine.suggestions(for: text, caret: text.utf16.count)
-    }
-
     @Test("the target comes from the open ending of recent lines: couplets, ABAB, and a closed couplet")
     func targets() {
         #expect(suggest("I walked alone beneath the night\n").target == .init(word: "night", line: 0))

@@ -170,7 +170,7 @@ class Editor {
           <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
           <textarea name="lyrics" aria-label="Lyrics" spellcheck="true" autocapitalize="sentences" placeholder="Start writing…"></textarea>
         </div>
-        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-near">Near rhyme</span> · letters show the rhyme scheme, numbers count syllables.</p>
+        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.</p>
         <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
       </section>`;
     this.title = this.container.querySelector(".title-input");
@@ -390,7 +390,10 @@ class Editor {
         for (const occurrence of group.occurrences) {
           if (!info.has(occurrence.line)) continue;  // changed since: wait for the next analysis
           if (!byLine.has(occurrence.line)) byLine.set(occurrence.line, []);
-          byLine.get(occurrence.line).push({ ...occurrence, color: group.colorIndex, near: occurrence.type === "near" });
+          // Perfect and same-word rhymes are filled; near ones dashed; unstressed and eye rhymes dotted.
+          const style = occurrence.type === "near" ? (occurrence.rhyme === "eye" || occurrence.rhyme === "unstressed" ? occurrence.rhyme : "near")
+            : occurrence.rhyme === "identical" ? "identical" : "";
+          byLine.get(occurrence.line).push({ ...occurrence, color: group.colorIndex, style });
         }
       }
     }
@@ -400,7 +403,7 @@ class Editor {
       let at = 0;
       for (const mark of marks) {
         html += escapeHTML(line.slice(at, mark.start));
-        html += `<mark class="rhyme hl-${mark.color}${mark.near ? " near" : ""}${mark.guessed ? " guessed" : ""}">${escapeHTML(line.slice(mark.start, mark.end))}</mark>`;
+        html += `<mark class="rhyme hl-${mark.color}${mark.style ? ` ${mark.style}` : ""}${mark.guessed ? " guessed" : ""}">${escapeHTML(line.slice(mark.start, mark.end))}</mark>`;
         at = mark.end;
       }
       html += escapeHTML(line.slice(at)) || "&#8203;";
@@ -425,7 +428,8 @@ class Editor {
         this.bar.hidden = true;
         return;
       }
-      this.bar.innerHTML = `<span class="bar-label">${result.target ? `Rhymes for “${escapeHTML(result.target.word)}”` : ""}</span>`
+      const label = result.target ? `${result.nextLine ? "Next line: rhymes" : "Rhymes"} for “${escapeHTML(result.target.word)}”` : "";
+      this.bar.innerHTML = `<span class="bar-label">${label}</span>`
         + result.suggestions.map((s) => `<button type="button" class="chip ${s.type}" data-word="${escapeHTML(s.word)}">${escapeHTML(s.word)}</button>`).join("");
       this.bar.hidden = false;
       this.placeBar();
@@ -445,12 +449,19 @@ class Editor {
     this.bar.style.bottom = `${Math.max(keyboard, tabBar, 0)}px`;
   }
 
-  /** Puts a word at the caret, replacing the word being typed. */
+  /** Puts a word at the caret, replacing the word being typed; for a finished line, the word
+   *  ends a new line below it, with the caret before the word to write the line. */
   insert(word) {
     const s = this.suggestion;
-    const start = s && s.replaceEnd === this.textarea.selectionStart ? s.replaceStart : this.textarea.selectionStart;
+    const fresh = s && s.replaceEnd === this.textarea.selectionStart;
+    const start = fresh ? s.replaceStart : this.textarea.selectionStart;
     this.textarea.focus();
-    this.textarea.setRangeText(word, start, this.textarea.selectionEnd, "end");
+    if (fresh && s.nextLine) {
+      this.textarea.setRangeText(`\n ${word}`, start, this.textarea.selectionEnd, "start");
+      this.textarea.setSelectionRange(start + 1, start + 1);
+    } else {
+      this.textarea.setRangeText(word, start, this.textarea.selectionEnd, "end");
+    }
     announce(`Inserted ${word}`);
     this.changed();
   }
