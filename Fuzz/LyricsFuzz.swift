@@ -1,5 +1,5 @@
 // libFuzzer harness: lyrics analysis (`Rhymes`): line endings, rhyme groups, scheme letters and
-// syllables over arbitrary text, with the real CMU dictionary index. libFuzzer's -timeout flags an
+// syllables over arbitrary text, and suggestions at a caret the input picks, with the real CMU dictionary index. libFuzzer's -timeout flags an
 // input that takes too long, so a quadratic slowdown shows up here as well as a crash.
 import Foundation
 
@@ -22,6 +22,11 @@ public func fuzzLyrics(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         for occurrence in group.occurrences where occurrence.start < 0 || occurrence.end > utf16 || occurrence.start > occurrence.end {
             fatalError("occurrence \(occurrence) outside the text (\(utf16) UTF-16 units)")
         }
+    }
+    // Suggestions at a caret anywhere in the text (the size picks it).
+    let suggestions = engine!.suggestions(for: text, caret: size % (utf16 + 1))
+    if suggestions.replaceStart > suggestions.replaceEnd || suggestions.replaceEnd > utf16 || suggestions.suggestions.count > 50 {
+        fatalError("suggestions replace \(suggestions.replaceStart)..<\(suggestions.replaceEnd) of \(utf16) UTF-16 units")
     }
     return 0
 }

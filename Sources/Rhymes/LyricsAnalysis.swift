@@ -91,19 +91,22 @@ extension RhymeEngine {
             for pair in Self.linkedPairs(lines, labels[stanza], endings) { rhymedPairs[pair, default: 0] += 1 }
         }
         for (stanza, lines) in stanzas.enumerated() {
-            let own = Set(Self.linkedPairs(lines, labels[stanza], endings))
-            var changed = false
-            let bonus: (Int, Int) -> Double = { first, second in
-                guard let a = endings[lines[first]], let b = endings[lines[second]] else { return 0 }
-                let pair = WordPair(a.spelled, b.spelled)
-                // Rhymed elsewhere: in another stanza, or twice in this one.
-                let elsewhere = (rhymedPairs[pair] ?? 0) - (own.contains(pair) ? 1 : 0)
-                guard elsewhere > 0 else { return 0 }
-                changed = true
-                return StanzaScheme.repeatedPairBonus
+            var own: [WordPair: Int] = [:]
+            for pair in Self.linkedPairs(lines, labels[stanza], endings) { own[pair, default: 0] += 1 }
+            // Pairs this stanza could rhyme that another stanza rhymed.
+            var elsewhere = Set<WordPair>()
+            for second in lines.indices {
+                for first in max(0, second - StanzaScheme.window)..<second {
+                    guard let a = endings[lines[first]], let b = endings[lines[second]], a.spelled != b.spelled else { continue }
+                    let pair = WordPair(a.spelled, b.spelled)
+                    if (rhymedPairs[pair] ?? 0) > (own[pair] ?? 0) { elsewhere.insert(pair) }
+                }
             }
-            let again = StanzaScheme.groups(of: endingsOf(lines), pairBonus: bonus)
-            if changed { labels[stanza] = again }
+            guard !elsewhere.isEmpty else { continue }
+            labels[stanza] = StanzaScheme.groups(of: endingsOf(lines)) { first, second in
+                guard let a = endings[lines[first]], let b = endings[lines[second]] else { return 0 }
+                return elsewhere.contains(WordPair(a.spelled, b.spelled)) ? StanzaScheme.repeatedPairBonus : 0
+            }
         }
 
         // Letters per stanza; the stanza's groups of two or more lines.
@@ -165,10 +168,12 @@ extension RhymeEngine {
         var members: [Int: [(line: Int, rhyme: RhymeType)]] = [:]
         for (group, lines) in stanzaGroups.enumerated() {
             for (index, line) in lines.enumerated() {
-                // The strongest way the line rhymes with the others of its stanza's group.
+                // The strongest way the line rhymes with its neighbours in its stanza's group (a few
+                // either side, so a long monorhyme costs no more than a couplet per line).
                 var best: RhymeType = .near
                 var bestRank = Int.max
-                for (otherIndex, other) in lines.enumerated() where otherIndex != index {
+                for otherIndex in max(0, index - 2)...min(lines.count - 1, index + 2) where otherIndex != index {
+                    let other = lines[otherIndex]
                     guard let a = endings[line], let b = endings[other] else { continue }
                     let type = EndingPair(a, b).type ?? .near
                     let rank = Self.strength.firstIndex(of: type)!

@@ -134,8 +134,15 @@ enum SchemeShapes {
         "AA", "AAA", "AAAA", "ABA", "ABAB", "ABCB", "AABB", "ABBA", "AABA", "ABAA",
         "AABBA", "ABABB", "ABAAB", "AABCCB", "ABABCC", "ABCABC", "ABBACC",
         "ABABBCC", "ABABABCC", "ABABBCBCC", "ABBAABBA",
-        "ABABCDCDEFEFGG", "ABBAABBACDECDE", "ABBAABBACDCDCD", "ABBAABBACDEDCE", "ABBAABBACDDCEE", "ABABBCBCCDCDEE",
-    ]
+        "ABABCDCDEFEFGG", "ABABBCBCCDCDEE",
+    ] + sonnets
+
+    /// Italian sonnets: an octave of two enclosed quatrains (or alternating ones), then one of the
+    /// sestets poets wrote after it.
+    static let sonnets: [String] = {
+        let sestets = ["CDECDE", "CDCDCD", "CDEDCE", "CDDCEE", "CDECED", "CDEEDC", "CDCDEE", "CDEDEC", "CDDCDC", "CDCCDC"]
+        return ["ABBAABBA", "ABABABAB"].flatMap { octave in sestets.map { octave + $0 } } + ["ABBAABBA", "ABABCDCD"].map { $0 + "EFEFGG" }
+    }()
 
     /// Every known shape for a stanza of `lines` lines, as group labels: the named ones, couplets
     /// (with a closing triplet when the count is odd), alternating quatrains (ABAB CDCD…), and
@@ -161,14 +168,16 @@ enum SchemeShapes {
         return shapes.map(canonical)
     }
 
-    /// How the shapes that begin with `labels` go on: next label → how many shapes go that way.
-    /// Each named shape counts once, and so does each family (couplets, alternating quatrains,
-    /// terza rima), however many lengths it comes in.
+    /// How the shapes that begin with `labels` go on: next label → how many ways of going on
+    /// take it. A way is the next two lines' labels, so shapes that share them (the ten sestets
+    /// after one octave) count once, and each family (couplets, alternating quatrains, terza
+    /// rima) counts once however many lengths it comes in.
     static func continuations(of labels: [Int]) -> [Int: Int] {
         let count = labels.count
         var votes: [Int: Int] = [:]
+        var ways = Set<ArraySlice<Int>>()
         func vote(_ shape: [Int]) {
-            guard shape.count > count, Array(shape.prefix(count)) == labels else { return }
+            guard shape.count > count, Array(shape.prefix(count)) == labels, ways.insert(shape.prefix(count + 2)).inserted else { return }
             votes[shape[count], default: 0] += 1
         }
         for name in named { vote(canonical(self.labels(name))) }
