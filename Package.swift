@@ -81,6 +81,7 @@ let package = Package(
                 "Speech",
                 "AudioRender",
                 "Breathing",
+                "Rhymes",
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import Rhymes
 import ReverieAPI
 @testable import ReverieServer
 import Testing
@@ -154,6 +155,22 @@ struct RhymesAPITests {
             let badCaret = try await client.send(.POST, "/api/rhymes/suggestions", json: Caret(text: "hi", caret: 9), auth: .cookie(ada))
             #expect(badCaret.status == .badRequest && badCaret.error?.message.hasPrefix("caret:") == true)
             #expect(try await client.send(.GET, "/api/rhymes/night").status == .unauthorized)
+        }
+    }
+
+    @Test("an anthology far longer than a song is analysed whole; beyond 2,000,000 characters the answer says the limit")
+    func anthology() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            struct Text: Content { var text: String }
+            let stanza = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
+            let text = Array(repeating: stanza, count: 1_500).joined(separator: "\n\n")   // 7,499 lines, 196,000 characters
+            let analysis = try await client.send(.POST, "/api/rhymes/analyze", json: Text(text: text), auth: .cookie(ada))
+            #expect(analysis.status == .ok, "\(analysis.status)")
+            let decoded = try JSONDecoder().decode(LyricsAnalysis.self, from: Data(analysis.text.utf8))
+            #expect(decoded.lines.count == 7_499 && decoded.lines.compactMap(\.scheme).joined() == String(repeating: "ABAB", count: 1_500))
+            let tooLong = try await client.send(.POST, "/api/rhymes/analyze", json: Text(text: String(repeating: "la ", count: 700_000)), auth: .cookie(ada))
+            #expect(tooLong.status == .badRequest && tooLong.error?.message.hasPrefix("text: at most 2000000") == true)
         }
     }
 }

@@ -29,7 +29,12 @@ actor RhymesProvider {
 
 /// Rhymes for the editor: analysis of a text, rhymes of a word, suggestions at the caret.
 struct RhymesController: RouteCollection {
-    static let maximumText = 100_000
+    /// Characters of text analysed at once: an anthology of about 50,000 lines, which takes
+    /// about a second (analysis is linear in the text). A song saved in Write holds at most
+    /// `CompositionController.maximumLyrics`.
+    static let maximumText = 2_000_000
+    /// The request body that carries it, JSON-escaped.
+    static let maximumBody: ByteCount = "8mb"
 
     struct AnalyzeRequest: Content {
         var text: String
@@ -43,8 +48,8 @@ struct RhymesController: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let rhymes = routes.grouped("api", "rhymes")
-        rhymes.post("analyze", use: analyze)
-        rhymes.post("suggestions", use: suggestions)
+        rhymes.on(.POST, "analyze", body: .collect(maxSize: Self.maximumBody), use: analyze)
+        rhymes.on(.POST, "suggestions", body: .collect(maxSize: Self.maximumBody), use: suggestions)
         rhymes.get(":word", use: word)
     }
 
@@ -52,7 +57,9 @@ struct RhymesController: RouteCollection {
         _ = try req.user
         let body = try req.content.decode(AnalyzeRequest.self)
         try Self.check(body.text)
-        return try await Self.engine(req).analyze(body.text)
+        let engine = try await Self.engine(req)
+        // Off the event loop: a long text takes a moment that other requests should not wait for.
+        return try await req.application.threadPool.runIfActive { engine.analyze(body.text) }
     }
 
     func suggestions(req: Request) async throws -> RhymeSuggestions {
@@ -62,7 +69,8 @@ struct RhymesController: RouteCollection {
         guard (0...body.text.utf16.count).contains(body.caret) else {
             throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")
         }
-        return try await Self.engine(req).suggestions(for: body.text, caret: body.caret)
+        let engine = try await Self.engine(req)
+        return try await req.application.threadPool.runIfActive { engine.suggestions(for: body.text, caret: body.caret) }
     }
 
     /// `GET /api/rhymes/{word}?near=true`.
