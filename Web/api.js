@@ -22,6 +22,17 @@ export const API_CACHE = "reverie-api-v1";
 
 /** Forgets every API answer this device kept (on signing out, or when someone else signs in). */
 export async function forgetSavedAnswers() {
+  // The worker may be writing a copy right now: it stops keeping copies, waits for those under
+  // way, then deletes (at most two seconds, so signing out never hangs on a stuck worker).
+  const worker = "serviceWorker" in navigator && navigator.serviceWorker.controller;
+  if (worker) {
+    await new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve();
+      worker.postMessage({ type: "forget" }, [channel.port2]);
+      setTimeout(resolve, 2000);
+    });
+  }
   if ("caches" in window) await caches.delete(API_CACHE).catch(() => false);
 }
 

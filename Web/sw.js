@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v11";
+const CACHE = "reverie-shell-v12";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -87,6 +87,7 @@ async function fromShell(path, event) {
  * this device's last copy when the server cannot be reached.
  */
 async function apiRead(request, event, keep) {
+  const generation = forgetting;
   let response;
   try {
     response = await fetch(request);
@@ -97,16 +98,40 @@ async function apiRead(request, event, keep) {
   }
   const type = response.headers.get("Content-Type") || "";
   if (keep && response.ok && type.includes("json")) {
-    event.waitUntil(keepCopy(request, response.clone()));
+    event.waitUntil(keepCopy(request, response.clone(), generation));
   } else if (response.status === 401) {
     event.waitUntil(caches.delete(API_CACHE));  // signed out elsewhere: nothing of this account stays here
   }
   return response;
 }
 
-async function keepCopy(request, response) {
+/** Bumped when the page forgets this account's answers (sign-out, another person signing in). */
+let forgetting = 0;
+/** Copies being written, which a forget waits for before it deletes. */
+const writing = new Set();
+
+/** Keeps a copy of an answer asked for in `generation`, unless the page has forgotten since. */
+async function keepCopy(request, response, generation) {
   const headers = new Headers(response.headers);
   headers.set("X-Reverie-Saved-At", new Date().toISOString());
   const copy = new Response(await response.arrayBuffer(), { status: response.status, headers });
-  await (await caches.open(API_CACHE)).put(request, copy);
+  if (generation !== forgetting) return;
+  const write = caches.open(API_CACHE).then((cache) => (generation === forgetting ? cache.put(request, copy) : null));
+  writing.add(write);
+  try {
+    await write;
+  } finally {
+    writing.delete(write);
+  }
 }
+
+// The page forgets: no answer asked for before this is kept, and the copies go once the writes
+// under way have landed (a write finishing after the delete would bring them back).
+self.addEventListener("message", (event) => {
+  if (!event.data || event.data.type !== "forget") return;
+  forgetting += 1;
+  const reply = event.ports && event.ports[0];
+  event.waitUntil(Promise.allSettled([...writing])
+    .then(() => caches.delete(API_CACHE))
+    .finally(() => reply && reply.postMessage("forgotten")));
+});
