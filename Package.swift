@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "AudioRender"),
         .target(name: "Rhymes"),
         .target(name: "Breathing", resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
+        .target(name: "SleepLibrary", resources: [.copy("Resources/catalog.json")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
@@ -71,6 +72,7 @@ let package = Package(
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
         .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech"]),
+        .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(
