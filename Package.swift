@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Rhymes"),
         .target(name: "Breathing", resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
         .target(name: "SleepLibrary", resources: [.copy("Resources/catalog.json")]),
+        .target(name: "Playback"),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
@@ -73,6 +74,7 @@ let package = Package(
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
         .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech"]),
         .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(
