@@ -41,6 +41,8 @@ let package = Package(
                 "Speech",
                 "Breathing",
                 "Rhymes",
+                "Playback",
+                "SleepLibrary",
                 "CZlib",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
@@ -55,6 +57,7 @@ let package = Package(
             name: "reverie",
             dependencies: [
                 "Rhymes",
+                "SleepLibrary",
                 "ReverieAPI",
                 "ReverieServer",
                 "Speech",

@@ -3,6 +3,7 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import NIOSSL
 import Breathing
+import SleepLibrary
 import Speech
 import Vapor
 
@@ -39,6 +40,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateCompositions())
     app.migrations.add(KeyCompositionSearchByRowid())
     app.migrations.add(AddPasswordChangeRequired())
+    app.migrations.add(CreateProgressEvents())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -93,6 +95,9 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: SpeechController())
     try app.register(collection: CompositionController())
     try app.register(collection: RhymesController())
+    let sleepLibrary = try SleepLibrary.bundled()
+    try app.register(collection: ProgressController(library: sleepLibrary))
+    try app.register(collection: WindDownController(library: sleepLibrary))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

@@ -146,6 +146,10 @@ struct TrustTests {
             let session = MeditationSessionRecord(id: UUID(), sessionType: "basic-breathing", startedAt: now.addingTimeInterval(-300), completedAt: now,
                                                   plannedDurationSeconds: 300, actualDurationSeconds: 300, completedFully: true)
             #expect(try await client.send(.POST, "/api/meditation-sessions", json: session, auth: .cookie(bea)).status == .created)
+            // Listening progress from a device she named with the word.
+            let heard = ProgressEventsRequest(events: [ProgressEventInput(id: UUID().uuidString, item: "winddown:yoga_nidra_5min", device: word,
+                                                                          at: now, position: 42, kind: "pause")])
+            #expect(try await client.send(.POST, "/api/progress/events", json: heard, auth: .cookie(bea)).status == .ok)
             // A render only bea asked for, and one both asked for.
             let own = try await client.startRender("\(word) spoken", as: bea).decode(SpeechRenderInfo.self)
             let shared = try await client.startRender("Shared words", as: bea).decode(SpeechRenderInfo.self)
@@ -191,7 +195,7 @@ struct TrustTests {
                 }
             }
             // Nothing of hers is left in any table that names an owner.
-            for table in ["compositions", "meditation_sessions", "speech_renders", "auth_tokens", "user_settings"] {
+            for table in ["compositions", "meditation_sessions", "speech_renders", "auth_tokens", "user_settings", "progress_events"] {
                 let rows = try await sql.raw("SELECT count(*) AS rows FROM \(ident: table) WHERE owner_id = \(bind: beaID)").first()?
                     .decode(column: "rows", as: Int.self)
                 #expect(rows == 0, "\(table) keeps \(rows ?? -1) rows of the removed person")

@@ -196,6 +196,19 @@ struct BinaryTests {
         #expect(!missing.errors.contains("USAGE"), "\(missing.errors)")
     }
 
+    @Test("winddown list prints the sections with Coming Soon marked; --json gives every item")
+    func windDownList() throws {
+        let text = try Self.run(["winddown", "list"])
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.hasPrefix("Yoga Nidra\n  yoga_nidra_5min"))
+        #expect(text.output.contains("Complete Yoga Nidra — Guided Voice\n"))
+        #expect(text.output.contains("Letting Go — Sarah Moon  (Coming Soon)"))
+        let json = try Self.run(["winddown", "list", "--json"])
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let items = try #require(decoded["items"] as? [[String: Any]])
+        #expect(items.count == 30 && items.first?["id"] as? String == "yoga_nidra_5min" && items.first?["duration"] as? Int == 300)
+    }
+
     @Test("speak refuses a rate out of range and an unknown format before speaking")
     func speakRefuses() throws {
         let rate = try Self.run(["speak", "-", "-o", "/tmp/x.m4a", "--rate", "2"], input: "hi")

@@ -9,6 +9,7 @@ public struct Repositories: Sendable {
     public var speechRenders: any SpeechRenderRepository
     public var meditationSessions: any MeditationSessionRepository
     public var compositions: any CompositionRepository
+    public var progress: any ProgressRepository
 
     /// The Fluent implementations on one database.
     public static func fluent(_ database: any Database) -> Repositories {
@@ -18,7 +19,8 @@ public struct Repositories: Sendable {
             settings: FluentSettingsRepository(database: database),
             speechRenders: FluentSpeechRenderRepository(database: database),
             meditationSessions: FluentMeditationSessionRepository(database: database),
-            compositions: FluentCompositionRepository(database: database)
+            compositions: FluentCompositionRepository(database: database),
+            progress: FluentProgressRepository(database: database)
         )
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Playback
+import ReverieAPI
+import SleepLibrary
+import Vapor
+
+extension ProgressEventsResponse: Content {}
+extension ItemProgress: Content {}
+
+/// Listening progress, shared by every area that plays something: players add events, and read
+/// back where the person is (on any of their devices).
+struct ProgressController: RouteCollection {
+    let library: SleepLibrary
+    /// Events in one upload.
+    static let maximumEvents = 500
+    /// Seconds into an item that a position may say (a week of audio).
+    static let longestPosition = 7.0 * 24 * 3600
+
+    func boot(routes: any RoutesBuilder) throws {
+        let progress = routes.grouped("api", "progress")
+        progress.post("events", use: append)
+        progress.get(":item", use: item)
+    }
+
+    /// `POST /api/progress/events`: adds the events not seen before; answers each item's place.
+    func append(req: Request) async throws -> ProgressEventsResponse {
+        let user = try req.user
+        let body = try req.content.decode(ProgressEventsRequest.self)
+        guard (1...Self.maximumEvents).contains(body.events.count) else {
+            throw APIError(.badRequest, code: "invalid_field", "events: send 1 to \(Self.maximumEvents) events at a time.")
+        }
+        let now = req.services.now()
+        let events = try body.events.map { try validated($0, now: now) }
+        let accepted = try await req.repositories.progress.append(events, items: body.events.map(\.item), ownedBy: user)
+        var items: [String] = []
+        for input in body.events where !items.contains(input.item) { items.append(input.item) }
+        let logs = try await req.repositories.progress.events(of: items, ownedBy: user)
+        return ProgressEventsResponse(accepted: accepted, items: items.map { Self.progress($0, logs[$0] ?? [], duration: duration(of: $0)) })
+    }
+
+    /// `GET /api/progress/{item}`: where the person is in one item (a null position before anything was heard).
+    func item(req: Request) async throws -> ItemProgress {
+        let user = try req.user
+        let item = req.parameters.get("item") ?? ""
+        try checkItem(item)
+        let logs = try await req.repositories.progress.events(of: [item], ownedBy: user)
+        return Self.progress(item, logs[item] ?? [], duration: duration(of: item))
+    }
+
+    static func progress(_ item: String, _ events: [ProgressEvent], duration: Double?) -> ItemProgress {
+        let position = ListeningProgress.position(events, duration: duration)
+        return ItemProgress(item: item, position: position?.position, at: position?.at, device: position?.device, finished: position?.finished ?? false)
+    }
+
+    /// The length of a known item, in seconds.
+    func duration(of item: String) -> Double? {
+        guard item.hasPrefix(Self.windDown) else { return nil }
+        return library.item(String(item.dropFirst(Self.windDown.count))).map { Double($0.duration) }
+    }
+
+    static let windDown = "winddown:"
+
+    /// Items are `area:id`; today the areas that play are Wind Down's (`winddown:<catalog id>`).
+    func checkItem(_ item: String) throws {
+        guard item.hasPrefix(Self.windDown), library.item(String(item.dropFirst(Self.windDown.count))) != nil else {
+            throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them).")
+        }
+    }
+
+    func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {
+        guard !input.id.isEmpty, input.id.count <= 100 else {
+            throw APIError(.badRequest, code: "invalid_field", "id: a client event id of 1 to 100 characters.")
+        }
+        try checkItem(input.item)
+        guard !input.device.trimmingCharacters(in: .whitespaces).isEmpty, input.device.count <= 60 else {
+            throw APIError(.badRequest, code: "invalid_field", "device: a device name of 1 to 60 characters.")
+        }
+        guard input.position.isFinite, (0...Self.longestPosition).contains(input.position) else {
+            throw APIError(.badRequest, code: "invalid_field", "position: seconds into the item, from 0 to \(Int(Self.longestPosition)).")
+        }
+        guard let kind = ProgressEvent.Kind(rawValue: input.kind) else {
+            throw APIError(.badRequest, code: "invalid_field",
+                           "kind: one of \(ProgressEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        // A device whose clock runs ahead would otherwise win over every later event: its future is now.
+        return ProgressEvent(id: input.id, device: input.device.trimmingCharacters(in: .whitespaces), at: min(input.at, now),
+                             position: input.position, kind: kind)
+    }
+}
