@@ -98,6 +98,44 @@ def test_rhyme_kinds_and_the_next_line(server, page):
     saved(page)
 
 
+SONNET = """The evening settles softly on the hill
+And every sparrow finds its quiet nest
+The river slows, the meadow grasses still
+The tired sun goes down into the west
+I count the lanterns glowing one by one
+Along the harbour where the boats are tied
+I think of all the things we left undone
+And all the times I wished I'd stayed beside
+The stars arrive like strangers at a door
+They settle in the branches of the trees
+I hear the ocean breathing on the shore
+And salt is carried inland on the breeze
+So let the night be long and let it keep
+The ones I love in soft and easy sleep"""
+BALLAD = """The miller's daughter by the stream
+Was singing to the morning air
+She braided ribbons through the reeds
+And flowers in her yellow hair"""
+SLANT = """We sheltered from the storm
+You worked your gentle charm
+Your hands were soft and warm
+Enough to quite disarm"""
+
+
+def test_a_sonnet_a_ballad_and_a_slant_song_get_a_poets_letters(server, page):
+    sign_in(server, page, "Write")
+    page.get_by_role("button", name="New song").click()
+    page.get_by_role("textbox", name="Lyrics").fill("\n\n".join([SONNET, BALLAD, SLANT]))
+    expect(page.locator(".scheme")).to_have_text(list("ABABCDCDEFEFGG") + list("ABCB") + list("AAAA"), timeout=15_000)
+    # The slant song's four endings are one group (one colour): storm / warm and charm / disarm
+    # rhyme perfectly, the two pairs nearly.
+    colours = {page.locator("mark.rhyme", has_text=word).last.get_attribute("class").split()[1] for word in ["storm", "charm", "warm", "disarm"]}
+    assert len(colours) == 1, colours
+    screenshot(page, "write-sonnet")
+    page.locator(".scheme").nth(18).scroll_into_view_if_needed()
+    screenshot(page, "write-ballad-and-slant-song")
+
+
 def test_offline_edit_reaches_the_server(server, page):
     expect_error(page, "offline", r"/api/")  # saves and analyses tried while the network is off
     sign_in(server, page, "Write")

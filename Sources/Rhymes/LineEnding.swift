@@ -1,36 +1,41 @@
 import Foundation
 
-/// A line's last word, ready to be compared with other endings: its pronunciations' rhyming parts
-/// and final syllables, and the rhyme its spelling makes. Made once per line, so comparing two
-/// endings allocates nothing.
+/// A line's last word, ready to be compared with other endings: its pronunciations' rhyming
+/// keys, syllable units and final syllables, and the rhyme its spelling makes — worked out once
+/// per line rather than once per pair.
 struct LineEnding: Sendable {
     /// The word as typed, in lower case, without surrounding punctuation (`love`, `o'er`).
     var spelled: String
     /// The word exactly as the line has it.
     var spelledAsTyped: String
-    /// The word as the dictionary found it; `spelled` when it was not found.
-    var word: String
-    var pronunciations: [Pronunciation]
-    /// The pronunciation was guessed by letter-to-sound rules.
-    var guessed: Bool
-    /// Each pronunciation's rhyming part, as phone codes.
+    /// How the dictionary found it (nil when nothing could be pronounced).
+    var found: RhymeEngine.Lookup?
+    /// Each pronunciation's rhyming part as the ear compares endings (`rhymeKey`).
     var parts: [[UInt8]]
-    /// Each pronunciation's syllable units from the end (see `RhymeEngine.units`).
+    /// Each pronunciation's syllable units (see `RhymeEngine.units`), for `RhymeEngine.similarity`.
     var units: [[(vowel: Phone, coda: [Phone])]]
+    /// Each pronunciation's rhyming-part syllable count, for `RhymeEngine.similarity`.
+    var reach: [Int]
     /// Each pronunciation's stressed vowel where its rhyming part starts, with the consonants
     /// after it; nil when the rhyming part has no stressed vowel.
     var stressedUnits: [(vowel: Phone, coda: [Phone])?]
     /// The rhyme the spelling makes (`ove` for love and move), or "" when it has none.
     var spelling: Substring
 
-    init(spelled: String, typed: String, word: String, pronunciations: [Pronunciation], guessed: Bool) {
+    /// The word as the dictionary found it; `spelled` when it was not found.
+    var word: String { found?.word ?? spelled }
+    var pronunciations: [Pronunciation] { found?.pronunciations ?? [] }
+    /// The pronunciation was guessed by letter-to-sound rules.
+    var guessed: Bool { found?.guessed ?? false }
+
+    init(spelled: String, typed: String, found: RhymeEngine.Lookup?) {
         self.spelled = spelled
         spelledAsTyped = typed
-        self.word = word
-        self.pronunciations = pronunciations
-        self.guessed = guessed
+        self.found = found
+        let pronunciations = found?.pronunciations ?? []
         parts = pronunciations.map(Self.rhymeKey)
         units = pronunciations.map(RhymeEngine.units)
+        reach = pronunciations.map { $0.rhymingPart.syllableCount }
         stressedUnits = pronunciations.map { phones in
             // An r-coloured vowel as a vowel and an R (turn as "tuhrn"), so it can meet scorn or star.
             RhymeEngine.units(phones.rhymingPart).first.flatMap { unit in
@@ -128,7 +133,7 @@ struct EndingPair: Sendable, Equatable {
     var similarity: Double
 
     /// The two are spelled alike from their last vowel letters on (love / move).
-    var spelledAlike = false
+    var spelledAlike: Bool
 
     /// The rhyme type a writer is shown: a pair spelled alike whose vowels differ is an eye rhyme.
     var type: RhymeType? {
@@ -146,8 +151,9 @@ struct EndingPair: Sendable, Equatable {
     /// Compares two endings, strongest kind first: the same word, a perfect rhyme, a rhyme on an
     /// unstressed final syllable, a near rhyme, consonance, an eye rhyme.
     init(_ a: LineEnding, _ b: LineEnding) {
+        let alike = !a.spelling.isEmpty && a.spelling == b.spelling
         if a.spelled == b.spelled || (a.word == b.word && !a.guessed) {
-            self.init(kind: .identical, similarity: 1)
+            self.init(kind: .identical, similarity: 1, spelledAlike: alike)
             return
         }
         var best = 0.0
@@ -156,10 +162,10 @@ struct EndingPair: Sendable, Equatable {
         for (x, partA) in a.parts.enumerated() {
             for (y, partB) in b.parts.enumerated() {
                 if partA == partB {
-                    self.init(kind: .perfect, similarity: 1)
+                    self.init(kind: .perfect, similarity: 1, spelledAlike: alike)
                     return
                 }
-                best = max(best, RhymeEngine.similarity(a.pronunciations[x], b.pronunciations[y]))
+                best = max(best, RhymeEngine.similarity(a.units[x], b.units[y], reach: max(a.reach[x], b.reach[y], 1)))
                 if unstressed != .unstressed, let first = a.units[x].last, let second = b.units[y].last {
                     unstressed = Self.unstressedRhyme(first, second) ?? unstressed
                 }
@@ -169,26 +175,25 @@ struct EndingPair: Sendable, Equatable {
                 }
             }
         }
-        let alike = !a.spelling.isEmpty && a.spelling == b.spelling
-        defer { spelledAlike = alike }
+        let kind: Kind
         if unstressed == .unstressed {
-            self.init(kind: .unstressed, similarity: best)
+            kind = .unstressed
         } else if best >= RhymeEngine.nearThreshold {
-            self.init(kind: .near, similarity: best)
+            kind = .near
         } else if let unstressed {
-            self.init(kind: unstressed, similarity: best)
+            kind = unstressed
         } else if let consonance {
-            self.init(kind: .consonance(vowels: consonance), similarity: best)
-        } else if alike {
-            self.init(kind: .eye, similarity: best)
+            kind = .consonance(vowels: consonance)
         } else {
-            self.init(kind: .none, similarity: best)
+            kind = alike ? .eye : .none
         }
+        self.init(kind: kind, similarity: best, spelledAlike: alike)
     }
 
-    init(kind: Kind, similarity: Double) {
+    init(kind: Kind, similarity: Double, spelledAlike: Bool) {
         self.kind = kind
         self.similarity = similarity
+        self.spelledAlike = spelledAlike
     }
 
     /// Final syllables that rhyme when one of them is unstressed: `.unstressed` for the same vowel

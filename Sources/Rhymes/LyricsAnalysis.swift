@@ -65,9 +65,12 @@ extension RhymeEngine {
         for line in rawLines {
             let words = Self.words(in: line)
             hasWords.append(!words.isEmpty)
-            syllables.append(words.reduce(0) { $0 + syllableCount($1.word) })
+            // The last word is looked up once, for its ending and its syllables.
+            let ending = words.last.map { lineEnding($0.word) }
+            syllables.append(words.dropLast().reduce(0) { $0 + syllableCount($1.word) }
+                             + (ending.map { Self.syllableCount($0.spelledAsTyped, found: $0.found) } ?? 0))
             spans.append(words.last.map { ($0.start, $0.end) })
-            endings.append(words.last.map { lineEnding($0.word) })
+            endings.append(ending)
         }
 
         // Stanzas: the lines with words between blank lines ("..." has no letter but does not end one).
@@ -81,19 +84,18 @@ extension RhymeEngine {
         }
         if stanzas.last?.isEmpty == true { stanzas.removeLast() }
 
-        // First each stanza alone; then again, with the pairs other stanzas rhymed counting for more.
-        func endingsOf(_ stanza: [Int]) -> [LineEnding?] {
-            stanza.map { line in endings[line].flatMap { $0.pronunciations.isEmpty && $0.spelling.isEmpty ? nil : $0 } }
+        // Each stanza's pairs compared once. First each stanza alone; then again, where a pair it
+        // could rhyme was rhymed by another stanza, with that pair counting for more.
+        let pairs = stanzas.map { lines in
+            StanzaPairs(lines.map { line in endings[line].flatMap { $0.pronunciations.isEmpty && $0.spelling.isEmpty ? nil : $0 } })
         }
-        var labels = stanzas.map { StanzaScheme.groups(of: endingsOf($0)) }
+        var labels = pairs.map { StanzaScheme.groups(of: $0) }
+        let linked = stanzas.indices.map { Self.linkedPairs(stanzas[$0], labels[$0], endings) }
         var rhymedPairs: [WordPair: Int] = [:]
-        for (stanza, lines) in stanzas.enumerated() {
-            for pair in Self.linkedPairs(lines, labels[stanza], endings) { rhymedPairs[pair, default: 0] += 1 }
-        }
+        for pair in linked.joined() { rhymedPairs[pair, default: 0] += 1 }
         for (stanza, lines) in stanzas.enumerated() {
             var own: [WordPair: Int] = [:]
-            for pair in Self.linkedPairs(lines, labels[stanza], endings) { own[pair, default: 0] += 1 }
-            // Pairs this stanza could rhyme that another stanza rhymed.
+            for pair in linked[stanza] { own[pair, default: 0] += 1 }
             var elsewhere = Set<WordPair>()
             for second in lines.indices {
                 for first in max(0, second - StanzaScheme.window)..<second {
@@ -103,7 +105,7 @@ extension RhymeEngine {
                 }
             }
             guard !elsewhere.isEmpty else { continue }
-            labels[stanza] = StanzaScheme.groups(of: endingsOf(lines)) { first, second in
+            labels[stanza] = StanzaScheme.groups(of: pairs[stanza]) { first, second in
                 guard let a = endings[lines[first]], let b = endings[lines[second]] else { return 0 }
                 return elsewhere.contains(WordPair(a.spelled, b.spelled)) ? StanzaScheme.repeatedPairBonus : 0
             }
@@ -111,18 +113,42 @@ extension RhymeEngine {
 
         // Letters per stanza; the stanza's groups of two or more lines.
         var letters = [String?](repeating: nil, count: rawLines.count)
-        var stanzaGroups: [[Int]] = []   // lines
+        var stanzaGroups: [StanzaGroup] = []
         for (stanza, lines) in stanzas.enumerated() {
-            var members: [Int: [Int]] = [:]
+            var slots: [Int: [Int]] = [:]
             for (slot, line) in lines.enumerated() {
                 letters[line] = Self.letter(labels[stanza][slot])
-                members[labels[stanza][slot], default: []].append(line)
+                slots[labels[stanza][slot], default: []].append(slot)
             }
-            for label in members.keys.sorted() where members[label]!.count > 1 { stanzaGroups.append(members[label]!) }
+            for label in slots.keys.sorted() where slots[label]!.count > 1 {
+                stanzaGroups.append(StanzaGroup(lines: slots[label]!.map { lines[$0] }, rhymes: Self.strongestRhymes(slots[label]!, pairs[stanza])))
+            }
         }
         return LyricsAnalysis(lines: rawLines.enumerated().map { index, text in
             LyricsAnalysis.Line(text: text, scheme: letters[index], syllables: syllables[index])
         }, groups: textGroups(stanzaGroups, stanzas: stanzas, endings: endings, spans: spans))
+    }
+
+    /// A stanza's group: its lines, and how each rhymes with the others at its strongest.
+    struct StanzaGroup {
+        var lines: [Int]
+        var rhymes: [RhymeType]
+    }
+
+    /// For each line of a group (its slots in the stanza), the strongest way it rhymes with its
+    /// neighbours in the group — a couple either side, so a long monorhyme costs no more per line
+    /// than a couplet.
+    static func strongestRhymes(_ slots: [Int], _ pairs: StanzaPairs) -> [RhymeType] {
+        slots.indices.map { index in
+            var best: RhymeType = .near
+            var bestRank = Int.max
+            for other in max(0, index - 2)...min(slots.count - 1, index + 2) where other != index {
+                let (first, second) = (min(slots[index], slots[other]), max(slots[index], slots[other]))
+                guard let type = pairs.pair(first, second)?.type, let rank = strength.firstIndex(of: type), rank < bestRank else { continue }
+                (best, bestRank) = (type, rank)
+            }
+            return best
+        }
     }
 
     /// Two words, in either order.
@@ -146,7 +172,7 @@ extension RhymeEngine {
     /// The text's rhyme groups: each stanza's groups, joined where they share a rhyming part; a
     /// line alone in its stanza joins a group it rhymes with perfectly, else one whose stressed
     /// vowel it shares and nearly rhymes with, else pairs with another such line.
-    private func textGroups(_ stanzaGroups: [[Int]], stanzas: [[Int]], endings: [LineEnding?],
+    private func textGroups(_ stanzaGroups: [StanzaGroup], stanzas: [[Int]], endings: [LineEnding?],
                             spans: [(start: Int, end: Int)?]) -> [LyricsAnalysis.Group] {
         // Union-find over stanza groups, joined by rhyming part.
         var parent = Array(stanzaGroups.indices)
@@ -157,8 +183,8 @@ extension RhymeEngine {
         }
         var owner: [[UInt8]: Int] = [:]
         var grouped = Set<Int>()
-        for (group, lines) in stanzaGroups.enumerated() {
-            for line in lines {
+        for (group, stanzaGroup) in stanzaGroups.enumerated() {
+            for line in stanzaGroup.lines {
                 grouped.insert(line)
                 for part in endings[line]?.parts ?? [] {
                     if let other = owner[part] { parent[root(group)] = root(other) } else { owner[part] = group }
@@ -166,26 +192,12 @@ extension RhymeEngine {
             }
         }
         var members: [Int: [(line: Int, rhyme: RhymeType)]] = [:]
-        for (group, lines) in stanzaGroups.enumerated() {
-            for (index, line) in lines.enumerated() {
-                // The strongest way the line rhymes with its neighbours in its stanza's group (a few
-                // either side, so a long monorhyme costs no more than a couplet per line).
-                var best: RhymeType = .near
-                var bestRank = Int.max
-                for otherIndex in max(0, index - 2)...min(lines.count - 1, index + 2) where otherIndex != index {
-                    let other = lines[otherIndex]
-                    guard let a = endings[line], let b = endings[other] else { continue }
-                    let type = EndingPair(a, b).type ?? .near
-                    let rank = Self.strength.firstIndex(of: type)!
-                    if rank < bestRank { (best, bestRank) = (type, rank) }
-                    if rank == 0 { break }
-                }
-                members[root(group), default: []].append((line, best))
-            }
+        for (group, stanzaGroup) in stanzaGroups.enumerated() {
+            members[root(group), default: []] += zip(stanzaGroup.lines, stanzaGroup.rhymes).map { ($0, $1) }
         }
         // Lines alone in their stanza.
         var nearOwner: [NearBucket: Int] = [:]
-        for group in members.keys {
+        for group in members.keys.sorted() {   // in a fixed order, so the same text always gives the same groups
             for member in members[group]! {
                 for bucket in endings[member.line].map(nearBuckets) ?? [] where nearOwner[bucket] == nil { nearOwner[bucket] = group }
             }
@@ -269,10 +281,7 @@ extension RhymeEngine {
     /// A line's last word as the scheme compares it: its pronunciations (guessed when the
     /// dictionary lacks it) and its spelling.
     func lineEnding(_ typed: String) -> LineEnding {
-        let spelled = Self.candidates(typed).first ?? typed.lowercased()
-        let found = lookup(typed)
-        return LineEnding(spelled: spelled, typed: typed, word: found?.word ?? spelled,
-                          pronunciations: found?.pronunciations ?? [], guessed: found?.guessed ?? false)
+        LineEnding(spelled: Self.candidates(typed).first ?? typed.lowercased(), typed: typed, found: lookup(typed))
     }
 
     /// Lines split at line feeds (a carriage return before one is dropped).
@@ -339,11 +348,17 @@ extension RhymeEngine {
         }
     }
 
-    /// Syllables of a word: the dictionary's first pronunciation, else an estimate from spelling
-    /// (vowel groups, a silent final e), at least 1.
+    /// Syllables of a word: the dictionary's first pronunciation (an elided or compound word's
+    /// full form, a guessed one for a word it lacks), else an estimate from spelling (vowel groups,
+    /// a silent final e), at least 1.
     public func syllableCount(_ word: String) -> Int {
         if let id = dictionaryID(word) { return dictionary.phones(ofPronunciation: dictionary.pronunciationIDs(ofWord: id).lowerBound).syllableCount }
-        if let found = guessedLookup(word) { return found.pronunciations[0].syllableCount }
+        return Self.syllableCount(word, found: unlistedLookup(Self.candidates(word)))
+    }
+
+    /// Syllables of a word already looked up (`found`), or estimated from its spelling.
+    static func syllableCount(_ word: String, found: Lookup?) -> Int {
+        if let phones = found?.pronunciations.first { return phones.syllableCount }
         let letters = Array(word.lowercased().filter(\.isLetter))
         guard !letters.isEmpty else { return 0 }
         let vowels = Set("aeiouy")

@@ -52,15 +52,23 @@ public final class RhymeEngine: Sendable {
     /// apostrophes (don’t), possessives (river's, rivers'), hyphenated words by their last part.
     /// Words the dictionary lacks get a guessed pronunciation (when a `guess` is set).
     public func lookup(_ raw: String) -> Lookup? {
-        if let id = dictionaryID(raw) { return found(id) }
-        if let id = Self.candidates(raw).last.flatMap(elidedID) { return found(id) }
-        if let compound = Self.candidates(raw).last.flatMap(compoundLookup) { return compound }
-        return guessedLookup(raw)
+        if let id = dictionary.id(of: raw) ?? dictionary.id(of: raw.lowercased()) { return found(id) }
+        let forms = Self.candidates(raw)
+        if let id = forms.lazy.compactMap(dictionary.id(of:)).first { return found(id) }
+        return unlistedLookup(forms)
     }
 
-    /// A word the dictionary lacks made of two common words (`lovingcup`, `womenfight`,
-    /// `starlit` is in it already): said as its parts one after the other, so it rhymes as its
-    /// last part does. The longest common last part wins.
+    /// A word the dictionary does not list in any of its typed `forms` (`candidates`), by its
+    /// last form (the word as spoken): elided, a compound, else guessed.
+    func unlistedLookup(_ forms: [String]) -> Lookup? {
+        guard let spoken = forms.last else { return nil }
+        if let id = elidedID(spoken) { return found(id) }
+        return compoundLookup(spoken) ?? guessedLookup(spoken)
+    }
+
+    /// A word the dictionary lacks made of two common words (`lovingcup`, `womenfight`): said as
+    /// its parts one after the other, so it rhymes as its last part does. The longest common last
+    /// part wins.
     func compoundLookup(_ word: String) -> Lookup? {
         let letters = Array(word)
         guard letters.count >= 5, letters.count <= 40, letters.allSatisfy({ $0.isLetter && $0.isASCII }) else { return nil }
@@ -83,9 +91,7 @@ public final class RhymeEngine: Sendable {
     /// (`dismissd` → `dismissed`), or the few poetic contractions the dictionary lacks.
     func elidedID(_ word: String) -> Int? {
         let letters = word.replacingOccurrences(of: "'", with: "")
-        guard letters.count >= 3, letters.allSatisfy(\.isLetter) else {
-            return Self.contractions[word].flatMap(dictionary.id(of:))
-        }
+        guard letters.count >= 3, letters.allSatisfy(\.isLetter) else { return nil }
         if let full = Self.contractions[letters] { return dictionary.id(of: full) }
         var forms: [String] = []
         let last = letters.last!
@@ -96,14 +102,14 @@ public final class RhymeEngine: Sendable {
         return forms.lazy.compactMap(dictionary.id(of:)).first
     }
 
-    /// Poetic contractions whose full form rhymes differently from a plain reading: o'er → or.
-    static let contractions: [String: String] = ["o'er": "or", "oer": "or", "e'er": "air", "eer": "air", "ne'er": "ne'er", "neer": "ne'er"]
+    /// Poetic contractions the dictionary lacks, by their letters without the apostrophe, and a
+    /// word said the same: o'er as or, e'er as air, neer as ne'er.
+    static let contractions: [String: String] = ["oer": "or", "eer": "air", "neer": "ne'er"]
 
-    /// A word the dictionary lacks, with its guessed pronunciation (nil without a `guess`).
-    func guessedLookup(_ raw: String) -> Lookup? {
-        let candidates = Self.candidates(raw)
-        // The last hyphenated part, without quotes or possessive: the word as spoken.
-        guard let guess, let word = candidates.last, word.count <= 40,
+    /// A word the dictionary lacks (as spoken: the last of its `candidates`), with its guessed
+    /// pronunciation (nil without a `guess`).
+    func guessedLookup(_ word: String) -> Lookup? {
+        guard let guess, word.count <= 40,
               word.allSatisfy({ $0.isLetter || $0 == "'" }), word.contains(where: \.isLetter) else { return nil }
         let phones = guesses.value(for: word) { guess(word).flatMap { Pronunciation(arpabet: $0) } }
         return phones.map { Lookup(word: word, pronunciations: [$0], guessed: true) }
@@ -165,8 +171,8 @@ public final class RhymeEngine: Sendable {
     public func perfectRhymes(of raw: String) -> [String] {
         // A dictionary word needs no Lookup (its pronunciations are never built).
         if let id = dictionaryID(raw) { return perfectRhymes(groups: groups(ofWord: id), excluding: id) }
-        guard let found = guessedLookup(raw) else { return [] }
-        return perfectRhymes(groups: groups(of: found), excluding: -1)
+        guard let found = unlistedLookup(Self.candidates(raw)) else { return [] }
+        return perfectRhymes(groups: groups(of: found), excluding: found.id ?? -1)
     }
 
     /// The rhyme groups of a word's pronunciations, each once.
@@ -297,8 +303,12 @@ public final class RhymeEngine: Sendable {
     /// matching stress pattern.
     public static func similarity(_ a: Pronunciation, _ b: Pronunciation) -> Double {
         if a.rhymingPart == b.rhymingPart { return 1 }
-        let unitsA = units(a), unitsB = units(b)
-        let reach = max(units(a.rhymingPart).count, units(b.rhymingPart).count, 1)
+        return similarity(units(a), units(b), reach: max(a.rhymingPart.syllableCount, b.rhymingPart.syllableCount, 1))
+    }
+
+    /// `similarity` of two pronunciations already cut into units (`units`), whose rhyming parts
+    /// differ; `reach` is the longer rhyming part's syllable count (at least 1).
+    static func similarity(_ unitsA: [(vowel: Phone, coda: [Phone])], _ unitsB: [(vowel: Phone, coda: [Phone])], reach: Int) -> Double {
         let compared = min(reach, 3)
         var total = 0.0, weights = 0.0
         var stressedUnit = 1.0

@@ -23,7 +23,8 @@ enum SchemeWeights {
         case .perfect: 5.9
         case .unstressed: 2.6
         case .unstressedOther: 1.4
-        case .consonance(let vowels): max(consonance[vowels] ?? otherConsonance, pair.spelledAlike ? 1.1 : -.infinity)
+        // Consonance spelled alike (love / move) is at least an eye rhyme.
+        case .consonance(let vowels): max(consonance[vowels] ?? otherConsonance, pair.spelledAlike ? eye : -.infinity)
         // Near rhymes by similarity, as measured: 0.8 is the same consonants after close vowels
         // (storm / charm), which poets use; 0.85 the same vowel before unlike consonants
         // (time / mine), which songs use more than poems.
@@ -35,9 +36,19 @@ enum SchemeWeights {
             case ..<0.9: 0.6
             default: 2.8
             }
-        case .eye: 1.1
+        case .eye: eye
         case .none: -3.5
         }
+    }
+
+    /// An eye rhyme's weight one line apart.
+    static let eye = 1.1
+
+    /// What `distance` lines between two endings take off their weight, in a free grouping or
+    /// inside one of the shapes poets use.
+    static func distancePenalty(_ distance: Int, inShape: Bool = false) -> Double {
+        let table = inShape ? shapeDistance : self.distance
+        return table[min(distance, table.count) - 1]
     }
 
     /// Added for each further line between the two: a rhyme two lines apart is about eight
@@ -50,9 +61,10 @@ enum SchemeWeights {
     /// Consonance (the same consonants after different stressed vowels) by vowel pair: the
     /// pairs poets rhymed one line apart four times in five or more (done / known, god / abode,
     /// come / doom, join / line, past / placed, field / held, proud / bowed, was / has, gone /
-    /// none, good / abode, more / poor, heard / yard, were / care, stir / fear, turn / scorn), and those rhymed about half the time (war / star, mind /
-    /// wind, care / war, crowd / brood). Pairs not listed weigh `otherConsonance`: on the
-    /// development set the others were rhymed fewer than one time in five.
+    /// none, good / abode, more / poor, heard / yard, were / care, stir / fear, turn / scorn),
+    /// and those rhymed about half the time or more (are / care, mind / wind, care / war,
+    /// crowd / brood). Pairs not listed weigh `otherConsonance`: on the development set the
+    /// others were rhymed fewer than one time in five.
     static let consonance: [Int: Double] = {
         var weights: [Int: Double] = [:]
         let strong = [("AH", "OW"), ("AA", "OW"), ("AH", "UW"), ("AY", "OY"), ("AE", "EY"), ("EH", "IY"), ("AW", "OW"),

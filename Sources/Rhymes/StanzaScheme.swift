@@ -22,28 +22,28 @@ struct StanzaScheme {
 
     /// Group per line (0, 1, 2… in order of first appearance). `endings[i]` nil: the line has
     /// words but no ending that can rhyme, so it is a group of its own.
-    static func groups(of endings: [LineEnding?], pairBonus: (Int, Int) -> Double = { _, _ in 0 }) -> [Int] {
-        let count = endings.count
+    static func groups(of endings: [LineEnding?]) -> [Int] {
+        groups(of: StanzaPairs(endings))
+    }
+
+    /// The same, from the stanza's pairs already compared; `pairBonus(first, second)` is added to
+    /// a pair's weight (a pair rhymed in another stanza).
+    static func groups(of pairs: StanzaPairs, pairBonus: (Int, Int) -> Double = { _, _ in 0 }) -> [Int] {
+        let count = pairs.count
         guard count > 1 else { return Array(0..<count) }
-        // Pair scores, row i holding pairs (i - d, i) for d = 1…window.
-        var scores = [Double](repeating: -.infinity, count: count * window)
-        for i in 1..<count {
-            guard let b = endings[i] else { continue }
-            for distance in 1...min(window, i) {
-                guard let a = endings[i - distance] else { continue }
-                scores[i * window + distance - 1] = pairScore(EndingPair(a, b), distance: distance) + pairBonus(i - distance, i)
+        // Each pair's weight before distance: row i holds pairs (i - d, i) for d = 1…window.
+        var weights = [Double](repeating: -.infinity, count: count * window)
+        for second in 1..<count {
+            for distance in 1...min(window, second) {
+                guard let pair = pairs.pair(second - distance, second) else { continue }
+                weights[second * window + distance - 1] = SchemeWeights.base(pair) + pairBonus(second - distance, second)
             }
         }
-        func score(_ first: Int, _ second: Int) -> Double {
-            let distance = second - first
-            return distance <= window ? scores[second * window + distance - 1] : 0
-        }
         // Inside a known shape, lines far apart are meant to rhyme: their distance weighs less.
-        func shapeScore(_ first: Int, _ second: Int) -> Double {
+        func score(_ first: Int, _ second: Int, inShape: Bool = false) -> Double {
             let distance = second - first
             guard distance <= window else { return 0 }
-            return scores[second * window + distance - 1] - SchemeWeights.distance[min(distance, SchemeWeights.distance.count) - 1]
-                + SchemeWeights.shapeDistance[min(distance, SchemeWeights.shapeDistance.count) - 1]
+            return weights[second * window + distance - 1] + SchemeWeights.distancePenalty(distance, inShape: inShape)
         }
 
         // Each grouping keeps only what the next lines can see: the labels of the last `window`
@@ -73,7 +73,7 @@ struct StanzaScheme {
                     next.append(grown)
                 }
                 extend(hypothesis.groups, gain: 0)
-                guard endings[line] != nil else { continue }
+                guard pairs.hasEnding[line] else { continue }
                 let recent = hypothesis.recent
                 var tried: [Int] = []
                 for position in stride(from: recent.count - 1, through: max(0, recent.count - maximumGap), by: -1) {
@@ -106,15 +106,17 @@ struct StanzaScheme {
             var sum = shapeBonus
             for second in 1..<count {
                 for first in max(0, second - window)..<second where labels[first] == labels[second] {
-                    sum += shapeScore(first, second)
+                    sum += score(first, second, inShape: true)
                 }
             }
             return sum
         }
         var best = (labels: labels, score: winner.score)
         for shape in SchemeShapes.shapes(lines: count) {
-            let allowed = zip(shape, endings).allSatisfy { label, ending in ending != nil || shape.filter { $0 == label }.count == 1 }
-            guard allowed else { continue }
+            // A line without an ending rhymes with nothing: only shapes that leave it alone fit.
+            var sizes = [Int](repeating: 0, count: count)
+            for label in shape { sizes[label] += 1 }
+            guard shape.indices.allSatisfy({ pairs.hasEnding[$0] || sizes[shape[$0]] == 1 }) else { continue }
             let value = shapeTotal(shape)
             if value > best.score { best = (shape, value) }
         }
@@ -123,7 +125,39 @@ struct StanzaScheme {
 
     /// The log-odds that a poet meant two line endings `distance` lines apart to rhyme.
     static func pairScore(_ pair: EndingPair, distance: Int) -> Double {
-        SchemeWeights.base(pair) + SchemeWeights.distance[min(distance, SchemeWeights.distance.count) - 1]
+        SchemeWeights.base(pair) + SchemeWeights.distancePenalty(distance)
+    }
+}
+
+/// A stanza's endings compared pair by pair within `StanzaScheme.window`, once: the scheme, a
+/// second look with other stanzas' pairs, and the editor's rhyme types all read these.
+struct StanzaPairs {
+    let count: Int
+    /// Which lines have an ending that can rhyme.
+    let hasEnding: [Bool]
+    /// Pair (i - d, i) at i * window + d - 1; nil when either line has no ending.
+    private let pairs: [EndingPair?]
+
+    init(_ endings: [LineEnding?]) {
+        let window = StanzaScheme.window
+        count = endings.count
+        hasEnding = endings.map { $0 != nil }
+        var pairs = [EndingPair?](repeating: nil, count: endings.count * window)
+        for second in endings.indices {
+            guard let b = endings[second] else { continue }
+            for distance in 1...window where distance <= second {
+                guard let a = endings[second - distance] else { continue }
+                pairs[second * window + distance - 1] = EndingPair(a, b)
+            }
+        }
+        self.pairs = pairs
+    }
+
+    /// How lines `first` < `second` rhyme, when they are at most a window apart and both have endings.
+    func pair(_ first: Int, _ second: Int) -> EndingPair? {
+        let distance = second - first
+        guard distance >= 1, distance <= StanzaScheme.window else { return nil }
+        return pairs[second * StanzaScheme.window + distance - 1]
     }
 }
 
@@ -137,6 +171,9 @@ enum SchemeShapes {
         "ABABCDCDEFEFGG", "ABABBCBCCDCDEE",
     ] + sonnets
 
+    /// The named shapes as labels, by length.
+    static let namedByLength: [Int: [[Int]]] = Dictionary(grouping: named.map { canonical(labels($0)) }, by: \.count)
+
     /// Italian sonnets: an octave of two enclosed quatrains (or alternating ones), then one of the
     /// sestets poets wrote after it.
     static let sonnets: [String] = {
@@ -148,7 +185,7 @@ enum SchemeShapes {
     /// (with a closing triplet when the count is odd), alternating quatrains (ABAB CDCD…), and
     /// terza rima (ABA BCB CDC… D or DD).
     static func shapes(lines: Int) -> [[Int]] {
-        var shapes = named.filter { $0.count == lines }.map(labels)
+        var shapes = namedByLength[lines] ?? []
         if lines >= 4 {
             shapes.append((0..<lines).map { lines % 2 == 1 && $0 == lines - 1 ? ($0 - 1) / 2 : $0 / 2 })
         }
@@ -180,7 +217,7 @@ enum SchemeShapes {
             guard shape.count > count, Array(shape.prefix(count)) == labels, ways.insert(shape.prefix(count + 2)).inserted else { return }
             votes[shape[count], default: 0] += 1
         }
-        for name in named { vote(canonical(self.labels(name))) }
+        for shapes in namedByLength.values { shapes.forEach(vote) }
         let length = max(count + 1, 4)
         vote(canonical((0..<length + length % 2).map { $0 / 2 }))
         let quatrains = max(8, (count + 4) / 4 * 4)

@@ -36,8 +36,9 @@ extension RhymeEngine {
     /// The target is the rhyme the stanza's scheme asks for next: the earlier lines' scheme
     /// (`StanzaScheme`) is continued the way the shapes poets use continue it (AB → A, ABA → B,
     /// AAB → B); when they ask for a new rhyme or none fits, the oldest ending of the last three
-    /// lines that nothing rhymes with yet (A → A), and nothing after a closed couplet or quatrain. When the caret ends a line whose last word already rhymes with its
-    /// target, the suggestions are for the next line. Candidates: perfect rhymes (through the
+    /// lines that nothing rhymes with yet (A → A), and nothing after a closed couplet or
+    /// quatrain. When the caret ends a line whose last word already rhymes with its target, the
+    /// suggestions are for the next line. Candidates: perfect rhymes (through the
     /// word's usual pronunciation first), then near ones, common words first; proper names and
     /// rare words only when the text already uses them, and rare words after the rest. Never the
     /// target itself; when a word is half typed at the caret, only words that start with it.
@@ -79,7 +80,7 @@ extension RhymeEngine {
         }
 
         var suggestions: [RhymeSuggestions.Suggestion] = []
-        if let target, let found = lookup(target.ending.spelled) {
+        if let target, let found = target.ending.found {
             let filter = nextLine ? "" : partial
             let used = Set(Self.words(in: text).map { $0.word.lowercased() })
             var seen = Set([target.ending.spelled, target.ending.word, filter])
@@ -100,9 +101,11 @@ extension RhymeEngine {
                 suggestions.append(.init(word: word, type: type))
             }
             let key = Set(target.ending.parts)
-            // Perfect rhymes through the word's usual pronunciation, then through another one (don't as "dohn").
+            // Perfect rhymes through the word's usual (first) pronunciation, then through another
+            // one (don't said "dohn" for stone).
             let perfect = perfectRhymeIDs(of: found)
-            let usual = perfect.filter { key.contains(LineEnding.rhymeKey(dictionary.phones(ofPronunciation: dictionary.pronunciationIDs(ofWord: $0).lowerBound))) }
+            let targetGroups = Set(groups(of: found))
+            let usual = perfect.filter { targetGroups.contains(dictionary.group(ofPronunciation: dictionary.pronunciationIDs(ofWord: $0).lowerBound)) }
             let usualSet = Set(usual)
             // A rhyme that differs only in secondary stress (good night / bright) is perfect too.
             let near = nearRhymeIDs(of: found, limit: 2000, rankedOnly: dictionary.rankedCount > 0)
@@ -119,7 +122,7 @@ extension RhymeEngine {
                 suggestions.append(.init(word: word, type: "perfect"))
             }
         }
-        return RhymeSuggestions(target: target.map { .init(word: $0.ending.spelledAsTyped.lowercased(), line: $0.line) }, nextLine: nextLine,
+        return RhymeSuggestions(target: target.map { .init(word: $0.ending.spelled, line: $0.line) }, nextLine: nextLine,
                                 replaceStart: nextLine ? caret : wordStart, replaceEnd: caret, suggestions: suggestions)
     }
 

@@ -54,15 +54,20 @@ struct ProgressController: RouteCollection {
 
     /// The length of a known item, in seconds.
     func duration(of item: String) -> Double? {
-        guard item.hasPrefix(Self.windDown) else { return nil }
-        return library.item(String(item.dropFirst(Self.windDown.count))).map { Double($0.duration) }
+        Self.windDownID(item).flatMap(library.item).map { Double($0.duration) }
     }
 
+    /// Wind Down items' keys begin so: `winddown:<catalog id>`.
     static let windDown = "winddown:"
+
+    /// The catalog id in a Wind Down item's key, or nil for another key.
+    static func windDownID(_ item: String) -> String? {
+        item.hasPrefix(windDown) ? String(item.dropFirst(windDown.count)) : nil
+    }
 
     /// Items are `area:id`; today the areas that play are Wind Down's (`winddown:<catalog id>`).
     func checkItem(_ item: String) throws {
-        guard item.hasPrefix(Self.windDown), library.item(String(item.dropFirst(Self.windDown.count))) != nil else {
+        guard Self.windDownID(item).flatMap(library.item) != nil else {
             throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them).")
         }
     }

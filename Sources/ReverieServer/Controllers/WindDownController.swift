@@ -52,8 +52,8 @@ struct WindDownController: RouteCollection {
         let logs = try await req.repositories.progress.events(prefixed: ProgressController.windDown, ownedBy: user)
         var positions: [String: ListeningPosition] = [:]
         for (key, events) in logs {
-            let id = String(key.dropFirst(ProgressController.windDown.count))
-            positions[id] = ListeningProgress.position(events, duration: library.item(id).map { Double($0.duration) })
+            guard let item = ProgressController.windDownID(key).flatMap(library.item) else { continue }
+            positions[item.id] = ListeningProgress.position(events, duration: Double(item.duration))
         }
         func described(_ item: SleepItem) -> Item { Self.described(item, positions[item.id]) }
         let progress = positions.compactMap { id, position in
