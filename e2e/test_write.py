@@ -1,9 +1,11 @@
 """Write: songs, the lyrics editor with live rhyme highlights, suggestions, search, undo, offline saving."""
 
+import json
+
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import ROOT, close, expect_error, open_page, screenshot, sign_in, wait_until
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
@@ -98,35 +100,15 @@ def test_rhyme_kinds_and_the_next_line(server, page):
     saved(page)
 
 
-SONNET = """The evening settles softly on the hill
-And every sparrow finds its quiet nest
-The river slows, the meadow grasses still
-The tired sun goes down into the west
-I count the lanterns glowing one by one
-Along the harbour where the boats are tied
-I think of all the things we left undone
-And all the times I wished I'd stayed beside
-The stars arrive like strangers at a door
-They settle in the branches of the trees
-I hear the ocean breathing on the shore
-And salt is carried inland on the breeze
-So let the night be long and let it keep
-The ones I love in soft and easy sleep"""
-BALLAD = """The miller's daughter by the stream
-Was singing to the morning air
-She braided ribbons through the reeds
-And flowers in her yellow hair"""
-SLANT = """We sheltered from the storm
-You worked your gentle charm
-Your hands were soft and warm
-Enough to quite disarm"""
+# The stanzas the engine's scheme tests read too, with the letters a poet would write.
+VERSE = json.loads((ROOT / "Tests" / "Shared" / "verse-schemes.json").read_text(encoding="utf-8"))["cases"]
 
 
 def test_a_sonnet_a_ballad_and_a_slant_song_get_a_poets_letters(server, page):
     sign_in(server, page, "Write")
     page.get_by_role("button", name="New song").click()
-    page.get_by_role("textbox", name="Lyrics").fill("\n\n".join([SONNET, BALLAD, SLANT]))
-    expect(page.locator(".scheme")).to_have_text(list("ABABCDCDEFEFGG") + list("ABCB") + list("AAAA"), timeout=15_000)
+    page.get_by_role("textbox", name="Lyrics").fill("\n\n".join(case["text"] for case in VERSE))
+    expect(page.locator(".scheme")).to_have_text([letter for case in VERSE for letter in case["scheme"]], timeout=15_000)
     # The slant song's four endings are one group (one colour): storm / warm and charm / disarm
     # rhyme perfectly, the two pairs nearly.
     colours = {page.locator("mark.rhyme", has_text=word).last.get_attribute("class").split()[1] for word in ["storm", "charm", "warm", "disarm"]}
