@@ -1,3 +1,4 @@
+@_exported import struct AudioRender.SeededGenerator
 import Foundation
 
 /// An audio cue at a time in the session (seconds from its start), and whether it has played.
@@ -52,20 +53,5 @@ public enum CueScheduler {
             free = cues[index].atSeconds + max(0, length(cues[index].audioFile))
         }
         return cues
-    }
-}
-
-/// SplitMix64: a small, fast generator that gives the same numbers for the same seed everywhere.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -12,6 +12,8 @@ struct AppServices: Sendable {
     let readiness: Readiness
     /// The meditation's audio files, made on first use or while the server warms up.
     let meditationAudio: MeditationAudio
+    /// Wind Down's catalog and its audio: rendered scripts, the owner's uploads, timer renditions.
+    let sleepAudio: SleepAudio
 }
 
 extension Application {
@@ -30,6 +32,7 @@ extension Application {
     var speech: SpeechJobs { services.speech }
     var readiness: Readiness { services.readiness }
     var meditationAudio: MeditationAudio { services.meditationAudio }
+    var sleepAudio: SleepAudio { services.sleepAudio }
 
     /// Account creation and password checks on the application's database.
     public var accounts: AccountService {

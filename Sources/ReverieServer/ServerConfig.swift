@@ -11,6 +11,7 @@ import Foundation
 /// | database | `--database-url` | `DATABASE_URL` | SQLite at `<data>/reverie.sqlite` |
 /// | web app files | `--web-dir` | `REVERIE_WEB_DIR` | `Web` next to the working directory or the binary |
 /// | largest request body | — | `REVERIE_MAX_BODY_BYTES` | 1 MiB |
+/// | largest audio upload | — | `REVERIE_MAX_UPLOAD_BYTES` | 512 MiB |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
     public enum Database: Sendable, Equatable {
@@ -78,6 +79,13 @@ public struct ServerConfig: Sendable, Equatable {
     /// A connection that neither sends nor receives anything for this many seconds is closed
     /// (`REVERIE_IDLE_TIMEOUT`), so idle or stalled clients cannot use up the server's open files.
     public var idleTimeoutSeconds: Int = 60
+    /// Largest audio file the owner may upload (`REVERIE_MAX_UPLOAD_BYTES`, 512 MiB); more is a 413.
+    public var maxUploadBytes: Int = 512 << 20
+
+    /// Files people gave the server, under the data directory: `<data>/media/<name>`.
+    public func mediaDirectory(_ name: String) -> URL {
+        URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent("media").appendingPathComponent(name, isDirectory: true)
+    }
 
     /// A cache under the data directory: `<data>/cache/<name>` (speech, meditation, rhymes).
     public func cacheDirectory(_ name: String) -> URL {
@@ -177,6 +185,12 @@ extension ServerConfig {
             webDirectory: value(overrides.webDirectory, "REVERIE_WEB_DIR") ?? locateWeb(),
             maxBodyBytes: maxBody, secureCookies: secure
         )
+        if let text = value(nil, "REVERIE_MAX_UPLOAD_BYTES") {
+            guard let parsed = Int(text), parsed > 0 else {
+                throw ConfigError.invalid(setting: "REVERIE_MAX_UPLOAD_BYTES", reason: "'\(text)' is not a positive number of bytes")
+            }
+            config.maxUploadBytes = parsed
+        }
         if let text = value(nil, "REVERIE_IDLE_TIMEOUT") {
             guard let parsed = Int(text), (1...3600).contains(parsed) else {
                 throw ConfigError.invalid(setting: "REVERIE_IDLE_TIMEOUT", reason: "'\(text)' is not a number of seconds from 1 to 3600")

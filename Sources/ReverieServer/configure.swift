@@ -41,6 +41,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(KeyCompositionSearchByRowid())
     app.migrations.add(AddPasswordChangeRequired())
     app.migrations.add(CreateProgressEvents())
+    app.migrations.add(CreateSleepAudio())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -65,6 +66,9 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let manifest = try MeditationManifest.bundled()
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
                                           cacheDirectory: config.cacheDirectory("meditation"))
+    let sleepLibrary = try SleepLibrary.bundled()
+    let sleepAudio = SleepAudio(library: sleepLibrary, engines: engines, cacheDirectory: config.cacheDirectory("sleep"),
+                                mediaDirectory: config.mediaDirectory("winddown"), renditionDirectory: config.cacheDirectory("renditions"))
     app.services = AppServices(
         config: config,
         hashing: try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool),
@@ -72,7 +76,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         now: now,
         speech: jobs,
         readiness: Readiness(engines),
-        meditationAudio: meditationAudio
+        meditationAudio: meditationAudio,
+        sleepAudio: sleepAudio
     )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(WarmupLifecycle())
@@ -95,9 +100,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: SpeechController())
     try app.register(collection: CompositionController())
     try app.register(collection: RhymesController())
-    let sleepLibrary = try SleepLibrary.bundled()
     try app.register(collection: ProgressController(library: sleepLibrary))
-    try app.register(collection: WindDownController(library: sleepLibrary))
+    try app.register(collection: WindDownController(library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

@@ -64,6 +64,14 @@ public struct SleepLibrary: Sendable {
 
     public func item(_ id: String) -> SleepItem? { items.first { $0.id == id } }
 
+    /// The text of a bundled script (`yoga_nidra_sleep_10min`), with pause markers; nil when the
+    /// module has no script of that name.
+    public static func script(named name: String) -> String? {
+        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }),
+              let url = Bundle.module.url(forResource: name, withExtension: "txt", subdirectory: "scripts") else { return nil }
+        return try? String(contentsOf: url, encoding: .utf8)
+    }
+
     public var featured: SleepItem? { item(Self.featuredID) }
 
     /// The items of one type, in catalog order.

@@ -41,9 +41,23 @@ public struct ScriptRenderer: Sendable {
         return target - loudness
     }
 
+    /// The factor on every pause that makes `speech` + pauses last `target` seconds (1 without a target).
+    static func pauseScale(fitting target: Double?, speech: Double, pauses: Double) throws -> Double {
+        guard let target else { return 1 }
+        guard speech <= target else { throw SpeechError.cannotFit(speech: speech, target: target) }
+        guard pauses > 0 else { return 1 }   // the end is padded with silence
+        let scale = (target - speech) / pauses
+        guard scale >= 0.25 else { throw SpeechError.cannotFit(speech: speech + pauses * 0.25, target: target) }
+        return scale
+    }
+
     /// Renders a script.
-    /// - Parameter progress: called after each phrase with (phrases done, phrases in all).
-    public func render(_ script: String, voice: String? = nil, rate: Double = 1,
+    /// - Parameters:
+    ///   - fitting: a length in seconds the audio must have: every pause is scaled by one factor
+    ///     (at least a quarter of what the script says) so the speech and pauses add up to it.
+    ///   - progress: called after each phrase with (phrases done, phrases in all).
+    /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
+    public func render(_ script: String, voice: String? = nil, rate: Double = 1, fitting target: Double? = nil,
                        progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> RenderedSpeech {
         guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
         let parsed = try parser.parse(script)
@@ -63,8 +77,23 @@ public struct ScriptRenderer: Sendable {
         // means the same thing in the finished audio as where the edges are cut.
         let gain = Self.gain(toward: targetLoudness, of: sources)
 
-        // Pass 2: trim each phrase where it falls under the silence threshold at its final level,
-        // fade its edges, and lay it between exact silences.
+        // Pass 2: trim each phrase where it falls under the silence threshold at its final level and
+        // fade its edges …
+        struct Trimmed { var audio: AudioBuffer; var voice: Range<Int>; var range: Range<Int> }
+        let margin = AudioBuffer.sampleCount(edgeFade / 2, sampleRate)
+        let trimmedPhrases = sources.map { source -> Trimmed in
+            let source = source.gained(decibels: gain)
+            // Half of each fade runs over the quiet just outside the cut, half over the voice;
+            // the timeline marks the voice itself (the quiet margins belong to the pauses).
+            let voice = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
+            let range = max(0, voice.lowerBound - margin)..<min(source.samples.count, voice.upperBound + margin)
+            return Trimmed(audio: AudioBuffer(sampleRate: sampleRate, samples: Array(source.samples[range]))
+                .fadingEdges(in: edgeFade, out: edgeFade), voice: voice, range: range)
+        }
+        let pauseScale = try Self.pauseScale(fitting: target, speech: trimmedPhrases.reduce(0) { $0 + $1.audio.duration },
+                                             pauses: parsed.segments.reduce(0) { if case let .pause(pause) = $1 { $0 + pause.seconds } else { $0 } })
+
+        // … and lay the phrases between exact silences.
         var audio = AudioBuffer(sampleRate: sampleRate)
         var phrases: [RenderTimeline.Phrase] = []
         var pauses: [RenderTimeline.Pause] = []
@@ -74,19 +103,12 @@ public struct ScriptRenderer: Sendable {
             switch segment {
             case let .pause(pause):
                 let start = audio.samples.count
-                audio.append(.silence(seconds: pause.seconds, sampleRate: sampleRate))
-                pauses.append(.init(startMs: milliseconds(start), endMs: milliseconds(audio.samples.count), seconds: pause.seconds))
+                audio.append(.silence(seconds: pause.seconds * pauseScale, sampleRate: sampleRate))
+                pauses.append(.init(startMs: milliseconds(start), endMs: milliseconds(audio.samples.count), seconds: pause.seconds * pauseScale))
             case let .phrase(phrase):
-                let source = sources[next].gained(decibels: gain)
                 let words = spoken[next].words
+                let (trimmed, voice, range) = (trimmedPhrases[next].audio, trimmedPhrases[next].voice, trimmedPhrases[next].range)
                 next += 1
-                // Half of each fade runs over the quiet just outside the cut, half over the voice;
-                // the timeline marks the voice itself (the quiet margins belong to the pauses).
-                let margin = AudioBuffer.sampleCount(edgeFade / 2, sampleRate)
-                let voice = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
-                let range = max(0, voice.lowerBound - margin)..<min(source.samples.count, voice.upperBound + margin)
-                let trimmed = AudioBuffer(sampleRate: sampleRate, samples: Array(source.samples[range]))
-                    .fadingEdges(in: edgeFade, out: edgeFade)
                 let start = audio.samples.count
                 audio.append(trimmed)
                 let voiceStart = start + (voice.lowerBound - range.lowerBound)
@@ -101,6 +123,12 @@ public struct ScriptRenderer: Sendable {
                 phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(voiceStart),
                                      endMs: milliseconds(voiceEnd), words: timed))
             }
+        }
+
+        if let target {   // rounding each pause to whole samples may leave a few samples over or under
+            let exact = AudioBuffer.sampleCount(target, sampleRate)
+            if audio.samples.count < exact { audio.append(.silence(seconds: Double(exact - audio.samples.count) / Double(sampleRate), sampleRate: sampleRate)) }
+            if audio.samples.count > exact { audio = AudioBuffer(sampleRate: sampleRate, samples: Array(audio.samples.prefix(exact))) }
         }
 
         // The speech is already at about the target; this corrects the rest and holds the peaks.

@@ -68,6 +68,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRate(Double)
     /// No installed engine has this voice.
     case unknownVoice(String)
+    /// The speech alone is longer than the length asked for (seconds: speech, asked).
+    case cannotFit(speech: Double, target: Double)
 
     public var description: String {
         switch self {
@@ -75,6 +77,8 @@ public enum SpeechError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .workerDied(reason): "The speech worker stopped: \(reason)"
         case let .synthesisFailed(reason): "Speaking failed: \(reason)"
         case let .invalidRate(rate): "A speaking rate of \(rate) is out of range; use 0.8 to 1.2."
+        case let .cannotFit(speech, target):
+            "The speech alone lasts \(Int(speech.rounded())) s, too long for \(Int(target.rounded())) s; shorten the script or give it more time."
         case let .unknownVoice(voice): "No installed voice is called “\(voice)”; `reverie voices` lists them."
         }
     }

@@ -27,6 +27,12 @@ struct Speak: AsyncParsableCommand {
     @Option(help: "Speaking rate from 0.8 to 1.2; pitch stays the same.")
     var rate: Double = 1
 
+    @Option(help: "Make the audio exactly this many seconds long by stretching or shortening every pause alike.")
+    var fit: Double?
+
+    @Flag(help: "Speak for sleep: over a soft synthesized bed that dips under the voice (with --fit, the length of a Wind Down item).")
+    var bed = false
+
     @Option(help: "Also write WebVTT captions (one cue per phrase) here.")
     var captions: String?
 
@@ -35,6 +41,7 @@ struct Speak: AsyncParsableCommand {
 
     func validate() throws {
         guard (0.8...1.2).contains(rate) else { throw ValidationError("--rate must be between 0.8 and 1.2.") }
+        if let fit { guard fit > 0, fit <= 4 * 3600 else { throw ValidationError("--fit must be a number of seconds from 1 to 14400.") } }
         let lower = output.lowercased()
         guard lower.hasSuffix(".wav") || AudioEncoder.Format(fileName: output) != nil else {
             throw ValidationError("--output must end in .m4a, .opus, .mp3 or .wav.")
@@ -56,8 +63,14 @@ struct Speak: AsyncParsableCommand {
         let rendered: RenderedSpeech
         do {
             let engine = try await engines.engine(for: voice)
-            rendered = try await ScriptRenderer(engine: engine).render(text, voice: voice, rate: rate) { done, total in
-                bar.show(done: done, total: total)
+            if bed {
+                var narration = SleepNarration(engine: engine)
+                narration.rate = rate
+                rendered = try await narration.render(text, seconds: fit, voice: voice) { done, total in bar.show(done: done, total: total) }
+            } else {
+                rendered = try await ScriptRenderer(engine: engine).render(text, voice: voice, rate: rate, fitting: fit) { done, total in
+                    bar.show(done: done, total: total)
+                }
             }
         } catch let error as SpokenScriptError {
             throw CommandFailure(error.description)

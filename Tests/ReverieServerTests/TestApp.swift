@@ -50,6 +50,7 @@ func withTestApp(
     maxBodyBytes: Int = 1 << 20,
     speech: SpeechEngines = SpeechEngines([]),
     speechMaxCharacters: Int = 100_000,
+    maxUploadBytes: Int = 512 << 20,
     _ body: (TestClient) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-test-\(UUID().uuidString)")
@@ -61,10 +62,11 @@ func withTestApp(
     case .sqlite: databaseConfig = .sqlite(path: directory.appendingPathComponent("reverie.sqlite").path)
     case let .postgres(url): databaseConfig = .postgres(url: url, searchPath: [schema])
     }
-    let config = ServerConfig(
+    var config = ServerConfig(
         host: "127.0.0.1", port: 0, dataDirectory: directory.path, database: databaseConfig,
         webDirectory: repositoryWebDirectory, maxBodyBytes: maxBodyBytes, bcryptCost: 4,
         speechMaxCharacters: speechMaxCharacters)
+    config.maxUploadBytes = maxUploadBytes
 
     let app = try await Application.make(.testing)
     app.logger.logLevel = .warning
@@ -127,7 +129,7 @@ struct TestClient: Sendable {
     }
 
     func send(_ method: HTTPMethod, _ path: String, json: (any Encodable & Sendable)? = nil, raw: String? = nil,
-              contentType: String = "application/json", auth: Auth = .none,
+              data: Data? = nil, contentType: String = "application/json", auth: Auth = .none,
               headers extra: HTTPHeaders = [:]) async throws -> Reply {
         var headers = extra
         switch auth {
@@ -142,6 +144,8 @@ struct TestClient: Sendable {
             body = ByteBuffer(data: try encoder.encode(json))
         } else if let raw {
             body = ByteBuffer(string: raw)
+        } else if let data {
+            body = ByteBuffer(data: data)
         }
         if body != nil { headers.replaceOrAdd(name: .contentType, value: contentType) }
         let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)

@@ -13,6 +13,15 @@ extension Request {
         return value
     }
 
+    /// A finite number in `range`; nil when the parameter is absent.
+    func queryDouble(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let text = try queryText(name) else { return nil }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, range.contains(value) else {
+            throw APIError(.badRequest, code: "invalid_field", "\(name): must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()).")
+        }
+        return value
+    }
+
     /// `true`/`false` (also `1`/`0`); nil when absent.
     func queryBoolean(_ name: String) throws -> Bool? {
         guard let text = try queryText(name) else { return nil }

@@ -1,22 +1,44 @@
+import AudioRender
 import Foundation
 import Playback
 import SleepLibrary
+import Speech
+import SpokenScript
 import Vapor
 
 extension SleepItem: Content {}
 
-/// Wind Down: the sleep library with the person's progress.
+/// Wind Down: the sleep library with the person's progress, its audio, and the owner's way of
+/// giving a Coming Soon item audio of its own.
 struct WindDownController: RouteCollection {
     let library: SleepLibrary
+    let maxUploadBytes: Int
+
+    /// How an item's audio stands, for the player.
+    struct Audio: Content {
+        /// `ready`, `preparing` (ask again shortly), `failed` or `none` (Coming Soon).
+        var state: String
+        /// Where to stream it from, when ready.
+        var url: String?
+        /// Why it failed, when it did.
+        var detail: String?
+        /// `bundled`, `upload` or `script`; nil when there is none.
+        var source: String?
+        /// The uploaded file's name, for the owner.
+        var originalName: String?
+    }
 
     /// A catalog item with how far the person got.
     struct Item: Content {
+        /// The catalog entry; its `duration` is the audio's measured length once there is audio.
         var item: SleepItem
         /// 0…1 heard.
         var progress: Double
         /// Seconds into the item, when begun.
         var position: Double?
+        /// No audio yet: shown with the badge, and cannot be played.
         var comingSoon: Bool
+        var audio: Audio
     }
 
     struct Section: Content {
@@ -36,10 +58,19 @@ struct WindDownController: RouteCollection {
         var sections: [Section]
     }
 
+    /// `PUT /api/winddown/{id}/script`.
+    struct ScriptBody: Content {
+        var script: String
+    }
+
     func boot(routes: any RoutesBuilder) throws {
         let windDown = routes.grouped("api", "winddown")
         windDown.get(use: home)
         windDown.get(":id", use: item)
+        windDown.get(":id", "audio", use: audio)
+        windDown.on(.PUT, ":id", "audio", body: .stream, use: upload)
+        windDown.put(":id", "script", use: script)
+        windDown.delete(":id", "audio", use: detach)
     }
 
     /// `?timeZone=Europe/Paris` says the person's hour for the greeting (UTC when absent).
@@ -49,36 +80,215 @@ struct WindDownController: RouteCollection {
         guard let zone = TimeZone(identifier: name) else {
             throw APIError(.badRequest, code: "invalid_time_zone", "timeZone: “\(name)” is not a time zone name like Europe/Paris.")
         }
+        let attachments = try await req.repositories.sleepAudio.all()
+        var described: [String: Item] = [:]
+        for item in library.items { described[item.id] = await describe(item, attachments[item.id], req: req) }
         let logs = try await req.repositories.progress.events(prefixed: ProgressController.windDown, ownedBy: user)
-        var positions: [String: ListeningPosition] = [:]
+        var progress: [SleepProgress] = []
         for (key, events) in logs {
-            guard let item = ProgressController.windDownID(key).flatMap(library.item) else { continue }
-            positions[item.id] = ListeningProgress.position(events, duration: Double(item.duration))
-        }
-        func described(_ item: SleepItem) -> Item { Self.described(item, positions[item.id]) }
-        let progress = positions.compactMap { id, position in
-            library.item(id).map { SleepProgress(itemID: id, fraction: ListeningProgress.fraction(position, duration: Double($0.duration)), updatedAt: position.at) }
+            guard let id = ProgressController.windDownID(key), var entry = described[id] else { continue }
+            let position = ListeningProgress.position(events, duration: Double(entry.item.duration))
+            entry.position = position?.position
+            entry.progress = ListeningProgress.fraction(position, duration: Double(entry.item.duration))
+            described[id] = entry
+            if let position { progress.append(SleepProgress(itemID: id, fraction: entry.progress, updatedAt: position.at)) }
         }
         return Home(
             greeting: SleepLibrary.greeting(at: req.services.now(), in: zone),
-            featured: library.featured.map(described),
-            continueListening: library.continueListening(progress).map(described),
+            featured: library.featured.flatMap { described[$0.id] },
+            continueListening: library.continueListening(progress).compactMap { described[$0.id] },
             sections: SleepContentType.allCases.map { type in
-                Section(type: type, title: type.displayName, color: type.color, icon: type.icon, items: library.items(of: type).map(described))
+                Section(type: type, title: type.displayName, color: type.color, icon: type.icon,
+                        items: library.items(of: type).compactMap { described[$0.id] })
             })
     }
 
     /// `GET /api/winddown/{id}`: one item with the person's progress.
     func item(req: Request) async throws -> Item {
         let user = try req.user
-        let id = req.parameters.get("id") ?? ""
-        guard let item = library.item(id) else { throw APIError(.notFound, code: "not_found", "No Wind Down item is called “\(id.prefix(100))”.") }
-        let events = try await req.repositories.progress.events(of: [ProgressController.windDown + id], ownedBy: user).values.first ?? []
-        return Self.described(item, ListeningProgress.position(events, duration: Double(item.duration)))
+        let item = try catalogItem(req)
+        var entry = await describe(item, try await req.repositories.sleepAudio.attachment(for: item.id), req: req)
+        let events = try await req.repositories.progress.events(of: [ProgressController.windDown + item.id], ownedBy: user).values.first ?? []
+        let position = ListeningProgress.position(events, duration: Double(entry.item.duration))
+        entry.position = position?.position
+        entry.progress = ListeningProgress.fraction(position, duration: Double(entry.item.duration))
+        return entry
     }
 
-    static func described(_ item: SleepItem, _ position: ListeningPosition?) -> Item {
-        Item(item: item, progress: ListeningProgress.fraction(position, duration: Double(item.duration)),
-             position: position?.position, comingSoon: item.isComingSoon)
+    /// `GET /api/winddown/{id}/audio[?until=SECONDS]`: the audio, with Range. With `until`, the
+    /// sleep timer's rendition: the same audio ending at that second, its last 30 s fading out.
+    func audio(req: Request) async throws -> Response {
+        _ = try req.user
+        let item = try catalogItem(req)
+        let until = try req.queryDouble("until", in: 1...(24 * 3600))
+        let source = req.sleepAudioSource(item, try await req.repositories.sleepAudio.attachment(for: item.id))
+        let (state, file, detail) = await req.application.sleepAudio.state(of: source)
+        guard let file, state == .ready else {
+            switch state {
+            case .none:
+                throw APIError(.notFound, code: "coming_soon", "“\(item.title)” is coming soon: it has no audio yet.")
+            case .failed:
+                throw APIError(.serviceUnavailable, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
+            case .preparing, .ready:
+                if let source { await req.application.sleepAudio.prepare(source) }
+                throw APIError(.serviceUnavailable, code: "audio_preparing", "The audio for “\(item.title)” is being made; try again in a few seconds.",
+                               headers: ["Retry-After": "5"])
+            }
+        }
+        if let until {
+            let url = try await req.application.sleepAudio.rendition(of: file, endingAt: until)
+            return try await req.serveFile(path: url.path, type: "audio/mp4", name: nil)
+        }
+        return try await req.serveFile(path: file.url.path, type: "audio/mp4", name: nil)
+    }
+
+    /// `PUT /api/winddown/{id}/audio` (owner): the request body is an audio file (MP3, M4A, Ogg
+    /// or WAV), checked with ffprobe and levelled to −16 LUFS; it replaces whatever the item had.
+    func upload(req: Request) async throws -> Response {
+        let owner = try requireOwner(req)
+        _ = owner
+        let item = try catalogItem(req)
+        if let length = req.headers.first(name: .contentLength).flatMap(Int.init), length > maxUploadBytes {
+            throw tooLarge()
+        }
+        let scratch = req.application.services.config.mediaDirectory("winddown").appendingPathComponent(".upload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch.deletingLastPathComponent(), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: scratch.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let handle = try FileHandle(forWritingTo: scratch)
+        var received = 0
+        do {
+            for try await buffer in req.body {
+                received += buffer.readableBytes
+                guard received <= maxUploadBytes else { throw tooLarge() }
+                try handle.write(contentsOf: buffer.readableBytesView)
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        guard received > 0 else { throw APIError(.badRequest, code: "empty_upload", "The upload is empty: send the audio file as the request body.") }
+        let name = req.headers.first(name: "X-File-Name").map { String($0.prefix(200)) }
+        let attachment = try await req.application.attachSleepUpload(itemID: item.id, file: scratch, originalName: name)
+        var entry = try await self.item(req: req)
+        entry.audio.originalName = attachment.originalName
+        return try await entry.encodeResponse(status: .created, for: req)
+    }
+
+    /// `PUT /api/winddown/{id}/script` (owner): a script with pause markers, spoken over the sleep
+    /// bed; the item is `preparing` until it is rendered.
+    func script(req: Request) async throws -> Response {
+        _ = try requireOwner(req)
+        let item = try catalogItem(req)
+        let body = try req.content.decode(ScriptBody.self)
+        try await req.application.attachSleepScript(itemID: item.id, script: body.script)
+        return try await self.item(req: req).encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `DELETE /api/winddown/{id}/audio` (owner): the item goes back to what the catalog gives it.
+    func detach(req: Request) async throws -> Item {
+        _ = try requireOwner(req)
+        let item = try catalogItem(req)
+        guard let removed = try await req.repositories.sleepAudio.detach(item.id) else {
+            throw APIError(.notFound, code: "not_found", "“\(item.title)” has no audio of the owner's to remove.")
+        }
+        if let file = removed.file {
+            try? FileManager.default.removeItem(at: req.application.services.config.mediaDirectory("winddown").appendingPathComponent(file))
+        }
+        return try await self.item(req: req)
+    }
+
+    // MARK: -
+
+    private func tooLarge() -> APIError {
+        APIError(.payloadTooLarge, code: "upload_too_large",
+                 "The file is larger than this server takes (\(maxUploadBytes / (1 << 20)) MiB); make it smaller or raise REVERIE_MAX_UPLOAD_BYTES.")
+    }
+
+    private func requireOwner(_ req: Request) throws -> AuthenticatedUser {
+        let user = try req.user
+        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the owner of this server gives Wind Down items their audio.") }
+        return user
+    }
+
+    private func catalogItem(_ req: Request) throws -> SleepItem {
+        let id = req.parameters.get("id") ?? ""
+        guard let item = library.item(id) else { throw APIError(.notFound, code: "not_found", "No Wind Down item is called “\(id.prefix(100))”.") }
+        return item
+    }
+
+    private func describe(_ item: SleepItem, _ attachment: SleepAttachment?, req: Request) async -> Item {
+        let source = req.sleepAudioSource(item, attachment)
+        let (state, file, detail) = await req.application.sleepAudio.state(of: source)
+        var shown = item
+        if let file { shown.duration = Int((Double(file.durationMs) / 1000).rounded()) }
+        let kind: String? = switch (attachment?.source, source) {
+        case (.upload?, _): "upload"
+        case (.script?, _): "script"
+        case (nil, .some): "bundled"
+        case (nil, nil): nil
+        }
+        return Item(item: shown, progress: 0, position: nil, comingSoon: source == nil,
+                    audio: Audio(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : nil, detail: detail,
+                                 source: kind, originalName: attachment?.originalName))
+    }
+}
+
+extension Request {
+    func sleepAudioSource(_ item: SleepItem, _ attachment: SleepAttachment?) -> SleepAudio.Source? {
+        application.sleepAudio.source(for: item, attachment: attachment)
+    }
+}
+
+extension Application {
+    /// Gives a Wind Down item the audio in `file` (any format ffprobe reads as MP3, M4A, Ogg or
+    /// WAV), levelled to −16 LUFS and kept under `<data>/media/winddown`; replaces what it had.
+    /// Used by the upload route and `reverie winddown attach`.
+    @discardableResult
+    public func attachSleepUpload(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
+        let directory = services.config.mediaDirectory("winddown")
+        let files = sleepAudio.files
+        let probe: AudioFiles.Probe
+        do {
+            probe = try await files.probe(file)
+        } catch let error as AudioRenderError {
+            throw APIError(.unsupportedMediaType, code: "not_audio", error.description)
+        }
+        guard AudioFiles.acceptedContainers.contains(probe.container) else {
+            throw APIError(.unsupportedMediaType, code: "not_audio", "This is a \(probe.container) file; upload MP3, M4A, Ogg or WAV.")
+        }
+        guard probe.duration <= 4 * 3600 else {
+            throw APIError(.unprocessableEntity, code: "too_long", "The audio lasts \(Int(probe.duration / 60)) minutes; Wind Down takes up to 4 hours.")
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let name = "\(UUID().uuidString.lowercased()).m4a"
+        let destination = directory.appendingPathComponent(name)
+        do {
+            try await files.level(file, into: destination)
+        } catch AudioRenderError.tooQuietToMeasure {
+            throw APIError(.unprocessableEntity, code: "silent_audio", "The file is silent (or under half a second); there is nothing to level.")
+        }
+        let levelled = try await files.probe(destination)
+        let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
+                                         script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
+        let old = try await Repositories.fluent(db).sleepAudio.attach(attachment)
+        if let old = old?.file { try? FileManager.default.removeItem(at: directory.appendingPathComponent(old)) }
+        return attachment
+    }
+
+    /// Gives a Wind Down item a script, spoken over the sleep bed (rendering starts at once).
+    public func attachSleepScript(itemID: String, script: String) async throws {
+        do {
+            _ = try ScriptParser().parse(script)
+        } catch let error as SpokenScriptError {
+            throw APIError(.unprocessableEntity, code: "invalid_script", error.description)
+        }
+        let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
+        let old = try await Repositories.fluent(db).sleepAudio.attach(attachment)
+        if let old = old?.file { try? FileManager.default.removeItem(at: services.config.mediaDirectory("winddown").appendingPathComponent(old)) }
+        if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
+            await sleepAudio.prepare(source)
+        }
     }
 }

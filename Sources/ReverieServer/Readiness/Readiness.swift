@@ -78,6 +78,7 @@ extension Application {
             }
             await app.probeSpeechEngines()
             await app.meditationAudio.makeAll(readiness: app.readiness)
+            await app.sleepAudio.makeBundled()
             while !Task.isCancelled {
                 try? await Task.sleep(for: refreshInterval)
                 guard !Task.isCancelled else { return }

@@ -10,6 +10,7 @@ public struct Repositories: Sendable {
     public var meditationSessions: any MeditationSessionRepository
     public var compositions: any CompositionRepository
     public var progress: any ProgressRepository
+    public var sleepAudio: any SleepAudioRepository
 
     /// The Fluent implementations on one database.
     public static func fluent(_ database: any Database) -> Repositories {
@@ -20,7 +21,8 @@ public struct Repositories: Sendable {
             speechRenders: FluentSpeechRenderRepository(database: database),
             meditationSessions: FluentMeditationSessionRepository(database: database),
             compositions: FluentCompositionRepository(database: database),
-            progress: FluentProgressRepository(database: database)
+            progress: FluentProgressRepository(database: database),
+            sleepAudio: FluentSleepAudioRepository(database: database)
         )
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Audio files handled by ffprobe and ffmpeg without decoding them into memory: what a file is,
+/// levelling a file to a loudness, and the sleep timer's rendition that fades out at a moment.
+public struct AudioFiles: Sendable {
+    /// What ffprobe says about a file's first audio stream.
+    public struct Probe: Sendable, Equatable {
+        /// ffprobe's container names (`mov,mp4,m4a,3gp,3g2,mj2`, `mp3`, `ogg`, `wav`).
+        public var container: String
+        /// `aac`, `mp3`, `vorbis`, `opus`, `pcm_s16le`, `flac`, …
+        public var codec: String
+        public var sampleRate: Int
+        public var channels: Int
+        /// Seconds.
+        public var duration: Double
+    }
+
+    public var runner: CommandRunner
+    public var ffmpeg: String
+    public var ffprobe: String
+
+    /// Containers people upload audio in: MP3, M4A/MP4, Ogg and WAV (ffprobe's names).
+    public static let acceptedContainers: Set<String> = ["mp3", "mov,mp4,m4a,3gp,3g2,mj2", "ogg", "wav"]
+
+    public init(runner: CommandRunner = .live, ffmpeg: String = "ffmpeg", ffprobe: String = "ffprobe") {
+        self.runner = runner
+        self.ffmpeg = ffmpeg
+        self.ffprobe = ffprobe
+    }
+
+    /// The file's container and first audio stream.
+    /// - Throws: `AudioRenderError.notAudio` when ffprobe cannot read it or finds no audio.
+    public func probe(_ file: URL) async throws -> Probe {
+        let result = try await runner.run(ffprobe, ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                    "format=format_name,duration:stream=codec_name,sample_rate,channels,duration",
+                                                    "-of", "json", file.path], nil)
+        struct Output: Decodable {
+            struct Stream: Decodable { var codec_name: String?; var sample_rate: String?; var channels: Int?; var duration: String? }
+            struct Format: Decodable { var format_name: String?; var duration: String? }
+            var streams: [Stream]?
+            var format: Format?
+        }
+        guard result.status == 0, let output = try? JSONDecoder().decode(Output.self, from: result.output) else {
+            let message = String(decoding: result.errors.suffix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw AudioRenderError.notAudio(message.isEmpty ? "ffprobe cannot read it" : "ffprobe says “\(message.split(separator: "\n").last ?? "")”")
+        }
+        guard let stream = output.streams?.first, let codec = stream.codec_name,
+              let rate = stream.sample_rate.flatMap(Int.init), rate > 0 else { throw AudioRenderError.notAudio("it has no audio stream") }
+        let duration = stream.duration.flatMap(Double.init) ?? output.format?.duration.flatMap(Double.init) ?? 0
+        guard duration > 0, duration.isFinite else { throw AudioRenderError.notAudio("its length cannot be read") }
+        return Probe(container: output.format?.format_name ?? "", codec: codec, sampleRate: rate,
+                     channels: stream.channels ?? 1, duration: duration)
+    }
+
+    /// The integrated loudness of a file in LUFS, measured by ffmpeg's EBU R128 meter while it
+    /// streams through (for files too long to hold in memory).
+    public func loudness(of file: URL) async throws -> Double {
+        let result = try await runner.run(ffmpeg, ["-hide_banner", "-nostats", "-i", file.path, "-map", "0:a:0",
+                                                   "-af", "ebur128=framelog=verbose", "-f", "null", "-"], nil)
+        guard result.status == 0 else { throw Self.failure("ffmpeg", result) }
+        // The summary's "I:  -23.4 LUFS" line.
+        let text = String(decoding: result.errors, as: UTF8.self)
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("I:") && $0.contains("LUFS") }),
+              let value = line.split(separator: " ").compactMap({ Double($0) }).first, value.isFinite, value > -70 else {
+            throw AudioRenderError.tooQuietToMeasure
+        }
+        return value
+    }
+
+    /// `source` levelled to `target` LUFS (one gain for the whole file, peaks limited at −1 dBFS),
+    /// mono AAC at 44.1 kHz, in an M4A that starts playing before it has all arrived.
+    /// - Returns: the loudness measured before levelling.
+    @discardableResult
+    public func level(_ source: URL, to target: Double = -16, into destination: URL) async throws -> Double {
+        let measured = try await loudness(of: source)
+        let gain = target - measured
+        try await ffmpegRun(["-i", source.path, "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "44100",
+                             "-af", String(format: "volume=%.2fdB,alimiter=limit=0.891:level=false", gain),
+                             "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", "-f", "mp4"], to: destination)
+        return measured
+    }
+
+    /// The sleep timer's rendition: `source` (AAC in M4A, as every file we make is) up to `end`
+    /// seconds, its last `fade` seconds falling evenly to silence.
+    ///
+    /// Only the fade is encoded. The audio before it is copied packet for packet, and the fade is
+    /// encoded from one AAC frame before the cut (so its first frame overlaps the copied audio's
+    /// last exactly as the original's did, and the join is seamless); the concatenation drops the
+    /// encoder's priming frames. An hour-long file takes about a second.
+    public func fadeOut(_ source: URL, at end: Double, fade: Double = 30, into destination: URL) async throws {
+        let probe = try await probe(source)
+        let end = min(end, probe.duration)
+        let frame = 1024 / Double(probe.sampleRate)
+        // The cut falls on a frame boundary of the source.
+        let cut = max(0, (max(0, end - fade) / frame).rounded(.down) * frame)
+        let scratch = destination.deletingLastPathComponent().appendingPathComponent(".fade-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let fadeLength = end - cut
+        func seconds(_ value: Double) -> String { String(format: "%.6f", value) }
+        guard cut > 0 else {
+            try await ffmpegRun(["-i", source.path, "-t", seconds(end), "-af", "afade=t=out:st=0:d=\(seconds(fadeLength)):curve=tri",
+                                 "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", "-f", "mp4"], to: destination)
+            return
+        }
+        let head = scratch.appendingPathComponent("head.m4a"), tail = scratch.appendingPathComponent("tail.m4a")
+        try await ffmpegRun(["-i", source.path, "-t", seconds(cut), "-map", "0:a:0", "-c", "copy", "-f", "mp4"], to: head)
+        try await ffmpegRun(["-ss", seconds(cut - frame), "-i", source.path, "-t", seconds(fadeLength + frame), "-map", "0:a:0",
+                             "-af", "afade=t=out:st=\(seconds(frame)):d=\(seconds(fadeLength)):curve=tri",
+                             "-ar", String(probe.sampleRate), "-c:a", "aac", "-b:a", "96k", "-f", "mp4"], to: tail)
+        // `inpoint 0` drops the head's priming packet, and the tail's inpoint its priming and the
+        // frame before the cut (the copied head already has it).
+        let list = "file '\(head.path)'\ninpoint 0\nfile '\(tail.path)'\ninpoint \(seconds(frame))\n"
+        let listFile = scratch.appendingPathComponent("list.txt")
+        try Data(list.utf8).write(to: listFile)
+        try await ffmpegRun(["-f", "concat", "-safe", "0", "-i", listFile.path, "-c", "copy", "-movflags", "+faststart", "-f", "mp4"], to: destination)
+    }
+
+    /// Runs ffmpeg writing `destination` through a temporary name, moved in place when whole.
+    private func ffmpegRun(_ arguments: [String], to destination: URL) async throws {
+        let partial = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+        defer { try? FileManager.default.removeItem(at: partial) }
+        let result = try await runner.run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y"] + arguments + [partial.path], nil)
+        guard result.status == 0 else { throw Self.failure("ffmpeg", result) }
+        if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
+        try FileManager.default.moveItem(at: partial, to: destination)
+    }
+
+    private static func failure(_ tool: String, _ result: CommandRunner.Result) -> AudioRenderError {
+        .toolFailed(tool: tool, status: result.status, message: String(decoding: result.errors.suffix(500), as: UTF8.self))
+    }
+}

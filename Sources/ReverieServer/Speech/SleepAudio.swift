@@ -1,0 +1,193 @@
+import AudioRender
+import Crypto
+import Foundation
+import SleepLibrary
+import Speech
+
+/// The audio of Wind Down items: the bundled yoga nidra scripts and the owner's scripts spoken
+/// over a bed (`SleepNarration`), rendered once and cached by content; the owner's uploads,
+/// levelled when they arrived; and the sleep timer's renditions that fade out at a moment.
+actor SleepAudio {
+    /// A playable file.
+    struct File: Sendable, Equatable {
+        var url: URL
+        var durationMs: Int
+        /// Names the content: a rendition of it is cached under this key.
+        var key: String
+    }
+
+    /// Where an item's audio comes from.
+    enum Source: Sendable, Equatable {
+        /// A script spoken for sleep, fitted to `seconds` when given.
+        case script(String, seconds: Double?)
+        /// A file the owner uploaded (already levelled), under the media directory.
+        case upload(file: String, durationMs: Int)
+    }
+
+    /// How an item's audio stands.
+    enum State: String, Sendable, Codable {
+        /// Playable now.
+        case ready
+        /// Being rendered; ask again in a few seconds.
+        case preparing
+        /// Rendering failed (the detail says why).
+        case failed
+        /// Nothing to play: Coming Soon.
+        case none
+    }
+
+    let library: SleepLibrary
+    private let engines: SpeechEngines
+    let cacheDirectory: URL
+    let mediaDirectory: URL
+    let renditionDirectory: URL
+    let files: AudioFiles
+    private let encoder = AudioEncoder()
+    private var making: [String: Task<File, any Error>] = [:]
+    private var failures: [String: String] = [:]
+    private var renditions: [String: Task<URL, any Error>] = [:]
+
+    init(library: SleepLibrary, engines: SpeechEngines, cacheDirectory: URL, mediaDirectory: URL, renditionDirectory: URL,
+         files: AudioFiles = AudioFiles()) {
+        self.library = library
+        self.engines = engines
+        self.cacheDirectory = cacheDirectory
+        self.mediaDirectory = mediaDirectory
+        self.renditionDirectory = renditionDirectory
+        self.files = files
+    }
+
+    /// The item's source: the owner's attachment first, else the bundled script, else none.
+    nonisolated func source(for item: SleepItem, attachment: SleepAttachment?) -> Source? {
+        if let attachment {
+            switch attachment.source {
+            case .upload:
+                if let file = attachment.file { return .upload(file: file, durationMs: attachment.durationMs ?? 0) }
+            case .script:
+                if let script = attachment.script { return .script(script, seconds: nil) }
+            }
+        }
+        guard let name = item.audio, let script = SleepLibrary.script(named: name) else { return nil }
+        return .script(script, seconds: Double(item.duration))
+    }
+
+    /// The state of a source, with its file when ready. Does no rendering.
+    func state(of source: Source?) async -> (state: State, file: File?, detail: String?) {
+        guard let source else { return (.none, nil, nil) }
+        switch source {
+        case let .upload(file, durationMs):
+            let url = mediaDirectory.appendingPathComponent(file)
+            guard FileManager.default.fileExists(atPath: url.path) else { return (.failed, nil, "The uploaded file is missing from the data directory; upload it again.") }
+            return (.ready, File(url: url, durationMs: durationMs, key: "upload-" + (file as NSString).deletingPathExtension), nil)
+        case let .script(script, seconds):
+            guard let key = try? await key(script, seconds: seconds) else { return (.failed, nil, "No speech engine is installed.") }
+            if let file = cached(key) { return (.ready, file, nil) }
+            if making[key] != nil { return (.preparing, nil, nil) }
+            if let failure = failures[key] { return (.failed, nil, failure) }
+            return (.preparing, nil, nil)
+        }
+    }
+
+    /// The source's file, rendered now if it must be (concurrent callers share the work).
+    func file(for source: Source) async throws -> File {
+        let (state, file, _) = await state(of: source)
+        if state == .ready, let file { return file }
+        guard case let .script(script, seconds) = source else {
+            throw SleepAudioProblem.missing("The uploaded file is missing from the data directory; upload it again.")
+        }
+        let key = try await key(script, seconds: seconds)
+        if let running = making[key] { return try await running.value }
+        failures[key] = nil
+        let task = Task { try await self.render(script, seconds: seconds, key: key) }
+        making[key] = task
+        defer { making[key] = nil }
+        do {
+            return try await task.value
+        } catch {
+            failures[key] = (error as? SpeechError)?.description ?? (error as? AudioRenderError)?.description ?? "\(error)"
+            throw error
+        }
+    }
+
+    /// Starts rendering the source in the background unless it is ready or under way.
+    func prepare(_ source: Source) async {
+        let (state, _, _) = await state(of: source)
+        guard state == .preparing || state == .failed, case let .script(script, seconds) = source,
+              let key = try? await key(script, seconds: seconds), making[key] == nil else { return }
+        Task { _ = try? await self.file(for: source) }
+    }
+
+    /// Renders every bundled script that is not cached yet (the warm-up does this at start).
+    func makeBundled() async {
+        for item in library.items {
+            guard let source = source(for: item, attachment: nil) else { continue }
+            _ = try? await file(for: source)
+        }
+    }
+
+    /// A rendition of `file` that ends at `end` seconds, its last 30 s fading to silence (the
+    /// sleep timer's). Made once per file and end (to the 100 ms), and kept for a day.
+    func rendition(of file: File, endingAt end: Double) async throws -> URL {
+        let tenths = Int((end * 10).rounded())
+        let url = renditionDirectory.appendingPathComponent("\(file.key)-\(tenths).m4a")
+        if FileManager.default.fileExists(atPath: url.path) { return url }
+        if let running = renditions[url.lastPathComponent] { return try await running.value }
+        let task = Task { () throws -> URL in
+            try FileManager.default.createDirectory(at: self.renditionDirectory, withIntermediateDirectories: true)
+            self.sweepRenditions()
+            try await self.files.fadeOut(file.url, at: Double(tenths) / 10, into: url)
+            return url
+        }
+        renditions[url.lastPathComponent] = task
+        defer { renditions[url.lastPathComponent] = nil }
+        return try await task.value
+    }
+
+    /// Renditions older than a day go: a timer set last night is not set again.
+    nonisolated private func sweepRenditions() {
+        let fileManager = FileManager.default
+        guard let names = try? fileManager.contentsOfDirectory(atPath: renditionDirectory.path) else { return }
+        let old = Date().addingTimeInterval(-24 * 3600)
+        for name in names {
+            let path = renditionDirectory.appendingPathComponent(name).path
+            if let modified = (try? fileManager.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < old {
+                try? fileManager.removeItem(atPath: path)
+            }
+        }
+    }
+
+    // MARK: - Rendering
+
+    private func key(_ script: String, seconds: Double?) async throws -> String {
+        let engine = try await engines.engine(for: nil)
+        let parts = [engine.name, engine.version, SleepNarration.version, seconds.map { String($0) } ?? "natural", script]
+        let joined = parts.map { "\($0.utf8.count):\($0)" }.joined()
+        return SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private struct Metadata: Codable { var durationMs: Int }
+
+    nonisolated private func cached(_ key: String) -> File? {
+        let audio = cacheDirectory.appendingPathComponent("\(key).m4a")
+        guard let data = FileManager.default.contents(atPath: cacheDirectory.appendingPathComponent("\(key).json").path),
+              let metadata = try? JSONDecoder().decode(Metadata.self, from: data),
+              FileManager.default.fileExists(atPath: audio.path) else { return nil }
+        return File(url: audio, durationMs: metadata.durationMs, key: key)
+    }
+
+    private func render(_ script: String, seconds: Double?, key: String) async throws -> File {
+        let engine = try await engines.engine(for: nil)
+        let rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds)
+        try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
+        // The audio first, then the metadata that makes the entry count: an entry is whole or absent.
+        try await encoder.encode(rendered.audio, as: .m4a, to: cacheDirectory.appendingPathComponent("\(key).m4a"))
+        let metadata = try JSONEncoder().encode(Metadata(durationMs: Int((rendered.audio.duration * 1000).rounded())))
+        try metadata.write(to: cacheDirectory.appendingPathComponent("\(key).json"), options: .atomic)
+        guard let file = cached(key) else { throw SleepAudioProblem.missing("The render was not stored.") }
+        return file
+    }
+}
+
+enum SleepAudioProblem: Error, Equatable {
+    case missing(String)
+}

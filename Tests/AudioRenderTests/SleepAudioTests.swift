@@ -1,0 +1,101 @@
+import AudioRender
+import Foundation
+import Testing
+
+/// Decodes any file ffmpeg reads into mono samples at its own rate.
+func decoded(_ file: URL, rate: Int = 22050) async throws -> AudioBuffer {
+    let result = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-ar", String(rate), "-f", "wav", "-"], nil)
+    #expect(result.status == 0, "\(String(decoding: result.errors, as: UTF8.self))")
+    return try WAVFile.decode(result.output)
+}
+
+/// RMS level in dBFS of `seconds` of audio ending at `end`.
+func level(_ buffer: AudioBuffer, endingAt end: Double, seconds: Double = 0.5) -> Double {
+    let stop = min(buffer.samples.count, AudioBuffer.sampleCount(end, buffer.sampleRate))
+    let start = max(0, stop - AudioBuffer.sampleCount(seconds, buffer.sampleRate))
+    return decibels(buffer.rms(start..<stop))
+}
+
+func scratchFile(_ name: String) -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sleep-audio-\(UUID().uuidString)", isDirectory: true)
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent(name)
+}
+
+@Suite("Sleep audio: the bed, ducking and the timer's fade")
+struct SleepAudioTests {
+    @Test("the bed is the same every time, fades in and out, and stays under the peak asked for")
+    func bed() {
+        let one = SleepBed.night.render(seconds: 30, sampleRate: 8000, peak: 0.5)
+        let two = SleepBed.night.render(seconds: 30, sampleRate: 8000, peak: 0.5)
+        #expect(one == two)
+        #expect(one.samples.count == 240_000)
+        #expect(one.samples.first == 0 && abs(one.samples.last ?? 1) < 1e-6)
+        #expect(one.peak <= 0.5 + 1e-6 && one.peak > 0.3)
+        #expect(decibels(one.rms(80_000..<160_000)) > -30)   // audible in the middle
+    }
+
+    @Test("the bed dips under the voice by the ducking depth, already down when the voice starts, and comes back after")
+    func ducking() {
+        let rate = 8000
+        let bed = AudioBuffer(sampleRate: rate, samples: [Float](repeating: 0.1, count: rate * 10))
+        var voice = AudioBuffer.silence(seconds: 4, sampleRate: rate)
+        voice.append(Signals.sine(440, seconds: 2, decibels: -12, rate: rate))
+        voice.append(.silence(seconds: 4, sampleRate: rate))
+        let mixed = Mixing.ducked(bed, under: voice, duck: 9)
+        let bedOnly = mixed.samples.enumerated().map { $0.element - (voice.samples[$0.offset]) }
+        #expect(abs(bedOnly[rate * 2] - 0.1) < 1e-4)                                   // before: full
+        #expect(abs(Double(decibels(bedOnly[rate * 4])) - (-20 - 9)) < 0.5)            // at the first word: down 9 dB
+        #expect(abs(Double(decibels(bedOnly[rate * 5])) - (-20 - 9)) < 0.5)
+        #expect(abs(bedOnly[rate * 9] - 0.1) < 1e-4)                                   // after the release: full again
+        // Never a jump: the bed's gain moves less than 0.5% per sample.
+        for index in 1..<bedOnly.count { #expect(abs(bedOnly[index] - bedOnly[index - 1]) < 0.0005) }
+    }
+
+    @Test("a timer rendition ends at the timer, falls steadily below −60 dBFS, and matches the source up to the fade")
+    func fadeOut() async throws {
+        let source = scratchFile("source.m4a")
+        let tone = Signals.noise(seconds: 100, decibels: -18)
+        try await AudioEncoder().encode(tone, as: .m4a, to: source)
+        let rendition = source.deletingLastPathComponent().appendingPathComponent("rendition.m4a")
+        try await AudioFiles().fadeOut(source, at: 75.3, into: rendition)
+        let probe = try await AudioFiles().probe(rendition)
+        #expect(abs(probe.duration - 75.3) < 0.05, "lasts \(probe.duration) s")
+        let heard = try await decoded(rendition), original = try await decoded(source)
+        #expect(abs(heard.duration - 75.3) < 0.05)
+        // Up to the fade the samples are the source's (copied, not encoded again) …
+        let cut = AudioBuffer.sampleCount(44, 22050)
+        let difference = zip(heard.samples[cut - 22050..<cut], original.samples[cut - 22050..<cut]).map { abs($0 - $1) }.max() ?? 1
+        #expect(difference < 1e-4)
+        // … through the join the level holds (no gap, no click) …
+        let join = AudioBuffer.sampleCount(75.3 - 30, 22050) / 1024 * 1024
+        let around = heard.rms(join - 2205..<join + 2205), before = original.rms(join - 2205..<join + 2205)
+        #expect(abs(decibels(around) - decibels(before)) < 0.5)
+        // … then each second is quieter than the one before, and the end is silence.
+        var previous = Double.infinity
+        for second in stride(from: 46.0, through: 75.0, by: 1) {
+            let now = level(heard, endingAt: second, seconds: 1)
+            #expect(now < previous + 0.3, "at \(second) s: \(now) dBFS after \(previous)")
+            previous = now
+        }
+        #expect(level(heard, endingAt: 75.3, seconds: 0.05) < -60)
+        #expect(level(heard, endingAt: 60, seconds: 1) < level(heard, endingAt: 46, seconds: 1) - 4)
+    }
+
+    @Test("ffprobe tells audio from other files, and levelling brings a quiet file to −16 LUFS")
+    func probeAndLevel() async throws {
+        let quiet = scratchFile("quiet.wav")
+        let noise = Signals.noise(seconds: 12, decibels: -35)
+        try WAVFile.encode(noise).write(to: quiet)
+        let probe = try await AudioFiles().probe(quiet)
+        #expect(probe.container == "wav" && probe.codec == "pcm_s16le" && abs(probe.duration - 12) < 0.01)
+        let levelled = quiet.deletingLastPathComponent().appendingPathComponent("levelled.m4a")
+        let before = try await AudioFiles().level(quiet, into: levelled)
+        #expect(abs(before - (try Loudness.integrated(noise))) < 0.5)   // ffmpeg's meter agrees with ours
+        #expect(abs(try await AudioFiles().loudness(of: levelled) - (-16)) < 1)
+
+        let text = quiet.deletingLastPathComponent().appendingPathComponent("notes.mp3")
+        try Data("these are not the droids".utf8).write(to: text)
+        await #expect(throws: AudioRenderError.self) { try await AudioFiles().probe(text) }
+    }
+}
