@@ -11,9 +11,10 @@ import * as areaScreen from "./screens/area.js";
 import * as settingsScreen from "./screens/settings.js";
 import * as meditateScreen from "./screens/meditate.js";
 import * as writeScreen from "./screens/write.js";
+import * as windDownScreen from "./screens/wind-down.js";
 
 /** Areas that are built have their own screen; the rest show what is coming. */
-const AREA_SCREENS = { meditate: meditateScreen, write: writeScreen };
+const AREA_SCREENS = { meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen };
 
 applyTheme(rememberedTheme());
 
@@ -49,8 +50,9 @@ const destinations = [...AREAS, SETTINGS];
 
 function renderTabs() {
   tabs.innerHTML = destinations
-    .map((d) => `<a href="${d.path}" data-link class="tab" data-area="${d.id}">${icon(d.icon)}<span>${d.name}</span></a>`)
+    .map((d) => `<a href="${d.path}" data-link class="tab" data-area="${d.id}"${d.accent ? ` data-accent="${d.accent}"` : ""}>${icon(d.icon)}<span>${d.name}</span></a>`)
     .join("");
+  for (const tab of tabs.querySelectorAll("[data-accent]")) tab.style.setProperty("--tab-accent", tab.dataset.accent);
 }
 
 function markCurrentTab(path) {

@@ -5,7 +5,7 @@
 export const AREAS = [
   {
     id: "bedside", path: "/bedside", name: "Bedside",
-    icon: "M20 14.5A8.5 8.5 0 0 1 9.5 4a8.5 8.5 0 1 0 10.5 10.5Z",
+    icon: "M4 20h16M6 20v-3a2 2 0 0 1 2-2h8a2 2 0 0 1 2 2v3M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8Zm0-6v2l1.2 1.2",
     tagline: "A calm night-stand screen.",
     coming: [
       "A large, dim clock with an alarm and a gentle wake greeting.",
@@ -19,13 +19,9 @@ export const AREAS = [
   },
   {
     id: "wind-down", path: "/wind-down", name: "Wind Down",
-    icon: "M3 18h18M5 18v-5a3 3 0 0 1 3-3h8a3 3 0 0 1 3 3v5M7 10V7m10 3V7M18 3.5l.5 1 1 .5-1 .5-.5 1-.5-1-1-.5 1-.5Z",
+    icon: "M18 15.5A7.5 7.5 0 0 1 8.5 6a7.5 7.5 0 1 0 9.5 9.5ZM14 3h4l-4 4h4M19 9h2.5L19 11.5h2.5",
+    accent: "#6366F1",
     tagline: "A library for falling asleep.",
-    coming: [
-      "Yoga nidra, sleep stories, meditations, breathing, hypnosis and affirmations.",
-      "Pick up where you left off in anything you were listening to.",
-      "A sleep timer that fades the sound out gently.",
-    ],
   },
   {
     id: "listen", path: "/listen", name: "Listen",

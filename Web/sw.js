@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v12";
+const CACHE = "reverie-shell-v13";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -28,6 +28,9 @@ const SHELL = [
   "/screens/voice-panel.js",
   "/screens/meditate.js",
   "/screens/write.js",
+  "/screens/wind-down.js",
+  "/player/player.js",
+  "/player/progress.js",
   "/write/drafts.js",
   "/meditation/run.js",
   "/meditation/player.js",
@@ -56,11 +59,12 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== location.origin || request.headers.has("Range")) return;
+  // Media streams straight from the server (the player seeks with Range).
+  if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/audio$/.test(url.pathname)) return;
   if (url.pathname.startsWith("/api/")) {
     event.respondWith(apiRead(request, event, !url.searchParams.has("q")));
     return;
   }
-  if (url.pathname.startsWith("/audio/")) return;
   // An app location (/write, /settings) is the shell, which routes itself.
   const shellPath = request.mode === "navigate" && !SHELL.includes(url.pathname) ? "/index.html" : url.pathname;
   if (!SHELL.includes(shellPath)) return;

@@ -30,6 +30,12 @@ def call(url, method="GET", body=None, headers=None):
 class ReverieProcess:
     def __init__(self, binary, prefix="reverie-", log_level="warning"):
         self.data = Path(tempfile.mkdtemp(prefix=prefix))
+        # Wind Down's rendered audio is cached by content, so every test server can share one
+        # cache: the yoga nidra is spoken once per checkout, not once per server.
+        shared = ROOT / ".build" / "test-cache" / "sleep"
+        shared.mkdir(parents=True, exist_ok=True)
+        (self.data / "cache").mkdir()
+        (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
         self.log_path = self.data / "server.log"
         self._log = open(self.log_path, "w")
         env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)

@@ -1,0 +1,398 @@
+// The full-screen player that Wind Down (and later Listen and Bedside) opens: title, narrator and
+// length on a gradient in the item's colour, a slider, play/pause, back and forward 15 s, close,
+// and the sleep timer. Progress is saved on pause, close, page hide and every 15 s; the lock
+// screen gets Media Session metadata, artwork, handlers and position.
+//
+// The sleep timer runs on wall-clock time (a hidden page's timers fire late). When one is set,
+// the player switches to the server's rendition of the item that ends at the timer with its last
+// 30 s faded to silence, so the fade reaches the ear even when a locked phone suspends this script.
+
+import { announce, escapeHTML, setImmersive } from "../dom.js";
+import { deviceName, flush, localPosition, record, serverProgress } from "./progress.js";
+
+export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
+const SAVE_EVERY = 15_000;
+const FADE = 30;
+const REARM_WINDOW = 5 * 60_000;
+const OFFER_APART = 120;
+
+/** "12:40" or "1:02:05". */
+export function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds || 0));
+  const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
+  return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
+}
+
+/** Artwork for the lock screen: the type's icon on its colour, drawn here. */
+export function artwork(color, iconPath) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="#07060f"/></linearGradient></defs><rect width="512" height="512" fill="url(#g)"/><g transform="translate(136 136) scale(10)" fill="none" stroke="#fff" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round"><path d="${iconPath}"/></g></svg>`;
+  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+}
+
+/**
+ * One player at a time. `open(options)` shows it:
+ * - item: progress key (`winddown:yoga_nidra_10min`)
+ * - title, narrator, duration (seconds), color, icon (path), src (audio URL)
+ * - position: where the server says this person is (seconds), or null
+ * - onClose(): called after it closes
+ */
+export class Player {
+  constructor() {
+    this.root = null;
+    this.audio = null;
+    this.timer = null;        // {option, endsAt (ms), mediaEnd (s)}
+    this.stopped = null;      // {option, at (ms), position} after a timer ended
+    this.saveTimer = null;
+    this.tickTimer = null;
+  }
+
+  get isOpen() { return Boolean(this.root); }
+
+  async open(options) {
+    this.close({ silent: true });
+    this.options = options;
+    const { title, narrator, duration, color } = options;
+    const root = document.createElement("section");
+    root.className = "player";
+    root.setAttribute("role", "dialog");
+    root.setAttribute("aria-modal", "true");
+    root.setAttribute("aria-label", `${title}, player`);
+    root.style.setProperty("--type-color", color);
+    root.innerHTML = `
+      <div class="player-top">
+        <button class="icon-button player-close" type="button" aria-label="Close the player">
+          <svg class="icon" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true"><path d="M6 9l6 6 6-6"/></svg>
+        </button>
+        <button class="button small player-timer" type="button" aria-haspopup="dialog">
+          <svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d="M12 21a8 8 0 1 0 0-16 8 8 0 0 0 0 16Zm0-12v4l2.5 2.5M9 2h6"/></svg>
+          <span class="player-timer-label">Sleep timer</span>
+        </button>
+      </div>
+      <div class="player-art" aria-hidden="true">
+        <svg class="icon" viewBox="0 0 24 24" width="72" height="72"><path d="${options.icon}"/></svg>
+      </div>
+      <h2 class="player-title">${escapeHTML(title)}</h2>
+      <p class="player-narrator">${escapeHTML(narrator)} · <span class="player-length">${clock(duration)}</span></p>
+      <p class="player-offer" hidden><button class="button small" type="button"></button></p>
+      <p class="player-status" role="status"></p>
+      <div class="player-progress">
+        <input class="player-slider" type="range" min="0" max="${Math.max(1, Math.round(duration))}" step="1" value="0" aria-label="Position">
+        <div class="player-times"><span class="player-elapsed">0:00</span><span class="player-remaining">-${clock(duration)}</span></div>
+      </div>
+      <div class="player-controls">
+        <button class="icon-button player-back" type="button" aria-label="Back 15 seconds">
+          <svg class="icon" viewBox="0 0 24 24" width="30" height="30" aria-hidden="true"><path d="M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4"/><text x="12" y="15.5" text-anchor="middle" font-size="7" stroke="none" fill="currentColor">15</text></svg>
+        </button>
+        <button class="player-play" type="button" aria-label="Play">
+          <svg class="icon play-shape" viewBox="0 0 24 24" width="36" height="36" aria-hidden="true"><path d="M8 5v14l11-7Z"/></svg>
+        </button>
+        <button class="icon-button player-forward" type="button" aria-label="Forward 15 seconds">
+          <svg class="icon" viewBox="0 0 24 24" width="30" height="30" aria-hidden="true"><path d="M20 12a8 8 0 1 1-2.3-5.7M20 4v4h-4"/><text x="12" y="15.5" text-anchor="middle" font-size="7" stroke="none" fill="currentColor">15</text></svg>
+        </button>
+      </div>
+      <audio class="player-audio" preload="auto"></audio>`;
+    document.body.append(root);
+    setImmersive(true);
+    this.root = root;
+    this.audio = root.querySelector("audio");
+    this.wire();
+
+    // Where to start: this device's own place, else the server's; another device far apart is offered.
+    const local = localPosition(options.item);
+    const server = await serverProgress(options.item);
+    let start = local ?? options.position ?? server?.position ?? 0;
+    if (server?.finished) start = 0;
+    if (server && server.position != null && server.device && server.device !== deviceName()
+        && local != null && Math.abs(server.position - local) > OFFER_APART) {
+      this.offer(server.position, server.device);
+    } else if (local == null && server?.position) {
+      start = server.finished ? 0 : server.position;
+    }
+    this.audio.src = options.src;
+    this.seekWhenReady(start);
+    root.querySelector(".player-play").focus();
+    this.mediaSession();
+  }
+
+  offer(position, device) {
+    const box = this.root.querySelector(".player-offer");
+    const button = box.querySelector("button");
+    button.textContent = `Continue from ${clock(position)} (${device})`;
+    box.hidden = false;
+    button.addEventListener("click", () => {
+      this.seek(position);
+      box.hidden = true;
+    }, { once: true });
+  }
+
+  seekWhenReady(position) {
+    const go = () => { this.audio.currentTime = Math.min(position, (this.audio.duration || Infinity) - 0.5); this.paint(); };
+    if (this.audio.readyState >= 1) go();
+    else this.audio.addEventListener("loadedmetadata", go, { once: true });
+  }
+
+  wire() {
+    const $ = (selector) => this.root.querySelector(selector);
+    $(".player-close").addEventListener("click", () => this.close());
+    $(".player-play").addEventListener("click", () => this.toggle());
+    $(".player-back").addEventListener("click", () => this.skip(-15));
+    $(".player-forward").addEventListener("click", () => this.skip(15));
+    $(".player-timer").addEventListener("click", () => (this.timer ? this.cancelTimer() : this.timerSheet()));
+    const slider = $(".player-slider");
+    slider.addEventListener("input", () => { $(".player-elapsed").textContent = clock(slider.value); });
+    slider.addEventListener("change", () => this.seek(Number(slider.value)));
+    const audio = this.audio;
+    audio.addEventListener("timeupdate", () => this.paint());
+    audio.addEventListener("play", () => { this.paint(); this.save("play"); });
+    audio.addEventListener("pause", () => {
+      this.paint();
+      // A pause the system imposed (a call, another app) is saved like one the person made.
+      if (!audio.ended && !this.closing) this.save("pause");
+    });
+    audio.addEventListener("ended", () => {
+      if (this.timer && this.timer.mediaEnd != null) { this.timerEnded(); return; }
+      this.save("ended");
+      this.timer = null;
+      this.paintTimer();
+    });
+    audio.addEventListener("error", () => this.status("The audio could not be loaded. Check the connection and try again."));
+    this.onKey = (event) => {
+      if (event.target.closest("input, textarea, dialog")) return;
+      if (event.key === "Escape") this.close();
+      else if (event.key === " " && !event.target.closest("button")) { event.preventDefault(); this.toggle(); }
+      else if (event.key === "ArrowLeft" && !event.target.closest("input")) this.skip(-15);
+      else if (event.key === "ArrowRight" && !event.target.closest("input")) this.skip(15);
+    };
+    document.addEventListener("keydown", this.onKey);
+    this.onHide = () => { if (document.visibilityState === "hidden") this.save("pause", { keepalive: true }); else this.tick(); };
+    document.addEventListener("visibilitychange", this.onHide);
+    this.onPageHide = () => this.save("pause", { keepalive: true });
+    window.addEventListener("pagehide", this.onPageHide);
+    this.saveTimer = setInterval(() => { if (!audio.paused) this.save("play"); }, SAVE_EVERY);
+    this.tickTimer = setInterval(() => this.tick(), 1000);
+  }
+
+  position() { return this.audio ? this.audio.currentTime || 0 : 0; }
+
+  save(kind, options) {
+    if (!this.options) return Promise.resolve();
+    return record(this.options.item, kind, this.position(), options);
+  }
+
+  toggle() {
+    if (!this.audio) return;
+    if (this.audio.paused) this.play();
+    else this.audio.pause();
+  }
+
+  async play() {
+    const audio = this.audio;
+    // Play within five minutes of a timer stopping: the same timer again, 30 s back.
+    if (this.stopped && Date.now() - this.stopped.at <= REARM_WINDOW) {
+      const { option, position } = this.stopped;
+      this.stopped = null;
+      await this.setTimer(option, { resumeAt: Math.max(0, position - FADE) });
+      return;
+    }
+    this.stopped = null;
+    if (this.timer && this.timer.option !== "end") await this.useRendition();
+    try {
+      await audio.play();
+    } catch (error) {
+      if (error.name !== "AbortError") this.status("Tap play to start: the browser needs a touch first.");
+    }
+  }
+
+  skip(seconds) { this.seek(this.position() + seconds); }
+
+  seek(position) {
+    const end = this.audio.duration || this.options.duration;
+    this.audio.currentTime = Math.max(0, Math.min(position, end - 0.25));
+    this.paint();
+    this.save("seek");
+  }
+
+  status(text) {
+    if (this.root) this.root.querySelector(".player-status").textContent = text;
+  }
+
+  paint() {
+    if (!this.root) return;
+    const audio = this.audio, $ = (selector) => this.root.querySelector(selector);
+    const duration = this.options.duration;
+    const now = this.position();
+    const slider = $(".player-slider");
+    if (document.activeElement !== slider) slider.value = String(Math.round(now));
+    $(".player-elapsed").textContent = clock(now);
+    $(".player-remaining").textContent = `-${clock(duration - now)}`;
+    const playing = !audio.paused;
+    const button = $(".player-play");
+    button.setAttribute("aria-label", playing ? "Pause" : "Play");
+    button.querySelector("path").setAttribute("d", playing ? "M7 5h4v14H7zM13 5h4v14h-4z" : "M8 5v14l11-7Z");
+    if ("mediaSession" in navigator) {
+      navigator.mediaSession.playbackState = playing ? "playing" : "paused";
+      try {
+        navigator.mediaSession.setPositionState({ duration, position: Math.min(now, duration), playbackRate: audio.playbackRate || 1 });
+      } catch { /* a position past the end while a rendition loads */ }
+    }
+  }
+
+  mediaSession() {
+    if (!("mediaSession" in navigator)) return;
+    const { title, narrator, color, icon, album } = this.options;
+    navigator.mediaSession.metadata = new MediaMetadata({
+      title, artist: narrator, album: album || "Reverie",
+      artwork: [{ src: artwork(color, icon), sizes: "512x512", type: "image/svg+xml" }],
+    });
+    const handlers = {
+      play: () => this.play(),
+      pause: () => this.audio.pause(),
+      seekbackward: (details) => this.skip(-(details?.seekOffset || 15)),
+      seekforward: (details) => this.skip(details?.seekOffset || 15),
+      seekto: (details) => this.seek(details.seekTime),
+    };
+    for (const [action, handler] of Object.entries(handlers)) {
+      try { navigator.mediaSession.setActionHandler(action, handler); } catch { /* not supported here */ }
+    }
+  }
+
+  // MARK: - Sleep timer
+
+  timerSheet() {
+    const dialog = document.createElement("dialog");
+    dialog.className = "dialog timer-sheet";
+    dialog.setAttribute("aria-label", "Sleep timer");
+    dialog.innerHTML = `
+      <form method="dialog">
+        <h2>Sleep timer</h2>
+        <p>The sound fades out over 30 seconds, then stops. It fades even with the phone locked.</p>
+        <div class="timer-options">
+          ${TIMER_OPTIONS.map((option) => `<button class="button" value="${option}">${option === "end" ? "End of Content" : `${option} minutes`}</button>`).join("")}
+        </div>
+        <div class="dialog-actions"><button class="button" value="cancel">Cancel</button></div>
+      </form>`;
+    document.body.append(dialog);
+    dialog.showModal();
+    dialog.addEventListener("close", () => {
+      const value = dialog.returnValue;
+      dialog.remove();
+      if (value && value !== "cancel") this.setTimer(value === "end" ? "end" : Number(value));
+      this.root?.querySelector(".player-timer").focus();
+    });
+  }
+
+  /** Starts a timer now; `resumeAt` plays from there (the rearm after a stop). */
+  async setTimer(option, { resumeAt = null } = {}) {
+    const start = resumeAt ?? this.position();
+    const duration = this.audio.duration || this.options.duration;
+    if (option === "end") {
+      this.timer = { option, endsAt: Date.now() + Math.max(0, duration - start) * 1000, mediaEnd: null };
+    } else {
+      const mediaEnd = start + option * 60;
+      this.timer = { option, endsAt: Date.now() + option * 60_000, mediaEnd: mediaEnd < duration - 1 ? mediaEnd : null };
+    }
+    announce(option === "end" ? "Sleep timer: end of content." : `Sleep timer: ${option} minutes.`);
+    this.paintTimer();
+    await this.useRendition(start);
+    if (resumeAt != null) this.seekWhenReady(resumeAt);
+    try { await this.audio.play(); } catch { /* needs a touch first */ }
+  }
+
+  /** Plays the rendition that ends at the timer (or the plain audio when none is needed). */
+  async useRendition(from = this.position()) {
+    if (!this.timer) return;
+    const remaining = (this.timer.endsAt - Date.now()) / 1000;
+    const duration = this.audio.duration || this.options.duration;
+    const mediaEnd = this.timer.option === "end" ? null : from + remaining;
+    this.timer.mediaEnd = mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null;
+    const src = this.timer.mediaEnd != null ? `${this.options.src}?until=${this.timer.mediaEnd.toFixed(1)}` : this.options.src;
+    await this.switchSource(src, from);
+  }
+
+  async switchSource(src, at) {
+    const audio = this.audio;
+    if (audio.getAttribute("src") === src) return;
+    const playing = !audio.paused;
+    this.switching = true;
+    audio.pause();
+    this.switching = false;
+    audio.src = src;
+    await new Promise((resolve) => {
+      audio.addEventListener("loadedmetadata", resolve, { once: true });
+      audio.addEventListener("error", resolve, { once: true });
+    });
+    audio.currentTime = Math.min(at, Math.max(0, (audio.duration || at) - 0.25));
+    if (playing) try { await audio.play(); } catch { /* resumed by the person */ }
+  }
+
+  async cancelTimer() {
+    this.timer = null;
+    this.paintTimer();
+    announce("Sleep timer cancelled.");
+    await this.switchSource(this.options.src, this.position());
+  }
+
+  /** Every second, and when the page shows again: the countdown, and the end by wall clock. */
+  tick() {
+    if (!this.timer) return;
+    if (Date.now() >= this.timer.endsAt) this.timerEnded();
+    else this.paintTimer();
+  }
+
+  timerEnded() {
+    if (!this.timer) return;
+    const option = this.timer.option;
+    this.timer = null;
+    this.audio.pause();
+    const position = this.position();
+    this.stopped = { option, at: Date.now(), position };
+    this.save("timer");
+    this.paintTimer();
+    this.status("The sleep timer stopped playback. Play within 5 minutes to go on from 30 seconds back.");
+    if ("Notification" in window && Notification.permission === "granted") {
+      try { new Notification("Reverie", { body: `Sleep timer ended: “${this.options.title}” is paused. Sleep well.`, silent: true }); } catch { /* not from a page here */ }
+    }
+  }
+
+  paintTimer() {
+    if (!this.root) return;
+    const label = this.root.querySelector(".player-timer-label");
+    const button = this.root.querySelector(".player-timer");
+    if (!this.timer) {
+      label.textContent = "Sleep timer";
+      button.setAttribute("aria-pressed", "false");
+      return;
+    }
+    const left = Math.max(0, (this.timer.endsAt - Date.now()) / 1000);
+    label.textContent = `${clock(left)} remaining`;
+    button.setAttribute("aria-pressed", "true");
+    button.setAttribute("aria-label", `Sleep timer: ${clock(left)} remaining. Tap to cancel.`);
+  }
+
+  // MARK: - Closing
+
+  close({ silent = false } = {}) {
+    if (!this.root) return;
+    if (!silent) this.save("pause");
+    this.closing = true;
+    this.audio.pause();
+    this.audio.removeAttribute("src");
+    this.closing = false;
+    clearInterval(this.saveTimer);
+    clearInterval(this.tickTimer);
+    document.removeEventListener("keydown", this.onKey);
+    document.removeEventListener("visibilitychange", this.onHide);
+    window.removeEventListener("pagehide", this.onPageHide);
+    this.root.remove();
+    this.root = null;
+    this.timer = null;
+    setImmersive(false);
+    if ("mediaSession" in navigator) navigator.mediaSession.metadata = null;
+    flush();
+    const onClose = this.options?.onClose;
+    this.options = null;
+    if (!silent && onClose) onClose();
+  }
+}
+
+export const player = new Player();

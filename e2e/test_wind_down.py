@@ -1,0 +1,302 @@
+"""Wind Down in the browser: the library, Coming Soon, the full-screen player with progress that
+follows the person between devices, Media Session, the sleep timer on Playwright's clock, and the
+yoga nidra audio measured from the files the server serves."""
+
+import json
+import re
+import subprocess
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from conftest import close, open_page, screenshot, sign_in, wait_until
+
+READY_SECONDS = 420  # the first server of a checkout speaks the three yoga nidra scripts
+
+
+def api(page, path, method="GET", body=None):
+    return page.evaluate(
+        """async ([path, method, body]) => {
+            const r = await fetch(path, {method, credentials: "same-origin",
+                headers: body ? {"Content-Type": "application/json"} : {}, body: body ? JSON.stringify(body) : undefined});
+            return {status: r.status, body: await r.json().catch(() => null)};
+        }""", [path, method, body])
+
+
+def wait_for_audio(page, item):
+    wait_until(page, f"""fetch('/api/winddown/{item}', {{credentials: 'same-origin'}}).then(r => r.json())
+                         .then(b => b.audio.state === 'ready')""",
+               timeout=READY_SECONDS, message=f"{item} was never rendered")
+
+
+def open_wind_down(server, page):
+    sign_in(server, page)
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Wind Down", exact=True).click()
+    expect(page.locator(".wd-greeting")).to_be_visible()
+
+
+def player_time(page):
+    return page.evaluate("document.querySelector('.player-audio').currentTime")
+
+
+def test_browse_the_library_and_coming_soon(server, page):
+    open_wind_down(server, page)
+    greeting = page.locator(".wd-greeting").inner_text()
+    assert greeting in ("Ready for Sleep?", "Good Evening", "Wind Down")
+    expect(page.locator(".wd-moon svg")).to_be_visible()
+    titles = page.locator(".wd-section h3").all_inner_texts()
+    assert titles == ["Yoga Nidra", "Sleep Stories", "Guided Meditation", "Breathing", "Sleep Hypnosis", "Affirmations"], titles
+    expect(page.get_by_text("Featured Tonight")).to_be_visible()
+    expect(page.locator(".wd-featured h3")).to_have_text("Complete Yoga Nidra")
+    # No Continue Listening before anything was heard.
+    expect(page.get_by_role("heading", name="Continue Listening")).to_have_count(0)
+    screenshot(page, "wind-down-tab")
+
+    cards = page.locator(".wd-card")
+    assert cards.count() == 30
+    box = cards.first.bounding_box()
+    assert abs(box["width"] - 140) < 1
+    stories = page.locator("section", has=page.get_by_role("heading", name="Sleep Stories", exact=True))
+    stories.scroll_into_view_if_needed()
+    assert stories.locator(".wd-badge").count() == 12
+    screenshot(page, "wind-down-card-row")
+
+    # The keyboard reaches the cards; a Coming Soon card shows a toast and its detail.
+    story = stories.locator(".wd-card").first
+    story.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".wd-toast")).to_contain_text("is coming soon")
+    detail = page.locator("dialog.wd-detail")
+    expect(detail).to_be_visible()
+    expect(detail).to_contain_text("This content is coming soon! We're working on bringing you amazing sleep stories.")
+    expect(detail.get_by_role("button", name="Play", exact=True)).to_be_disabled()
+    screenshot(page, "wind-down-coming-soon-detail")
+    detail.get_by_role("button", name="Close").click()
+
+    # A breathing exercise's detail names its technique.
+    breathing = page.locator("section", has=page.get_by_role("heading", name="Breathing", exact=True))
+    breathing.locator(".wd-card").first.click()
+    expect(page.locator("dialog.wd-detail .wd-technique")).to_contain_text("Inhale")
+    page.locator("dialog.wd-detail").get_by_role("button", name="Close").click()
+
+    # The press scale is 0.97, and reduced motion turns it off.
+    scale = page.evaluate("""() => { const r = [...document.styleSheets].flatMap(s => [...s.cssRules]).flatMap(r => r.cssRules ? [...r.cssRules, r] : [r]);
+        return r.filter(x => x.selectorText === '.wd-card:active').map(x => x.style.transform); }""")
+    assert "scale(0.97)" in scale and "none" in scale, scale
+
+
+def test_play_skip_close_and_resume_with_media_session(server, browser):
+    page = open_page(browser)
+    page.add_init_script("""
+        window.__handlers = {};
+        if (navigator.mediaSession) {
+            const set = navigator.mediaSession.setActionHandler.bind(navigator.mediaSession);
+            navigator.mediaSession.setActionHandler = (name, fn) => { window.__handlers[name] = fn; set(name, fn); };
+        }""")
+    open_wind_down(server, page)
+    wait_for_audio(page, "yoga_nidra_5min")
+    page.reload()
+    expect(page.locator(".wd-greeting")).to_be_visible()
+    page.locator('[data-item="yoga_nidra_5min"].wd-card').click()
+    player = page.get_by_role("dialog", name="Quick Yoga Nidra, player")
+    expect(player).to_be_visible()
+    expect(player).to_contain_text("Guided Voice")
+    expect(player.locator(".player-length")).to_have_text("5:00")
+    player.get_by_role("button", name="Play", exact=True).click()
+    expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    wait_until(page, "document.querySelector('.player-audio').currentTime > 0.5")
+    screenshot(page, "wind-down-player")
+
+    player.get_by_role("button", name="Forward 15 seconds").click()
+    player.get_by_role("button", name="Forward 15 seconds").click()
+    assert player_time(page) > 30
+    player.get_by_role("button", name="Back 15 seconds").click()
+    assert 15 < player_time(page) < 30
+
+    # Media Session: metadata with our artwork, and the handlers the lock screen uses.
+    metadata = page.evaluate("""() => { const m = navigator.mediaSession.metadata;
+        return {title: m.title, artist: m.artist, art: m.artwork[0].src.slice(0, 18)}; }""")
+    assert metadata == {"title": "Quick Yoga Nidra", "artist": "Guided Voice", "art": "data:image/svg+xml"}
+    assert set(page.evaluate("Object.keys(window.__handlers)")) >= {"play", "pause", "seekbackward", "seekforward", "seekto"}
+    before = player_time(page)
+    page.evaluate("window.__handlers.seekforward({action: 'seekforward'})")
+    assert player_time(page) >= before + 14
+    page.evaluate("window.__handlers.seekto({action: 'seekto', seekTime: 120})")
+    assert abs(player_time(page) - 120) < 2
+    page.evaluate("window.__handlers.pause({action: 'pause'})")
+    expect(player.get_by_role("button", name="Play", exact=True)).to_be_visible()
+
+    # Close: progress is saved; Continue Listening shows it, and opening again resumes there.
+    player.get_by_role("button", name="Close the player").click()
+    expect(player).to_have_count(0)
+    expect(page.get_by_role("heading", name="Continue Listening")).to_be_visible()
+    saved = wait_until(page, "fetch('/api/progress/winddown:yoga_nidra_5min').then(r => r.json()).then(b => b.position)")
+    assert abs(saved - 120) < 3
+    page.locator('[data-item="yoga_nidra_5min"].wd-card').first.click()
+    wait_until(page, "document.querySelector('.player-audio') && document.querySelector('.player-audio').currentTime > 100")
+    assert abs(player_time(page) - 120) < 3
+    close(page)
+
+
+def test_a_second_devices_progress_is_offered(server, browser):
+    phone, laptop = open_page(browser), open_page(browser)
+    for page, name in ((phone, "phone"), (laptop, "laptop")):
+        page.add_init_script(f"localStorage.setItem('reverie-device', '{name}')")
+        open_wind_down(server, page)
+    wait_for_audio(phone, "yoga_nidra_8min")
+    # The laptop heard the first minute earlier.
+    laptop.reload()
+    laptop.locator('[data-item="yoga_nidra_8min"].wd-card').click()
+    wait_until(laptop, "document.querySelector('.player-audio') && document.querySelector('.player-audio').readyState >= 1")
+    laptop.evaluate("document.querySelector('.player-audio').currentTime = 60")
+    laptop.get_by_role("button", name="Close the player").click()
+    # The phone then listens to 5:00 and pauses.
+    phone.reload()
+    phone.locator('[data-item="yoga_nidra_8min"].wd-card').first.click()
+    wait_until(phone, "document.querySelector('.player-audio') && document.querySelector('.player-audio').readyState >= 1")
+    phone.evaluate("document.querySelector('.player-audio').currentTime = 300")
+    phone.get_by_role("button", name="Close the player").click()
+    wait_until(phone, "fetch('/api/progress/winddown:yoga_nidra_8min').then(r => r.json()).then(b => b.device === 'phone' && b.position >= 299)")
+    # Back on the laptop: its own place, and the phone's offered.
+    laptop.reload()
+    laptop.locator('[data-item="yoga_nidra_8min"].wd-card').first.click()
+    offer = laptop.get_by_role("button", name="Continue from 5:00 (phone)")
+    expect(offer).to_be_visible()
+    offer.click()
+    wait_until(laptop, "Math.abs(document.querySelector('.player-audio').currentTime - 300) < 2")
+    close(phone, laptop)
+
+
+def cookie_of(page):
+    return "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+
+
+def download(server, page, path):
+    """The bytes the signed-in person gets for `path`."""
+    request = urllib.request.Request(server.url + path, headers={"Cookie": cookie_of(page)})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return response.read()
+
+
+def upload(server, page, item, path):
+    """The owner gives `item` the audio file at `path`, as the detail view's upload does."""
+    cookie = cookie_of(page)
+    request = urllib.request.Request(f"{server.url}/api/winddown/{item}/audio", data=path.read_bytes(), method="PUT",
+                                     headers={"Cookie": cookie, "Content-Type": "audio/mpeg", "X-File-Name": path.name})
+    with urllib.request.urlopen(request, timeout=300) as response:
+        return response.status, json.loads(response.read())
+
+
+def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):
+    page = open_page(browser)
+    page.clock.install()
+    open_wind_down(server, page)
+    # The owner adds a 25-minute story (longer than the timer, so the rendition is needed).
+    story = server.data / "night-walk.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=196:duration=1500", "-f", "lavfi",
+                    "-i", "anoisesrc=color=brown:amplitude=0.05:duration=1500", "-filter_complex", "amix=inputs=2",
+                    "-ac", "1", "-ar", "22050", "-b:a", "32k", str(story)], check=True)
+    status, entry = upload(server, page, "story_night_train", story)
+    assert status == 201 and entry["audio"]["state"] == "ready" and abs(entry["item"]["duration"] - 1500) <= 1
+    page.reload()
+    page.locator('[data-item="story_night_train"].wd-card').click()
+    player = page.get_by_role("dialog", name="The Slow Night Train, player")
+    player.get_by_role("button", name="Play", exact=True).click()
+    player.locator(".player-timer").click()
+    sheet = page.get_by_role("dialog", name="Sleep timer")
+    expect(sheet).to_be_visible()
+    for option in ("15 minutes", "30 minutes", "45 minutes", "60 minutes", "End of Content"):
+        expect(sheet.get_by_role("button", name=option)).to_be_visible()
+    screenshot(page, "wind-down-timer-sheet")
+    sheet.get_by_role("button", name="15 minutes").click()
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^1[45]:\d\d remaining$"))
+    # The player now plays the server's rendition that ends at the timer, faded.
+    src = wait_until(page, "(document.querySelector('.player-audio').getAttribute('src') || '').includes('until=') && document.querySelector('.player-audio').getAttribute('src')")
+    until = float(re.search(r"until=([0-9.]+)", src).group(1))
+    assert 895 <= until - player_time(page) <= 905
+    page.clock.run_for(5 * 60 * 1000)
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^(9|10):\d\d remaining$"))
+    # Tapping the timer again cancels it and goes back to the plain audio.
+    player.locator(".player-timer").click()
+    expect(player.locator(".player-timer-label")).to_have_text("Sleep timer")
+    wait_until(page, "!document.querySelector('.player-audio').getAttribute('src').includes('until=')")
+    # Set again; when the clock passes the end, playback stops and the timer event is saved.
+    player.locator(".player-timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="15 minutes").click()
+    wait_until(page, "document.querySelector('.player-audio').getAttribute('src').includes('until=')")
+    page.clock.run_for(15 * 60 * 1000 + 2000)
+    expect(player.locator(".player-status")).to_contain_text("sleep timer stopped playback")
+    assert page.evaluate("document.querySelector('.player-audio').paused")
+    # Play within five minutes: the same timer again, from 30 s back.
+    stopped = player_time(page)
+    player.get_by_role("button", name="Play", exact=True).click()
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"remaining$"))
+    wait_until(page, f"Math.abs(document.querySelector('.player-audio').currentTime - {max(0, stopped - 30)}) < 3")
+    close(page)
+
+
+def test_the_timer_rendition_fades_to_silence_at_the_timer(server, page):
+    open_wind_down(server, page)
+    wait_for_audio(page, "yoga_nidra_10min")
+    path = server.data / "rendition.m4a"
+    path.write_bytes(download(server, page, "/api/winddown/yoga_nidra_10min/audio?until=420"))
+    samples, rate = decode(path)
+    assert abs(len(samples) / rate - 420) < 0.05
+    # Falls steadily: every second of the last 30 is no louder than the one before (within noise).
+    levels = [rms_db(samples[int((420 - 30 + s) * rate):int((420 - 29 + s) * rate)]) for s in range(30)]
+    assert all(levels[i] <= max(levels[:i + 1]) + 1.0 for i in range(30)), levels
+    assert rms_db(samples[-int(0.1 * rate):]) < -60
+
+
+def decode(path, rate=22050):
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-ac", "1", "-ar", str(rate), "-f", "f32le", "-"],
+                         capture_output=True, check=True).stdout
+    return np.frombuffer(raw, dtype=np.float32).astype(np.float64), rate
+
+
+def rms_db(x):
+    return 20 * np.log10(max(float(np.sqrt(np.mean(np.square(x)))), 1e-9))
+
+
+def loudness(path):
+    out = subprocess.run(["ffmpeg", "-hide_banner", "-nostats", "-i", str(path), "-af", "ebur128", "-f", "null", "-"],
+                         capture_output=True, text=True).stderr
+    return float(re.findall(r"I:\s+(-?[0-9.]+) LUFS", out)[-1])
+
+
+def clicks(samples, rate, ratio=20.0, floor=0.02):
+    """Where the waveform jumps: the second difference at a sample against its mean over the 4 ms
+    around it. A click (a step or spike at a join) stands alone, up to ~44 times its surroundings;
+    speech's own plosives and onsets spread over many samples and stay under ~12. Returns the
+    times in seconds of samples over `ratio` with a second difference over `floor`."""
+    d2 = np.abs(np.diff(samples, 2))
+    k = int(0.002 * rate)
+    sums = np.concatenate([[0.0], np.cumsum(d2)])
+    index = np.arange(len(d2))
+    low, high = np.maximum(0, index - k), np.minimum(len(d2), index + k + 1)
+    score = d2 / ((sums[high] - sums[low]) / (high - low) + 1e-9)
+    return list(np.where((d2 > floor) & (score > ratio))[0] / rate)
+
+
+@pytest.mark.parametrize("item,seconds", [("yoga_nidra_5min", 300), ("yoga_nidra_8min", 480), ("yoga_nidra_10min", 600)])
+def test_yoga_nidra_audio_measured_from_the_files(server, page, item, seconds):
+    open_wind_down(server, page)
+    wait_for_audio(page, item)
+    entry = api(page, f"/api/winddown/{item}")["body"]
+    assert entry["item"]["duration"] == seconds  # the measured length the catalog shows
+    path = server.data / f"{item}.m4a"
+    path.write_bytes(download(server, page, f"/api/winddown/{item}/audio"))
+    probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "json", str(path)],
+                                      capture_output=True, text=True, check=True).stdout)
+    assert abs(float(probe["format"]["duration"]) - seconds) <= 0.02 * seconds
+    assert abs(loudness(path) - (-16)) <= 1
+    samples, rate = decode(path)
+    assert clicks(samples, rate) == []
+    # The detector is not blind: the same audio with one click in it is caught.
+    broken = samples.copy()
+    at = int(len(broken) * 0.37)
+    broken[at] += 0.4
+    assert len(clicks(broken, rate)) >= 1
