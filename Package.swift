@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "Rhymes",
                 "SleepLibrary",
+                "Playback",
                 "ReverieAPI",
                 "ReverieServer",
                 "Speech",
@@ -92,7 +93,7 @@ let package = Package(
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),
-        .testTarget(name: "reverieTests", dependencies: ["reverie"]),
+        .testTarget(name: "reverieTests", dependencies: ["reverie", "AudioRender"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
+import Playback
+import ReverieServer
 import SleepLibrary
 
-/// `reverie winddown list [--json]`.
-struct WindDownCommand: ParsableCommand {
+/// `reverie winddown list [--json]`, `attach ID FILE | --script FILE`, `detach ID`.
+struct WindDownCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "winddown",
         abstract: "The Wind Down sleep library.",
-        subcommands: [List.self]
+        subcommands: [List.self, Attach.self, Detach.self]
     )
 
     struct List: ParsableCommand {
@@ -36,6 +38,68 @@ struct WindDownCommand: ParsableCommand {
                     let minutes = "\(item.duration / 60) min".leftPadded(to: 7)
                     print("  \(item.id.padding(toLength: 26, withPad: " ", startingAt: 0))\(minutes)  \(item.title) — \(item.narrator)\(item.isComingSoon ? "  (Coming Soon)" : "")")
                 }
+            }
+        }
+    }
+
+    /// `reverie winddown attach ID FILE` or `--script FILE`: the owner's way to make a Coming Soon item real.
+    struct Attach: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a Wind Down item audio: a file (MP3, M4A, Ogg or WAV, levelled to −16 LUFS) or a script spoken over the sleep bed.",
+            discussion: "Works on the server's data directory; the running server plays it from its next request. A script is rendered before the command returns."
+        )
+
+        @Argument(help: "The item's id (see `reverie winddown list`).")
+        var id: String
+
+        @Argument(help: "An audio file to use.")
+        var file: String?
+
+        @Option(help: "A script file with pause markers to speak instead.")
+        var script: String?
+
+        @OptionGroup var storage: StorageOptions
+
+        func validate() throws {
+            guard (file == nil) != (script == nil) else { throw ValidationError("Give either an audio file or --script FILE.") }
+        }
+
+        func run() async throws {
+            let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
+            try await ServerRunner.withApplication(config, logLevel: .warning) { app in
+                do {
+                    if let file {
+                        guard FileManager.default.isReadableFile(atPath: file) else { throw CommandFailure("Cannot read \(file): no such file, or it is not readable.") }
+                        let url = URL(fileURLWithPath: file)
+                        let attachment = try await app.attachSleepUpload(itemID: id, file: url, originalName: url.lastPathComponent)
+                        print("\(id) now plays \(url.lastPathComponent) (\(ListeningProgress.clock(Double(attachment.durationMs ?? 0) / 1000)), levelled to −16 LUFS).")
+                    } else if let script {
+                        guard let data = FileManager.default.contents(atPath: script) else { throw CommandFailure("Cannot read \(script): no such file, or it is not readable.") }
+                        try await app.attachSleepScript(itemID: id, script: String(decoding: data, as: UTF8.self))
+                        let milliseconds = try await app.makeSleepAudio(itemID: id)
+                        print("\(id) now plays the script, spoken over the sleep bed (\(ListeningProgress.clock(Double(milliseconds) / 1000))).")
+                    }
+                } catch let error as APIError {
+                    throw CommandFailure(error.message)
+                }
+            }
+        }
+    }
+
+    /// `reverie winddown detach ID`.
+    struct Detach: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the audio the owner gave a Wind Down item (it shows as Coming Soon again).")
+
+        @Argument(help: "The item's id.")
+        var id: String
+
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
+            try await ServerRunner.withApplication(config, logLevel: .warning) { app in
+                guard try await app.detachSleepAudio(itemID: id) else { throw CommandFailure("\(id) has no audio of the owner's to remove.") }
+                print("\(id) is back to what the catalog gives it.")
             }
         }
     }

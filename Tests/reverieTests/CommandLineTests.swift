@@ -1,3 +1,4 @@
+import AudioRender
 import ArgumentParser
 import Foundation
 @testable import reverie
@@ -207,6 +208,31 @@ struct BinaryTests {
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         let items = try #require(decoded["items"] as? [[String: Any]])
         #expect(items.count == 30 && items.first?["id"] as? String == "yoga_nidra_5min" && items.first?["duration"] as? Int == 300)
+    }
+
+    @Test("winddown attach gives a Coming Soon item a file, levelled; detach takes it away; a wrong id or file says so")
+    func windDownAttach() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let audio = data + "-tone.wav"
+        defer { try? FileManager.default.removeItem(atPath: audio) }
+        let rate = 22050
+        try WAVFile.encode(AudioBuffer(sampleRate: rate, samples: (0..<rate * 8).map { Float(0.05 * sin(Double($0) * 0.09)) }))
+            .write(to: URL(fileURLWithPath: audio))
+        let attached = try Self.run(["winddown", "attach", "hypnosis_dreams", audio, "--data-dir", data])
+        #expect(attached.status == 0, "\(attached.errors)")
+        #expect(attached.output.contains("hypnosis_dreams now plays") && attached.output.contains("0:08"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: data + "/media/winddown").filter { $0.hasSuffix(".m4a") }
+        #expect(files.count == 1)
+        let detached = try Self.run(["winddown", "detach", "hypnosis_dreams", "--data-dir", data])
+        #expect(detached.status == 0 && detached.output.contains("back to what the catalog gives it"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/media/winddown").filter { $0.hasSuffix(".m4a") }.isEmpty)
+        let again = try Self.run(["winddown", "detach", "hypnosis_dreams", "--data-dir", data])
+        #expect(again.status != 0 && again.errors.contains("has no audio of the owner's"))
+        let unknown = try Self.run(["winddown", "attach", "no_such_item", audio, "--data-dir", data])
+        #expect(unknown.status != 0 && unknown.errors.contains("`reverie winddown list` names them"))
+        let notAudio = try Self.run(["winddown", "attach", "hypnosis_dreams", "/etc/hostname", "--data-dir", data])
+        #expect(notAudio.status != 0 && notAudio.errors.contains("MP3, M4A, Ogg or WAV"), "\(notAudio.errors)")
     }
 
     @Test("speak refuses a rate out of range and an unknown format before speaking")

@@ -190,11 +190,8 @@ struct WindDownController: RouteCollection {
     func detach(req: Request) async throws -> Item {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
-        guard let removed = try await req.repositories.sleepAudio.detach(item.id) else {
+        guard try await req.application.detachSleepAudio(itemID: item.id) else {
             throw APIError(.notFound, code: "not_found", "“\(item.title)” has no audio of the owner's to remove.")
-        }
-        if let file = removed.file {
-            try? FileManager.default.removeItem(at: req.application.services.config.mediaDirectory("winddown").appendingPathComponent(file))
         }
         return try await self.item(req: req)
     }
@@ -247,6 +244,7 @@ extension Application {
     /// Used by the upload route and `reverie winddown attach`.
     @discardableResult
     public func attachSleepUpload(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
+        try requireSleepItem(itemID)
         let directory = services.config.mediaDirectory("winddown")
         let files = sleepAudio.files
         let probe: AudioFiles.Probe
@@ -277,8 +275,35 @@ extension Application {
         return attachment
     }
 
+    @discardableResult
+    func requireSleepItem(_ itemID: String) throws -> SleepItem {
+        guard let item = sleepAudio.library.item(itemID) else {
+            throw APIError(.notFound, code: "not_found", "No Wind Down item is called “\(itemID.prefix(100))”; `reverie winddown list` names them.")
+        }
+        return item
+    }
+
+    /// Makes (or finds) an item's audio and returns its length in milliseconds; throws when the
+    /// item has none or it cannot be made. For the command line, which waits for the render.
+    public func makeSleepAudio(itemID: String) async throws -> Int {
+        let item = try requireSleepItem(itemID)
+        let attachment = try await Repositories.fluent(db).sleepAudio.attachment(for: itemID)
+        guard let source = sleepAudio.source(for: item, attachment: attachment) else {
+            throw APIError(.notFound, code: "coming_soon", "“\(item.title)” is coming soon: it has no audio yet.")
+        }
+        return try await sleepAudio.file(for: source).durationMs
+    }
+
+    /// Removes the owner's audio from an item; false when it had none.
+    public func detachSleepAudio(itemID: String) async throws -> Bool {
+        guard let removed = try await Repositories.fluent(db).sleepAudio.detach(itemID) else { return false }
+        if let file = removed.file { try? FileManager.default.removeItem(at: services.config.mediaDirectory("winddown").appendingPathComponent(file)) }
+        return true
+    }
+
     /// Gives a Wind Down item a script, spoken over the sleep bed (rendering starts at once).
     public func attachSleepScript(itemID: String, script: String) async throws {
+        try requireSleepItem(itemID)
         do {
             _ = try ScriptParser().parse(script)
         } catch let error as SpokenScriptError {
