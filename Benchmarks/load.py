@@ -69,6 +69,38 @@ def wrk(url, connections, seconds, headers=(), script=None):
             "timeouts": int(timeouts.group(1)) if timeouts else 0}
 
 
+def start_nginx(work, types, server_block):
+    """Debian's nginx on a free loopback port with 2 workers, logging nothing; returns (process, port)."""
+    port = free_port()
+    (work / "nginx.conf").write_text(f"""
+worker_processes 2; daemon off; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off; client_body_temp_path {work}/nginx-body; proxy_temp_path {work}/nginx-proxy;
+  fastcgi_temp_path {work}/nginx-fcgi; uwsgi_temp_path {work}/nginx-uwsgi; scgi_temp_path {work}/nginx-scgi;
+  types {{ {types} }}
+  server {{ listen 127.0.0.1:{port}; {server_block} }}
+}}""")
+    process = subprocess.Popen(["/usr/sbin/nginx", "-c", str(work / "nginx.conf"), "-e", str(work / "nginx-error.log")],
+                               stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    return process, port
+
+
+def stop_all(processes, work, reverie):
+    """Stops what a benchmark started and removes its scratch folder."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    shutil.rmtree(work, ignore_errors=True)
+    if reverie:
+        reverie.stop()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", default=str(ROOT / ".build/release/reverie"))
@@ -88,18 +120,7 @@ def main():
         url = reverie.url
 
         # MARK: nginx with the same file
-        nginx_port = free_port()
-        (work / "nginx.conf").write_text(f"""
-worker_processes 2; daemon off; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off; client_body_temp_path {work}/nginx-body; proxy_temp_path {work}/nginx-proxy;
-  fastcgi_temp_path {work}/nginx-fcgi; uwsgi_temp_path {work}/nginx-uwsgi; scgi_temp_path {work}/nginx-scgi;
-  types {{ text/html html; }}
-  server {{ listen 127.0.0.1:{nginx_port}; root {ROOT / "Web"}; location = / {{ try_files /index.html =404; }} }}
-}}""")
-        nginx = subprocess.Popen(["/usr/sbin/nginx", "-c", str(work / "nginx.conf"), "-e", str(work / "nginx-error.log")],
-                                 stderr=subprocess.DEVNULL)
+        nginx, nginx_port = start_nginx(work, "text/html html;", f'root {ROOT / "Web"}; location = / {{ try_files /index.html =404; }}')
         processes.append(nginx)
 
         # MARK: an owner, a token, 2,000 songs (about 2 MB of lyrics)
@@ -181,17 +202,7 @@ http {{
         print("load goals:", "all met" if goals_met else "NOT all met")
         return 0
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-        shutil.rmtree(work, ignore_errors=True)
-        if reverie:
-            reverie.stop()
-
+        stop_all(processes, work, reverie)
 
 if __name__ == "__main__":
     sys.exit(main())

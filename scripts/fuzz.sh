@@ -18,12 +18,14 @@ mkdir -p "$out"
 # harness name → module whose sources it is built with
 declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes)
 declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz)
+# files from other modules a harness needs (its module imports them when built by SwiftPM)
+declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift")
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics)
 
 build() {
   local name=$1 binary="$out/$1"
-  local sources=(Fuzz/"${file[$name]}".swift Sources/"${module[$name]}"/*.swift)
+  local sources=(Fuzz/"${file[$name]}".swift Sources/"${module[$name]}"/*.swift ${shared[$name]:-})
   # Rebuild only when a source is newer than the harness.
   if [ -x "$binary" ] && [ -z "$(find "${sources[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then return; fi
   local extra=()

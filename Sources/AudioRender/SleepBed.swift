@@ -85,23 +85,6 @@ public struct SleepBed: Sendable, Equatable {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed, the same numbers.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
-
 extension Mixing {
     /// `voice` over `bed`, with the bed turned down by `duck` dB wherever the voice speaks.
     ///

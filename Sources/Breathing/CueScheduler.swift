@@ -1,4 +1,6 @@
+#if canImport(AudioRender)
 @_exported import struct AudioRender.SeededGenerator
+#endif
 import Foundation
 
 /// An audio cue at a time in the session (seconds from its start), and whether it has played.

@@ -283,6 +283,8 @@ export class Player {
 
   /** Starts a timer now; `resumeAt` plays from there (the rearm after a stop). */
   async setTimer(option, { resumeAt = null } = {}) {
+    // The gentle notification when the timer ends needs the person's leave, asked while they tap.
+    if ("Notification" in window && Notification.permission === "default") Notification.requestPermission().catch(() => {});
     const start = resumeAt ?? this.position();
     const duration = this.audio.duration || this.options.duration;
     if (option === "end") {

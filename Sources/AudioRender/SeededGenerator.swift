@@ -1,0 +1,18 @@
+/// A small seeded generator (SplitMix64): the same seed gives the same numbers everywhere (the
+/// sleep bed's noise, the meditation's reminder order). Breathing uses it too; its fuzz harness
+/// compiles this file in with its own sources.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    var state: UInt64
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in 0..<1.
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
