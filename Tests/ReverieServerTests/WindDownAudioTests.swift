@@ -108,14 +108,14 @@ struct WindDownAudioTests {
         }
     }
 
-    @Test("a bundled yoga nidra item is being prepared until its render exists; its audio answers 503 with Retry-After meanwhile")
+    @Test("a bundled yoga nidra item is being prepared until its render exists; its audio answers 409 with Retry-After meanwhile")
     func preparing() async throws {
         try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: false)])) { client in
             let owner = try await client.setUpOwner()
             let entry = try await client.send(.GET, "/api/winddown/yoga_nidra_5min", auth: .cookie(owner)).decode(Entry.self)
             #expect(entry.audio.state == "preparing" && !entry.comingSoon && entry.audio.source == "bundled")
             let audio = try await client.send(.GET, "/api/winddown/yoga_nidra_5min/audio", auth: .cookie(owner))
-            #expect(audio.status == .serviceUnavailable && audio.headers.first(name: .retryAfter) == "5" && audio.text.contains("audio_preparing"))
+            #expect(audio.status == .conflict && audio.headers.first(name: .retryAfter) == "5" && audio.text.contains("audio_preparing"))
         }
     }
 }

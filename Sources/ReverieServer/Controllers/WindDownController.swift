@@ -128,10 +128,10 @@ struct WindDownController: RouteCollection {
             case .none:
                 throw APIError(.notFound, code: "coming_soon", "“\(item.title)” is coming soon: it has no audio yet.")
             case .failed:
-                throw APIError(.serviceUnavailable, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
+                throw APIError(.conflict, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
             case .preparing, .ready:
                 if let source { await req.application.sleepAudio.prepare(source) }
-                throw APIError(.serviceUnavailable, code: "audio_preparing", "The audio for “\(item.title)” is being made; try again in a few seconds.",
+                throw APIError(.conflict, code: "audio_preparing", "The audio for “\(item.title)” is being made; try again in a few seconds.",
                                headers: ["Retry-After": "5"])
             }
         }
