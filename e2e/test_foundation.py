@@ -69,6 +69,8 @@ def test_first_visit_to_sign_out(fresh_server, page):
             expect(page.get_by_role("button", name="Start")).to_be_visible()
         elif area_id == "write":
             expect(page.get_by_role("button", name="New song")).to_be_visible()
+        elif area_id == "wind-down":
+            expect(page.get_by_text("Featured Tonight")).to_be_visible()
         else:
             expect(page.get_by_text("Not built yet")).to_be_visible()
         expect(page.get_by_role("link", name=name, exact=True)).to_have_attribute("aria-current", "page")

@@ -98,7 +98,9 @@ class WindDownScreen {
       <div class="wind-down">
         <header class="wd-header">
           <span class="wd-moon">${icon(MOON, 28)}</span>
-          <h2 class="wd-greeting">${escapeHTML(home.greeting)}</h2>
+          ${home.greeting === "Wind Down"
+            ? `<h1 class="wd-greeting page-title" tabindex="-1">Wind Down</h1>`
+            : `<div><h1 class="wd-title page-title" tabindex="-1">Wind Down</h1><p class="wd-greeting">${escapeHTML(home.greeting)}</p></div>`}
         </header>
         ${featured ? this.featuredCard(featured) : ""}
         ${home.continueListening.length ? `
