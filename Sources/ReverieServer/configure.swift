@@ -121,14 +121,17 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
 /// Settings SQLite keeps per connection, not in the file, made on each pooled connection: one
 /// per event loop (Fluent's SQLite pool holds one each and keeps it). Neither SQLiteNIO nor
 /// sqlite-kit offers a hook for new connections, so they are opened here, at start.
-/// - `busy_timeout`: a connection waits up to 5 s for another's write instead of failing at once
-///   with SQLITE_BUSY (with two event loops, two writes at the same moment gave a 500).
+/// - `busy_timeout`: a connection waits for another's write instead of failing at once with
+///   SQLITE_BUSY (with two event loops, two writes at the same moment gave a 500), and as long as
+///   a request waits for a pooled connection (10 s): a machine starved enough to exceed it
+///   answers 503 busy from the pool, while a "database is locked" stays a bug to find (a
+///   transaction that reads before it writes fails at once, whatever the timeout).
 /// - `secure_delete`: freed pages are zeroed, so removed words do not stay readable in the file
 ///   (the bundled SQLite is built with it on; said here so it does not depend on that).
 private func prepareSQLiteConnections(_ app: Application) async throws {
     for loop in app.eventLoopGroup.makeIterator() {
         guard let sql = app.databases.database(logger: app.logger, on: loop) as? any SQLDatabase else { continue }
-        try await sql.raw("PRAGMA busy_timeout = 5000").run()
+        try await sql.raw("PRAGMA busy_timeout = 10000").run()
         try await sql.raw("PRAGMA secure_delete = ON").run()
     }
 }

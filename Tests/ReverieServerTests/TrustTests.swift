@@ -110,7 +110,7 @@ struct TrustTests {
             // Every pooled connection (one per event loop) says so.
             for loop in client.app.eventLoopGroup.makeIterator() {
                 let sql = try #require(client.app.databases.database(logger: client.app.logger, on: loop) as? any SQLDatabase)
-                #expect(try await sql.raw("PRAGMA busy_timeout").first()?.decode(column: "timeout", as: Int.self) == 5000)
+                #expect(try await sql.raw("PRAGMA busy_timeout").first()?.decode(column: "timeout", as: Int.self) == 10000)
                 #expect(try await sql.raw("PRAGMA secure_delete").first()?.decode(column: "secure_delete", as: Int.self) == 1)
             }
         }

@@ -1,7 +1,6 @@
 import NIOCore
 import NIOHTTP1
 import ReverieAPI
-import SQLiteNIO
 import Vapor
 
 /// Turns every error into `{"error":{"code","message"}}` with the right status.
@@ -41,12 +40,6 @@ struct APIErrorMiddleware: Middleware {
             } else {
                 message = error.reason
             }
-        case let error as SQLiteError where Self.isBusy(error):
-            // Another connection's write held the file for the whole busy timeout (a machine this
-            // loaded is overloaded, not broken): nothing was written, and the client can try again.
-            request.logger.warning("\(request.method) \(request.url.path): the database stayed locked: \(error)")
-            (status, code, message) = (.serviceUnavailable, "busy", "The server is busy; try again in a moment.")
-            headers.replaceOrAdd(name: .retryAfter, value: "2")
         case is ConnectionPoolTimeoutError:
             // Every database connection stayed busy for the pool's whole wait: the server is
             // overloaded, not broken; the client can try again.
@@ -63,8 +56,7 @@ struct APIErrorMiddleware: Middleware {
             (status, code, message) = (.internalServerError, "internal_error", "Something went wrong on the server; its log has the details.")
         }
 
-        if status.code >= 500, !(error is APIError), !(error is ConnectionPoolTimeoutError),
-           !((error as? SQLiteError).map(Self.isBusy) ?? false) {
+        if status.code >= 500, !(error is APIError), !(error is ConnectionPoolTimeoutError) {
             request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
         }
 
@@ -122,10 +114,5 @@ struct APIErrorMiddleware: Middleware {
         case is Int.Type, is Double.Type: "a number"
         default: "of type \(type)"
         }
-    }
-
-    /// SQLite's "the file is locked by another write" errors, after the busy timeout ran out.
-    static func isBusy(_ error: SQLiteError) -> Bool {
-        [.busy, .busyTimeout, .locked].contains(error.reason)
     }
 }

@@ -35,6 +35,11 @@ struct FluentSleepAudioRepository: SleepAudioRepository {
 
     func attach(_ attachment: SleepAttachment) async throws -> SleepAttachment? {
         try await database.transaction { database in
+            // The transaction starts with a write (touching the item's row, if any) so SQLite takes
+            // the write lock at once; one that reads first fails with SQLITE_BUSY when another
+            // write lands in between (see CompositionRepository).
+            try await SleepAudioModel.query(on: database).filter(\.$itemID == attachment.itemID)
+                .set(\.$itemID, to: attachment.itemID).update()
             let old = try await SleepAudioModel.query(on: database).filter(\.$itemID == attachment.itemID).first()
             try await old?.delete(on: database)
             try await SleepAudioModel(itemID: attachment.itemID, source: attachment.source.rawValue, file: attachment.file,
