@@ -52,17 +52,8 @@ public struct AudioEncoder: Sendable {
     /// Encodes `buffer` into `format` at `destination` (written to a temporary name, then moved in
     /// place, so a reader never sees half a file).
     public func encode(_ buffer: AudioBuffer, as format: Format, to destination: URL) async throws {
-        let partial = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part.\(format.fileExtension)")
-        defer { try? FileManager.default.removeItem(at: partial) }
-        let arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "wav", "-i", "pipe:0"]
-            + format.codecArguments + ["-f", format == .m4a ? "mp4" : (format == .opus ? "ogg" : "mp3"), partial.path]
-        let result = try await runner.run(ffmpeg, arguments, WAVFile.encode(buffer))
-        guard result.status == 0 else {
-            throw AudioRenderError.toolFailed(tool: "ffmpeg", status: result.status,
-                                              message: String(decoding: result.errors.suffix(500), as: UTF8.self))
-        }
-        if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
-        try FileManager.default.moveItem(at: partial, to: destination)
+        try await AudioFiles(runner: runner, ffmpeg: ffmpeg).ffmpegRun(
+            ["-f", "wav", "-i", "pipe:0"] + format.codecArguments + ["-f", format == .m4a ? "mp4" : (format == .opus ? "ogg" : "mp3")],
+            input: WAVFile.encode(buffer), to: destination)
     }
 }

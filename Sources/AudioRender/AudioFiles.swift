@@ -116,11 +116,12 @@ public struct AudioFiles: Sendable {
         try await ffmpegRun(["-f", "concat", "-safe", "0", "-i", listFile.path, "-c", "copy", "-movflags", "+faststart", "-f", "mp4"], to: destination)
     }
 
-    /// Runs ffmpeg writing `destination` through a temporary name, moved in place when whole.
-    private func ffmpegRun(_ arguments: [String], to destination: URL) async throws {
+    /// Runs ffmpeg writing `destination` through a temporary name, moved in place when whole, so
+    /// a reader never sees half a file (`AudioEncoder` writes through it too).
+    func ffmpegRun(_ arguments: [String], input: Data? = nil, to destination: URL) async throws {
         let partial = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
         defer { try? FileManager.default.removeItem(at: partial) }
-        let result = try await runner.run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y"] + arguments + [partial.path], nil)
+        let result = try await runner.run(ffmpeg, ["-hide_banner", "-loglevel", "error", "-y"] + arguments + [partial.path], input)
         guard result.status == 0 else { throw Self.failure("ffmpeg", result) }
         if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
         try FileManager.default.moveItem(at: partial, to: destination)

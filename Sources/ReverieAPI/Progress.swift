@@ -34,9 +34,16 @@ public struct ItemProgress: Codable, Sendable, Equatable {
     public var at: Date?
     public var device: String?
     public var finished: Bool
+    /// With `?device=`: that device's own latest place (nil when it has none).
+    public var devicePosition: Double?
+    /// With `?device=`: "Continue from 12:40 (phone)" when another device is further on or back by
+    /// more than two minutes (`ListeningProgress.offer`).
+    public var offer: String?
 
-    public init(item: String, position: Double?, at: Date?, device: String?, finished: Bool) {
+    public init(item: String, position: Double?, at: Date?, device: String?, finished: Bool,
+                devicePosition: Double? = nil, offer: String? = nil) {
         (self.item, self.position, self.at, self.device, self.finished) = (item, position, at, device, finished)
+        (self.devicePosition, self.offer) = (devicePosition, offer)
     }
 }
 

@@ -2,6 +2,15 @@ import AudioRender
 import Crypto
 import Foundation
 
+/// A cache key for content made from `parts`: the SHA-256 (hex) of each part prefixed with its
+/// length, so no two lists of parts give the same key.
+public enum ContentKey {
+    public static func of(_ parts: [String]) -> String {
+        let joined = parts.map { "\($0.utf8.count):\($0)" }.joined()
+        return SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
 /// Renders scripts into files once: results are content-addressed under a cache directory, and
 /// concurrent requests for the same render share one job.
 ///
@@ -48,10 +57,8 @@ public actor RenderService {
 
     /// The cache key of a request spoken by `engine`.
     public nonisolated func key(for request: Request, engine: any SpeechEngine) -> String {
-        let parts = [engine.name, engine.version, "renderer-2", request.voice ?? "", String(request.rate),
-                     request.format.rawValue, request.script]
-        let joined = parts.map { "\($0.utf8.count):\($0)" }.joined()
-        return SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
+        ContentKey.of([engine.name, engine.version, "renderer-2", request.voice ?? "", String(request.rate),
+                       request.format.rawValue, request.script])
     }
 
     /// Where a render's files are; nil until its audio is on disk. Reads no file (for serving).

@@ -47,6 +47,13 @@ struct WindDownAPITests {
             _ = try await client.send(.POST, "/api/progress/events", json: ProgressEventsRequest(events: [event("l3", "laptop", client.clock.now, 370)]), auth: .cookie(ada))
             let read = try await client.send(.GET, "/api/progress/winddown:yoga_nidra_10min", auth: .cookie(ada)).decode(ItemProgress.self)
             #expect(read.position == 370 && read.device == "laptop")
+            // Each device hears of the other's place when they are more than two minutes apart.
+            let phone = try await client.send(.GET, "/api/progress/winddown:yoga_nidra_10min?device=phone", auth: .cookie(ada)).decode(ItemProgress.self)
+            #expect(phone.position == 370 && phone.devicePosition == 500 && phone.offer == "Continue from 6:10 (laptop)")
+            let onLaptop = try await client.send(.GET, "/api/progress/winddown:yoga_nidra_10min?device=laptop", auth: .cookie(ada)).decode(ItemProgress.self)
+            #expect(onLaptop.devicePosition == 370 && onLaptop.offer == nil)
+            let newDevice = try await client.send(.GET, "/api/progress/winddown:yoga_nidra_10min?device=radio", auth: .cookie(ada)).decode(ItemProgress.self)
+            #expect(newDevice.devicePosition == nil && newDevice.offer == nil && newDevice.position == 370)
 
             // Someone else's progress is theirs alone.
             let bea = try await client.addUser("bea", by: ada)

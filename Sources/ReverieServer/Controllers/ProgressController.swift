@@ -38,13 +38,23 @@ struct ProgressController: RouteCollection {
         return ProgressEventsResponse(accepted: accepted, items: items.map { Self.progress($0, logs[$0] ?? [], duration: duration(of: $0)) })
     }
 
-    /// `GET /api/progress/{item}`: where the person is in one item (a null position before anything was heard).
+    /// `GET /api/progress/{item}[?device=NAME]`: where the person is in one item (a null position
+    /// before anything was heard); with `device`, that device's own place and the offer of
+    /// another device's.
     func item(req: Request) async throws -> ItemProgress {
         let user = try req.user
         let item = req.parameters.get("item") ?? ""
         try checkItem(item)
-        let logs = try await req.repositories.progress.events(of: [item], ownedBy: user)
-        return Self.progress(item, logs[item] ?? [], duration: duration(of: item))
+        let device = try req.queryString("device", maximumLength: 60)
+        let events = try await req.repositories.progress.events(of: [item], ownedBy: user)[item] ?? []
+        var progress = Self.progress(item, events, duration: duration(of: item))
+        if let device {
+            let latest = ListeningProgress.position(events, duration: duration(of: item))
+            let own = ListeningProgress.position(events.filter { $0.device == device }, duration: duration(of: item))
+            progress.devicePosition = own?.position
+            progress.offer = own.flatMap { ListeningProgress.offer(latest, device: device, localPosition: $0.position) }
+        }
+        return progress
     }
 
     static func progress(_ item: String, _ events: [ProgressEvent], duration: Double?) -> ItemProgress {

@@ -145,8 +145,7 @@ struct WindDownController: RouteCollection {
     /// `PUT /api/winddown/{id}/audio` (owner): the request body is an audio file (MP3, M4A, Ogg
     /// or WAV), checked with ffprobe and levelled to −16 LUFS; it replaces whatever the item had.
     func upload(req: Request) async throws -> Response {
-        let owner = try requireOwner(req)
-        _ = owner
+        _ = try requireOwner(req)
         let item = try catalogItem(req)
         if let length = req.headers.first(name: .contentLength).flatMap(Int.init), length > maxUploadBytes {
             throw tooLarge()
@@ -270,8 +269,7 @@ extension Application {
         let levelled = try await files.probe(destination)
         let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
                                          script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
-        let old = try await Repositories.fluent(db).sleepAudio.attach(attachment)
-        if let old = old?.file { try? FileManager.default.removeItem(at: directory.appendingPathComponent(old)) }
+        removeSleepMedia(try await Repositories.fluent(db).sleepAudio.attach(attachment))
         return attachment
     }
 
@@ -297,8 +295,14 @@ extension Application {
     /// Removes the owner's audio from an item; false when it had none.
     public func detachSleepAudio(itemID: String) async throws -> Bool {
         guard let removed = try await Repositories.fluent(db).sleepAudio.detach(itemID) else { return false }
-        if let file = removed.file { try? FileManager.default.removeItem(at: services.config.mediaDirectory("winddown").appendingPathComponent(file)) }
+        removeSleepMedia(removed)
         return true
+    }
+
+    /// Deletes the uploaded file of an attachment that was replaced or removed.
+    private func removeSleepMedia(_ old: SleepAttachment?) {
+        guard let file = old?.file else { return }
+        try? FileManager.default.removeItem(at: services.config.mediaDirectory("winddown").appendingPathComponent(file))
     }
 
     /// Gives a Wind Down item a script, spoken over the sleep bed (rendering starts at once).
@@ -310,8 +314,7 @@ extension Application {
             throw APIError(.unprocessableEntity, code: "invalid_script", error.description)
         }
         let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
-        let old = try await Repositories.fluent(db).sleepAudio.attach(attachment)
-        if let old = old?.file { try? FileManager.default.removeItem(at: services.config.mediaDirectory("winddown").appendingPathComponent(old)) }
+        removeSleepMedia(try await Repositories.fluent(db).sleepAudio.attach(attachment))
         if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
             await sleepAudio.prepare(source)
         }

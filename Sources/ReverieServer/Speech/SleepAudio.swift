@@ -1,5 +1,4 @@
 import AudioRender
-import Crypto
 import Foundation
 import SleepLibrary
 import Speech
@@ -17,7 +16,7 @@ actor SleepAudio {
     }
 
     /// Where an item's audio comes from.
-    enum Source: Sendable, Equatable {
+    enum Source: Sendable, Hashable {
         /// A script spoken for sleep, fitted to `seconds` when given.
         case script(String, seconds: Double?)
         /// A file the owner uploaded (already levelled), under the media directory.
@@ -37,19 +36,27 @@ actor SleepAudio {
     }
 
     let library: SleepLibrary
+    /// The bundled scripts by name, read once.
+    private let scripts: [String: String]
     private let engines: SpeechEngines
     let cacheDirectory: URL
     let mediaDirectory: URL
     let renditionDirectory: URL
     let files: AudioFiles
     private let encoder = AudioEncoder()
+    /// Work under way, by cache key (renders) or file name (renditions): callers share it.
     private var making: [String: Task<File, any Error>] = [:]
     private var failures: [String: String] = [:]
-    private var renditions: [String: Task<URL, any Error>] = [:]
+    /// Render keys worked out, and renders found on disk: a request reads neither again.
+    private var keys: [Source: String] = [:]
+    private var ready: [String: File] = [:]
 
     init(library: SleepLibrary, engines: SpeechEngines, cacheDirectory: URL, mediaDirectory: URL, renditionDirectory: URL,
          files: AudioFiles = AudioFiles()) {
         self.library = library
+        self.scripts = Dictionary(library.items.compactMap { item in
+            item.audio.flatMap { name in SleepLibrary.script(named: name).map { (name, $0) } }
+        }, uniquingKeysWith: { first, _ in first })
         self.engines = engines
         self.cacheDirectory = cacheDirectory
         self.mediaDirectory = mediaDirectory
@@ -67,7 +74,7 @@ actor SleepAudio {
                 if let script = attachment.script { return .script(script, seconds: nil) }
             }
         }
-        guard let name = item.audio, let script = SleepLibrary.script(named: name) else { return nil }
+        guard let name = item.audio, let script = scripts[name] else { return nil }
         return .script(script, seconds: Double(item.duration))
     }
 
@@ -79,8 +86,8 @@ actor SleepAudio {
             let url = mediaDirectory.appendingPathComponent(file)
             guard FileManager.default.fileExists(atPath: url.path) else { return (.failed, nil, "The uploaded file is missing from the data directory; upload it again.") }
             return (.ready, File(url: url, durationMs: durationMs, key: "upload-" + (file as NSString).deletingPathExtension), nil)
-        case let .script(script, seconds):
-            guard let key = try? await key(script, seconds: seconds) else { return (.failed, nil, "No speech engine is installed.") }
+        case .script:
+            guard let key = try? await key(source) else { return (.failed, nil, "No speech engine is installed.") }
             if let file = cached(key) { return (.ready, file, nil) }
             if making[key] != nil { return (.preparing, nil, nil) }
             if let failure = failures[key] { return (.failed, nil, failure) }
@@ -95,25 +102,30 @@ actor SleepAudio {
         guard case let .script(script, seconds) = source else {
             throw SleepAudioProblem.missing("The uploaded file is missing from the data directory; upload it again.")
         }
-        let key = try await key(script, seconds: seconds)
-        if let running = making[key] { return try await running.value }
-        failures[key] = nil
-        let task = Task { try await self.render(script, seconds: seconds, key: key) }
-        making[key] = task
-        defer { making[key] = nil }
+        let key = try await key(source)
+        if making[key] == nil { failures[key] = nil }
         do {
-            return try await task.value
+            return try await shared(key) { try await self.render(script, seconds: seconds, key: key) }
         } catch {
             failures[key] = (error as? SpeechError)?.description ?? (error as? AudioRenderError)?.description ?? "\(error)"
             throw error
         }
     }
 
+    /// Runs `work` once for `key`; callers that come while it runs wait for the same result.
+    private func shared(_ key: String, _ work: @escaping @Sendable () async throws -> File) async throws -> File {
+        if let running = making[key] { return try await running.value }
+        let task = Task { try await work() }
+        making[key] = task
+        defer { making[key] = nil }
+        return try await task.value
+    }
+
     /// Starts rendering the source in the background unless it is ready or under way.
     func prepare(_ source: Source) async {
         let (state, _, _) = await state(of: source)
-        guard state == .preparing || state == .failed, case let .script(script, seconds) = source,
-              let key = try? await key(script, seconds: seconds), making[key] == nil else { return }
+        guard state == .preparing || state == .failed, case .script = source,
+              let key = try? await key(source), making[key] == nil else { return }
         Task { _ = try? await self.file(for: source) }
     }
 
@@ -129,18 +141,15 @@ actor SleepAudio {
     /// sleep timer's). Made once per file and end (to the 100 ms), and kept for a day.
     func rendition(of file: File, endingAt end: Double) async throws -> URL {
         let tenths = Int((end * 10).rounded())
-        let url = renditionDirectory.appendingPathComponent("\(file.key)-\(tenths).m4a")
+        let name = "\(file.key)-\(tenths)"
+        let url = renditionDirectory.appendingPathComponent("\(name).m4a")
         if FileManager.default.fileExists(atPath: url.path) { return url }
-        if let running = renditions[url.lastPathComponent] { return try await running.value }
-        let task = Task { () throws -> URL in
+        return try await shared("rendition-" + name) {
             try FileManager.default.createDirectory(at: self.renditionDirectory, withIntermediateDirectories: true)
             self.sweepRenditions()
             try await self.files.fadeOut(file.url, at: Double(tenths) / 10, into: url)
-            return url
-        }
-        renditions[url.lastPathComponent] = task
-        defer { renditions[url.lastPathComponent] = nil }
-        return try await task.value
+            return File(url: url, durationMs: tenths * 100, key: name)
+        }.url
     }
 
     /// Renditions older than a day go: a timer set last night is not set again.
@@ -158,21 +167,29 @@ actor SleepAudio {
 
     // MARK: - Rendering
 
-    private func key(_ script: String, seconds: Double?) async throws -> String {
+    /// A script render's cache key: what would make it sound different (engine, renderer, length,
+    /// text), worked out once per source.
+    private func key(_ source: Source) async throws -> String {
+        if let key = keys[source] { return key }
+        guard case let .script(script, seconds) = source else { preconditionFailure("only scripts are rendered") }
         let engine = try await engines.engine(for: nil)
-        let parts = [engine.name, engine.version, SleepNarration.version, seconds.map { String($0) } ?? "natural", script]
-        let joined = parts.map { "\($0.utf8.count):\($0)" }.joined()
-        return SHA256.hash(data: Data(joined.utf8)).map { String(format: "%02x", $0) }.joined()
+        let key = ContentKey.of([engine.name, engine.version, SleepNarration.version, seconds.map { String($0) } ?? "natural", script])
+        keys[source] = key
+        return key
     }
 
     private struct Metadata: Codable { var durationMs: Int }
 
-    nonisolated private func cached(_ key: String) -> File? {
+    /// The render on disk, read once; nil until it is there.
+    private func cached(_ key: String) -> File? {
+        if let file = ready[key] { return file }
         let audio = cacheDirectory.appendingPathComponent("\(key).m4a")
         guard let data = FileManager.default.contents(atPath: cacheDirectory.appendingPathComponent("\(key).json").path),
               let metadata = try? JSONDecoder().decode(Metadata.self, from: data),
               FileManager.default.fileExists(atPath: audio.path) else { return nil }
-        return File(url: audio, durationMs: metadata.durationMs, key: key)
+        let file = File(url: audio, durationMs: metadata.durationMs, key: key)
+        ready[key] = file
+        return file
     }
 
     private func render(_ script: String, seconds: Double?, key: String) async throws -> File {
