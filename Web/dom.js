@@ -152,3 +152,21 @@ export async function fillList(list, path, renderItem, empty) {
     list.firstChild.textContent = problem.message;
   }
 }
+
+/** The person's time zone name (Europe/Paris), for answers that depend on their hour; UTC when unknown. */
+export function timeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
+/** A value kept in localStorage as JSON; `fallback` when there is none or it does not parse. */
+export function storedJSON(key, fallback) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null") ?? fallback;
+  } catch {
+    return fallback;
+  }
+}

@@ -133,6 +133,8 @@ def test_play_skip_close_and_resume_with_media_session(server, browser):
     player.get_by_role("button", name="Close the player").click()
     expect(player).to_have_count(0)
     expect(page.get_by_role("heading", name="Continue Listening")).to_be_visible()
+    page.get_by_role("heading", name="Continue Listening").scroll_into_view_if_needed()
+    screenshot(page, "wind-down-continue-listening")
     saved = wait_until(page, "fetch('/api/progress/winddown:yoga_nidra_5min').then(r => r.json()).then(b => b.position)")
     assert abs(saved - 120) < 3
     page.locator('[data-item="yoga_nidra_5min"].wd-card').first.click()

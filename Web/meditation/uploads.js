@@ -2,15 +2,12 @@
 // so a session finished offline is never lost; the client-made id makes a repeat harmless.
 
 import { api } from "../api.js";
+import { storedJSON } from "../dom.js";
 
 const KEY = "meditation-upload-queue";
 
 function load() {
-  try {
-    return JSON.parse(localStorage.getItem(KEY) || "[]");
-  } catch {
-    return [];
-  }
+  return storedJSON(KEY, []);
 }
 
 function store(queue) {

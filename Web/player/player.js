@@ -8,13 +8,12 @@
 // 30 s faded to silence, so the fade reaches the ear even when a locked phone suspends this script.
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
-import { deviceName, flush, localPosition, record, serverProgress } from "./progress.js";
+import { flush, localPosition, record, serverProgress } from "./progress.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
 const FADE = 30;
 const REARM_WINDOW = 5 * 60_000;
-const OFFER_APART = 120;
 
 /** "12:40" or "1:02:05". */
 export function clock(seconds) {
@@ -97,27 +96,22 @@ export class Player {
     this.audio = root.querySelector("audio");
     this.wire();
 
-    // Where to start: this device's own place, else the server's; another device far apart is offered.
-    const local = localPosition(options.item);
+    // Where to start: this device's own place, else the latest; the server offers another
+    // device's place when they are far apart. Offline, this device's last place.
     const server = await serverProgress(options.item);
-    let start = local ?? options.position ?? server?.position ?? 0;
-    if (server?.finished) start = 0;
-    if (server && server.position != null && server.device && server.device !== deviceName()
-        && local != null && Math.abs(server.position - local) > OFFER_APART) {
-      this.offer(server.position, server.device);
-    } else if (local == null && server?.position) {
-      start = server.finished ? 0 : server.position;
-    }
+    let start = server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0))
+      : localPosition(options.item) ?? options.position ?? 0;
+    if (server?.offer) this.offer(server.offer, server.position);
     this.audio.src = options.src;
     this.seekWhenReady(start);
     root.querySelector(".player-play").focus();
     this.mediaSession();
   }
 
-  offer(position, device) {
+  offer(text, position) {
     const box = this.root.querySelector(".player-offer");
     const button = box.querySelector("button");
-    button.textContent = `Continue from ${clock(position)} (${device})`;
+    button.textContent = text;
     box.hidden = false;
     button.addEventListener("click", () => {
       this.seek(position);
@@ -315,9 +309,7 @@ export class Player {
     const audio = this.audio;
     if (audio.getAttribute("src") === src) return;
     const playing = !audio.paused;
-    this.switching = true;
     audio.pause();
-    this.switching = false;
     audio.src = src;
     await new Promise((resolve) => {
       audio.addEventListener("loadedmetadata", resolve, { once: true });

@@ -4,6 +4,7 @@
 // server counts a repeated id once and works out the position from the whole log.
 
 import { api } from "../api.js";
+import { storedJSON as load } from "../dom.js";
 
 const QUEUE = "progress-queue";
 const DEVICE = "reverie-device";
@@ -18,14 +19,6 @@ export function deviceName() {
     localStorage.setItem(DEVICE, name);
   }
   return name;
-}
-
-function load(key, fallback) {
-  try {
-    return JSON.parse(localStorage.getItem(key) || "null") ?? fallback;
-  } catch {
-    return fallback;
-  }
 }
 
 function newID() {
@@ -76,10 +69,13 @@ export function flush({ keepalive = false } = {}) {
   return flushing;
 }
 
-/** The server's idea of the item's progress: {position, at, device, finished}. */
+/** The server's idea of the item's progress, after this device's waiting events have gone up:
+ *  {position, at, device, finished, devicePosition, offer} (the offer of another device's place
+ *  is the server's rule, ListeningProgress.offer). */
 export async function serverProgress(item) {
   try {
-    return await api(`/api/progress/${encodeURIComponent(item)}`);
+    await flush();
+    return await api(`/api/progress/${encodeURIComponent(item)}?device=${encodeURIComponent(deviceName())}`);
   } catch {
     return null;
   }

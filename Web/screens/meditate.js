@@ -1,7 +1,7 @@
 // Meditate: choose a length, breathe with the circle and the narration, see your history.
 
 import { api } from "../api.js";
-import { announce, confirmDialog, escapeHTML, setImmersive } from "../dom.js";
+import { announce, confirmDialog, escapeHTML, setImmersive, timeZone } from "../dom.js";
 import * as machine from "../meditation/run.js";
 import { MeditationPlayer } from "../meditation/player.js";
 import { enqueue, flush, pendingCount } from "../meditation/uploads.js";
@@ -24,14 +24,6 @@ export async function render(container) {
 export function leave() {
   if (current) current.leave();
   current = null;
-}
-
-function timeZone() {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  } catch {
-    return "UTC";
-  }
 }
 
 function clock(seconds) {

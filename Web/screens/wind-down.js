@@ -4,7 +4,7 @@
 
 import { api, ApiError } from "../api.js";
 import { AREAS, icon } from "../areas.js";
-import { announce, escapeHTML } from "../dom.js";
+import { announce, escapeHTML, timeZone } from "../dom.js";
 import { player } from "../player/player.js";
 
 export const id = "wind-down";
@@ -30,14 +30,6 @@ function typeIcon(name) {
 function minutes(seconds) {
   const m = Math.round(seconds / 60);
   return m >= 60 ? `${Math.floor(m / 60)} h ${m % 60 ? `${m % 60} min` : ""}`.trim() : `${m} min`;
-}
-
-function timeZone() {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  } catch {
-    return "UTC";
-  }
 }
 
 /** Colours and widths come from data (the content security policy keeps style attributes out). */
