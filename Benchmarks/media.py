@@ -81,17 +81,28 @@ end
         print(f"media on loopback: 64 KiB ranges of a one-hour M4A ({size / 1e6:.1f} MB; upload levelled in {levelling:.1f} s)")
         print(f"{'figure':<44}{'16 clients':>14}{'64 clients':>14}   ratio / goal")
         rows = []
+        floors = []
         for connections in (16, 64):
             ours = wrk(f"{reverie.url}/api/winddown/{ITEM}/audio", connections, args.seconds,
                        script=ranges(f"/api/winddown/{ITEM}/audio", auth))
             theirs = wrk(f"http://127.0.0.1:{nginx_port}/hour.m4a", connections, args.seconds, script=ranges("/hour.m4a"))
             rows.append((ours, theirs))
+            # The same requests unsigned: refused with a small 401 before any file is touched,
+            # the most answers a second our HTTP stack (Vapor, its middleware) gives on this route.
+            floors.append(wrk(f"{reverie.url}/api/winddown/{ITEM}/audio", connections, args.seconds,
+                              script=ranges(f"/api/winddown/{ITEM}/audio")))
         mb = lambda result: result["rate"] * CHUNK / 1e6  # noqa: E731
         print(f"{'Range streaming, nginx':<44}" + "".join(f"{mb(t):>10.0f} MB/s" for _, t in rows))
         ratios = [o["rate"] / t["rate"] for o, t in rows]
         ok_stream = all(r >= 0.7 for r in ratios) and all(o["non2xx"] + o["timeouts"] == 0 for o, _ in rows)
         print(f"{'Range streaming, reverie (signed in)':<44}" + "".join(f"{mb(o):>10.0f} MB/s" for o, _ in rows)
               + "   " + " / ".join(f"{r:.2f}" for r in ratios) + f" of nginx (goal >= 0.70: {'met' if ok_stream else 'NOT met'})")
+
+        print(f"{'requests/s: nginx ranges':<44}" + "".join(f"{t['rate']:>14.0f}" for _, t in rows))
+        print(f"{'requests/s: reverie ranges (signed in)':<44}" + "".join(f"{o['rate']:>14.0f}" for o, _ in rows))
+        print(f"{'requests/s: reverie 401s (no file, no body)':<44}" + "".join(f"{f['rate']:>14.0f}" for f in floors)
+              + "   " + " / ".join(f"{f['rate'] / t['rate']:.2f}" for f, (_, t) in zip(floors, rows))
+              + " of nginx's ranges: the ceiling for any handler behind this HTTP stack")
 
         # The timer's rendition: time to the first byte, each end new.
         times = []

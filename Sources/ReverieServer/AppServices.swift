@@ -14,6 +14,11 @@ struct AppServices: Sendable {
     let meditationAudio: MeditationAudio
     /// Wind Down's catalog and its audio: rendered scripts, the owner's uploads, timer renditions.
     let sleepAudio: SleepAudio
+    /// Files answered from memory: the web app's, and the audio and captions players fetch.
+    let files: FileCache
+    /// Sessions and personal tokens as recently read, by secret hash; the token and user
+    /// repositories forget them all on every write.
+    let signIns: Recent<String, SignIn>
 }
 
 extension Application {
@@ -29,10 +34,14 @@ extension Application {
         set { storage[AppServicesKey.self] = newValue }
     }
 
+    /// The services once `configure` has made them (start-up work runs before).
+    var configuredServices: AppServices? { storage[AppServicesKey.self] }
+
     var speech: SpeechJobs { services.speech }
     var readiness: Readiness { services.readiness }
     var meditationAudio: MeditationAudio { services.meditationAudio }
     var sleepAudio: SleepAudio { services.sleepAudio }
+    var files: FileCache { services.files }
 
     /// Account creation and password checks on the application's database.
     public var accounts: AccountService {

@@ -12,6 +12,7 @@ import Foundation
 /// | web app files | `--web-dir` | `REVERIE_WEB_DIR` | `Web` next to the working directory or the binary |
 /// | largest request body | — | `REVERIE_MAX_BODY_BYTES` | 1 MiB |
 /// | largest audio upload | — | `REVERIE_MAX_UPLOAD_BYTES` | 512 MiB |
+/// | files kept in memory | — | `REVERIE_FILE_CACHE_BYTES` | 256 MiB |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
     public enum Database: Sendable, Equatable {
@@ -81,6 +82,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var idleTimeoutSeconds: Int = 60
     /// Largest audio file the owner may upload (`REVERIE_MAX_UPLOAD_BYTES`, 512 MiB); more is a 413.
     public var maxUploadBytes: Int = 512 << 20
+    /// The most bytes of files (web app, audio, captions) kept in memory to answer from
+    /// (`REVERIE_FILE_CACHE_BYTES`, 256 MiB); files up to half of it are kept, larger ones stream.
+    public var fileCacheBytes: Int = 256 << 20
 
     /// Files people gave the server, under the data directory: `<data>/media/<name>`.
     public func mediaDirectory(_ name: String) -> URL {
@@ -190,6 +194,12 @@ extension ServerConfig {
                 throw ConfigError.invalid(setting: "REVERIE_MAX_UPLOAD_BYTES", reason: "'\(text)' is not a positive number of bytes")
             }
             config.maxUploadBytes = parsed
+        }
+        if let text = value(nil, "REVERIE_FILE_CACHE_BYTES") {
+            guard let parsed = Int(text), parsed >= 0 else {
+                throw ConfigError.invalid(setting: "REVERIE_FILE_CACHE_BYTES", reason: "'\(text)' is not a number of bytes (0 keeps none)")
+            }
+            config.fileCacheBytes = parsed
         }
         if let text = value(nil, "REVERIE_IDLE_TIMEOUT") {
             guard let parsed = Int(text), (1...3600).contains(parsed) else {

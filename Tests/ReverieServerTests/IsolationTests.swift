@@ -46,7 +46,8 @@ struct IsolationTests {
             let users = try await client.app.repositories.users.all()
             let adaModel = try #require(users.first { $0.username == "ada" })
             let graceModel = try #require(users.first { $0.username == "grace" })
-            let asGrace = AuthenticatedUser(id: try graceModel.requireID(), username: "grace", isOwner: false, tokenID: UUID(), tokenKind: .session)
+            let asGrace = AuthenticatedUser(id: try graceModel.requireID(), username: "grace", isOwner: false, tokenID: UUID(), tokenKind: .session,
+                                        accountCreatedAt: Date())
             let adaID = try adaModel.requireID()
             let adaRows = try await AuthTokenModel.query(on: client.app.db).filter(\.$owner.$id == adaID).all()
             #expect(!adaRows.isEmpty)

@@ -327,20 +327,4 @@ struct WebFileTests {
         process.waitUntilExit()
         return result
     }
-
-    @Test("a file changed on disk is read again")
-    func followsTheFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let app = try await Application.make(.testing)
-        let cache = WebFileCache(directory: directory.path + "/")
-        let request = Request(application: app, on: app.eventLoopGroup.next())
-        func body() -> String? { cache.response(for: "/a.txt", request: request)?.body.string }
-        try Data("one".utf8).write(to: directory.appendingPathComponent("a.txt"))
-        #expect(body() == "one")
-        try Data("three".utf8).write(to: directory.appendingPathComponent("a.txt"))
-        #expect(body() == "three")
-        try await app.asyncShutdown()
-    }
 }

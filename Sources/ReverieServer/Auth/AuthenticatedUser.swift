@@ -10,15 +10,18 @@ public struct AuthenticatedUser: Authenticatable, Sendable, Equatable {
     public var tokenKind: AuthTokenModel.Kind
     /// The account has a temporary password: only choosing a new one is allowed.
     public var mustChangePassword: Bool
+    /// When the account was made.
+    public var accountCreatedAt: Date
 
     public init(id: UUID, username: String, isOwner: Bool, tokenID: UUID, tokenKind: AuthTokenModel.Kind,
-                mustChangePassword: Bool = false) {
+                mustChangePassword: Bool = false, accountCreatedAt: Date) {
         self.id = id
         self.username = username
         self.isOwner = isOwner
         self.tokenID = tokenID
         self.tokenKind = tokenKind
         self.mustChangePassword = mustChangePassword
+        self.accountCreatedAt = accountCreatedAt
     }
 
     /// What a person with a temporary password may still do: see who they are, choose a new

@@ -57,12 +57,12 @@ struct AuthController: RouteCollection {
         return response
     }
 
-    func me(req: Request) async throws -> SessionInfo {
+    /// On the event loop: the signed-in account as the sign-in read it (every screen asks).
+    @Sendable
+    func me(req: Request) throws -> SessionInfo {
         let user = try req.user
-        guard let model = try await req.repositories.users.find(id: user.id) else {
-            throw APIError(.unauthorized, code: "unauthorized", "Sign in first: this account no longer exists.")
-        }
-        return SessionInfo(user: try model.info())
+        return SessionInfo(user: UserInfo(id: user.id, username: user.username, isOwner: user.isOwner, createdAt: user.accountCreatedAt,
+                                          mustChangePassword: user.mustChangePassword))
     }
 
     /// Changes the signed-in person's password: other sessions and tokens are signed out, this

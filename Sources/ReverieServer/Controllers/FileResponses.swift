@@ -5,36 +5,69 @@ extension Request {
     /// A file with Range support: 206 for a satisfiable single range, 416 (with the size) otherwise.
     /// A range that runs past the end is clamped to the file, as RFC 9110 §14.1.2 says: on a
     /// 13,836-byte file `bytes=100-20000` is bytes 100 to 13,835 and `bytes=-99999` the whole file.
+    ///
+    /// From memory (`FileCache`) when the file is kept or fits, read into it on the thread pool
+    /// first; a file too large to keep streams from disk.
     func serveFile(path: String, type: String, name: String?) async throws -> Response {
-        let req = self
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        if req.headers.contains(name: .range) {
-            guard let clamped = Self.clamped(req.headers.range, size: size) else {
-                throw APIError(.rangeNotSatisfiable, code: "range_not_satisfiable",
-                               "The file has \(size) bytes; ask for one range inside it.",
-                               headers: ["Content-Range": "bytes */\(size)"])
-            }
-            req.headers.range = HTTPHeaders.Range(unit: .bytes, ranges: [clamped])
+        if let response = try keptFile(path: path, type: type, name: name) { return response }
+        let files = application.files
+        if try await application.threadPool.runIfActive({ files.load(path) }), let response = try keptFile(path: path, type: type, name: name) {
+            return response
         }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        try narrowRange(toFileOf: size)
+        let response = try await fileio.asyncStreamFile(at: path, mediaType: Self.mediaType(type))
+        return Self.decorated(response, name: name)
+    }
+
+    /// `serveFile` when the file is kept in memory, on the event loop; nil when it is not.
+    func keptFile(path: String, type: String, name: String?) throws -> Response? {
+        try application.files.response(path, request: self, type: Self.mediaType(type)).map { Self.decorated($0, name: name) }
+    }
+
+    private static func mediaType(_ type: String) -> HTTPMediaType {
         let parts = type.split(separator: ";")[0].split(separator: "/")
         var media = HTTPMediaType(type: String(parts[0]), subType: String(parts[1]))
         if type.contains("charset=utf-8") { media.parameters["charset"] = "utf-8" }
-        let response = try await req.fileio.asyncStreamFile(at: path, mediaType: media)
+        return media
+    }
+
+    private static func decorated(_ response: Response, name: String?) -> Response {
         if let name { response.headers.replaceOrAdd(name: .contentDisposition, value: "inline; filename=\"\(name)\"") }
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
         return response
     }
 
-    /// The one byte range to send, inside a file of `size` bytes; nil when none is satisfiable.
-    static func clamped(_ range: HTTPHeaders.Range?, size: Int) -> HTTPHeaders.Range.Value? {
-        guard let range, range.unit == .bytes, range.ranges.count == 1, size > 0 else { return nil }
-        switch range.ranges[0] {
-        case let .start(value):
-            return value >= 0 && value < size ? .start(value: value) : nil
-        case let .tail(value):
-            return value > 0 ? .within(start: size - min(value, size), end: size - 1) : nil
-        case let .within(start, end):
-            return start >= 0 && start <= end && start < size ? .within(start: start, end: min(end, size - 1)) : nil
+    /// Before streaming a file of `size` bytes from disk: a `Range` is narrowed to the one range
+    /// it asks for inside the file, or refused with 416 and the size.
+    func narrowRange(toFileOf size: Int) throws {
+        guard let header = headers.first(name: .range) else { return }
+        guard let range = Self.byteRange(header, size: size) else { throw Self.rangeNotSatisfiable(size: size) }
+        headers.range = HTTPHeaders.Range(unit: .bytes, ranges: [.within(start: range.lowerBound, end: range.upperBound)])
+    }
+
+    static func rangeNotSatisfiable(size: Int) -> APIError {
+        APIError(.rangeNotSatisfiable, code: "range_not_satisfiable", "The file has \(size) bytes; ask for one range inside it.",
+                 headers: ["Content-Range": "bytes */\(size)"])
+    }
+
+    /// The one byte range a `Range` header asks for inside a file of `size` bytes (first and last
+    /// byte), or nil when none is satisfiable: not `bytes=`, several ranges, a start past the end,
+    /// or not numbers. Read by hand: it is on every player request, and Vapor's parser costs a
+    /// twentieth of one.
+    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
+        guard size > 0, header.hasPrefix("bytes=") else { return nil }
+        let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        let (head, tail) = (spec[..<dash], spec[spec.index(after: dash)...])
+        func number(_ text: Substring) -> Int? { text.allSatisfy(\.isASCII) ? Int(text) : nil }
+        if head.isEmpty {
+            guard let count = number(tail), count > 0 else { return nil }
+            return max(0, size - count)...(size - 1)
         }
+        guard let first = number(head), first >= 0, first < size else { return nil }
+        if tail.isEmpty { return first...(size - 1) }
+        guard let last = number(tail), last >= first else { return nil }
+        return first...min(last, size - 1)
     }
 }

@@ -67,7 +67,12 @@ struct WindDownController: RouteCollection {
         let windDown = routes.grouped("api", "winddown")
         windDown.get(use: home)
         windDown.get(":id", use: item)
-        windDown.get(":id", "audio", use: audio)
+        windDown.get(":id", "audio") { req -> EventLoopFuture<Response> in
+            // A player asks for its audio a range at a time: the item's file, recently looked up
+            // and kept in memory, is sent from the event loop; anything else takes `audio`.
+            if let response = try keptAudio(req) { return req.eventLoop.makeSucceededFuture(response) }
+            return req.eventLoop.makeFutureWithTask { try await audio(req: req) }
+        }
         windDown.on(.PUT, ":id", "audio", body: .stream, use: upload)
         windDown.put(":id", "script", use: script)
         windDown.delete(":id", "audio", use: detach)
@@ -121,6 +126,8 @@ struct WindDownController: RouteCollection {
         _ = try req.user
         let item = try catalogItem(req)
         let until = try req.queryDouble("until", in: 1...(24 * 3600))
+        let recent = req.application.sleepAudio.recentFiles
+        let generation = recent.generation
         let source = req.sleepAudioSource(item, try await req.repositories.sleepAudio.attachment(for: item.id))
         let (state, file, detail) = await req.application.sleepAudio.state(of: source)
         guard let file, state == .ready else {
@@ -139,7 +146,18 @@ struct WindDownController: RouteCollection {
             let url = try await req.application.sleepAudio.rendition(of: file, endingAt: until)
             return try await req.serveFile(path: url.path, type: "audio/mp4", name: nil)
         }
+        recent.store(file.url.path, for: item.id, readAt: generation)
         return try await req.serveFile(path: file.url.path, type: "audio/mp4", name: nil)
+    }
+
+    /// The whole audio (no `until`) of an item whose file was looked up in the last moment and is
+    /// kept in memory, answered on the event loop; nil for everything else.
+    private func keptAudio(_ req: Request) throws -> Response? {
+        guard req.url.query == nil, let id = req.parameters.get("id"), let path = req.application.sleepAudio.recentFiles.value(for: id) else {
+            return nil
+        }
+        _ = try req.user
+        return try req.keptFile(path: path, type: "audio/mp4", name: nil)
     }
 
     /// `PUT /api/winddown/{id}/audio` (owner): the request body is an audio file (MP3, M4A, Ogg
@@ -269,7 +287,7 @@ extension Application {
         let levelled = try await files.probe(destination)
         let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
                                          script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
-        removeSleepMedia(try await Repositories.fluent(db).sleepAudio.attach(attachment))
+        sleepAttachmentChanged(replacing: try await Repositories.fluent(db).sleepAudio.attach(attachment))
         return attachment
     }
 
@@ -295,14 +313,18 @@ extension Application {
     /// Removes the owner's audio from an item; false when it had none.
     public func detachSleepAudio(itemID: String) async throws -> Bool {
         guard let removed = try await Repositories.fluent(db).sleepAudio.detach(itemID) else { return false }
-        removeSleepMedia(removed)
+        sleepAttachmentChanged(replacing: removed)
         return true
     }
 
-    /// Deletes the uploaded file of an attachment that was replaced or removed.
-    private func removeSleepMedia(_ old: SleepAttachment?) {
+    /// After an item's attachment was written: the files recently served for items are looked up
+    /// again, and the uploaded file of the attachment replaced or removed is deleted.
+    private func sleepAttachmentChanged(replacing old: SleepAttachment?) {
+        sleepAudio.recentFiles.forgetAll()
         guard let file = old?.file else { return }
-        try? FileManager.default.removeItem(at: services.config.mediaDirectory("winddown").appendingPathComponent(file))
+        let path = services.config.mediaDirectory("winddown").appendingPathComponent(file).path
+        try? FileManager.default.removeItem(atPath: path)
+        files.forget(path)
     }
 
     /// Gives a Wind Down item a script, spoken over the sleep bed (rendering starts at once).
@@ -314,7 +336,7 @@ extension Application {
             throw APIError(.unprocessableEntity, code: "invalid_script", error.description)
         }
         let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
-        removeSleepMedia(try await Repositories.fluent(db).sleepAudio.attach(attachment))
+        sleepAttachmentChanged(replacing: try await Repositories.fluent(db).sleepAudio.attach(attachment))
         if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
             await sleepAudio.prepare(source)
         }

@@ -27,16 +27,21 @@ public struct SignIn: Sendable, Equatable {
     public var username: String
     public var isOwner: Bool
     public var mustChangePassword: Bool
+    /// When the account was made (`GET /api/auth/me` gives it).
+    public var accountCreatedAt: Date
 }
 
 /// `AuthTokenRepository` on Fluent.
 struct FluentAuthTokenRepository: AuthTokenRepository {
     let database: any Database
+    /// Forgotten after every write here, so a revoked token signs nothing in.
+    var signIns: Recent<String, SignIn>?
 
     func create(for userID: UUID, kind: AuthTokenModel.Kind, name: String, secretHash: String,
                 prefix: String, expiresAt: Date?) async throws -> AuthTokenModel {
         let token = AuthTokenModel(ownerID: userID, kind: kind, name: name, secretHash: secretHash, prefix: prefix, expiresAt: expiresAt)
         try await token.create(on: database)
+        signIns?.forgetAll()
         return token
     }
 
@@ -46,7 +51,8 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
         // each time, most of the cost of a signed-in request).
         let sql = database as! any SQLDatabase
         guard let row = try await sql.raw("""
-            SELECT t.id, t.kind, t.expires_at, t.last_used_at, u.id AS user_id, u.username, u.is_owner, u.must_change_password
+            SELECT t.id, t.kind, t.expires_at, t.last_used_at, u.id AS user_id, u.username, u.is_owner, u.must_change_password,
+                   u.created_at AS user_created_at
             FROM \(ident: AuthTokenModel.schema) t JOIN \(ident: UserModel.schema) u ON u.id = t.owner_id
             WHERE t.secret_hash = \(bind: secretHash)
             """).first()
@@ -58,17 +64,20 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
                       userID: try row.decode(column: "user_id", as: UUID.self),
                       username: try row.decode(column: "username", as: String.self),
                       isOwner: try row.decode(column: "is_owner", as: Bool.self),
-                      mustChangePassword: try row.decode(column: "must_change_password", as: Bool.self))
+                      mustChangePassword: try row.decode(column: "must_change_password", as: Bool.self),
+                      accountCreatedAt: try row.decode(column: "user_created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0))
     }
 
     func recordUse(_ id: UUID, at time: Date, newExpiry: Date?) async throws {
         let update = AuthTokenModel.query(on: database).filter(\.$id == id).set(\.$lastUsedAt, to: time)
         if let newExpiry { update.set(\.$expiresAt, to: newExpiry) }
         try await update.update()
+        signIns?.forgetAll()
     }
 
     func delete(_ id: UUID) async throws {
         try await AuthTokenModel.query(on: database).filter(\.$id == id).delete()
+        signIns?.forgetAll()
     }
 
     func personalTokens(ownedBy user: AuthenticatedUser) async throws -> [AuthTokenModel] {
@@ -81,6 +90,7 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
             return false
         }
         try await token.delete(on: database)
+        signIns?.forgetAll()
         return true
     }
 }

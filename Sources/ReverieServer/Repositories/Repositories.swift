@@ -12,11 +12,12 @@ public struct Repositories: Sendable {
     public var progress: any ProgressRepository
     public var sleepAudio: any SleepAudioRepository
 
-    /// The Fluent implementations on one database.
-    public static func fluent(_ database: any Database) -> Repositories {
+    /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
+    /// (the server's recently read sessions) forget what they hold.
+    static func fluent(_ database: any Database, signIns: Recent<String, SignIn>? = nil) -> Repositories {
         Repositories(
-            users: FluentUserRepository(database: database),
-            tokens: FluentAuthTokenRepository(database: database),
+            users: FluentUserRepository(database: database, signIns: signIns),
+            tokens: FluentAuthTokenRepository(database: database, signIns: signIns),
             settings: FluentSettingsRepository(database: database),
             speechRenders: FluentSpeechRenderRepository(database: database),
             meditationSessions: FluentMeditationSessionRepository(database: database),
@@ -29,10 +30,10 @@ public struct Repositories: Sendable {
 
 extension Request {
     /// Repositories bound to this request's database connection.
-    var repositories: Repositories { .fluent(db) }
+    var repositories: Repositories { .fluent(db, signIns: services.signIns) }
 }
 
 extension Application {
     /// Repositories on the application's default database (CLI and start-up work).
-    public var repositories: Repositories { .fluent(db) }
+    public var repositories: Repositories { .fluent(db, signIns: configuredServices?.signIns) }
 }

@@ -22,6 +22,8 @@ public protocol UserRepository: Sendable {
 /// `UserRepository` on Fluent (SQLite or PostgreSQL).
 struct FluentUserRepository: UserRepository {
     let database: any Database
+    /// Forgotten after every write here, so a removed account or a changed password signs nothing in.
+    var signIns: Recent<String, SignIn>?
 
     func count() async throws -> Int {
         try await UserModel.query(on: database).count()
@@ -61,12 +63,14 @@ struct FluentUserRepository: UserRepository {
             try await SpeechRenderModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await UserModel.query(on: database).filter(\.$id == id).delete()
         }
+        signIns?.forgetAll()
     }
 
     func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool {
         // The write comes first so the transaction takes SQLite's write lock at once (see
         // `prepareSQLiteConnections`).
-        try await database.transaction { database in
+        defer { signIns?.forgetAll() }
+        return try await database.transaction { database in
             let sql = database as! any SQLDatabase
             let changed = try await sql.raw("""
                 UPDATE \(ident: UserModel.schema) SET password_hash = \(bind: hash), must_change_password = \(bind: mustChange)

@@ -1,5 +1,6 @@
 import AudioRender
 import Foundation
+import NIOCore
 import SleepLibrary
 import Speech
 
@@ -7,6 +8,12 @@ import Speech
 /// over a bed (`SleepNarration`), rendered once and cached by content; the owner's uploads,
 /// levelled when they arrived; and the sleep timer's renditions that fade out at a moment.
 actor SleepAudio {
+    /// The file each item's whole audio was last served from, by item id, for `recentLifetime`
+    /// (an attachment written by the command line, another process, is seen after that);
+    /// forgotten whenever this server writes an attachment.
+    nonisolated let recentFiles = Recent<String, String>(lifetime: recentLifetime)
+    static let recentLifetime: TimeAmount = .seconds(1)
+
     /// A playable file.
     struct File: Sendable, Equatable {
         var url: URL
