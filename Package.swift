@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "Breathing", dependencies: ["AudioRender"], resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
         .target(name: "SleepLibrary", resources: [.copy("Resources/catalog.json"), .copy("Resources/scripts")]),
         .target(name: "Playback"),
+        .target(name: "Bedside", dependencies: ["SpokenScript"], resources: [.copy("Resources/bedside")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
@@ -58,6 +59,7 @@ let package = Package(
             dependencies: [
                 "Rhymes",
                 "SleepLibrary",
+                "Bedside",
                 "Playback",
                 "ReverieAPI",
                 "ReverieServer",
@@ -79,6 +81,7 @@ let package = Package(
         .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech"]),
         .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
+        .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(

@@ -86,6 +86,16 @@ public struct ParsedScript: Sendable, Equatable {
             if case let .pause(pause) = segment { total + pause.seconds } else { total }
         }
     }
+
+    /// Words a voice speaks a minute at rate 1 (a calm reading pace; Piper's Joe reads about this).
+    public static let wordsPerMinute = 150.0
+
+    /// About how long the script lasts when spoken at `rate`: its words at `wordsPerMinute`, plus
+    /// every pause. For an editor's estimate and a catalog's length before anything is rendered.
+    public func estimatedSeconds(rate: Double = 1) -> Double {
+        let words = phrases.reduce(0) { $0 + $1.text.split(whereSeparator: \.isWhitespace).count }
+        return Double(words) / (Self.wordsPerMinute * max(rate, 0.1)) * 60 + totalPauseSeconds
+    }
 }
 
 /// Why a script cannot be spoken at all.

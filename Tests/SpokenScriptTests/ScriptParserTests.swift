@@ -128,4 +128,11 @@ struct ScriptParserTests {
         let script = try parser.parse("(3s) Welcome.")
         #expect(script.segments == [marker(3, 1, 1), phrase("Welcome.", 1, 6)])
     }
+
+    @Test("a script's estimated length is its words at 150 a minute plus its pauses, and halves at double speed")
+    func estimate() throws {
+        let script = try parser.parse("One two three four five. (10s) Six seven eight nine ten. (1.5m)")
+        #expect(abs(script.estimatedSeconds() - (4 + 10 + 90)) < 0.001)
+        #expect(abs(script.estimatedSeconds(rate: 2) - (2 + 10 + 90)) < 0.001)
+    }
 }

@@ -210,6 +210,21 @@ struct BinaryTests {
         #expect(items.count == 30 && items.first?["id"] as? String == "yoga_nidra_5min" && items.first?["duration"] as? Int == 300)
     }
 
+    @Test("bedside poems list and meditations list print the presets with their length; --json gives each script")
+    func bedsideLists() throws {
+        let poems = try Self.run(["bedside", "poems", "list"])
+        #expect(poems.status == 0, "\(poems.errors)")
+        #expect(poems.output.split(separator: "\n").count == 35)
+        #expect(poems.output.contains("The Lake Isle of Innisfree — W. B. Yeats\n"))
+        let meditations = try Self.run(["bedside", "meditations", "list"])
+        #expect(meditations.output.contains("meditation.night_sky") && meditations.output.contains("Under the Night Sky"))
+        let json = try Self.run(["bedside", "meditations", "list", "--json"])
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let pieces = try #require(decoded["pieces"] as? [[String: Any]])
+        #expect(pieces.count >= 12 && pieces.allSatisfy { ($0["script"] as? String)?.contains("(") == true && $0["kind"] as? String == "meditation" })
+        #expect(try Self.run(["bedside", "sonnets", "list"]).status == 64)
+    }
+
     @Test("winddown attach gives a Coming Soon item a file, levelled; detach takes it away; a wrong id or file says so")
     func windDownAttach() throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)").path
