@@ -44,6 +44,7 @@ let package = Package(
                 "Rhymes",
                 "Playback",
                 "SleepLibrary",
+                "Bedside",
                 "CZlib",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),

@@ -80,11 +80,14 @@ public struct BedsidePiece: Sendable, Equatable, Codable, Identifiable {
         self.id = "\(kind.rawValue).\(name)"
         self.kind = kind
         self.title = first.text
-        self.author = parsed.phrases.dropFirst().first.flatMap { phrase in
-            phrase.text.hasPrefix("by ") ? String(phrase.text.dropFirst(3)) : nil
-        }
+        self.author = Self.author(of: parsed)
         self.script = script
         self.estimatedSeconds = parsed.estimatedSeconds()
+    }
+
+    /// The author a script names on its second phrase, `by …` (the seed's `Title (0.3s)` / `by Author (2s)`).
+    public static func author(of parsed: ParsedScript) -> String? {
+        parsed.phrases.dropFirst().first.flatMap { $0.text.hasPrefix("by ") ? String($0.text.dropFirst(3)) : nil }
     }
 }
 

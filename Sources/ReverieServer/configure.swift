@@ -2,6 +2,7 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import NIOSSL
+import Bedside
 import Breathing
 import SleepLibrary
 import Speech
@@ -42,6 +43,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(AddPasswordChangeRequired())
     app.migrations.add(CreateProgressEvents())
     app.migrations.add(CreateSleepAudio())
+    app.migrations.add(CreateBedsidePieces())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -107,6 +109,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: RhymesController())
     try app.register(collection: ProgressController(library: sleepLibrary))
     try app.register(collection: WindDownController(library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: BedsideController(library: try BedsideLibrary.bundled()))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

@@ -150,6 +150,10 @@ struct TrustTests {
             let heard = ProgressEventsRequest(events: [ProgressEventInput(id: UUID().uuidString, item: "winddown:yoga_nidra_5min", device: word,
                                                                           at: now, position: 42, kind: "pause")])
             #expect(try await client.send(.POST, "/api/progress/events", json: heard, auth: .cookie(bea)).status == .ok)
+            // A poem of her own for Bedside, and the played list its random pick keeps.
+            let poem = BedsidePieceInput(kind: "poem", title: "\(word) poem", script: "The \(word) moon (2s)\nis up (4s)")
+            #expect(try await client.send(.POST, "/api/bedside/pieces", json: poem, auth: .cookie(bea)).status == .created)
+            #expect(try await client.send(.POST, "/api/bedside/next", json: BedsideNextRequest(kind: "poem"), auth: .cookie(bea)).status == .ok)
             // A render only bea asked for, and one both asked for.
             let own = try await client.startRender("\(word) spoken", as: bea).decode(SpeechRenderInfo.self)
             let shared = try await client.startRender("Shared words", as: bea).decode(SpeechRenderInfo.self)
@@ -195,7 +199,7 @@ struct TrustTests {
                 }
             }
             // Nothing of hers is left in any table that names an owner.
-            for table in ["compositions", "meditation_sessions", "speech_renders", "auth_tokens", "user_settings", "progress_events"] {
+            for table in ["compositions", "meditation_sessions", "speech_renders", "auth_tokens", "user_settings", "progress_events", "bedside_pieces"] {
                 let rows = try await sql.raw("SELECT count(*) AS rows FROM \(ident: table) WHERE owner_id = \(bind: beaID)").first()?
                     .decode(column: "rows", as: Int.self)
                 #expect(rows == 0, "\(table) keeps \(rows ?? -1) rows of the removed person")

@@ -11,6 +11,7 @@ public struct Repositories: Sendable {
     public var compositions: any CompositionRepository
     public var progress: any ProgressRepository
     public var sleepAudio: any SleepAudioRepository
+    public var bedsidePieces: any BedsidePieceRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -23,7 +24,8 @@ public struct Repositories: Sendable {
             meditationSessions: FluentMeditationSessionRepository(database: database),
             compositions: FluentCompositionRepository(database: database),
             progress: FluentProgressRepository(database: database),
-            sleepAudio: FluentSleepAudioRepository(database: database)
+            sleepAudio: FluentSleepAudioRepository(database: database),
+            bedsidePieces: FluentBedsidePieceRepository(database: database)
         )
     }
 }

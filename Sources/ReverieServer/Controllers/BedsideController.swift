@@ -1,0 +1,178 @@
+import Bedside
+import Foundation
+import ReverieAPI
+import SpokenScript
+import Vapor
+
+extension BedsidePieceInfo: Content {}
+extension BedsidePieces: Content {}
+
+/// Bedside's meditations and poems: the presets, the person's own (My Content: create, edit,
+/// delete, duplicate), and the next random piece for the Leaf/Masks button.
+struct BedsideController: RouteCollection {
+    static let maximumTitle = 200
+    static let maximumScript = 100_000
+
+    let library: BedsideLibrary
+
+    func boot(routes: any RoutesBuilder) throws {
+        let pieces = routes.grouped("api", "bedside", "pieces")
+        pieces.get(use: list)
+        pieces.post(use: create)
+        pieces.get(":pieceID", use: show)
+        pieces.put(":pieceID", use: update)
+        pieces.delete(":pieceID", use: delete)
+        pieces.post(":pieceID", "duplicate", use: duplicate)
+        routes.post("api", "bedside", "next", use: next)
+    }
+
+    /// `GET /api/bedside/pieces?kind=meditation|poem`: the presets and the person's own.
+    func list(req: Request) async throws -> BedsidePieces {
+        let user = try req.user
+        let kind = try Self.kind(try req.queryString("kind", maximumLength: 20) ?? "")
+        let mine = try await ownPieces(kind, of: user, req)
+        return BedsidePieces(presets: library.presets(kind).map(Self.info), mine: mine.map(Self.info))
+    }
+
+    func show(req: Request) async throws -> BedsidePieceInfo {
+        let user = try req.user
+        switch try piece(req) {
+        case let .preset(preset): return Self.info(preset)
+        case let .own(id):
+            guard let row = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
+            return Self.info(row)
+        }
+    }
+
+    func create(req: Request) async throws -> Response {
+        let user = try req.user
+        let input = try req.content.decode(BedsidePieceInput.self)
+        let kind = try Self.kind(input.kind ?? "")
+        let (title, script) = try Self.validated(input)
+        let row = try await req.repositories.bedsidePieces.create(kind: kind.rawValue, title: title, script: script, ownedBy: user)
+        return try await Self.info(row).encodeResponse(status: .created, for: req)
+    }
+
+    func update(req: Request) async throws -> BedsidePieceInfo {
+        let user = try req.user
+        let id = try ownID(req, doing: "edited")
+        let (title, script) = try Self.validated(try req.content.decode(BedsidePieceInput.self))
+        guard let row = try await req.repositories.bedsidePieces.update(id, title: title, script: script, ownedBy: user) else {
+            throw APIError.notFound("piece")
+        }
+        return Self.info(row)
+    }
+
+    /// Deleting the last of a kind is allowed: the default piece comes back the next time the list is read.
+    func delete(req: Request) async throws -> HTTPStatus {
+        let user = try req.user
+        let id = try ownID(req, doing: "deleted")
+        guard try await req.repositories.bedsidePieces.delete(id, ownedBy: user) else { throw APIError.notFound("piece") }
+        return .noContent
+    }
+
+    /// A copy of a preset or of the person's own piece, titled "… (Copy)", in My Content.
+    func duplicate(req: Request) async throws -> Response {
+        let user = try req.user
+        let (kind, title, script): (String, String, String)
+        switch try piece(req) {
+        case let .preset(preset): (kind, title, script) = (preset.kind.rawValue, preset.title, preset.script)
+        case let .own(id):
+            guard let row = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
+            (kind, title, script) = (row.kind, row.title, row.script)
+        }
+        let copyTitle = String((title + " (Copy)").suffix(Self.maximumTitle))
+        let row = try await req.repositories.bedsidePieces.create(kind: kind, title: copyTitle, script: script, ownedBy: user)
+        return try await Self.info(row).encodeResponse(status: .created, for: req)
+    }
+
+    /// `POST /api/bedside/next {"kind"}`: a random piece from the presets and the person's own,
+    /// with no repeat until every piece of that kind has played (kept per person, across devices).
+    func next(req: Request) async throws -> BedsidePieceInfo {
+        let user = try req.user
+        let kind = try Self.kind(try req.content.decode(BedsideNextRequest.self).kind)
+        let mine = try await ownPieces(kind, of: user, req)
+        let key = "bedside.played.\(kind.rawValue)"
+        let settings = req.repositories.settings
+        let played = try await settings.all(ownedBy: user)[key].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+        let presets = library.presets(kind)
+        let pool = presets.map(\.id) + mine.map { $0.id?.uuidString.lowercased() ?? "" }
+        var random = SystemRandomNumberGenerator()
+        guard let (id, history) = ContentPool.next(from: pool, played: played, using: &random) else { throw APIError.notFound("piece") }
+        try await settings.save([key: String(decoding: try JSONEncoder().encode(history), as: UTF8.self)], ownedBy: user)
+        if let preset = presets.first(where: { $0.id == id }) { return Self.info(preset) }
+        guard let row = mine.first(where: { $0.id?.uuidString.lowercased() == id }) else { throw APIError.notFound("piece") }
+        return Self.info(row)
+    }
+
+    // MARK: - Helpers
+
+    private enum PieceID {
+        case preset(BedsidePiece)
+        case own(UUID)
+    }
+
+    private func piece(_ req: Request) throws -> PieceID {
+        let text = req.parameters.get("pieceID") ?? ""
+        if let id = UUID(uuidString: text) { return .own(id) }
+        guard let preset = library.preset(text) else { throw APIError.notFound("piece") }
+        return .preset(preset)
+    }
+
+    private func ownID(_ req: Request, doing what: String) throws -> UUID {
+        switch try piece(req) {
+        case .preset:
+            throw APIError(.forbidden, code: "preset_read_only", "Presets cannot be \(what); duplicate it to have a copy of your own.")
+        case let .own(id):
+            return id
+        }
+    }
+
+    /// The person's own pieces of a kind; when there are none, the default piece comes back first.
+    private func ownPieces(_ kind: BedsidePiece.Kind, of user: AuthenticatedUser, _ req: Request) async throws -> [BedsidePieceModel] {
+        let repository = req.repositories.bedsidePieces
+        let rows = try await repository.all(kind: kind.rawValue, ownedBy: user)
+        guard rows.isEmpty else { return rows }
+        let fallback = kind == .meditation ? library.defaultMeditation : library.defaultPoem
+        return [try await repository.create(kind: kind.rawValue, title: fallback.title, script: fallback.script, ownedBy: user)]
+    }
+
+    static func kind(_ text: String) throws -> BedsidePiece.Kind {
+        guard let kind = BedsidePiece.Kind(rawValue: text) else {
+            throw APIError(.badRequest, code: "invalid_field", "kind: meditation or poem.")
+        }
+        return kind
+    }
+
+    /// A title (the script's first phrase when none is given) and a script the reader can speak.
+    static func validated(_ input: BedsidePieceInput) throws -> (title: String, script: String) {
+        guard input.script.count <= maximumScript else {
+            throw APIError(.badRequest, code: "invalid_field", "script: at most \(maximumScript) characters.")
+        }
+        let parsed: ParsedScript
+        do {
+            parsed = try ScriptParser().parse(input.script)
+        } catch {
+            throw APIError(.unprocessableEntity, code: "invalid_script", "\(error)")
+        }
+        var title = input.title.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
+        if title.isEmpty { title = parsed.phrases.first.map { String($0.text.prefix(80)) } ?? "Untitled" }
+        guard title.count <= maximumTitle else {
+            throw APIError(.badRequest, code: "invalid_field", "title: at most \(maximumTitle) characters.")
+        }
+        return (title, input.script)
+    }
+
+    static func info(_ preset: BedsidePiece) -> BedsidePieceInfo {
+        BedsidePieceInfo(id: preset.id, kind: preset.kind.rawValue, title: preset.title, author: preset.author, script: preset.script,
+                         estimatedSeconds: preset.estimatedSeconds, isPreset: true, warnings: [], createdAt: nil, updatedAt: nil)
+    }
+
+    static func info(_ row: BedsidePieceModel) -> BedsidePieceInfo {
+        let parsed = try? ScriptParser().parse(row.script)
+        let author = parsed.flatMap(BedsidePiece.author(of:))
+        return BedsidePieceInfo(id: row.id?.uuidString.lowercased() ?? "", kind: row.kind, title: row.title, author: author, script: row.script,
+                                estimatedSeconds: parsed?.estimatedSeconds() ?? 0, isPreset: false,
+                                warnings: parsed?.warnings.map(\.description) ?? [], createdAt: row.createdAt, updatedAt: row.updatedAt)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Testing
+import Vapor
+
+/// Bedside's content through the API: My Content (the seed's tests 31–40 and 46–47) and the
+/// random pick with no repeats (tests 5–8).
+@Suite("Bedside API")
+struct BedsideAPITests {
+    func pieces(_ client: TestClient, _ kind: String, _ cookie: String) async throws -> BedsidePieces {
+        try await client.send(.GET, "/api/bedside/pieces?kind=\(kind)", auth: .cookie(cookie)).decode(BedsidePieces.self)
+    }
+
+    @Test("My Content starts with the default piece and gets it back after everything is deleted (tests 35, 40, 47)", arguments: TestDatabase.all)
+    func defaults(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            for kind in ["meditation", "poem"] {
+                let first = try await pieces(client, kind, ada)
+                #expect(first.mine.count == 1 && !first.mine[0].isPreset)
+                #expect(first.presets.count == (kind == "poem" ? 35 : 12) && first.presets.allSatisfy(\.isPreset))
+                let again = try await pieces(client, kind, ada)
+                #expect(again.mine.map(\.id) == first.mine.map(\.id), "the default is made once")
+                #expect(try await client.send(.DELETE, "/api/bedside/pieces/\(first.mine[0].id)", auth: .cookie(ada)).status == .noContent)
+                let back = try await pieces(client, kind, ada)
+                #expect(back.mine.count == 1 && back.mine[0].title == first.mine[0].title && back.mine[0].id != first.mine[0].id)
+            }
+            #expect(try await pieces(client, "poem", ada).mine[0].author?.contains("Basho") == true)
+        }
+    }
+
+    @Test("create, edit, duplicate as “(Copy)”, delete; presets are read-only but can be duplicated (tests 31–34, 36–39)", arguments: TestDatabase.all)
+    func crud(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let script = "Night Song (0.3s)\nby Ada (2s)\n\nThe house is quiet now, (0.6s)\nthe lamps are low. (4s)"
+            let created = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "poem", title: "Night Song", script: script), auth: .cookie(ada))
+            #expect(created.status == .created, "\(created.text)")
+            let poem = try created.decode(BedsidePieceInfo.self)
+            #expect(poem.kind == "poem" && poem.author == "Ada" && poem.warnings.isEmpty && poem.estimatedSeconds > 7 && poem.estimatedSeconds < 15)
+
+            let edited = try await client.send(.PUT, "/api/bedside/pieces/\(poem.id)", json: BedsidePieceInput(title: "Night Song II", script: script + "\nGood night. (2s)"),
+                                               auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            #expect(edited.title == "Night Song II" && edited.script.hasSuffix("Good night. (2s)"))
+            #expect(try await client.send(.GET, "/api/bedside/pieces/\(poem.id)", auth: .cookie(ada)).decode(BedsidePieceInfo.self) == edited)
+
+            let copy = try await client.send(.POST, "/api/bedside/pieces/\(poem.id)/duplicate", auth: .cookie(ada))
+            #expect(copy.status == .created)
+            #expect(try copy.decode(BedsidePieceInfo.self).title == "Night Song II (Copy)")
+            let presetCopy = try await client.send(.POST, "/api/bedside/pieces/poem.innisfree/duplicate", auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            #expect(presetCopy.title == "The Lake Isle of Innisfree (Copy)" && !presetCopy.isPreset && presetCopy.author == "W. B. Yeats")
+            #expect(try await pieces(client, "poem", ada).mine.map(\.title) == ["Night Song II", "Night Song II (Copy)", "The Lake Isle of Innisfree (Copy)"])
+
+            let readOnly = try await client.send(.PUT, "/api/bedside/pieces/poem.innisfree", json: BedsidePieceInput(title: "Mine", script: "mine"), auth: .cookie(ada))
+            #expect(readOnly.status == .forbidden && readOnly.error?.code == "preset_read_only")
+            #expect(try await client.send(.DELETE, "/api/bedside/pieces/poem.innisfree", auth: .cookie(ada)).status == .forbidden)
+            #expect(try await client.send(.GET, "/api/bedside/pieces/poem.innisfree", auth: .cookie(ada)).decode(BedsidePieceInfo.self).author == "W. B. Yeats")
+
+            #expect(try await client.send(.DELETE, "/api/bedside/pieces/\(poem.id)", auth: .cookie(ada)).status == .noContent)
+            #expect(try await client.send(.GET, "/api/bedside/pieces/\(poem.id)", auth: .cookie(ada)).status == .notFound)
+            #expect(try await client.send(.DELETE, "/api/bedside/pieces/\(poem.id)", auth: .cookie(ada)).status == .notFound)
+        }
+    }
+
+    @Test("what cannot be spoken is refused with a reason; markers the reader does not know come back as warnings with line and column")
+    func validation() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let badKind = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "sonnet", title: "x", script: "words"), auth: .cookie(ada))
+            #expect(badKind.status == .badRequest && badKind.text.contains("kind"))
+            let empty = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "poem", title: "x", script: " (2s) "), auth: .cookie(ada))
+            #expect(empty.status == .unprocessableEntity && empty.error?.code == "invalid_script")
+            let long = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "poem", title: String(repeating: "t", count: 201), script: "words"),
+                                             auth: .cookie(ada))
+            #expect(long.status == .badRequest)
+            let odd = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "meditation", title: "", script: "Breathe in (2x) and out. (1.5m)"),
+                                            auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            #expect(odd.title == "Breathe in" || odd.title.hasPrefix("Breathe in"))
+            #expect(odd.warnings.count == 1 && odd.warnings[0].hasPrefix("line 1, column 12"), "\(odd.warnings)")
+            #expect(odd.estimatedSeconds >= 90 && odd.estimatedSeconds < 95, "a minute and a half of pause, and four words")
+            #expect(try await client.send(.GET, "/api/bedside/pieces?kind=", auth: .cookie(ada)).status == .badRequest)
+            #expect(try await client.send(.GET, "/api/bedside/pieces?kind=poem").status == .unauthorized)
+        }
+    }
+
+    @Test("another person's piece is theirs alone: not listed, not found, not editable")
+    func isolation() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let bea = try await client.addUser("bea", by: ada)
+            let mine = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "poem", title: "Ada's", script: "Only mine. (2s)"),
+                                             auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            #expect(try await pieces(client, "poem", bea).mine.map(\.title) == ["An Old Pond"])
+            #expect(try await client.send(.GET, "/api/bedside/pieces/\(mine.id)", auth: .cookie(bea)).status == .notFound)
+            #expect(try await client.send(.PUT, "/api/bedside/pieces/\(mine.id)", json: BedsidePieceInput(title: "Bea's", script: "Taken. (2s)"), auth: .cookie(bea)).status == .notFound)
+            #expect(try await client.send(.DELETE, "/api/bedside/pieces/\(mine.id)", auth: .cookie(bea)).status == .notFound)
+            #expect(try await client.send(.POST, "/api/bedside/pieces/\(mine.id)/duplicate", auth: .cookie(bea)).status == .notFound)
+            #expect(try await client.send(.GET, "/api/bedside/pieces/\(mine.id)", auth: .cookie(ada)).status == .ok)
+        }
+    }
+
+    @Test("the next piece comes from the presets and the person's own, with no repeat until all have played (tests 5–8)", arguments: TestDatabase.all)
+    func nextPiece(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let own = try await client.send(.POST, "/api/bedside/pieces", json: BedsidePieceInput(kind: "meditation", title: "Mine", script: "Rest now. (30s)"),
+                                            auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            let all = try await pieces(client, "meditation", ada)
+            let pool = Set((all.presets + all.mine).map(\.id))
+            #expect(pool.count == 12 + 1 && pool.contains(own.id))
+            func next() async throws -> BedsidePieceInfo {
+                try await client.send(.POST, "/api/bedside/next", json: BedsideNextRequest(kind: "meditation"), auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            }
+            var round: [String] = []
+            for _ in pool { round.append(try await next().id) }
+            #expect(Set(round) == pool, "every piece once: \(round)")
+            let opening = try await next()
+            #expect(opening.id != round.last && opening.kind == "meditation")
+            // Poems keep their own round.
+            let poem = try await client.send(.POST, "/api/bedside/next", json: BedsideNextRequest(kind: "poem"), auth: .cookie(ada)).decode(BedsidePieceInfo.self)
+            #expect(poem.kind == "poem")
+            #expect(try await client.send(.POST, "/api/bedside/next", json: BedsideNextRequest(kind: "story"), auth: .cookie(ada)).status == .badRequest)
+        }
+    }
+}
