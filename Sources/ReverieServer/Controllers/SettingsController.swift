@@ -1,8 +1,17 @@
+import Foundation
 import ReverieAPI
 import Vapor
 
-/// The signed-in user's settings (the theme, for now).
+/// The signed-in user's settings: the theme, and Bedside's.
+///
+/// Each field is its own row (`theme`, `bedside.<field>`), so two devices changing different
+/// fields at once both keep their change.
 struct SettingsController: RouteCollection {
+    static let rooms = ["rain", "ocean", "forest", "brown", "silence"]
+    static let bedsideDefaults = BedsideSettings(contentMode: "off", lastContentMode: "meditation", rate: 1, captions: true, roomVolume: 0.5,
+                                                 room: "rain", contentCompletedSuccessfully: false,
+                                                 alarm: BedsideAlarm(time: "07:00", enabled: false, days: []))
+
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "settings", use: get)
         routes.patch("api", "settings", use: update)
@@ -17,6 +26,14 @@ struct SettingsController: RouteCollection {
         let patch = try req.content.decode(UserSettings.self)
         var values: [String: String] = [:]
         if let theme = patch.theme { values["theme"] = try Self.json(theme) }
+        if let bedside = patch.bedside {
+            try Self.validate(bedside)
+            // Each field present becomes its own row: encode, then split the object by key.
+            let object = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(bedside)) as? [String: Any] ?? [:]
+            for (key, value) in object {
+                values["bedside.\(key)"] = String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]), as: UTF8.self)
+            }
+        }
         if !values.isEmpty {
             try await req.repositories.settings.save(values, ownedBy: req.user)
         }
@@ -27,10 +44,58 @@ struct SettingsController: RouteCollection {
         let stored = try await req.repositories.settings.all(ownedBy: req.user)
         // A stored value this version cannot read (an older theme name) falls back to the default.
         let theme = stored["theme"].flatMap { try? JSONDecoder().decode(Theme.self, from: Data($0.utf8)) }
-        return UserSettings(theme: theme ?? .default)
+        var bedside = Self.bedsideDefaults
+        for (key, value) in stored where key.hasPrefix("bedside.") {
+            let field = String(key.dropFirst("bedside.".count))
+            guard let one = try? JSONDecoder().decode(BedsideSettings.self, from: Data("{\"\(field)\":\(value)}".utf8)) else { continue }
+            bedside.merge(one)
+        }
+        if bedside.voice == "" { bedside.voice = nil }
+        return UserSettings(theme: theme ?? .default, bedside: bedside)
+    }
+
+    /// A 400 naming the first field out of its range.
+    static func validate(_ bedside: BedsideSettings) throws {
+        func invalid(_ message: String) -> APIError { APIError(.badRequest, code: "invalid_field", message) }
+        if let mode = bedside.contentMode, !["off", "meditation", "poetry"].contains(mode) {
+            throw invalid("bedside.contentMode: off, meditation or poetry.")
+        }
+        if let mode = bedside.lastContentMode, !["meditation", "poetry"].contains(mode) {
+            throw invalid("bedside.lastContentMode: meditation or poetry.")
+        }
+        if let voice = bedside.voice, voice.count > 100 { throw invalid("bedside.voice: at most 100 characters (\"\" for the default voice).") }
+        if let rate = bedside.rate, !(0.8...1.2).contains(rate) { throw invalid("bedside.rate: from 0.8 to 1.2.") }
+        if let volume = bedside.roomVolume, !(0...1).contains(volume) { throw invalid("bedside.roomVolume: from 0 to 1.") }
+        if let room = bedside.room, !rooms.contains(room) { throw invalid("bedside.room: one of \(rooms.joined(separator: ", ")).") }
+        if let alarm = bedside.alarm {
+            let parts = alarm.time.split(separator: ":", omittingEmptySubsequences: false)
+            guard alarm.time.count == 5, parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
+                  (0...23).contains(hour), (0...59).contains(minute) else {
+                throw invalid("bedside.alarm.time: HH:MM, like 07:30.")
+            }
+            guard alarm.days.allSatisfy({ (0...6).contains($0) }), Set(alarm.days).count == alarm.days.count else {
+                throw invalid("bedside.alarm.days: weekdays 0 (Sunday) to 6, each once.")
+            }
+        }
     }
 
     private static func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+}
+
+extension BedsideSettings {
+    /// Takes every field `other` has.
+    mutating func merge(_ other: BedsideSettings) {
+        contentMode = other.contentMode ?? contentMode
+        lastContentMode = other.lastContentMode ?? lastContentMode
+        voice = other.voice ?? voice
+        rate = other.rate ?? rate
+        captions = other.captions ?? captions
+        roomVolume = other.roomVolume ?? roomVolume
+        room = other.room ?? room
+        clock24 = other.clock24 ?? clock24
+        contentCompletedSuccessfully = other.contentCompletedSuccessfully ?? contentCompletedSuccessfully
+        alarm = other.alarm ?? alarm
     }
 }
