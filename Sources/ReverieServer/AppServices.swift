@@ -19,6 +19,8 @@ struct AppServices: Sendable {
     /// Sessions and personal tokens as recently read, by secret hash; the token and user
     /// repositories forget them all on every write.
     let signIns: Recent<String, SignIn>
+    /// Bedside's room sounds and alarm chime, synthesized once into `<data>/cache/bedside`.
+    let bedsideSounds: SynthesizedAudio
 }
 
 extension Application {

@@ -81,7 +81,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         meditationAudio: meditationAudio,
         sleepAudio: sleepAudio,
         files: FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes),
-        signIns: Recent(lifetime: SessionAuthenticator.recheckAfter)
+        signIns: Recent(lifetime: SessionAuthenticator.recheckAfter),
+        bedsideSounds: SynthesizedAudio(directory: config.cacheDirectory("bedside"))
     )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(WarmupLifecycle())

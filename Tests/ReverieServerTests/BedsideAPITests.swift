@@ -1,3 +1,4 @@
+import AudioRender
 import Foundation
 import ReverieAPI
 @testable import ReverieServer
@@ -121,6 +122,24 @@ struct BedsideAPITests {
             let poem = try await client.send(.POST, "/api/bedside/next", json: BedsideNextRequest(kind: "poem"), auth: .cookie(ada)).decode(BedsidePieceInfo.self)
             #expect(poem.kind == "poem")
             #expect(try await client.send(.POST, "/api/bedside/next", json: BedsideNextRequest(kind: "story"), auth: .cookie(ada)).status == .badRequest)
+        }
+    }
+
+    @Test("the rooms' sounds and the alarm chime are audio to play: a minute that loops, the chime two, with Range; others are a 404")
+    func sounds() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            for (name, seconds) in [("rain", 60.0), ("silence", 60), ("chime", 120)] {
+                let reply = try await client.send(.GET, "/api/bedside/sounds/\(name)", auth: .cookie(ada))
+                #expect(reply.status == .ok && reply.headers.first(name: .contentType) == "audio/mp4", "\(name): \(reply.status)")
+                let file = scratchFile("\(name).m4a")
+                try reply.bytes.write(to: file)
+                #expect(abs(try await AudioFiles().probe(file).duration - seconds) < 0.1, "\(name)")
+                let part = try await client.send(.GET, "/api/bedside/sounds/\(name)", auth: .cookie(ada), headers: ["Range": "bytes=0-99"])
+                #expect(part.status == .partialContent && part.bytes.count == 100)
+            }
+            #expect(try await client.send(.GET, "/api/bedside/sounds/jungle", auth: .cookie(ada)).status == .notFound)
+            #expect(try await client.send(.GET, "/api/bedside/sounds/rain").status == .unauthorized)
         }
     }
 }

@@ -1,3 +1,4 @@
+import AudioRender
 import Bedside
 import Foundation
 import ReverieAPI
@@ -24,6 +25,25 @@ struct BedsideController: RouteCollection {
         pieces.delete(":pieceID", use: delete)
         pieces.post(":pieceID", "duplicate", use: duplicate)
         routes.post("api", "bedside", "next", use: next)
+        routes.get("api", "bedside", "sounds", ":sound", use: sound)
+    }
+
+    /// `GET /api/bedside/sounds/{rain|ocean|forest|brown|silence|chime}`: a room's sound, a minute
+    /// that loops without a seam, or the alarm's chime (rising over a minute, then a minute at full),
+    /// synthesized on first use and kept; with Range.
+    func sound(req: Request) async throws -> Response {
+        _ = try req.user
+        let name = req.parameters.get("sound") ?? ""
+        let make: @Sendable () -> AudioBuffer
+        if name == "chime" {
+            make = { AlarmChime.render(rise: 60, hold: 60, sampleRate: 22050) }
+        } else if let room = RoomSound(rawValue: name) {
+            make = { room.render(seconds: 60, sampleRate: 22050) }
+        } else {
+            throw APIError(.notFound, code: "not_found", "No Bedside sound is called “\(name.prefix(40))”: rain, ocean, forest, brown, silence or chime.")
+        }
+        let file = try await req.services.bedsideSounds.file("\(name)-v1.m4a", make: make)
+        return try await req.serveFile(path: file.url.path, type: AudioEncoder.Format.m4a.contentType, name: nil)
     }
 
     /// `GET /api/bedside/pieces?kind=meditation|poem`: the presets and the person's own.

@@ -21,8 +21,7 @@ actor MeditationAudio {
     let manifest: MeditationManifest
     let narration: [String: String]
     private let jobs: SpeechJobs
-    private let directory: URL
-    private let encoder = AudioEncoder()
+    private let synthesized: SynthesizedAudio
     private var made: [String: File] = [:]
     private var making: [String: Task<File, any Error>] = [:]
 
@@ -32,7 +31,7 @@ actor MeditationAudio {
         self.manifest = manifest
         self.narration = narration
         self.jobs = jobs
-        self.directory = cacheDirectory
+        self.synthesized = SynthesizedAudio(directory: cacheDirectory)
     }
 
     /// The file for a manifest name (`sessions/basic-breathing/intro-welcome`, `shared/bell`),
@@ -90,25 +89,16 @@ actor MeditationAudio {
             let entry = try await jobs.service.render(Self.request(script))
             return File(url: entry.audio, contentType: entry.format.contentType, durationMs: entry.durationMs)
         }
-        let synthesized: (AudioBuffer, String)
+        let file: SynthesizedAudio.File
         switch name {
         case manifest.shared.bell:
-            synthesized = (Bell.meditation.render(sampleRate: 44100), Self.bellFile)
+            file = try await synthesized.file(Self.bellFile) { Bell.meditation.render(sampleRate: 44100) }
         case manifest.shared.silence:
-            synthesized = (.silence(seconds: 1, sampleRate: 44100), Self.silenceFile)
+            file = try await synthesized.file(Self.silenceFile) { .silence(seconds: 1, sampleRate: 44100) }
         default:
             throw Problem.unknown(name)
         }
-        let (buffer, fileName) = synthesized
-        let url = directory.appendingPathComponent(fileName)
-        if !FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let scratch = directory.appendingPathComponent(".\(UUID().uuidString)-\(fileName)")
-            try await encoder.encode(buffer, as: .m4a, to: scratch)
-            try FileManager.default.moveItem(at: scratch, to: url)
-        }
-        return File(url: url, contentType: AudioEncoder.Format.m4a.contentType,
-                    durationMs: Int((buffer.duration * 1000).rounded()))
+        return File(url: file.url, contentType: AudioEncoder.Format.m4a.contentType, durationMs: file.durationMs)
     }
 }
 
