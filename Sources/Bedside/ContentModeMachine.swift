@@ -11,7 +11,7 @@
 ///   `restoreLastSession` restarted `lastContentMode` even after Off; this does not).
 ///
 /// The cases in `Tests/Shared/bedside-mode-cases.json` say what it answers; the browser's twin
-/// that the Bedside screen will run is held to the same file (one truth for both).
+/// (`Web/bedside/mode.js`, run by `e2e/test_bedside.py`) is held to the same file: one truth for both.
 public struct ContentModeMachine: Sendable, Equatable {
     public enum Mode: String, Sendable, CaseIterable, Codable {
         case off
