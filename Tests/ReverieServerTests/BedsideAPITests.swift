@@ -142,4 +142,40 @@ struct BedsideAPITests {
             #expect(try await client.send(.GET, "/api/bedside/sounds/rain").status == .unauthorized)
         }
     }
+
+    @Test("the wake greeting's words: the time in the person's zone, as their clock shows it, the day, and a kind sentence")
+    func greeting() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            // The test clock: 2027-01-15 08:00 UTC, a Friday.
+            let paris = try await client.send(.GET, "/api/bedside/greeting?timeZone=Europe/Paris", auth: .cookie(ada)).decode(WakeGreetingInfo.self)
+            #expect(paris.text.hasPrefix("Good morning. It is 9:00 a.m. on Friday, the fifteenth of January. "), "\(paris.text)")
+            _ = try await client.send(.PATCH, "/api/settings", json: UserSettings(bedside: BedsideSettings(clock24: true)), auth: .cookie(ada))
+            let tokyo = try await client.send(.GET, "/api/bedside/greeting?timeZone=Asia/Tokyo", auth: .cookie(ada)).decode(WakeGreetingInfo.self)
+            #expect(tokyo.text.hasPrefix("Good afternoon. It is 17:00 on Friday"), "\(tokyo.text)")
+            #expect(try await client.send(.GET, "/api/bedside/greeting?timeZone=Mars/Olympus", auth: .cookie(ada)).status == .badRequest)
+            #expect(try await client.send(.GET, "/api/bedside/greeting").status == .unauthorized)
+        }
+    }
+
+    @Test("an editor's live check: phrases, pauses, the estimated length at a speed, and warnings with line and column (tests 41–43)")
+    func check() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            func check(_ text: String, rate: Double? = nil) async throws -> ScriptCheck {
+                try await client.send(.POST, "/api/speech/check", json: ScriptCheckRequest(text: text, rate: rate), auth: .cookie(ada)).decode(ScriptCheck.self)
+            }
+            let marked = try await check("Breathe in. (2s) And out. (1.5m)")
+            #expect(marked.phrases == 2 && marked.pauses == 2 && marked.pauseSeconds == 92 && marked.hasMarkers && marked.warnings.isEmpty)
+            #expect(abs(marked.estimatedSeconds - (92 + 4.0 / 150 * 60)) < 0.01)
+            #expect(abs(try await check("Breathe in. (2s) And out. (1.5m)", rate: 0.8).estimatedSeconds - (92 + 4.0 / 120 * 60)) < 0.01)
+            let plain = try await check("The moon is up.\nThe house is still.")
+            #expect(!plain.hasMarkers && plain.pauses >= 1 && plain.pauseSeconds > 0, "automatic pauses: \(plain)")
+            let odd = try await check("Rest (2x) now.\nand here (1000m)")
+            #expect(odd.warnings.map(\.line) == [1, 2] && odd.warnings[0].column == 6, "\(odd.warnings)")
+            #expect(try await check("   ").phrases == 0)
+            #expect(try await client.send(.POST, "/api/speech/check", json: ScriptCheckRequest(text: "a", rate: 3), auth: .cookie(ada)).status == .badRequest)
+            #expect(try await client.send(.POST, "/api/speech/check", json: ScriptCheckRequest(text: "a")).status == .unauthorized)
+        }
+    }
 }

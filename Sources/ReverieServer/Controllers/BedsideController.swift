@@ -7,6 +7,7 @@ import Vapor
 
 extension BedsidePieceInfo: Content {}
 extension BedsidePieces: Content {}
+extension WakeGreetingInfo: Content {}
 
 /// Bedside's meditations and poems: the presets, the person's own (My Content: create, edit,
 /// delete, duplicate), and the next random piece for the Leaf/Masks button.
@@ -26,6 +27,18 @@ struct BedsideController: RouteCollection {
         pieces.post(":pieceID", "duplicate", use: duplicate)
         routes.post("api", "bedside", "next", use: next)
         routes.get("api", "bedside", "sounds", ":sound", use: sound)
+        routes.get("api", "bedside", "greeting", use: greeting)
+    }
+
+    /// `GET /api/bedside/greeting?timeZone=`: the wake greeting's words for now in the person's
+    /// time zone (the time as their Bedside clock shows it, the day, the day's kind sentence).
+    func greeting(req: Request) async throws -> WakeGreetingInfo {
+        let user = try req.user
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try req.queryTimeZone()
+        calendar.locale = Locale(identifier: "en_US_POSIX")
+        let twentyFourHour = SettingsController.bedside(from: try await req.repositories.settings.all(ownedBy: user)).clock24 ?? false
+        return WakeGreetingInfo(text: WakeGreeting.text(at: req.services.now(), calendar: calendar, twentyFourHour: twentyFourHour))
     }
 
     /// `GET /api/bedside/sounds/{rain|ocean|forest|brown|silence|chime}`: a room's sound, a minute

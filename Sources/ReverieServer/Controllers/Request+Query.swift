@@ -32,6 +32,15 @@ extension Request {
         }
     }
 
+    /// `?timeZone=Europe/Paris`: the person's time zone (UTC when absent); 400 for a name that is not one.
+    func queryTimeZone() throws -> TimeZone {
+        let name = try queryString("timeZone", maximumLength: 100) ?? "UTC"
+        guard let zone = TimeZone(identifier: name) else {
+            throw APIError(.badRequest, code: "invalid_time_zone", "timeZone: “\(name)” is not a time zone name like Europe/Paris.")
+        }
+        return zone
+    }
+
     /// A text parameter of at most `maximumLength` characters; nil when absent.
     func queryString(_ name: String, maximumLength: Int) throws -> String? {
         guard let text = try queryText(name) else { return nil }

@@ -44,14 +44,19 @@ struct SettingsController: RouteCollection {
         let stored = try await req.repositories.settings.all(ownedBy: req.user)
         // A stored value this version cannot read (an older theme name) falls back to the default.
         let theme = stored["theme"].flatMap { try? JSONDecoder().decode(Theme.self, from: Data($0.utf8)) }
-        var bedside = Self.bedsideDefaults
+        return UserSettings(theme: theme ?? .default, bedside: Self.bedside(from: stored))
+    }
+
+    /// Bedside's settings from the stored rows (`bedside.<field>`), defaults for the rest.
+    static func bedside(from stored: [String: String]) -> BedsideSettings {
+        var bedside = bedsideDefaults
         for (key, value) in stored where key.hasPrefix("bedside.") {
             let field = String(key.dropFirst("bedside.".count))
             guard let one = try? JSONDecoder().decode(BedsideSettings.self, from: Data("{\"\(field)\":\(value)}".utf8)) else { continue }
             bedside.merge(one)
         }
         if bedside.voice == "" { bedside.voice = nil }
-        return UserSettings(theme: theme ?? .default, bedside: bedside)
+        return bedside
     }
 
     /// A 400 naming the first field out of its range.

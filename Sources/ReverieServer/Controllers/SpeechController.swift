@@ -7,6 +7,7 @@ import Vapor
 
 extension SpeechRenderInfo: Content {}
 extension VoiceInfo: Content {}
+extension ScriptCheck: Content {}
 
 /// Speaking scripts: `POST /api/speech/renders` starts a render (or finds it in the cache),
 /// `GET …/{id}` follows it, and the audio, captions and timeline are served when it is done.
@@ -14,6 +15,7 @@ struct SpeechController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let speech = routes.grouped("api", "speech")
         speech.get("voices", use: voices)
+        speech.post("check", use: check)
         let renders = speech.grouped("renders")
         renders.post(use: create)
         renders.get(":renderID", use: show)
@@ -25,6 +27,30 @@ struct SpeechController: RouteCollection {
     func voices(req: Request) async throws -> [VoiceInfo] {
         _ = try req.user
         return await req.application.speech.engines.voices().map(VoiceInfo.init)
+    }
+
+    /// `POST /api/speech/check`: the script read, not spoken: phrases, pauses, the estimated
+    /// length at `rate`, and warnings with line and column. For editors that check as one types.
+    func check(req: Request) async throws -> ScriptCheck {
+        _ = try req.user
+        let body = try req.content.decode(ScriptCheckRequest.self)
+        let limit = req.services.config.speechMaxCharacters
+        guard body.text.count <= limit else {
+            throw APIError(.badRequest, code: "script_too_long", "The script has \(body.text.count) characters; one render may have \(limit).")
+        }
+        let rate = body.rate ?? 1
+        guard (0.8...1.2).contains(rate) else { throw APIError(.badRequest, code: "invalid_rate", SpeechError.invalidRate(rate).description) }
+        let parsed: ParsedScript
+        do {
+            parsed = try ScriptParser().parse(body.text)
+        } catch SpokenScriptError.nothingToSay {
+            return ScriptCheck(phrases: 0, pauses: 0, pauseSeconds: 0, estimatedSeconds: 0, hasMarkers: false, warnings: [])
+        } catch let error as SpokenScriptError {
+            throw APIError(.badRequest, code: "invalid_script", error.description)
+        }
+        return ScriptCheck(phrases: parsed.phrases.count, pauses: parsed.segments.count - parsed.phrases.count, pauseSeconds: parsed.totalPauseSeconds,
+                           estimatedSeconds: parsed.estimatedSeconds(rate: rate), hasMarkers: parsed.hasMarkers,
+                           warnings: parsed.warnings.map { .init(line: $0.line, column: $0.column, message: $0.message) })
     }
 
     func create(req: Request) async throws -> Response {

@@ -81,10 +81,7 @@ struct WindDownController: RouteCollection {
     /// `?timeZone=Europe/Paris` says the person's hour for the greeting (UTC when absent).
     func home(req: Request) async throws -> Home {
         let user = try req.user
-        let name = try req.queryString("timeZone", maximumLength: 100) ?? "UTC"
-        guard let zone = TimeZone(identifier: name) else {
-            throw APIError(.badRequest, code: "invalid_time_zone", "timeZone: “\(name)” is not a time zone name like Europe/Paris.")
-        }
+        let zone = try req.queryTimeZone()
         let attachments = try await req.repositories.sleepAudio.all()
         var described: [String: Item] = [:]
         for item in library.items { described[item.id] = await describe(item, attachments[item.id], req: req) }
