@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v15";
+const CACHE = "reverie-shell-v16";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -29,6 +29,7 @@ const SHELL = [
   "/screens/meditate.js",
   "/screens/write.js",
   "/screens/wind-down.js",
+  "/bedside/mode.js",
   "/player/player.js",
   "/player/progress.js",
   "/write/drafts.js",
