@@ -12,9 +12,10 @@ import * as settingsScreen from "./screens/settings.js";
 import * as meditateScreen from "./screens/meditate.js";
 import * as writeScreen from "./screens/write.js";
 import * as windDownScreen from "./screens/wind-down.js";
+import * as bedsideScreen from "./screens/bedside.js";
 
 /** Areas that are built have their own screen; the rest show what is coming. */
-const AREA_SCREENS = { meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen };
+const AREA_SCREENS = { bedside: bedsideScreen, meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen };
 
 applyTheme(rememberedTheme());
 

@@ -6,12 +6,6 @@ export const AREAS = [
   {
     id: "bedside", path: "/bedside", name: "Bedside",
     icon: "M4 20h16M6 20v-3a2 2 0 0 1 2-2h8a2 2 0 0 1 2 2v3M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8Zm0-6v2l1.2 1.2",
-    tagline: "A calm night-stand screen.",
-    coming: [
-      "A large, dim clock with an alarm and a gentle wake greeting.",
-      "The Leaf/Masks button that cycles Off → Meditation → Poetry → Off.",
-      "Meditations and poems spoken aloud, with pauses and captions that follow the voice.",
-    ],
   },
   {
     id: "meditate", path: "/meditate", name: "Meditate",

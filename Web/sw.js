@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v16";
+const CACHE = "reverie-shell-v17";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -30,6 +30,9 @@ const SHELL = [
   "/screens/write.js",
   "/screens/wind-down.js",
   "/bedside/mode.js",
+  "/bedside/alarm.js",
+  "/bedside/speech.js",
+  "/screens/bedside.js",
   "/player/player.js",
   "/player/progress.js",
   "/write/drafts.js",

@@ -71,6 +71,8 @@ def test_first_visit_to_sign_out(fresh_server, page):
             expect(page.get_by_role("button", name="New song")).to_be_visible()
         elif area_id == "wind-down":
             expect(page.get_by_text("Featured Tonight")).to_be_visible()
+        elif area_id == "bedside":
+            expect(page.get_by_role("toolbar", name="Bedside").get_by_role("button")).to_have_count(4)
         else:
             expect(page.get_by_text("Not built yet")).to_be_visible()
         expect(page.get_by_role("link", name=name, exact=True)).to_have_attribute("aria-current", "page")
