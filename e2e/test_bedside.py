@@ -64,6 +64,7 @@ def test_the_browser_machine_answers_the_shared_cases(server, page):
 
 # MARK: - The screen
 
+import re  # noqa: E402
 import time  # noqa: E402
 from datetime import datetime, timedelta  # noqa: E402
 
@@ -374,4 +375,319 @@ def test_switching_rooms_keeps_the_mode_and_starts_a_new_piece(server, browser):
         wait_leaf(page, "masksFilled")
     page.get_by_role("button", name="Poetry playing. Stop").click()
     wait_leaf(page, "leafOutline")
+    close(page)
+
+
+def test_my_content_both_tabs_editor_and_the_pool(server, browser):
+    """Tests 18–22 (My Content, its tabs, purple Poems, Close), 31–40 (create, edit, delete with
+    undo, duplicate, the default back after deleting all), 41–43 (pause markers read as one types,
+    automatic pauses without them), 7–8 (one's own pieces join the random pool) and play now."""
+    page = open_page(browser)
+    open_bedside(server, page)
+    page.get_by_role("button", name="My Content").click()
+    sheet = page.get_by_role("dialog", name="My Content")
+    expect(sheet).to_be_visible()
+    tabs = sheet.get_by_role("tab")
+    expect(tabs).to_have_text(["Meditations", "Poems"])
+    expect(sheet.get_by_role("tab", name="Meditations")).to_have_attribute("aria-selected", "true")
+    mine = sheet.get_by_role("list", name="Your meditations")
+    expect(mine.get_by_role("listitem")).to_have_count(1)  # the default meditation
+    expect(sheet.get_by_role("button", name="New meditation")).to_be_visible()
+    screenshot(page, "bedside-my-content-meditations")
+    page.set_viewport_size(SMALL)
+    screenshot(page, "bedside-my-content-meditations-320x568")
+    page.set_viewport_size(PHONE)
+
+    # Test 31: a new meditation, read as it is typed.
+    sheet.get_by_role("button", name="New meditation").click()
+    editor = page.get_by_role("dialog", name="New meditation")
+    editor.get_by_label("Title").fill("Harbour Lights")
+    editor.get_by_label("Words").fill("Breathe in. (2s)\nAnd out. (1.5m)\nRest here. (3x)")
+    check = editor.locator(".bs-check")
+    expect(check).to_contain_text("3 phrases")
+    expect(check).to_contain_text("about 1 min 3")  # test 42: 1.5 minutes read as 90 s... plus words
+    expect(editor.locator(".bs-warnings")).to_contain_text("Line 3:12")
+    expect(editor.locator(".bs-warnings")).to_contain_text("unknown unit")
+    editor.get_by_label("Words").fill("Breathe in. (2s)\nAnd out. (1.5m)\nRest here.")
+    expect(editor.locator(".bs-warnings")).to_be_hidden()
+    screenshot(page, "bedside-editor")
+    editor.get_by_role("button", name="Save").click()
+    expect(editor).to_be_hidden()
+    expect(mine.get_by_role("listitem")).to_have_count(2)
+    expect(mine).to_contain_text("Harbour Lights")
+
+    # Test 32: an edit persists.
+    sheet.get_by_role("button", name="Edit Harbour Lights").click()
+    editor = page.get_by_role("dialog", name="Edit meditation")
+    editor.get_by_label("Title").fill("Harbour Lights at Night")
+    editor.get_by_role("button", name="Save").click()
+    expect(mine).to_contain_text("Harbour Lights at Night")
+    listed = page.request.get(server.url + "/api/bedside/pieces?kind=meditation").json()["mine"]
+    assert [p["title"] for p in listed if p["title"].startswith("Harbour")] == ["Harbour Lights at Night"]
+
+    # Test 34: duplicate with "(Copy)".
+    sheet.get_by_role("button", name="Duplicate Harbour Lights at Night").click()
+    expect(mine.get_by_text("Harbour Lights at Night (Copy)")).to_be_visible()
+
+    # Test 7: one's own meditation joins the random pool: within two rounds it comes up.
+    own = {p["id"] for p in page.request.get(server.url + "/api/bedside/pieces?kind=meditation").json()["mine"]}
+    drawn = [page.request.post(server.url + "/api/bedside/next", data={"kind": "meditation"}).json()["id"] for _ in range(30)]
+    assert own <= set(drawn), "a meditation of one's own never came up"
+
+    # Test 33 and undo: delete, then bring it back.
+    sheet.get_by_role("button", name="Delete Harbour Lights at Night (Copy)").click()
+    expect(mine.get_by_text("Harbour Lights at Night (Copy)")).to_have_count(0)
+    expect(sheet.locator(".bs-undo")).to_contain_text("Deleted “Harbour Lights at Night (Copy)”.")
+    sheet.get_by_role("button", name="Undo").click()
+    expect(mine.get_by_text("Harbour Lights at Night (Copy)")).to_be_visible()
+
+    # Test 35: delete them all; the default meditation comes back.
+    while mine.get_by_role("button", name="Delete", exact=False).count():
+        count = mine.get_by_role("listitem").count()
+        mine.get_by_role("button", name="Delete", exact=False).first.click()
+        expect(mine.get_by_role("listitem")).not_to_have_count(count) if count > 1 else page.wait_for_timeout(300)
+        if count == 1:
+            break
+    sheet.get_by_role("tab", name="Poems").click()
+    sheet.get_by_role("tab", name="Meditations").click()
+    expect(mine.get_by_role("listitem")).to_have_count(1)
+    default = page.request.get(server.url + "/api/bedside/pieces?kind=meditation").json()["mine"]
+    assert len(default) == 1 and not default[0]["isPreset"]
+
+    # Tests 21, 36–40 and 43 on the Poems tab, with purple accents.
+    sheet.get_by_role("tab", name="Poems").click()
+    expect(sheet.get_by_role("tab", name="Poems")).to_have_attribute("aria-selected", "true")
+    assert page.evaluate("getComputedStyle(document.querySelector('.bs-tabs [aria-selected=true]')).backgroundColor") == "rgb(175, 82, 222)"
+    poems = sheet.get_by_role("list", name="Your poems")
+    expect(poems.get_by_role("listitem")).to_have_count(1)
+    expect(sheet.locator(".bs-presets summary")).to_have_text("Presets (35)")
+    screenshot(page, "bedside-my-content-poems")
+    sheet.get_by_role("button", name="New poem").click()
+    editor = page.get_by_role("dialog", name="New poem")
+    editor.get_by_label("Title").fill("Low Tide")
+    editor.get_by_label("Words").fill("Low Tide\nby Nobody\n\nThe sea goes out\nand leaves the sand\n\nthe moon is white\nupon my hand")
+    expect(editor.locator(".bs-check")).to_contain_text("pauses added after each line")  # test 43
+    screenshot(page, "bedside-editor-poem")
+    # Listen: a preview with captions, in the Gear voice.
+    with page.expect_request(lambda r: r.url.endswith("/api/speech/renders") and r.method == "POST") as asked:
+        editor.get_by_role("button", name="Listen").click()
+    assert asked.value.post_data_json["voice"] == QUICK_VOICE
+    expect(editor.locator(".bs-preview .bs-caption")).not_to_be_empty(timeout=30_000)
+    editor.get_by_role("button", name="Stop").click()
+    editor.get_by_role("button", name="Save").click()
+    expect(poems).to_contain_text("Low Tide")
+    sheet.get_by_role("button", name="Duplicate Low Tide").click()
+    expect(poems.get_by_text("Low Tide (Copy)")).to_be_visible()
+    sheet.get_by_role("button", name="Edit Low Tide (Copy)").click()
+    editor = page.get_by_role("dialog", name="Edit poem")
+    editor.get_by_label("Title").fill("High Tide")
+    editor.get_by_role("button", name="Save").click()
+    expect(poems.get_by_text("High Tide")).to_be_visible()
+    sheet.get_by_role("button", name="Delete High Tide").click()
+    expect(poems.get_by_text("High Tide")).to_have_count(0)
+
+    # Play now: the poem plays at once, in Poetry.
+    sheet.get_by_role("button", name="Play Low Tide now").click()
+    expect(sheet).to_be_hidden()
+    wait_leaf(page, "masksFilled")
+    expect(page.locator(".bs-title")).to_have_text("Low Tide · Nobody")
+    assert bedside_settings(server, page)["contentMode"] == "poetry"
+    page.get_by_role("button", name="Poetry playing. Stop").click()
+    wait_leaf(page, "leafOutline")
+
+    # Test 40: delete all poems; the default poem comes back. Test 22: Close dismisses it all.
+    page.get_by_role("button", name="My Content").click()
+    sheet = page.get_by_role("dialog", name="My Content")
+    sheet.get_by_role("tab", name="Poems").click()
+    poems = sheet.get_by_role("list", name="Your poems")
+    expect(poems.get_by_role("listitem")).to_have_count(2)
+    sheet.get_by_role("button", name="Delete Low Tide").click()
+    expect(poems.get_by_role("listitem")).to_have_count(1)
+    poems.get_by_role("button", name="Delete", exact=False).first.click()
+    expect(sheet.locator(".bs-undo")).to_be_visible()
+    sheet.get_by_role("tab", name="Meditations").click()
+    sheet.get_by_role("tab", name="Poems").click()
+    expect(poems.get_by_role("listitem")).to_have_count(1)
+    sheet.get_by_role("button", name="Close").click()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    close(page)
+
+
+def test_the_gear_voice_speaks_meditations_and_poems(server, browser):
+    """Tests 44–45: the voice and speed chosen in Gear are the ones both kinds are rendered with."""
+    page = open_page(browser)
+    open_bedside(server, page, voice="")
+    page.get_by_role("button", name="Bedside settings").click()
+    sheet = page.get_by_role("dialog", name="Bedside settings")
+    expect(sheet.get_by_label("Voice").locator("option")).not_to_have_count(1)
+    with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
+        sheet.get_by_label("Voice").select_option("en-gb")
+    sheet.get_by_label("Speed").fill("1.1")
+    sheet.get_by_label("Speed").dispatch_event("change")
+    screenshot(page, "bedside-gear")
+    sheet.get_by_role("button", name="Done").click()
+    renders = []
+    page.on("request", lambda r: renders.append(r.post_data_json) if r.url.endswith("/api/speech/renders") and r.method == "POST" else None)
+    page.get_by_role("button", name="Content off. Play a meditation").click()
+    wait_leaf(page, "leafFilled")
+    page.get_by_role("button", name="Meditation playing. Change to a poem").click()
+    wait_leaf(page, "masksFilled")
+    assert [(r["voice"], r["rate"]) for r in renders] == [("en-gb", 1.1), ("en-gb", 1.1)], renders
+    assert bedside_settings(server, page)["voice"] == "en-gb"
+    # Media Session: the lock screen shows the piece and its mode.
+    meta = page.evaluate("(() => { const m = navigator.mediaSession.metadata; return [m.title, m.album]; })()")
+    assert meta[1] == "Bedside · Poetry" and meta[0], meta
+    page.get_by_role("button", name="Poetry playing. Stop").click()
+    wait_leaf(page, "leafOutline")
+    close(page)
+
+
+def test_the_browser_alarm_answers_the_shared_cases(server, browser):
+    """Web/bedside/alarm.js against Tests/Shared/bedside-alarm-cases.json, which Bedside's AlarmRule
+    and AlarmRun (Swift) answer too: each case in a device set to its time zone."""
+    shared = json.loads((ROOT / "Tests" / "Shared" / "bedside-alarm-cases.json").read_text())
+    zones = sorted({c["timeZone"] for c in shared["nextRing"] + shared["runs"]})
+    problems = []
+    for zone in zones:
+        context = browser.new_context(timezone_id=zone)
+        page = context.new_page()
+        page.goto(server.url + "/icons/icon.svg")
+        problems += page.evaluate("""async ({ shared, zone }) => {
+            const alarm = await import('/bedside/alarm.js');
+            const at = (text) => new Date(text).getTime();  // a wall-clock time, read in this device's zone
+            const problems = [];
+            for (const c of shared.nextRing.filter((c) => c.timeZone === zone)) {
+                const got = alarm.nextRing(alarm.rule(c.rule), at(c.now));
+                const want = c.expected === null ? null : at(c.expected);
+                if (got !== want) problems.push(`${c.name}: ${got === null ? null : new Date(got).toString()}`);
+            }
+            for (const c of shared.runs.filter((c) => c.timeZone === zone)) {
+                const run = alarm.createRun();
+                c.steps.forEach((step, number) => {
+                    const now = at(step.at);
+                    const effects = step.event === 'set' ? alarm.set(run, alarm.rule(c.rule), now)
+                        : step.event === 'tick' ? alarm.tick(run, now, Boolean(step.completed))
+                        : alarm[step.event](run, now);
+                    const label = `${c.name}, step ${number + 1} (${step.event})`;
+                    if (JSON.stringify(effects) !== JSON.stringify(step.effects)) problems.push(`${label}: effects ${JSON.stringify(effects)}`);
+                    if (run.state !== step.state) problems.push(`${label}: state ${run.state}`);
+                    if (step.ringAt && run.ringAt !== at(step.ringAt)) problems.push(`${label}: rings ${new Date(run.ringAt)}`);
+                });
+            }
+            return problems;
+        }""", {"shared": shared, "zone": zone})
+        context.close()
+    assert len(shared["nextRing"]) >= 8 and len(shared["runs"]) >= 4
+    assert problems == [], "\n".join(problems)
+
+
+def finish_piece(page):
+    """Lets the playing piece reach its end (the last half second of the real audio)."""
+    wait_until(page, "document.querySelector('.bs-voice').duration > 1")
+    page.evaluate("(() => { const v = document.querySelector('.bs-voice'); v.currentTime = v.duration - 0.3; v.play(); })()")
+
+
+def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
+    """Tests 14–17 and the alarm: the sheet sets a time; at the time the rising chime rings with
+    Snooze (9 min) and Stop; the spoken greeting follows 5 s later only when a meditation or poem
+    played to its end since the alarm was set. A piece stopped by hand clears that."""
+    page = open_page(browser)
+    page.clock.install(time=datetime(2026, 11, 23, 22, 0, 0))
+    open_bedside(server, page, clock24=False)
+    page.get_by_role("button", name="Alarm").click()
+    sheet = page.get_by_role("dialog", name="Alarm")
+    sheet.get_by_label("Alarm on").check()
+    sheet.get_by_label("Time").fill("22:10")
+    expect(sheet.locator(".bs-alarm-next")).to_contain_text("Rings today at 10:10 PM, in 10 min.")
+    expect(sheet.locator(".bs-alarm-next")).to_contain_text("it rings once")
+    screenshot(page, "bedside-alarm-sheet")
+    page.set_viewport_size(SMALL)
+    screenshot(page, "bedside-alarm-sheet-320x568")
+    page.set_viewport_size(PHONE)
+    with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
+        sheet.get_by_role("button", name="Save").click()
+    expect(page.locator(".bs-alarm-line")).to_have_text("today at 10:10 PM")
+    assert bedside_settings(server, page)["alarm"] == {"time": "22:10", "enabled": True, "days": []}
+    # While the alarm is set the audio stays alive with the room's sound.
+    wait_until(page, "!document.querySelector('.bs-room-sound').paused")
+
+    # Test 14: a meditation played to its end earns the greeting.
+    page.get_by_role("button", name="Content off. Play a meditation").click()
+    wait_leaf(page, "leafFilled")
+    finish_piece(page)
+    wait_leaf(page, "leafOutline")
+    wait_until(page, f"fetch('/api/settings').then(r => r.json()).then(s => s.bedside.contentCompletedSuccessfully)")
+    greetings = []
+    page.on("response", lambda r: greetings.append(r) if "/api/bedside/greeting" in r.url else None)
+    page.clock.fast_forward("10:00")
+    ringing = page.get_by_role("alertdialog", name="Alarm")
+    expect(ringing).to_be_visible()
+    assert page.evaluate("document.querySelector('.bs-chime').src").endswith("/api/bedside/sounds/chime")
+    wait_until(page, "!document.querySelector('.bs-chime').paused")
+    expect(ringing.locator(".bs-greeting")).to_have_text("")
+    page.clock.run_for(3_000)
+    expect(ringing.locator(".bs-greeting")).to_have_text("")  # not before 5 s
+    page.clock.run_for(3_000)
+    # The server words it from its own clock (the page's clock here is virtual).
+    expect(ringing.locator(".bs-greeting")).to_contain_text(re.compile(r"^Good (morning|afternoon|evening)\. It is \d"), timeout=30_000)
+    wait_until(page, "(() => { const g = document.querySelector('.bs-greeting-audio'); return Boolean(g.src) && !g.paused; })()",
+               message="the greeting was not spoken")
+    assert len(greetings) == 1
+    screenshot(page, "bedside-ringing")
+    page.set_viewport_size(SMALL)
+    screenshot(page, "bedside-ringing-320x568")
+    page.set_viewport_size(PHONE)
+    # Stop: a one-time alarm turns off.
+    with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
+        ringing.get_by_role("button", name="Stop").click()
+    expect(ringing).to_be_hidden()
+    assert page.evaluate("document.querySelector('.bs-chime').paused")
+    settings = bedside_settings(server, page)
+    assert settings["alarm"]["enabled"] is False and settings["contentCompletedSuccessfully"] is False
+    expect(page.locator(".bs-alarm-line")).to_be_hidden()
+
+    # Test 16: a meditation stopped by hand: the chime, and no greeting. Every day, with Snooze.
+    page.get_by_role("button", name="Alarm").click()
+    sheet = page.get_by_role("dialog", name="Alarm")
+    sheet.get_by_label("Alarm on").check()
+    sheet.get_by_label("Time").fill("22:30")
+    for day in ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"):
+        sheet.get_by_role("checkbox", name=day, exact=True).check()
+    sheet.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Meditation. Play a poem").click()  # a poem plays to its end...
+    wait_leaf(page, "masksFilled")
+    finish_piece(page)
+    wait_leaf(page, "masksOutline")
+    wait_until(page, "fetch('/api/settings').then(r => r.json()).then(s => s.bedside.contentCompletedSuccessfully)")
+    page.get_by_role("button", name="Poetry. Turn off").click()
+    page.get_by_role("button", name="Content off. Play a meditation").click()  # ...then a meditation stopped by hand
+    wait_leaf(page, "leafFilled")
+    page.get_by_role("button", name="Meditation playing. Change to a poem").click()
+    wait_until(page, "fetch('/api/settings').then(r => r.json()).then(s => !s.bedside.contentCompletedSuccessfully)")
+    wait_leaf(page, "masksFilled")
+    page.get_by_role("button", name="Poetry playing. Stop").click()  # and the poem too (test 17)
+    wait_leaf(page, "leafOutline")
+    page.clock.fast_forward("20:00")
+    ringing = page.get_by_role("alertdialog", name="Alarm")
+    expect(ringing).to_be_visible()
+    page.clock.run_for(8_000)
+    expect(ringing.locator(".bs-greeting")).to_have_text("")
+    assert len(greetings) == 1, "a greeting after a piece stopped by hand"
+    ringing.get_by_role("button", name="Snooze 9 min").click()
+    expect(ringing).to_be_hidden()
+    expect(page.locator(".bs-alarm-line")).to_contain_text("Snoozed until 10:39")
+    page.clock.fast_forward("09:00")
+    expect(page.get_by_role("alertdialog", name="Alarm")).to_be_visible()
+    page.get_by_role("alertdialog", name="Alarm").get_by_role("button", name="Stop").click()
+    # A repeating alarm arms for tomorrow.
+    expect(page.locator(".bs-alarm-line")).to_have_text("tomorrow at 10:30 PM")
+    assert bedside_settings(server, page)["alarm"]["enabled"] is True
+
+    # Hidden, the page says plainly to keep it open.
+    page.evaluate("""(() => {
+        Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+    })()""")
+    expect(page.locator(".bs-notice")).to_have_text("Keep Reverie open on the bedside screen for the alarm.")
+    assert "Keep Reverie open" in page.title()
     close(page)
