@@ -93,6 +93,14 @@ def open_bedside(server, page, **bedside):
     expect(page.get_by_role("toolbar", name="Bedside")).to_be_visible()
 
 
+def screenshots(page, name):
+    """Saves the screen at 390×844 and at 320×568 (`<name>-320x568`)."""
+    screenshot(page, name)
+    page.set_viewport_size(SMALL)
+    screenshot(page, f"{name}-320x568")
+    page.set_viewport_size(PHONE)
+
+
 def bedside_settings(server, page):
     return page.request.get(server.url + "/api/settings").json()["bedside"]
 
@@ -189,7 +197,7 @@ def test_leaf_cycles_meditation_poetry_off_with_captions_in_step(server, browser
     # Test 28: the caption is the phrase the audio is saying, with the word marked, at any moment.
     timeline = seen[-1].json()
     check_captions(page, timeline)
-    screenshot(page, "bedside-meditation-captions")
+    screenshots(page, "bedside-meditation-captions")
     # Captions off in Gear: none shown; back on: shown again.
     page.get_by_role("button", name="Bedside settings").click()
     page.get_by_role("dialog", name="Bedside settings").get_by_label("Captions").uncheck()
@@ -204,7 +212,8 @@ def test_leaf_cycles_meditation_poetry_off_with_captions_in_step(server, browser
     page.get_by_role("button", name="Meditation playing. Change to a poem").click()
     page.clock.run_for(700)  # the voice fades out
     expect(page.locator(".bs-leaf")).to_have_attribute("data-icon", "dots")
-    screenshot(page, "bedside-dots")
+    wait_until(page, f"getComputedStyle({LEAF}).color === 'rgb(179, 179, 179)'", message="the dots are not grey")
+    screenshots(page, "bedside-dots")
     assert page.evaluate("document.querySelector('.bs-voice').paused")
     page.clock.run_for(1_000)
     expect(page.locator(".bs-leaf")).to_have_attribute("data-icon", "dots")  # still inside the 1.5 s gap
@@ -214,7 +223,7 @@ def test_leaf_cycles_meditation_poetry_off_with_captions_in_step(server, browser
     assert page.evaluate(f"getComputedStyle({LEAF}).color") == "rgb(175, 82, 222)"
     wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.5")
     check_captions(page, seen[-1].json())  # test 30: captions for poetry too
-    screenshot(page, "bedside-poetry")
+    screenshots(page, "bedside-poetry")
     assert bedside_settings(server, page)["contentMode"] == "poetry"
 
     # Test 3: a tap in poetry stops it and goes Off.
@@ -393,10 +402,7 @@ def test_my_content_both_tabs_editor_and_the_pool(server, browser):
     mine = sheet.get_by_role("list", name="Your meditations")
     expect(mine.get_by_role("listitem")).to_have_count(1)  # the default meditation
     expect(sheet.get_by_role("button", name="New meditation")).to_be_visible()
-    screenshot(page, "bedside-my-content-meditations")
-    page.set_viewport_size(SMALL)
-    screenshot(page, "bedside-my-content-meditations-320x568")
-    page.set_viewport_size(PHONE)
+    screenshots(page, "bedside-my-content-meditations")
 
     # Test 31: a new meditation, read as it is typed.
     sheet.get_by_role("button", name="New meditation").click()
@@ -410,7 +416,7 @@ def test_my_content_both_tabs_editor_and_the_pool(server, browser):
     expect(editor.locator(".bs-warnings")).to_contain_text("unknown unit")
     editor.get_by_label("Words").fill("Breathe in. (2s)\nAnd out. (1.5m)\nRest here.")
     expect(editor.locator(".bs-warnings")).to_be_hidden()
-    screenshot(page, "bedside-editor")
+    screenshots(page, "bedside-editor")
     editor.get_by_role("button", name="Save").click()
     expect(editor).to_be_hidden()
     expect(mine.get_by_role("listitem")).to_have_count(2)
@@ -461,13 +467,13 @@ def test_my_content_both_tabs_editor_and_the_pool(server, browser):
     poems = sheet.get_by_role("list", name="Your poems")
     expect(poems.get_by_role("listitem")).to_have_count(1)
     expect(sheet.locator(".bs-presets summary")).to_have_text("Presets (35)")
-    screenshot(page, "bedside-my-content-poems")
+    screenshots(page, "bedside-my-content-poems")
     sheet.get_by_role("button", name="New poem").click()
     editor = page.get_by_role("dialog", name="New poem")
     editor.get_by_label("Title").fill("Low Tide")
     editor.get_by_label("Words").fill("Low Tide\nby Nobody\n\nThe sea goes out\nand leaves the sand\n\nthe moon is white\nupon my hand")
     expect(editor.locator(".bs-check")).to_contain_text("pauses added after each line")  # test 43
-    screenshot(page, "bedside-editor-poem")
+    screenshots(page, "bedside-editor-poem")
     # Listen: a preview with captions, in the Gear voice.
     with page.expect_request(lambda r: r.url.endswith("/api/speech/renders") and r.method == "POST") as asked:
         editor.get_by_role("button", name="Listen").click()
@@ -600,10 +606,7 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     sheet.get_by_label("Time").fill("22:10")
     expect(sheet.locator(".bs-alarm-next")).to_contain_text("Rings today at 10:10 PM, in 10 min.")
     expect(sheet.locator(".bs-alarm-next")).to_contain_text("it rings once")
-    screenshot(page, "bedside-alarm-sheet")
-    page.set_viewport_size(SMALL)
-    screenshot(page, "bedside-alarm-sheet-320x568")
-    page.set_viewport_size(PHONE)
+    screenshots(page, "bedside-alarm-sheet")
     with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
         sheet.get_by_role("button", name="Save").click()
     expect(page.locator(".bs-alarm-line")).to_have_text("today at 10:10 PM")
@@ -633,10 +636,7 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     wait_until(page, "(() => { const g = document.querySelector('.bs-greeting-audio'); return Boolean(g.src) && !g.paused; })()",
                message="the greeting was not spoken")
     assert len(greetings) == 1
-    screenshot(page, "bedside-ringing")
-    page.set_viewport_size(SMALL)
-    screenshot(page, "bedside-ringing-320x568")
-    page.set_viewport_size(PHONE)
+    screenshots(page, "bedside-ringing")
     # Stop: a one-time alarm turns off.
     with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
         ringing.get_by_role("button", name="Stop").click()
