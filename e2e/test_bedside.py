@@ -229,6 +229,10 @@ def test_leaf_cycles_meditation_poetry_off_with_captions_in_step(server, browser
     # Test 3: a tap in poetry stops it and goes Off.
     page.get_by_role("button", name="Poetry playing. Stop").click()
     wait_leaf(page, "leafOutline")
+    # The stop is kept in the listening log, as every area's playing is.
+    poem = started[-1].json()["id"]
+    wait_until(page, f"fetch('/api/progress/bedside:{poem}').then(r => r.json()).then(p => p.position > 0.5)",
+               message="the poem's stop never reached the listening log")
     expect(page.locator(".bs-leaf")).to_have_attribute("data-mode", "off")
     assert not voice_playing(page)
     assert bedside_settings(server, page)["contentMode"] == "off"

@@ -143,6 +143,26 @@ struct BedsideAPITests {
         }
     }
 
+    @Test("a piece's plays go into the one listening log: presets by name, one's own by id; other keys are a 400")
+    func listeningLog() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let own = try await pieces(client, "poem", ada).mine[0].id
+            func stop(_ item: String, _ id: String) -> ProgressEventsRequest {
+                ProgressEventsRequest(events: [ProgressEventInput(id: id, item: item, device: "phone", at: client.clock.now, position: 12.5, kind: "pause")])
+            }
+            for (number, item) in ["bedside:poem.innisfree", "bedside:\(own)"].enumerated() {
+                #expect(try await client.send(.POST, "/api/progress/events", json: stop(item, "e\(number)"), auth: .cookie(ada)).status == .ok, "\(item)")
+                let place = try await client.send(.GET, "/api/progress/\(item)", auth: .cookie(ada)).decode(ItemProgress.self)
+                #expect(place.position == 12.5, "\(item)")
+            }
+            for item in ["bedside:poem.nothing", "bedside:", "bedside:../etc", "bedsides:poem.innisfree"] {
+                let answer = try await client.send(.POST, "/api/progress/events", json: stop(item, "x-\(item)"), auth: .cookie(ada))
+                #expect(answer.status == .badRequest, "\(item)")
+            }
+        }
+    }
+
     @Test("the wake greeting's words: the time in the person's zone, as their clock shows it, the day, and a kind sentence")
     func greeting() async throws {
         try await withTestApp(.sqlite) { client in

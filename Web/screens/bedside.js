@@ -11,6 +11,7 @@ import { api } from "../api.js";
 import { SETTINGS, icon } from "../areas.js";
 import { announce, escapeHTML, showError, timeZone } from "../dom.js";
 import { artwork } from "../player/player.js";
+import { record } from "../player/progress.js";
 import * as mode from "../bedside/mode.js";
 import * as alarms from "../bedside/alarm.js";
 import { aboutLength, captionAt, captionHTML, speak } from "../bedside/speech.js";
@@ -437,6 +438,7 @@ class Bedside {
   /** Fades the voice out, then tells the machine it stopped. */
   stopPiece() {
     const token = ++this.token;
+    if (this.piece) record(`bedside:${this.piece.id}`, "pause", this.voice.currentTime);
     const startVolume = this.voice.volume;
     const steps = 6;
     let step = 0;
@@ -467,6 +469,7 @@ class Bedside {
   pieceEnded() {
     if (this.machine.phase !== "playing") return;
     const title = this.piece ? this.piece.title : "The piece";
+    if (this.piece) record(`bedside:${this.piece.id}`, "ended", this.voice.duration || this.voice.currentTime);
     this.piece = null;
     this.timeline = null;
     this.paintCaption();

@@ -1,3 +1,4 @@
+import Bedside
 import Foundation
 import Playback
 import ReverieAPI
@@ -11,6 +12,8 @@ extension ItemProgress: Content {}
 /// back where the person is (on any of their devices).
 struct ProgressController: RouteCollection {
     let library: SleepLibrary
+    /// Bedside's presets, for `bedside:<preset id>` items (a person's own pieces are `bedside:<uuid>`).
+    let bedside: BedsideLibrary
     /// Events in one upload.
     static let maximumEvents = 500
     /// Seconds into an item that a position may say (a week of audio).
@@ -75,11 +78,19 @@ struct ProgressController: RouteCollection {
         item.hasPrefix(windDown) ? String(item.dropFirst(windDown.count)) : nil
     }
 
-    /// Items are `area:id`; today the areas that play are Wind Down's (`winddown:<catalog id>`).
+    /// Bedside items' keys begin so: `bedside:<preset id or the person's piece's UUID>`.
+    static let bedsidePrefix = "bedside:"
+
+    /// Items are `area:id`: Wind Down's (`winddown:<catalog id>`) and Bedside's pieces
+    /// (`bedside:<preset id>`, or `bedside:<uuid>` for one's own; the log is the person's, so an id
+    /// names only their own).
     func checkItem(_ item: String) throws {
-        guard Self.windDownID(item).flatMap(library.item) != nil else {
-            throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them).")
+        if Self.windDownID(item).flatMap(library.item) != nil { return }
+        if item.hasPrefix(Self.bedsidePrefix) {
+            let id = String(item.dropFirst(Self.bedsidePrefix.count))
+            if bedside.preset(id) != nil || UUID(uuidString: id) != nil { return }
         }
+        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them).")
     }
 
     func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {
