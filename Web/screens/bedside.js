@@ -131,6 +131,7 @@ class Bedside {
       this.settings = { contentMode: localStorage.getItem("contentMode") || "off", captions: true, roomVolume: 0.6, room: "rain", rate: 1 };
       this.loadProblem = problem;
     }
+    if (this.closed) return;  // the person went elsewhere while the settings came: draw nothing over that screen
     if (this.settings.clock24 === undefined || this.settings.clock24 === null) this.settings.clock24 = localeUses24Hours();
     this.draw();
     if (this.loadProblem) this.status(`${this.loadProblem.message}`);
