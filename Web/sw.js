@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v17";
+const CACHE = "reverie-shell-v18";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -20,6 +20,7 @@ const SHELL = [
   "/areas.js",
   "/dom.js",
   "/theme.js",
+  "/speech.js",
   "/screens/setup.js",
   "/screens/login.js",
   "/screens/password.js",
@@ -31,7 +32,6 @@ const SHELL = [
   "/screens/wind-down.js",
   "/bedside/mode.js",
   "/bedside/alarm.js",
-  "/bedside/speech.js",
   "/screens/bedside.js",
   "/player/player.js",
   "/player/progress.js",

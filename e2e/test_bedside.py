@@ -338,6 +338,7 @@ def test_tap_to_continue_when_the_browser_wants_a_gesture(server, browser):
     cont = page.get_by_role("button", name="Tap to continue — Poetry")
     expect(cont).to_be_visible(timeout=60_000)
     expect(page.locator(".bs-leaf")).to_have_attribute("data-icon", "masksOutline")
+    wait_until(page, f"getComputedStyle({LEAF}).color === 'rgb(179, 179, 179)'", message="the waiting masks are not grey")
     screenshot(page, "bedside-tap-to-continue")
     cont.click()
     wait_leaf(page, "masksFilled")
@@ -368,6 +369,9 @@ def test_switching_rooms_keeps_the_mode_and_starts_a_new_piece(server, browser):
     wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.3")
     assert started[-1].json()["kind"] == "meditation" and started[-1].json()["id"] != first
     assert page.evaluate("document.querySelector('.bs-room-sound').src").endswith("/api/bedside/sounds/ocean")
+    # The meditation the new room replaced is in the listening log where it was left.
+    wait_until(page, f"fetch('/api/progress/bedside:{first}').then(r => r.json()).then(p => p.position > 0)",
+               message="the replaced meditation never reached the listening log")
     assert bedside_settings(server, page)["room"] == "ocean"
 
     # Poetry, and a swipe to the left goes back a room.
@@ -453,12 +457,11 @@ def test_my_content_both_tabs_editor_and_the_pool(server, browser):
     expect(mine.get_by_text("Harbour Lights at Night (Copy)")).to_be_visible()
 
     # Test 35: delete them all; the default meditation comes back.
-    while mine.get_by_role("button", name="Delete", exact=False).count():
-        count = mine.get_by_role("listitem").count()
-        mine.get_by_role("button", name="Delete", exact=False).first.click()
-        expect(mine.get_by_role("listitem")).not_to_have_count(count) if count > 1 else page.wait_for_timeout(300)
-        if count == 1:
-            break
+    for remaining in range(mine.get_by_role("listitem").count() - 1, -1, -1):
+        with page.expect_response(lambda r: r.request.method == "DELETE"):
+            mine.get_by_role("button", name="Delete", exact=False).first.click()
+        if remaining:
+            expect(mine.get_by_role("listitem")).to_have_count(remaining)
     sheet.get_by_role("tab", name="Poems").click()
     sheet.get_by_role("tab", name="Meditations").click()
     expect(mine.get_by_role("listitem")).to_have_count(1)
@@ -607,8 +610,9 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     open_bedside(server, page, clock24=False)
     page.get_by_role("button", name="Alarm").click()
     sheet = page.get_by_role("dialog", name="Alarm")
-    sheet.get_by_label("Alarm on").check()
+    expect(sheet.get_by_label("Alarm on")).not_to_be_checked()
     sheet.get_by_label("Time").fill("22:10")
+    expect(sheet.get_by_label("Alarm on")).to_be_checked()  # choosing a time means the alarm is wanted
     expect(sheet.locator(".bs-alarm-next")).to_contain_text("Rings today at 10:10 PM, in 10 min.")
     expect(sheet.locator(".bs-alarm-next")).to_contain_text("it rings once")
     screenshots(page, "bedside-alarm-sheet")

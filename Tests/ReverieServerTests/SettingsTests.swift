@@ -77,6 +77,7 @@ struct SettingsTests {
     @Test("Bedside settings out of range are refused, naming the field, and nothing is saved",
           arguments: [#"{"contentMode":"loud"}"#, #"{"lastContentMode":"off"}"#, #"{"rate":2}"#, #"{"roomVolume":-0.1}"#, #"{"room":"jungle"}"#,
                       #"{"alarm":{"time":"25:00","enabled":true,"days":[]}}"#, #"{"alarm":{"time":"7:5","enabled":true,"days":[]}}"#,
+                      #"{"alarm":{"time":"+7:30","enabled":true,"days":[]}}"#, #"{"alarm":{"time":"07-30","enabled":true,"days":[]}}"#,
                       #"{"alarm":{"time":"07:00","enabled":true,"days":[7]}}"#, #"{"alarm":{"time":"07:00","enabled":true,"days":[1,1]}}"#,
                       #"{"contentMode":"poetry","rate":0.1}"#])
     func bedsideRefused(body: String) async throws {

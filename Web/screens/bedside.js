@@ -14,7 +14,7 @@ import { artwork } from "../player/player.js";
 import { record } from "../player/progress.js";
 import * as mode from "../bedside/mode.js";
 import * as alarms from "../bedside/alarm.js";
-import { aboutLength, captionAt, captionHTML, speak } from "../bedside/speech.js";
+import { aboutLength, captionAt, captionHTML, follow, speak, voiceOptionsHTML } from "../speech.js";
 
 export const id = "bedside";
 
@@ -34,6 +34,8 @@ const MODE_NAME = { off: "Off", meditation: "Meditation", poetry: "Poetry" };
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const FADE_MS = 600;
+/** The room volume until the person sets one (the server's default too). */
+const DEFAULT_VOLUME = 0.5;
 
 // Our own icons on a 24×24 grid.
 const ICONS = {
@@ -128,7 +130,8 @@ class Bedside {
     try {
       this.settings = (await api("/api/settings")).bedside;
     } catch (problem) {
-      this.settings = { contentMode: localStorage.getItem("contentMode") || "off", captions: true, roomVolume: 0.6, room: "rain", rate: 1 };
+      // Never opened here with the server reachable: this device's mode, and the server's defaults.
+      this.settings = { contentMode: localStorage.getItem("contentMode") || "off", captions: true, roomVolume: DEFAULT_VOLUME, room: "rain", rate: 1 };
       this.loadProblem = problem;
     }
     if (this.closed) return;  // the person went elsewhere while the settings came: draw nothing over that screen
@@ -137,7 +140,6 @@ class Bedside {
     if (this.loadProblem) this.status(`${this.loadProblem.message}`);
 
     this.every(1000, () => this.tick());
-    this.every(250, () => this.paintCaption());
     this.onKey = (event) => this.key(event);
     document.addEventListener("keydown", this.onKey);
     this.onVisibility = () => this.visibility();
@@ -161,6 +163,7 @@ class Bedside {
     this.token += 1;
     for (const timer of this.timers) clearInterval(timer);
     this.timers.clear();
+    if (this.unfollow) this.unfollow();
     clearTimeout(this.gapTimer);
     clearTimeout(this.undoTimer);
     document.removeEventListener("keydown", this.onKey);
@@ -226,7 +229,7 @@ class Bedside {
     });
     this.wireSwipe();
     this.voice.addEventListener("ended", () => this.pieceEnded());
-    this.voice.addEventListener("timeupdate", () => this.paintCaption());
+    this.unfollow = follow(this.voice, () => this.paintCaption());
     this.chime.addEventListener("ended", () => {
       // After the rise, the chime goes on at full until Snooze or Stop.
       this.chime.currentTime = alarms.CHIME_RISE_SECONDS;
@@ -276,10 +279,7 @@ class Bedside {
     this.save({ room: room.id });
     this.paintRoom();
     announce(`${room.name} room`);
-    const wasPlaying = !this.room.paused;
-    this.room.src = `/api/bedside/sounds/${room.id}`;
-    if (wasPlaying || this.machine.phase === "playing" || this.run.state !== "off") this.playRoom();
-    else this.startRoomSound();
+    this.playRoom();  // a swipe or a key: a gesture, so the new room's sound may start
     // A new room while a piece plays keeps the mode and starts a new random piece (tests 12–13).
     this.dispatch("roomChanged");
   }
@@ -319,7 +319,7 @@ class Bedside {
 
   volume() {
     const value = Number(this.settings.roomVolume);
-    return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0.6;
+    return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : DEFAULT_VOLUME;
   }
 
   // MARK: - The Leaf/Masks machine
@@ -380,6 +380,7 @@ class Bedside {
   /** Speaks a random piece of `modeName` (or the one chosen in My Content). */
   async start(modeName) {
     const token = ++this.token;
+    this.leavePiece();  // a new room or My Content's Play replaces the piece playing
     this.silenceVoice();
     this.piece = null;
     this.timeline = null;
@@ -439,7 +440,7 @@ class Bedside {
   /** Fades the voice out, then tells the machine it stopped. */
   stopPiece() {
     const token = ++this.token;
-    if (this.piece) record(`bedside:${this.piece.id}`, "pause", this.voice.currentTime);
+    this.leavePiece();
     const startVolume = this.voice.volume;
     const steps = 6;
     let step = 0;
@@ -458,6 +459,11 @@ class Bedside {
       if (token === this.token && !this.closed) this.dispatch("stopped");
     };
     fade();
+  }
+
+  /** The listening log keeps where the piece playing was left (stopped, or replaced by another). */
+  leavePiece() {
+    if (this.piece && this.voice.currentTime > 0) record(`bedside:${this.piece.id}`, "pause", this.voice.currentTime);
   }
 
   silenceVoice() {
@@ -600,7 +606,7 @@ class Bedside {
     try {
       const voices = await api("/api/speech/voices");
       const select = form.voice;
-      select.insertAdjacentHTML("beforeend", voices.map((v) => `<option value="${escapeHTML(v.id)}">${escapeHTML(v.name)} (${escapeHTML(v.engine)})</option>`).join(""));
+      select.insertAdjacentHTML("beforeend", voiceOptionsHTML(voices));
       select.value = s.voice || "";
       if (select.value !== (s.voice || "")) select.value = "";
     } catch (problem) {
@@ -804,7 +810,7 @@ class Bedside {
       const html = captionHTML(caption);
       if (box.innerHTML !== html) box.innerHTML = html;
     };
-    preview.addEventListener("timeupdate", paintPreview);
+    const unfollow = follow(preview, paintPreview);
     preview.addEventListener("ended", () => { stopListening(); });
     listen.addEventListener("click", async () => {
       if (listen.textContent === "Stop") return stopListening();
@@ -836,8 +842,7 @@ class Bedside {
         showError(error, problem);
       }
     });
-    const previewTimer = setInterval(paintPreview, 250);
-    dialog.addEventListener("close", () => { clearInterval(previewTimer); stopListening(); clearTimeout(checkTimer); });
+    dialog.addEventListener("close", () => { unfollow(); stopListening(); clearTimeout(checkTimer); });
 
     form.querySelector('[value="save"]').addEventListener("click", async (event) => {
       event.preventDefault();
@@ -877,7 +882,7 @@ class Bedside {
     const dialog = this.sheet("bs-alarm", `
       <form method="dialog" novalidate>
         <h2>Alarm</h2>
-        <label class="bs-check"><input name="enabled" type="checkbox"${rule.enabled || !this.settings.alarm ? " checked" : ""}> Alarm on</label>
+        <label class="bs-check"><input name="enabled" type="checkbox"${rule.enabled ? " checked" : ""}> Alarm on</label>
         <label for="bs-alarm-time">Time</label>
         <input id="bs-alarm-time" name="time" type="time" required value="${time}">
         <fieldset class="bs-days"><legend>Repeat</legend>
@@ -908,7 +913,11 @@ class Bedside {
       }
     };
     preview();
-    form.addEventListener("input", preview);
+    form.addEventListener("input", (event) => {
+      // Choosing a time or a day means the alarm is wanted.
+      if (event.target.name === "time" || event.target.name === "day") form.enabled.checked = true;
+      preview();
+    });
     form.querySelector('[value="save"]').addEventListener("click", (event) => {
       event.preventDefault();
       const chosen = read();

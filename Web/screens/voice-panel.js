@@ -2,6 +2,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
+import { render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 
 const SAMPLE = "Breathe in slowly. (1s) And let it go.";
 const MAX_CHARACTERS = 2000;
@@ -58,12 +59,7 @@ export async function wireVoicePanel(container) {
       showError(error, new Error("No speech engine is installed on this server. Run make run on it: that installs Piper and eSpeak NG."));
       return;
     }
-    const engines = [...new Set(voices.map((voice) => voice.engine))];
-    select.innerHTML = engines.map((engine) => `
-      <optgroup label="${engine === "piper" ? "Natural (Piper)" : engine === "espeak-ng" ? "Fast (eSpeak NG)" : escapeHTML(engine)}">
-        ${voices.filter((voice) => voice.engine === engine).map((voice) =>
-          `<option value="${escapeHTML(voice.id)}">${escapeHTML(voice.name)} · ${escapeHTML(voice.language)}</option>`).join("")}
-      </optgroup>`).join("");
+    select.innerHTML = voiceOptionsHTML(voices);
     select.disabled = false;
     speak.disabled = false;
   } catch (problem) {
@@ -86,18 +82,9 @@ export async function wireVoicePanel(container) {
     setProgress(0, "Starting…");
     progressBox.hidden = false;
     try {
-      // AAC plays everywhere, iPhones included; Opus where AAC is missing.
-      const format = audio.canPlayType("audio/mp4") ? "m4a" : "opus";
-      let render = await api("/api/speech/renders", {
-        method: "POST", body: { text, voice: select.value, rate: Number(form.rate.value), format },
+      const render = await renderSpeech(text, { voice: select.value, rate: Number(form.rate.value) }, {
+        progress: (fraction) => setProgress(fraction, fraction < 1 ? `Speaking… ${Math.round(fraction * 100)}%` : "Done"),
       });
-      while (render.status === "rendering") {
-        setProgress(render.progress, `Speaking… ${Math.round(render.progress * 100)}%`);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        render = await api(`/api/speech/renders/${render.id}`);
-      }
-      if (render.status === "failed") throw new Error(render.error || "The render failed. Try again.");
-      setProgress(1, "Done");
       await showResult(render);
       announce("Your line is ready to play.");
     } catch (problem) {

@@ -1,3 +1,5 @@
+import AudioRender
+import Bedside
 import Foundation
 import ReverieAPI
 import Vapor
@@ -7,7 +9,8 @@ import Vapor
 /// Each field is its own row (`theme`, `bedside.<field>`), so two devices changing different
 /// fields at once both keep their change.
 struct SettingsController: RouteCollection {
-    static let rooms = ["rain", "ocean", "forest", "brown", "silence"]
+    /// The rooms Bedside has: one for each sound `AudioRender` makes.
+    static let rooms = RoomSound.allCases.map(\.rawValue)
     static let bedsideDefaults = BedsideSettings(contentMode: "off", lastContentMode: "meditation", rate: 1, captions: true, roomVolume: 0.5,
                                                  room: "rain", contentCompletedSuccessfully: false,
                                                  alarm: BedsideAlarm(time: "07:00", enabled: false, days: []))
@@ -62,10 +65,10 @@ struct SettingsController: RouteCollection {
     /// A 400 naming the first field out of its range.
     static func validate(_ bedside: BedsideSettings) throws {
         func invalid(_ message: String) -> APIError { APIError(.badRequest, code: "invalid_field", message) }
-        if let mode = bedside.contentMode, !["off", "meditation", "poetry"].contains(mode) {
+        if let mode = bedside.contentMode, ContentModeMachine.Mode(rawValue: mode) == nil {
             throw invalid("bedside.contentMode: off, meditation or poetry.")
         }
-        if let mode = bedside.lastContentMode, !["meditation", "poetry"].contains(mode) {
+        if let mode = bedside.lastContentMode, ContentModeMachine.Mode(rawValue: mode)?.kind == nil {
             throw invalid("bedside.lastContentMode: meditation or poetry.")
         }
         if let voice = bedside.voice, voice.count > 100 { throw invalid("bedside.voice: at most 100 characters (\"\" for the default voice).") }
@@ -73,12 +76,11 @@ struct SettingsController: RouteCollection {
         if let volume = bedside.roomVolume, !(0...1).contains(volume) { throw invalid("bedside.roomVolume: from 0 to 1.") }
         if let room = bedside.room, !rooms.contains(room) { throw invalid("bedside.room: one of \(rooms.joined(separator: ", ")).") }
         if let alarm = bedside.alarm {
-            let parts = alarm.time.split(separator: ":", omittingEmptySubsequences: false)
-            guard alarm.time.count == 5, parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
-                  (0...23).contains(hour), (0...59).contains(minute) else {
+            // The rule the alarm rings by reads it; the settings keep it in one spelling (07:30).
+            guard alarm.time.count == 5, alarm.time.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ":") }), AlarmRule(time: alarm.time, enabled: alarm.enabled, days: []) != nil else {
                 throw invalid("bedside.alarm.time: HH:MM, like 07:30.")
             }
-            guard alarm.days.allSatisfy({ (0...6).contains($0) }), Set(alarm.days).count == alarm.days.count else {
+            guard AlarmRule(time: alarm.time, enabled: alarm.enabled, days: alarm.days) != nil, Set(alarm.days).count == alarm.days.count else {
                 throw invalid("bedside.alarm.days: weekdays 0 (Sunday) to 6, each once.")
             }
         }
