@@ -42,7 +42,7 @@ def test_the_browser_machine_answers_the_shared_cases(server, page):
         // machine cannot reach, and busy states ignore taps.
         let seed = 7;
         const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-        const events = ['tap', 'continueTapped', 'started', 'refused', 'failed', 'finished', 'stopped', 'gapElapsed', 'roomChanged'];
+        const events = ['tap', 'continueTapped', 'started', 'refused', 'failed', 'finished', 'stopped', 'gapElapsed', 'roomChanged', 'alarmRang'];
         for (let run = 0; run < 200; run += 1) {
             const machine = mode.createMachine();
             for (let step = 0; step < 60; step += 1) {
@@ -663,7 +663,13 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     for day in ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"):
         sheet.get_by_role("checkbox", name=day, exact=True).check()
     sheet.get_by_role("button", name="Save").click()
-    page.get_by_role("button", name="Meditation. Play a poem").click()  # a poem plays to its end...
+    # The alarm that rang ended the night's content: Off.
+    expect(page.locator(".bs-leaf")).to_have_attribute("data-mode", "off")
+    page.get_by_role("button", name="Content off. Play a meditation").click()  # a meditation...
+    wait_leaf(page, "leafFilled")
+    finish_piece(page)
+    wait_leaf(page, "leafOutline")
+    page.get_by_role("button", name="Meditation. Play a poem").click()  # ...and a poem play to their end...
     wait_leaf(page, "masksFilled")
     finish_piece(page)
     wait_leaf(page, "masksOutline")
@@ -684,13 +690,27 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     assert len(greetings) == 1, "a greeting after a piece stopped by hand"
     ringing.get_by_role("button", name="Snooze 9 min").click()
     expect(ringing).to_be_hidden()
-    expect(page.locator(".bs-alarm-line")).to_contain_text("Snoozed until 10:39")
+    again = datetime.fromtimestamp(page.evaluate("Date.now()") / 1000) + timedelta(minutes=9)
+    expect(page.locator(".bs-alarm-line")).to_have_text(f"Snoozed until {again.hour % 12 or 12}:{again.minute:02d} PM")
     page.clock.fast_forward("09:00")
     expect(page.get_by_role("alertdialog", name="Alarm")).to_be_visible()
     page.get_by_role("alertdialog", name="Alarm").get_by_role("button", name="Stop").click()
     # A repeating alarm arms for tomorrow.
     expect(page.locator(".bs-alarm-line")).to_have_text("tomorrow at 10:30 PM")
     assert bedside_settings(server, page)["alarm"]["enabled"] is True
+
+    # The alarm rings while a meditation plays: the meditation stops, and the mode goes Off.
+    page.get_by_role("button", name="Content off. Play a meditation").click()
+    wait_leaf(page, "leafFilled")
+    page.clock.fast_forward("23:51:00")
+    ringing = page.get_by_role("alertdialog", name="Alarm")
+    expect(ringing).to_be_visible()
+    wait_leaf(page, "leafOutline")
+    expect(page.locator(".bs-leaf")).to_have_attribute("data-mode", "off")
+    assert page.evaluate("document.querySelector('.bs-voice').paused")
+    wait_until(page, "fetch('/api/settings').then(r => r.json()).then(s => s.bedside.contentMode === 'off')")
+    ringing.get_by_role("button", name="Stop").click()
+    expect(ringing).to_be_hidden()
 
     # Hidden, the page says plainly to keep it open.
     page.evaluate("""(() => {

@@ -68,6 +68,8 @@ public struct ContentModeMachine: Sendable, Equatable {
         case gapElapsed
         /// Another room was chosen.
         case roomChanged
+        /// The alarm began to ring: the night's content ends, and the mode goes Off.
+        case alarmRang
     }
 
     public enum Effect: Equatable, Sendable, CustomStringConvertible {
@@ -192,6 +194,23 @@ public struct ContentModeMachine: Sendable, Equatable {
             afterStop = nil
             mode = .off
             phase = .idle
+            return [.save(.off)]
+        case (.starting, .alarmRang), (.playing, .alarmRang):
+            // Not stopped by hand: the greeting's flag stays as it is.
+            phase = .stopping
+            afterStop = .off
+            return [.stop]
+        case (.stopping, .alarmRang):
+            afterStop = .off
+            return []
+        case (.gap, .alarmRang):
+            afterStop = nil
+            mode = .off
+            phase = .idle
+            return [.save(.off)]
+        case (.idle, .alarmRang) where mode != .off:
+            needsGesture = false
+            mode = .off
             return [.save(.off)]
         case (.gap, .gapElapsed):
             afterStop = nil

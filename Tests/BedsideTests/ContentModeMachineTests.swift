@@ -89,8 +89,17 @@ struct ContentModeMachineTests {
                 // Every start names the mode the machine is then in, and only one piece starts at a time.
                 let starts = effects.compactMap { if case let .start(mode) = $0 { mode } else { nil } }
                 #expect(starts.count <= 1 && starts.allSatisfy { $0 == next.mode && next.phase == .starting }, "\(state) + \(event) → \(effects)")
-                // A stop only from playing, and it clears the greeting's flag (a piece stopped by hand).
-                if effects.contains(.stop) { #expect(state.phase == .playing && effects.contains(.clearCompleted)) }
+                // A stop by hand only from playing, and it clears the greeting's flag; the alarm's stop
+                // (from starting or playing) leaves the flag as it is.
+                if effects.contains(.stop) {
+                    if event == .alarmRang {
+                        #expect((state.phase == .playing || state.phase == .starting) && !effects.contains(.clearCompleted))
+                    } else {
+                        #expect(state.phase == .playing && effects.contains(.clearCompleted))
+                    }
+                }
+                // The alarm leaves nothing to start: it ends Off, or on the way there.
+                if event == .alarmRang { #expect(next.mode == .off || next.afterStop == .off, "\(state) + alarm → \(next)") }
                 if effects.contains(.markCompleted) { #expect(event == .finished && state.phase == .playing) }
                 // The mode saved is the mode the machine is in.
                 for case let .save(mode) in effects { #expect(mode == next.mode) }

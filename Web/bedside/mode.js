@@ -36,7 +36,7 @@ export function isBusy(machine) {
 
 /**
  * Moves `machine` (in place) on an event: tap, continueTapped, started, refused, failed, finished,
- * stopped, gapElapsed, roomChanged. Returns the effects to carry out, as strings: "start MODE",
+ * stopped, gapElapsed, roomChanged, alarmRang (the alarm ends the night's content: Off). Returns the effects to carry out, as strings: "start MODE",
  * "stop", "wait gap", "save MODE", "mark completed", "clear completed".
  */
 export function handle(machine, event) {
@@ -68,6 +68,24 @@ export function handle(machine, event) {
     machine.afterStop = null;
     machine.mode = "off";
     machine.phase = "idle";
+    return ["save off"];
+  }
+  if ((phase === "starting" || phase === "playing") && event === "alarmRang") {
+    // Not stopped by hand: the greeting's flag stays as it is.
+    machine.phase = "stopping";
+    machine.afterStop = "off";
+    return ["stop"];
+  }
+  if (phase === "stopping" && event === "alarmRang") { machine.afterStop = "off"; return []; }
+  if (phase === "gap" && event === "alarmRang") {
+    machine.afterStop = null;
+    machine.mode = "off";
+    machine.phase = "idle";
+    return ["save off"];
+  }
+  if (phase === "idle" && event === "alarmRang" && mode !== "off") {
+    machine.needsGesture = false;
+    machine.mode = "off";
     return ["save off"];
   }
   if (phase === "gap" && event === "gapElapsed") {

@@ -976,8 +976,9 @@ class Bedside {
   }
 
   ring() {
-    // A piece still speaking gives way to the chime.
-    if (!this.voice.paused) this.voice.pause();
+    // The night's content ends: a piece speaking (or being made) stops, and the mode goes Off.
+    this.ready = null;
+    this.dispatch("alarmRang");
     this.chime.src = "/api/bedside/sounds/chime";
     this.chime.volume = 1;
     this.chime.play().catch(() => {});
