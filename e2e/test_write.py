@@ -148,7 +148,7 @@ def test_offline_edit_reaches_the_server(server, page):
                message="the draft kept in IndexedDB never reached the server")
 
 
-def test_an_old_draft_becomes_a_conflict_copy(server, page):
+def test_an_old_draft_becomes_a_conflict_copy(server, browser, page):
     expect_error(page, "offline", r"/api/")
     expect_error(page, 412, r"/api/compositions/")  # the old draft meets the newer version
     sign_in(server, page, "Write")
@@ -162,12 +162,17 @@ def test_an_old_draft_becomes_a_conflict_copy(server, page):
     expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
     page.goto("about:blank")
     page.context.set_offline(False)
-    other = page.context.new_page()
-    other.goto(server.url + "/write")
-    other.wait_for_load_state()
-    other.evaluate(f"""fetch('/api/compositions/{song}').then(r => r.json()).then(s => fetch('/api/compositions/{song}', {{
+    # The other device is a device of its own (its own storage): a page of this one would send
+    # the waiting draft first, and the race between the two saves would decide the test.
+    other = open_page(browser)
+    other.context.add_cookies(page.context.cookies())
+    expect_error(other, 404, r"/favicon\.ico$")  # a bare image asks for it; the app's pages name their icons
+    other.goto(server.url + "/icons/icon.svg")
+    answer = other.evaluate(f"""fetch('/api/compositions/{song}').then(r => r.json()).then(s => fetch('/api/compositions/{song}', {{
         method: 'PUT', headers: {{'Content-Type': 'application/json', 'If-Match': '"' + s.version + '"'}},
-        body: JSON.stringify({{title: 'Two Devices', lyrics: 'The words from the laptop'}})}}))""")
+        body: JSON.stringify({{title: 'Two Devices', lyrics: 'The words from the laptop'}})}})).then(r => r.status)""")
+    assert answer == 200, answer
+    close(other)
     page.goto(server.url + "/write")
     expect(page.locator(".song", has_text="Two Devices (conflict copy)")).to_be_visible(timeout=15_000)
     stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
