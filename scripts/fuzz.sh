@@ -16,12 +16,12 @@ out=.build/fuzz
 mkdir -p "$out"
 
 # harness name → module whose sources it is built with
-declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes)
-declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz)
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
 declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift")
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics)
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3)
 
 build() {
   local name=$1 binary="$out/$1"

@@ -71,6 +71,38 @@ struct BinaryTests {
                    errors: String(decoding: errors, as: UTF8.self))
     }
 
+    @Test("chapters prints what MediaFormats reads, as text or JSON, and names a file it cannot read")
+    func chapters() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let metadata = directory.appendingPathComponent("meta.txt")
+        try ";FFMETADATA1\ntitle=Night Book\nartist=Ada\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1200\ntitle=First\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1200\nEND=2000\ntitle=Second\n"
+            .write(to: metadata, atomically: true, encoding: .utf8)
+        let book = directory.appendingPathComponent("night.m4b")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        make.arguments = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=duration=2", "-i", metadata.path, "-map", "0",
+                          "-map_metadata", "1", "-map_chapters", "1", "-c:a", "aac", book.path]
+        try make.run()
+        make.waitUntilExit()
+        try #require(make.terminationStatus == 0, "ffmpeg is installed by scripts/bootstrap.sh")
+
+        let text = try Self.run(["chapters", book.path])
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.contains("MP4, 0:00:02.000  Night Book — Ada"))
+        #expect(text.output.contains("   2  0:00:01.200  Second"))
+
+        let json = try Self.run(["chapters", "--json", book.path, metadata.path])
+        #expect(json.status == 1, "a file that is not audio makes the run fail")
+        #expect(json.errors.contains("meta.txt: This is not an audio file we can read"))
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let chapters = try #require(report["chapters"] as? [[String: Any]])
+        #expect(chapters.map { $0["title"] as? String } == ["First", "Second"])
+        #expect(chapters.map { $0["start"] as? Double } == [0, 1.2])
+        #expect(report["format"] as? String == "mp4")
+    }
+
     @Test("--version prints the version")
     func version() throws {
         let run = try Self.run(["--version"])
