@@ -48,6 +48,7 @@ let package = Package(
                 "Bedside",
                 "MediaFormats",
                 "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),

@@ -11,7 +11,7 @@ import Foundation
 /// | database | `--database-url` | `DATABASE_URL` | SQLite at `<data>/reverie.sqlite` |
 /// | web app files | `--web-dir` | `REVERIE_WEB_DIR` | `Web` next to the working directory or the binary |
 /// | largest request body | — | `REVERIE_MAX_BODY_BYTES` | 1 MiB |
-/// | largest audio upload | — | `REVERIE_MAX_UPLOAD_BYTES` | 512 MiB |
+/// | largest audio upload | — | `REVERIE_MAX_UPLOAD_BYTES` | 4 GiB |
 /// | files kept in memory | — | `REVERIE_FILE_CACHE_BYTES` | 256 MiB |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
@@ -80,8 +80,8 @@ public struct ServerConfig: Sendable, Equatable {
     /// A connection that neither sends nor receives anything for this many seconds is closed
     /// (`REVERIE_IDLE_TIMEOUT`), so idle or stalled clients cannot use up the server's open files.
     public var idleTimeoutSeconds: Int = 60
-    /// Largest audio file the owner may upload (`REVERIE_MAX_UPLOAD_BYTES`, 512 MiB); more is a 413.
-    public var maxUploadBytes: Int = 512 << 20
+    /// Largest audio file anyone may upload (`REVERIE_MAX_UPLOAD_BYTES`, 4 GiB); more is a 413.
+    public var maxUploadBytes: Int = 4 << 30
     /// The most bytes of files (web app, audio, captions) kept in memory to answer from
     /// (`REVERIE_FILE_CACHE_BYTES`, 256 MiB); files up to half of it are kept, larger ones stream.
     public var fileCacheBytes: Int = 256 << 20

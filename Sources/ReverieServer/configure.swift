@@ -44,6 +44,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateProgressEvents())
     app.migrations.add(CreateSleepAudio())
     app.migrations.add(CreateBedsidePieces())
+    app.migrations.add(CreateLibraryItems())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -112,6 +113,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: ProgressController(library: sleepLibrary, bedside: bedsideLibrary))
     try app.register(collection: WindDownController(library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: BedsideController(library: bedsideLibrary))
+    try app.register(collection: LibraryController(maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

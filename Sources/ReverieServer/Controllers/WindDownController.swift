@@ -162,29 +162,9 @@ struct WindDownController: RouteCollection {
     func upload(req: Request) async throws -> Response {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
-        if let length = req.headers.first(name: .contentLength).flatMap(Int.init), length > maxUploadBytes {
-            throw tooLarge()
-        }
-        let scratch = req.application.services.config.mediaDirectory("winddown").appendingPathComponent(".upload-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch.deletingLastPathComponent(), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: scratch.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let handle = try FileHandle(forWritingTo: scratch)
-        var received = 0
-        do {
-            for try await buffer in req.body {
-                received += buffer.readableBytes
-                guard received <= maxUploadBytes else { throw tooLarge() }
-                try handle.write(contentsOf: buffer.readableBytesView)
-            }
-            try handle.close()
-        } catch {
-            try? handle.close()
-            throw error
-        }
-        guard received > 0 else { throw APIError(.badRequest, code: "empty_upload", "The upload is empty: send the audio file as the request body.") }
-        let name = req.headers.first(name: "X-File-Name").map { String($0.prefix(200)) }
-        let attachment = try await req.application.attachSleepUpload(itemID: item.id, file: scratch, originalName: name)
+        let received = try await req.receiveUpload(limit: maxUploadBytes)
+        defer { try? FileManager.default.removeItem(at: received.file) }
+        let attachment = try await req.application.attachSleepUpload(itemID: item.id, file: received.file, originalName: received.originalName)
         var entry = try await self.item(req: req)
         entry.audio.originalName = attachment.originalName
         return try await entry.encodeResponse(status: .created, for: req)
@@ -211,11 +191,6 @@ struct WindDownController: RouteCollection {
     }
 
     // MARK: -
-
-    private func tooLarge() -> APIError {
-        APIError(.payloadTooLarge, code: "upload_too_large",
-                 "The file is larger than this server takes (\(maxUploadBytes / (1 << 20)) MiB); make it smaller or raise REVERIE_MAX_UPLOAD_BYTES.")
-    }
 
     private func requireOwner(_ req: Request) throws -> AuthenticatedUser {
         let user = try req.user

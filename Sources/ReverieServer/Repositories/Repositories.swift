@@ -12,6 +12,7 @@ public struct Repositories: Sendable {
     public var progress: any ProgressRepository
     public var sleepAudio: any SleepAudioRepository
     public var bedsidePieces: any BedsidePieceRepository
+    public var library: any LibraryRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -25,7 +26,8 @@ public struct Repositories: Sendable {
             compositions: FluentCompositionRepository(database: database),
             progress: FluentProgressRepository(database: database),
             sleepAudio: FluentSleepAudioRepository(database: database),
-            bedsidePieces: FluentBedsidePieceRepository(database: database)
+            bedsidePieces: FluentBedsidePieceRepository(database: database),
+            library: FluentLibraryRepository(database: database)
         )
     }
 }

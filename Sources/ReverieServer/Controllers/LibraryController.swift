@@ -1,0 +1,98 @@
+import Foundation
+import ReverieAPI
+import Vapor
+
+extension LibraryItemInfo: Content {}
+extension LibraryList: Content {}
+extension LibraryUploadResult: Content {}
+
+/// Listen's library: a person's books and music, uploaded from the web app (streamed to disk,
+/// read with `MediaFormats`, kept once by content hash) and played with Range.
+struct LibraryController: RouteCollection {
+    let maxUploadBytes: Int
+
+    func boot(routes: any RoutesBuilder) throws {
+        let library = routes.grouped("api", "library")
+        library.get(use: list)
+        library.on(.POST, body: .stream, use: upload)
+        library.get(":itemID", use: show)
+        library.delete(":itemID", use: delete)
+        library.get(":itemID", "audio", use: audio)
+        library.get(":itemID", "artwork", use: artwork)
+    }
+
+    /// `GET /api/library[?kind=book|music]`: newest first.
+    func list(req: Request) async throws -> LibraryList {
+        let user = try req.user
+        let kind = try Self.kind(req)
+        return LibraryList(items: try await req.repositories.library.all(kind: kind, ownedBy: user).map(Self.info))
+    }
+
+    /// `POST /api/library[?kind=book|music]`: the body is the file (MP3, M4A or M4B), its name in
+    /// `X-File-Name`. 201 with the new item; 200 with the one the person already has for the same bytes.
+    func upload(req: Request) async throws -> Response {
+        let user = try req.user
+        let kind = try Self.kind(req)
+        let received = try await req.receiveUpload(limit: maxUploadBytes)
+        let (row, duplicate) = try await req.libraryStore.add(received, kind: kind, for: user)
+        return try await LibraryUploadResult(item: Self.info(row), duplicate: duplicate)
+            .encodeResponse(status: duplicate ? .ok : .created, for: req)
+    }
+
+    /// `GET /api/library/{id}`.
+    func show(req: Request) async throws -> LibraryItemInfo {
+        Self.info(try await item(req))
+    }
+
+    /// `DELETE /api/library/{id}`: the item goes, and its file when no one else has the same one.
+    func delete(req: Request) async throws -> HTTPStatus {
+        let user = try req.user
+        let id = try req.uuidParameter("itemID", naming: "library item")
+        guard let row = try await req.repositories.library.delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
+        try await req.libraryStore.removeUnused(fileHashes: [row.fileHash], artworkHashes: Set([row.artworkHash].compactMap { $0 }))
+        return .noContent
+    }
+
+    /// `GET /api/library/{id}/audio`: the file, with Range.
+    func audio(req: Request) async throws -> Response {
+        let row = try await item(req)
+        let type = row.format == "mp3" ? "audio/mpeg" : "audio/mp4"
+        return try await req.serveFile(path: req.libraryStore.file(of: row).path, type: type, name: nil)
+    }
+
+    /// `GET /api/library/{id}/artwork`: the cover as a JPEG of at most 512 px.
+    func artwork(req: Request) async throws -> Response {
+        let row = try await item(req)
+        guard let hash = row.artworkHash else {
+            throw APIError(.notFound, code: "no_artwork", "“\(row.title)” has no cover picture in its file.")
+        }
+        return try await req.serveFile(path: req.libraryStore.artworkFile(hash: hash).path, type: "image/jpeg", name: nil)
+    }
+
+    // MARK: -
+
+    private func item(_ req: Request) async throws -> LibraryItemModel {
+        let user = try req.user
+        let id = try req.uuidParameter("itemID", naming: "library item")
+        guard let row = try await req.repositories.library.find(id, ownedBy: user) else { throw APIError.notFound("library item") }
+        return row
+    }
+
+    static func kind(_ req: Request) throws -> String? {
+        guard let kind = try req.queryString("kind", maximumLength: 10) else { return nil }
+        guard ["book", "music"].contains(kind) else {
+            throw APIError(.badRequest, code: "invalid_field", "kind: book or music.")
+        }
+        return kind
+    }
+
+    static func info(_ row: LibraryItemModel) -> LibraryItemInfo {
+        let id = row.id?.uuidString.lowercased() ?? ""
+        let chapters = (try? JSONDecoder().decode([LibraryChapter].self, from: Data(row.chapters.utf8))) ?? []
+        return LibraryItemInfo(
+            id: id, kind: row.kind, title: row.title, author: row.author, album: row.album, year: row.year, track: row.track,
+            disc: row.disc, duration: Double(row.durationMs) / 1000, format: row.format, byteSize: row.byteSize,
+            originalName: row.originalName, audioURL: "/api/library/\(id)/audio",
+            artworkURL: row.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chapters, createdAt: row.createdAt)
+    }
+}

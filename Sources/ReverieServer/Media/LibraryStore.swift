@@ -1,0 +1,134 @@
+import AudioRender
+import Crypto
+import Foundation
+import MediaFormats
+import ReverieAPI
+import Vapor
+
+/// Turns an audio file into a library item: reads it with `MediaFormats`, keeps it once under
+/// `<data>/media/library/<sha256>.<ext>`, makes a thumbnail of its cover, and adds the row.
+/// Used by the upload route and `reverie library import`.
+struct LibraryStore: Sendable {
+    let mediaDirectory: URL
+    let artworkDirectory: URL
+    let repository: any LibraryRepository
+    let threadPool: NIOThreadPool
+    let runner: CommandRunner
+
+    init(app: Application, repository: any LibraryRepository) {
+        mediaDirectory = app.services.config.mediaDirectory("library")
+        artworkDirectory = app.services.config.mediaDirectory("artwork")
+        self.repository = repository
+        threadPool = app.threadPool
+        runner = .live
+    }
+
+    /// Adds `upload` to `user`'s library as `kind` (`book`, `music`, or nil to decide: an M4B or a
+    /// file with chapters is a book). The scratch file is moved or removed, whatever happens.
+    /// - Returns: the item, and whether the person already had these bytes (then nothing is added).
+    func add(_ upload: ReceivedUpload, kind: String?, for user: AuthenticatedUser) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+        defer { try? FileManager.default.removeItem(at: upload.file) }
+        if let existing = try await repository.find(fileHash: upload.sha256, ownedBy: user) {
+            return (existing, true)
+        }
+        let path = upload.file.path
+        let media: ParsedMedia
+        do {
+            media = try await threadPool.runIfActive { try MediaFile.parse(path: path) }
+        } catch let error as MediaFormatsError {
+            throw Self.apiError(error)
+        }
+        let format = media.format.rawValue
+        try FileManager.default.createDirectory(at: mediaDirectory, withIntermediateDirectories: true)
+        let stored = mediaDirectory.appendingPathComponent("\(upload.sha256).\(Self.fileExtension(media.format, name: upload.originalName))")
+        if !FileManager.default.fileExists(atPath: stored.path) {
+            try FileManager.default.moveItem(at: upload.file, to: stored)
+        }
+        let artworkHash = await thumbnail(media.artwork)
+
+        let name = upload.originalName.map { ($0 as NSString).deletingPathExtension }
+        let title = media.tags.title ?? name ?? "Untitled"
+        let isBook = kind.map { $0 == "book" } ?? (media.chapters.count >= 2 || upload.originalName?.lowercased().hasSuffix(".m4b") == true)
+        var chapters = media.chapters.map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end) }
+        for index in chapters.indices where chapters[index].title.isEmpty { chapters[index].title = "Chapter \(index + 1)" }
+        if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
+        if !isBook { chapters = [] }
+        let row = LibraryItemModel(
+            ownerID: user.id, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
+            album: media.tags.album, year: media.tags.year, track: media.tags.track, disc: media.tags.disc,
+            durationMs: Int((media.duration * 1000).rounded()), format: format, fileHash: upload.sha256, byteSize: upload.byteCount,
+            originalName: upload.originalName, artworkHash: artworkHash,
+            chapters: String(decoding: try JSONEncoder().encode(chapters), as: UTF8.self))
+        do {
+            try await repository.create(row)
+        } catch {
+            // The same file uploaded twice at once: the second row is refused by the unique index.
+            if let existing = try await repository.find(fileHash: upload.sha256, ownedBy: user) { return (existing, true) }
+            throw error
+        }
+        return (row, false)
+    }
+
+    /// The stored file of an item.
+    func file(of item: LibraryItemModel) -> URL {
+        mediaDirectory.appendingPathComponent("\(item.fileHash).\(item.format == "mp3" ? "mp3" : "m4a")")
+    }
+
+    func artworkFile(hash: String) -> URL {
+        artworkDirectory.appendingPathComponent("\(hash).jpg")
+    }
+
+    /// Removes the file and the cover thumbnail when no one's item uses them any more.
+    func removeUnused(fileHashes: Set<String>, artworkHashes: Set<String>) async throws {
+        for hash in fileHashes where try await !repository.isUsed(fileHash: hash) {
+            for ext in ["m4a", "mp3"] { try? FileManager.default.removeItem(at: mediaDirectory.appendingPathComponent("\(hash).\(ext)")) }
+        }
+        for hash in artworkHashes where try await !repository.isUsed(artworkHash: hash) {
+            try? FileManager.default.removeItem(at: artworkFile(hash: hash))
+        }
+    }
+
+    // MARK: -
+
+    /// One stored name per format, so a file's name never depends on what it was uploaded as.
+    private static func fileExtension(_ format: ParsedMedia.Format, name: String?) -> String {
+        format == .mp3 ? "mp3" : "m4a"
+    }
+
+    /// A 512 px JPEG of the cover, kept by the cover's own hash; nil without a cover or when the
+    /// picture cannot be read (the item is still added).
+    private func thumbnail(_ artwork: ParsedArtwork?) async -> String? {
+        guard let artwork, !artwork.data.isEmpty else { return nil }
+        let hash = SHA256.hash(data: artwork.data).map { String(format: "%02x", $0) }.joined()
+        let output = artworkFile(hash: hash)
+        if FileManager.default.fileExists(atPath: output.path) { return hash }
+        do {
+            try FileManager.default.createDirectory(at: artworkDirectory, withIntermediateDirectories: true)
+            let scratch = artworkDirectory.appendingPathComponent(".\(UUID().uuidString).jpg")
+            let result = try await runner.run("ffmpeg", ["-v", "error", "-y", "-i", "pipe:0", "-frames:v", "1",
+                                                         "-vf", "scale=512:512:force_original_aspect_ratio=decrease", "-q:v", "3", scratch.path], artwork.data)
+            guard result.status == 0 else {
+                try? FileManager.default.removeItem(at: scratch)
+                return nil
+            }
+            try? FileManager.default.removeItem(at: output)
+            try FileManager.default.moveItem(at: scratch, to: output)
+            return hash
+        } catch {
+            return nil
+        }
+    }
+
+    static func apiError(_ error: MediaFormatsError) -> APIError {
+        switch error {
+        case .unsupportedFormat:
+            APIError(.unsupportedMediaType, code: "not_audio", "This is not an audio file Reverie can read. Upload an MP3, M4A or M4B file.")
+        case .malformed, .tooLarge, .unreadable:
+            APIError(.unprocessableEntity, code: "damaged_audio", error.description)
+        }
+    }
+}
+
+extension Request {
+    var libraryStore: LibraryStore { LibraryStore(app: application, repository: repositories.library) }
+}

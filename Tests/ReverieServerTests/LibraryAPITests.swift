@@ -1,0 +1,142 @@
+import AudioRender
+import Foundation
+@testable import ReverieServer
+import ReverieAPI
+import Testing
+import Vapor
+
+@Suite("Listen library: uploads, books with chapters, music, covers, isolation and clean-up")
+struct LibraryAPITests {
+    /// An audio file made by ffmpeg: `seconds` of tone, tags, optional chapters and cover.
+    static func audioFile(_ name: String, seconds: Double = 6, title: String, chapters: [(String, Int)] = [], cover: Bool = false,
+                          frequency: Int = 440) async throws -> Data {
+        let folder = scratchFile("x").deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var meta = ";FFMETADATA1\ntitle=\(title)\nartist=Ann Author\nalbum=Night Songs\ntrack=2/9\n"
+        let ends = chapters.dropFirst().map(\.1) + [Int(seconds * 1000)]
+        for ((chapter, start), end) in zip(chapters, ends) {
+            meta += "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\(start)\nEND=\(end)\ntitle=\(chapter)\n"
+        }
+        let metaFile = folder.appendingPathComponent("meta.txt")
+        try meta.write(to: metaFile, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent(name)
+        var arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds)", "-i", metaFile.path]
+        if cover { arguments += ["-f", "lavfi", "-i", "color=c=0x224466:s=600x600:d=0.04"] }
+        arguments += ["-map", "0:a", "-map_metadata", "1", "-map_chapters", "1"]
+        if cover { arguments += ["-map", "2:v", "-c:v", "mjpeg", "-disposition:v", "attached_pic"] }
+        arguments += name.hasSuffix(".mp3") ? ["-c:a", "libmp3lame", "-b:a", "64k"] : ["-c:a", "aac", "-b:a", "64k"]
+        arguments.append(output.path)
+        let result = try await CommandRunner.live.run("ffmpeg", arguments, nil)
+        #expect(result.status == 0, "\(String(decoding: result.errors, as: UTF8.self))")
+        return try Data(contentsOf: output)
+    }
+
+    @Test("an M4B becomes a book with its chapters and cover; an MP3 becomes music; both play with Range", arguments: TestDatabase.all)
+    func uploadBookAndMusic(database: TestDatabase) async throws {
+        let book = try await Self.audioFile("night.m4b", title: "The Night Book", chapters: [("Dusk", 0), ("Midnight", 2_000), ("Dawn", 4_500)], cover: true)
+        let song = try await Self.audioFile("song.mp3", seconds: 3, title: "Lullaby")
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let empty = try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self)
+            #expect(empty.items.isEmpty)
+
+            let added = try await client.send(.POST, "/api/library", data: book, contentType: "audio/mp4", auth: .cookie(owner),
+                                              headers: ["X-File-Name": "night.m4b"])
+            #expect(added.status == .created, "\(added.text)")
+            let item = try added.decode(LibraryUploadResult.self).item
+            #expect(item.kind == "book" && item.title == "The Night Book" && item.author == "Ann Author" && item.originalName == "night.m4b")
+            #expect(item.chapters.map(\.title) == ["Dusk", "Midnight", "Dawn"])
+            #expect(item.chapters.map(\.start) == [0, 2, 4.5])
+            #expect(abs(item.duration - 6) < 0.05 && item.format == "mp4" && item.byteSize == book.count)
+
+            let cover = try await client.send(.GET, try #require(item.artworkURL), auth: .cookie(owner))
+            #expect(cover.status == .ok && cover.bytes.starts(with: [0xFF, 0xD8]) && cover.headers.contentType == .jpeg)
+
+            let part = try await client.send(.GET, item.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=0-99"])
+            #expect(part.status == .partialContent && part.bytes == book.prefix(100))
+            let whole = try await client.send(.GET, item.audioURL, auth: .cookie(owner))
+            #expect(whole.bytes == book)
+
+            let music = try await client.send(.POST, "/api/library", data: song, contentType: "audio/mpeg", auth: .cookie(owner),
+                                              headers: ["X-File-Name": "song.mp3"]).decode(LibraryUploadResult.self).item
+            #expect(music.kind == "music" && music.chapters.isEmpty && music.artworkURL == nil && music.track == 2)
+            let noCover = try await client.send(.GET, "/api/library/\(music.id)/artwork", auth: .cookie(owner))
+            #expect(noCover.status == .notFound)
+
+            let books = try await client.send(.GET, "/api/library?kind=book", auth: .cookie(owner)).decode(LibraryList.self)
+            #expect(books.items.map(\.id) == [item.id])
+            let all = try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self)
+            #expect(Set(all.items.map(\.id)) == [item.id, music.id])
+            #expect(try await client.send(.GET, "/api/library?kind=podcast", auth: .cookie(owner)).status == .badRequest)
+        }
+    }
+
+    @Test("the same file twice is found by its content; another person's item answers 404; files go when no one uses them",
+          arguments: TestDatabase.all)
+    func duplicatesIsolationAndCleanUp(database: TestDatabase) async throws {
+        let song = try await Self.audioFile("song.m4a", seconds: 2, title: "Same Bytes", cover: true)
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let guest = try await client.addUser("grace", by: owner)
+            let first = try await client.send(.POST, "/api/library", data: song, contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(first.status == .created)
+            let again = try await client.send(.POST, "/api/library", data: song, contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(again.status == .ok)
+            let mine = try first.decode(LibraryUploadResult.self).item
+            #expect(try again.decode(LibraryUploadResult.self) == LibraryUploadResult(item: mine, duplicate: true))
+            #expect(try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self).items.count == 1)
+
+            for path in ["/api/library/\(mine.id)", mine.audioURL, "/api/library/\(mine.id)/artwork"] {
+                #expect(try await client.send(.GET, path, auth: .cookie(guest)).status == .notFound, "\(path)")
+            }
+            #expect(try await client.send(.DELETE, "/api/library/\(mine.id)", auth: .cookie(guest)).status == .notFound)
+            #expect(try await client.send(.GET, "/api/library/not-a-uuid", auth: .cookie(owner)).status == .notFound)
+
+            // Grace uploads the same bytes: her own item, sharing the one file.
+            let hers = try await client.send(.POST, "/api/library", data: song, contentType: "audio/mp4", auth: .cookie(guest))
+            #expect(hers.status == .created)
+            let media = client.app.services.config.mediaDirectory("library")
+            let artwork = client.app.services.config.mediaDirectory("artwork")
+            func files(_ folder: URL) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { !$0.hasPrefix(".") } }
+            #expect(files(media).count == 1 && files(artwork).count == 1)
+
+            // The owner deletes theirs: Grace's still plays.
+            #expect(try await client.send(.DELETE, "/api/library/\(mine.id)", auth: .cookie(owner)).status == .noContent)
+            let herItem = try hers.decode(LibraryUploadResult.self).item
+            #expect(try await client.send(.GET, herItem.audioURL, auth: .cookie(guest)).bytes == song)
+
+            // Removing Grace removes her item and, now unused, the file and the cover.
+            let users = try await client.send(.GET, "/api/users", auth: .cookie(owner))
+            let list = try #require(try JSONSerialization.jsonObject(with: users.bytes) as? [[String: Any]])
+            let graceID = try #require(list.first { $0["username"] as? String == "grace" }?["id"] as? String)
+            #expect(try await client.send(.DELETE, "/api/users/\(graceID)", auth: .cookie(owner)).status == .noContent)
+            #expect(files(media).isEmpty && files(artwork).isEmpty)
+        }
+    }
+
+    @Test("what is not audio, damaged, empty or too large is refused with a reason, and nothing is kept")
+    func badUploads() async throws {
+        let book = try await Self.audioFile("night.m4b", seconds: 4, title: "Cut Short", chapters: [("One", 0), ("Two", 2_000)])
+        try await withTestApp(.sqlite, maxUploadBytes: 60_000) { client in
+            let owner = try await client.setUpOwner()
+            let text = try await client.send(.POST, "/api/library", raw: "just some words", contentType: "text/plain", auth: .cookie(owner))
+            #expect(text.status == .unsupportedMediaType && text.text.contains("MP3, M4A or M4B"))
+            let damaged = try await client.send(.POST, "/api/library", data: book.prefix(book.count / 2), contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(damaged.status == .unprocessableEntity && damaged.text.contains("damaged"), "\(damaged.text)")
+            let empty = try await client.send(.POST, "/api/library", data: Data(), contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(empty.status == .badRequest)
+            let large = try await client.send(.POST, "/api/library", data: Data(count: 70_000), contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(large.status == .payloadTooLarge && large.text.contains("REVERIE_MAX_UPLOAD_BYTES"))
+            let kind = try await client.send(.POST, "/api/library?kind=film", data: book, contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(kind.status == .badRequest && kind.text.contains("kind"))
+            let anonymous = try await client.send(.POST, "/api/library", data: book, contentType: "audio/mp4")
+            #expect(anonymous.status == .unauthorized)
+
+            #expect(try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self).items.isEmpty)
+            for folder in [".incoming", "library"] {
+                let path = client.app.services.config.mediaDirectory(folder).path
+                #expect(((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).isEmpty, "\(folder)")
+            }
+        }
+    }
+}
