@@ -103,6 +103,38 @@ struct BinaryTests {
         #expect(report["format"] as? String == "mp4")
     }
 
+    @Test("library import adds a folder's audio files to the owner's library, skips what is there, and names what it cannot read")
+    func libraryImport() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)")
+        let folder = data.appendingPathComponent("incoming/Album")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: data) }
+        for (name, frequency) in [("02 Second.mp3", 330), ("10 Tenth.mp3", 550)] {
+            let make = Process()
+            make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            make.arguments = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=1", "-metadata", "title=\(name.dropLast(4))",
+                              "-c:a", "libmp3lame", folder.appendingPathComponent(name).path]
+            try make.run()
+            make.waitUntilExit()
+            try #require(make.terminationStatus == 0, "ffmpeg is installed by scripts/bootstrap.sh")
+        }
+        try Data("not audio".utf8).write(to: folder.appendingPathComponent("03 Broken.mp3"))
+        let noOwner = try Self.run(["library", "import", folder.path, "--data-dir", data.path])
+        #expect(noOwner.status == 1 && noOwner.errors.contains("reverie user create"))
+
+        _ = try Self.run(["user", "create", "ada", "--password-stdin", "--data-dir", data.path], input: "correct horse\n")
+        let first = try Self.run(["library", "import", folder.path, "--data-dir", data.path])
+        #expect(first.status == 1, "one file is not audio")
+        #expect(first.output == "02 Second.mp3: added as music, “02 Second”\n10 Tenth.mp3: added as music, “10 Tenth”\n", "natural order")
+        #expect(first.errors.contains("03 Broken.mp3: This is not an audio file"))
+        #expect(first.errors.contains("1 of 3 files could not be imported"))
+        let again = try Self.run(["library", "import", folder.appendingPathComponent("10 Tenth.mp3").path, "--data-dir", data.path])
+        #expect(again.status == 0 && again.output.contains("already in the library"))
+        let stored = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media/library").path)
+        #expect(stored.count == 2)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("02 Second.mp3").path), "copied, not moved")
+    }
+
     @Test("--version prints the version")
     func version() throws {
         let run = try Self.run(["--version"])

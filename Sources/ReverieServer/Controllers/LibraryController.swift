@@ -34,7 +34,7 @@ struct LibraryController: RouteCollection {
         let user = try req.user
         let kind = try Self.kind(req)
         let received = try await req.receiveUpload(limit: maxUploadBytes)
-        let (row, duplicate) = try await req.libraryStore.add(received, kind: kind, for: user)
+        let (row, duplicate) = try await req.libraryStore.add(received, kind: kind, ownerID: user.id)
         return try await LibraryUploadResult(item: Self.info(row), duplicate: duplicate)
             .encodeResponse(status: duplicate ? .ok : .created, for: req)
     }

@@ -23,12 +23,12 @@ struct LibraryStore: Sendable {
         runner = .live
     }
 
-    /// Adds `upload` to `user`'s library as `kind` (`book`, `music`, or nil to decide: an M4B or a
+    /// Adds `upload` to the library of the person with `ownerID` as `kind` (`book`, `music`, or nil to decide: an M4B or a
     /// file with chapters is a book). The scratch file is moved or removed, whatever happens.
     /// - Returns: the item, and whether the person already had these bytes (then nothing is added).
-    func add(_ upload: ReceivedUpload, kind: String?, for user: AuthenticatedUser) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+    func add(_ upload: ReceivedUpload, kind: String?, ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         defer { try? FileManager.default.removeItem(at: upload.file) }
-        if let existing = try await repository.find(fileHash: upload.sha256, ownedBy: user) {
+        if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) {
             return (existing, true)
         }
         let path = upload.file.path
@@ -54,7 +54,7 @@ struct LibraryStore: Sendable {
         if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
         if !isBook { chapters = [] }
         let row = LibraryItemModel(
-            ownerID: user.id, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
+            ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
             album: media.tags.album, year: media.tags.year, track: media.tags.track, disc: media.tags.disc,
             durationMs: Int((media.duration * 1000).rounded()), format: format, fileHash: upload.sha256, byteSize: upload.byteCount,
             originalName: upload.originalName, artworkHash: artworkHash,
@@ -63,7 +63,7 @@ struct LibraryStore: Sendable {
             try await repository.create(row)
         } catch {
             // The same file uploaded twice at once: the second row is refused by the unique index.
-            if let existing = try await repository.find(fileHash: upload.sha256, ownedBy: user) { return (existing, true) }
+            if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) { return (existing, true) }
             throw error
         }
         return (row, false)
@@ -131,4 +131,46 @@ struct LibraryStore: Sendable {
 
 extension Request {
     var libraryStore: LibraryStore { LibraryStore(app: application, repository: repositories.library) }
+}
+
+extension Application {
+    /// Adds a file on the server's disk to the library of the person called `username` (the owner
+    /// when nil), as `reverie library import` does. The file is copied, never moved.
+    /// - Returns: the item's title and kind, and whether the person already had the same bytes.
+    public func importToLibrary(file: URL, username: String?, kind: String?) async throws -> (title: String, kind: String, duplicate: Bool) {
+        let users = try await repositories.users.all()
+        guard let person = username.map({ name in users.first { $0.username == name.lowercased() } }) ?? users.first(where: \.isOwner),
+              let ownerID = person.id else {
+            throw APIError(.notFound, code: "not_found", username.map { "No account is named '\($0)'." } ?? "There is no owner yet: run `reverie user create NAME` first.")
+        }
+        let incoming = services.config.mediaDirectory(".incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let scratch = incoming.appendingPathComponent(UUID().uuidString)
+        var hasher = SHA256()
+        var count = 0
+        do {
+            guard let input = InputStream(url: file), FileManager.default.createFile(atPath: scratch.path, contents: nil) else {
+                throw APIError(.notFound, code: "not_found", "Cannot read \(file.path).")
+            }
+            let output = try FileHandle(forWritingTo: scratch)
+            defer { try? output.close(); input.close() }
+            input.open()
+            var block = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let read = input.read(&block, maxLength: block.count)
+                if read < 0 { throw APIError(.notFound, code: "not_found", "Cannot read \(file.path).") }
+                if read == 0 { break }
+                hasher.update(data: block[0..<read])
+                try output.write(contentsOf: block[0..<read])
+                count += read
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            throw error
+        }
+        let upload = ReceivedUpload(file: scratch, byteCount: count, sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(),
+                                    originalName: file.lastPathComponent)
+        let (item, duplicate) = try await LibraryStore(app: self, repository: repositories.library).add(upload, kind: kind, ownerID: ownerID)
+        return (item.title, item.kind, duplicate)
+    }
 }

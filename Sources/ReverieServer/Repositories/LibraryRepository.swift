@@ -7,7 +7,7 @@ public protocol LibraryRepository: Sendable {
     func all(kind: String?, ownedBy user: AuthenticatedUser) async throws -> [LibraryItemModel]
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> LibraryItemModel?
     /// The person's item with these bytes, if they have one.
-    func find(fileHash: String, ownedBy user: AuthenticatedUser) async throws -> LibraryItemModel?
+    func find(fileHash: String, ownerID: UUID) async throws -> LibraryItemModel?
     func create(_ item: LibraryItemModel) async throws
     /// The removed item; nil when the person has no such item.
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> LibraryItemModel?
@@ -32,8 +32,8 @@ struct FluentLibraryRepository: LibraryRepository {
         try await LibraryItemModel.find(id, ownedBy: user, on: database)
     }
 
-    func find(fileHash: String, ownedBy user: AuthenticatedUser) async throws -> LibraryItemModel? {
-        try await LibraryItemModel.query(ownedBy: user, on: database).filter(\.$fileHash == fileHash).first()
+    func find(fileHash: String, ownerID: UUID) async throws -> LibraryItemModel? {
+        try await LibraryItemModel.query(on: database).filter(\.$owner.$id == ownerID).filter(\.$fileHash == fileHash).first()
     }
 
     func create(_ item: LibraryItemModel) async throws {
