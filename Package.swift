@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         // MARK: - Engines
@@ -29,7 +30,7 @@ let package = Package(
         .target(name: "MediaFormats"),
         .target(name: "Bedside", dependencies: ["SpokenScript"], resources: [.copy("Resources/bedside")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CReverieZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
@@ -47,8 +48,9 @@ let package = Package(
                 "SleepLibrary",
                 "Bedside",
                 "MediaFormats",
-                "CZlib",
+                "CReverieZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -99,6 +101,7 @@ let package = Package(
                 "AudioRender",
                 "Breathing",
                 "Rhymes",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

@@ -15,6 +15,26 @@ enum MP3Reader {
     }
 
     static func parse(_ source: ByteSource) throws -> ParsedMedia {
+        let layout = try layout(source)
+        let duration = try summaryDuration(source, frameAt: layout.firstFrame, header: layout.header)
+            ?? countedDuration(source, from: layout.firstFrame + (layout.startsWithSummary ? Int64(layout.header.length) : 0), to: layout.audioEnd)
+        let chapters = chapterList(layout.contents, duration: duration)
+        return ParsedMedia(format: .mp3, duration: duration, tags: layout.contents.tags, artwork: layout.contents.artwork, chapters: chapters)
+    }
+
+    /// Where the parts of an MP3 file lie.
+    struct Layout {
+        var contents: ID3Contents
+        /// The first frame (which may be a Xing/Info/VBRI summary that holds no audio).
+        var firstFrame: Int64
+        var header: FrameHeader
+        /// Where the audio ends (before an ID3v1 tag).
+        var audioEnd: Int64
+        /// The first frame is a summary frame: the audio starts with the next one.
+        var startsWithSummary: Bool
+    }
+
+    static func layout(_ source: ByteSource) throws -> Layout {
         var offset: Int64 = 0
         var contents = ID3Contents()
         var sawTag = false
@@ -38,10 +58,11 @@ enum MP3Reader {
         guard let first = try firstFrame(source, from: offset, to: audioEnd) else {
             throw MediaFormatsError.malformed("no MPEG audio frame was found")
         }
-        let duration = try summaryDuration(source, frameAt: first.offset, header: first.header)
-            ?? countedDuration(source, from: first.offset, to: audioEnd)
-        let chapters = chapterList(contents, duration: duration)
-        return ParsedMedia(format: .mp3, duration: duration, tags: contents.tags, artwork: contents.artwork, chapters: chapters)
+        let head = try source.bytes(at: first.offset, count: max(first.header.length, 58))
+        let xingAt = 4 + first.header.sideInfoLength
+        let summary = (xingAt + 4 <= head.count && [FourCC("Xing"), FourCC("Info")].contains(FourCC(head, xingAt)))
+            || (40 <= head.count && FourCC(head, 36) == FourCC("VBRI"))
+        return Layout(contents: contents, firstFrame: first.offset, header: first.header, audioEnd: audioEnd, startsWithSummary: summary)
     }
 
     /// `CHAP` frames in the top-level `CTOC`'s order when there is one, else by start time; a

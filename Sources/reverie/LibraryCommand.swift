@@ -16,7 +16,8 @@ struct LibraryCommand: AsyncParsableCommand {
             discussion: """
                 A folder is searched for audio files (in natural name order). Files are copied into the data directory; \
                 the same bytes a person already has are skipped. An M4B or a file with chapters becomes a book, anything \
-                else music, unless --kind says otherwise. The running server shows them at once.
+                else music, unless --kind says otherwise. One folder with --kind book becomes one book of its MP3 files, \
+                a chapter each, ordered by disc, track and natural name. The running server shows them at once.
                 """
         )
 
@@ -63,6 +64,17 @@ struct LibraryCommand: AsyncParsableCommand {
             let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
             var failures = 0
             try await ServerRunner.withApplication(config, logLevel: .warning) { app in
+                // A folder imported as a book is one book of its MP3 parts.
+                if kind == "book", paths.count == 1, (try? URL(fileURLWithPath: paths[0]).resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+                    do {
+                        let book = try await app.importBookToLibrary(folder: URL(fileURLWithPath: paths[0]), username: user)
+                        print(book.duplicate ? "\(paths[0]): already in the library as “\(book.title)”"
+                                             : "\(paths[0]): added as a book, “\(book.title)”, \(book.chapters) chapters")
+                    } catch let error as APIError {
+                        throw CommandFailure(error.message)
+                    }
+                    return
+                }
                 for file in files {
                     do {
                         let result = try await app.importToLibrary(file: file, username: user, kind: kind)

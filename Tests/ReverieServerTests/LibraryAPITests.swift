@@ -4,6 +4,7 @@ import Foundation
 import ReverieAPI
 import Testing
 import Vapor
+import ZIPFoundation
 
 @Suite("Listen library: uploads, books with chapters, music, covers, isolation and clean-up")
 struct LibraryAPITests {
@@ -111,6 +112,71 @@ struct LibraryAPITests {
             let graceID = try #require(list.first { $0["username"] as? String == "grace" }?["id"] as? String)
             #expect(try await client.send(.DELETE, "/api/users/\(graceID)", auth: .cookie(owner)).status == .noContent)
             #expect(files(media).isEmpty && files(artwork).isEmpty)
+        }
+    }
+
+    /// A zip of `entries` (path → bytes), stored or deflated.
+    static func zipArchive(_ entries: [(String, Data)], deflate: Bool = false) throws -> Data {
+        let url = scratchFile("parts.zip")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let archive = try Archive(url: url, accessMode: .create)
+        for (path, data) in entries {
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: deflate ? .deflate : .none) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return try Data(contentsOf: url)
+    }
+
+    @Test("a zip of MP3 parts becomes one book: a chapter per part by disc, track and name, playable as one file", arguments: TestDatabase.all)
+    func zippedBook(database: TestDatabase) async throws {
+        let first = try await Self.audioFile("a.mp3", seconds: 1.5, title: "Part One", frequency: 330)
+        let second = try await Self.audioFile("b.mp3", seconds: 2, title: "Part Two", frequency: 440)
+        let third = try await Self.audioFile("c.mp3", seconds: 1, title: "Part Three", frequency: 550)
+        // Same track tag (2/9) on all: the natural order of the names decides.
+        let zip = try Self.zipArchive([("Book/10 three.mp3", third), ("Book/2 two.mp3", second), ("Book/1 one.mp3", first),
+                                ("__MACOSX/Book/._1 one.mp3", Data("resource fork".utf8)), ("Book/cover.txt", Data("x".utf8))])
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let reply = try await client.send(.POST, "/api/library", data: zip, contentType: "application/zip", auth: .cookie(owner),
+                                              headers: ["X-File-Name": "The Parts.zip"])
+            #expect(reply.status == .created, "\(reply.text)")
+            let book = try reply.decode(LibraryUploadResult.self).item
+            #expect(book.kind == "book" && book.format == "mp3" && book.title == "Night Songs" && book.author == "Ann Author")
+            #expect(book.chapters.map(\.title) == ["Part One", "Part Two", "Part Three"])
+            #expect(abs(book.chapters[1].start - book.chapters[0].end) < 1e-9)
+            #expect(abs(book.duration - book.chapters[2].end) < 0.002, "\(book.duration) \(book.chapters)")
+            #expect(abs(book.duration - 4.5) < 0.2)
+            let audio = try await client.send(.GET, book.audioURL, auth: .cookie(owner))
+            #expect(audio.status == .ok && audio.bytes.count == book.byteSize)
+
+            let again = try await client.send(.POST, "/api/library", data: zip, contentType: "application/zip", auth: .cookie(owner))
+            #expect(again.status == .ok)
+            #expect(try again.decode(LibraryUploadResult.self).duplicate)
+        }
+    }
+
+    @Test("hostile zips: a path outside the archive, a bomb, no MP3s, a damaged archive; nothing is kept")
+    func hostileZips() async throws {
+        let song = try await Self.audioFile("a.mp3", seconds: 1, title: "Fine")
+        let traversal = try Self.zipArchive([("../../outside.mp3", song)])
+        let bomb = try Self.zipArchive([("bomb.mp3", Data(count: 20 << 20))], deflate: true)
+        let nothing = try Self.zipArchive([("notes.txt", Data("hello".utf8))])
+        var damaged = try Self.zipArchive([("a.mp3", song)])
+        damaged.replaceSubrange(damaged.count - 30..<damaged.count, with: Data(count: 30))
+        try await withTestApp(.sqlite) { client in
+            let owner = try await client.setUpOwner()
+            let cases: [(Data, String)] = [(traversal, "outside itself"), (bomb, "expands more than"), (nothing, "holds no MP3"), (damaged, "cannot be read")]
+            for (body, message) in cases {
+                let reply = try await client.send(.POST, "/api/library", data: body, contentType: "application/zip", auth: .cookie(owner))
+                #expect(reply.status == .unprocessableEntity && reply.text.contains(message), "\(message): \(reply.status) \(reply.text)")
+            }
+            #expect(try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self).items.isEmpty)
+            for folder in [".incoming", "library"] {
+                let path = client.app.services.config.mediaDirectory(folder).path
+                #expect(((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).isEmpty, "\(folder)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: client.app.services.config.mediaDirectory("").deletingLastPathComponent().appendingPathComponent("outside.mp3").path))
         }
     }
 

@@ -133,6 +133,12 @@ struct BinaryTests {
         let stored = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("media/library").path)
         #expect(stored.count == 2)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("02 Second.mp3").path), "copied, not moved")
+
+        // The folder as one book: its MP3 parts joined, a chapter each, in natural order.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("03 Broken.mp3"))
+        let book = try Self.run(["library", "import", folder.path, "--kind", "book", "--data-dir", data.path])
+        #expect(book.status == 0, "\(book.errors)")
+        #expect(book.output.contains("added as a book, “Album”, 2 chapters"), "\(book.output)")
     }
 
     @Test("--version prints the version")

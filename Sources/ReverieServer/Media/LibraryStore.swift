@@ -14,8 +14,20 @@ struct LibraryStore: Sendable {
     let repository: any LibraryRepository
     let threadPool: NIOThreadPool
     let runner: CommandRunner
+    let incomingDirectory: URL
+    let maxUploadBytes: Int
+
+    /// What a book made of many MP3 parts brings beyond its joined file.
+    struct BookParts {
+        var chapters: [ParsedChapter]
+        var title: String?
+        var author: String?
+        var artwork: ParsedArtwork?
+    }
 
     init(app: Application, repository: any LibraryRepository) {
+        incomingDirectory = app.services.config.mediaDirectory(".incoming")
+        maxUploadBytes = app.services.config.maxUploadBytes
         mediaDirectory = app.services.config.mediaDirectory("library")
         artworkDirectory = app.services.config.mediaDirectory("artwork")
         self.repository = repository
@@ -26,8 +38,48 @@ struct LibraryStore: Sendable {
     /// Adds `upload` to the library of the person with `ownerID` as `kind` (`book`, `music`, or nil to decide: an M4B or a
     /// file with chapters is a book). The scratch file is moved or removed, whatever happens.
     /// - Returns: the item, and whether the person already had these bytes (then nothing is added).
+    /// A zip of MP3 files becomes one book, its parts joined in order (see `MP3Book`).
     func add(_ upload: ReceivedUpload, kind: String?, ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         defer { try? FileManager.default.removeItem(at: upload.file) }
+        guard SafeZip.isZip(upload.file) else { return try await addFile(upload, kind: kind, ownerID: ownerID, book: nil) }
+        let work = incomingDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (zip, limit) = (upload.file, maxUploadBytes)
+        let entries = try await threadPool.runIfActive { try SafeZip.extractMP3s(zip, into: work, limit: limit) }
+        let name = upload.originalName.map { ($0 as NSString).deletingPathExtension }
+        return try await addBook(parts: entries, in: work, name: name, originalName: upload.originalName, ownerID: ownerID)
+    }
+
+    /// MP3 parts (a folder or a zip's) joined into one book, one chapter per part, ordered by
+    /// disc, track and natural name; `work` is a scratch folder the caller removes.
+    func addBook(parts entries: [(file: URL, name: String)], in work: URL, name: String?, originalName: String?,
+                 ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+        let output = work.appendingPathComponent("joined-\(UUID().uuidString).mp3")
+        let book: BookParts = try await threadPool.runIfActive {
+            let parts = try entries.map { entry -> MP3Book.Part in
+                do {
+                    return MP3Book.Part(path: entry.file.path, name: entry.name, media: try MediaFile.parse(path: entry.file.path))
+                } catch let error as MediaFormatsError {
+                    throw APIError(.unprocessableEntity, code: "damaged_audio", "\(entry.name): \(error.description)")
+                }
+            }
+            let ordered = MP3Book.ordered(parts)
+            let chapters: [ParsedChapter]
+            do {
+                chapters = try MP3Book.join(ordered, to: output.path)
+            } catch let error as MediaFormatsError {
+                throw Self.apiError(error)
+            }
+            let tags = ordered.first?.media.tags
+            return BookParts(chapters: chapters, title: tags?.album ?? name, author: tags?.artist ?? tags?.albumArtist,
+                             artwork: ordered.lazy.compactMap(\.media.artwork).first)
+        }
+        let (hash, count) = try Self.sha256(of: output)
+        let joined = ReceivedUpload(file: output, byteCount: count, sha256: hash, originalName: originalName)
+        return try await addFile(joined, kind: "book", ownerID: ownerID, book: book)
+    }
+
+    private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, book: BookParts?) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) {
             return (existing, true)
         }
@@ -44,17 +96,17 @@ struct LibraryStore: Sendable {
         if !FileManager.default.fileExists(atPath: stored.path) {
             try FileManager.default.moveItem(at: upload.file, to: stored)
         }
-        let artworkHash = await thumbnail(media.artwork)
+        let artworkHash = await thumbnail(book?.artwork ?? media.artwork)
 
         let name = upload.originalName.map { ($0 as NSString).deletingPathExtension }
-        let title = media.tags.title ?? name ?? "Untitled"
+        let title = book?.title ?? media.tags.title ?? name ?? "Untitled"
         let isBook = kind.map { $0 == "book" } ?? (media.chapters.count >= 2 || upload.originalName?.lowercased().hasSuffix(".m4b") == true)
-        var chapters = media.chapters.map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end) }
+        var chapters = (book?.chapters ?? media.chapters).map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end) }
         for index in chapters.indices where chapters[index].title.isEmpty { chapters[index].title = "Chapter \(index + 1)" }
         if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
         if !isBook { chapters = [] }
         let row = LibraryItemModel(
-            ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
+            ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: book?.author ?? media.tags.artist ?? media.tags.albumArtist,
             album: media.tags.album, year: media.tags.year, track: media.tags.track, disc: media.tags.disc,
             durationMs: Int((media.duration * 1000).rounded()), format: format, fileHash: upload.sha256, byteSize: upload.byteCount,
             originalName: upload.originalName, artworkHash: artworkHash,
@@ -119,6 +171,28 @@ struct LibraryStore: Sendable {
         }
     }
 
+    /// SHA-256 (hex) and size of a file, read a block at a time; with `copy`, also written there.
+    static func sha256(of file: URL, copyingTo copy: URL? = nil) throws -> (hash: String, count: Int) {
+        guard let input = try? FileHandle(forReadingFrom: file) else {
+            throw APIError(.notFound, code: "not_found", "Cannot read \(file.path): no such file, or it is not readable.")
+        }
+        defer { try? input.close() }
+        var output: FileHandle?
+        if let copy {
+            FileManager.default.createFile(atPath: copy.path, contents: nil)
+            output = try FileHandle(forWritingTo: copy)
+        }
+        defer { try? output?.close() }
+        var hasher = SHA256()
+        var count = 0
+        while let block = try input.read(upToCount: 1 << 20), !block.isEmpty {
+            hasher.update(data: block)
+            try output?.write(contentsOf: block)
+            count += block.count
+        }
+        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), count)
+    }
+
     static func apiError(_ error: MediaFormatsError) -> APIError {
         switch error {
         case .unsupportedFormat:
@@ -138,39 +212,49 @@ extension Application {
     /// when nil), as `reverie library import` does. The file is copied, never moved.
     /// - Returns: the item's title and kind, and whether the person already had the same bytes.
     public func importToLibrary(file: URL, username: String?, kind: String?) async throws -> (title: String, kind: String, duplicate: Bool) {
-        let users = try await repositories.users.all()
-        guard let person = username.map({ name in users.first { $0.username == name.lowercased() } }) ?? users.first(where: \.isOwner),
-              let ownerID = person.id else {
-            throw APIError(.notFound, code: "not_found", username.map { "No account is named '\($0)'." } ?? "There is no owner yet: run `reverie user create NAME` first.")
-        }
+        let ownerID = try await libraryOwner(username)
         let incoming = services.config.mediaDirectory(".incoming")
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         let scratch = incoming.appendingPathComponent(UUID().uuidString)
-        var hasher = SHA256()
-        var count = 0
+        let copied: (hash: String, count: Int)
         do {
-            guard let input = InputStream(url: file), FileManager.default.createFile(atPath: scratch.path, contents: nil) else {
-                throw APIError(.notFound, code: "not_found", "Cannot read \(file.path).")
-            }
-            let output = try FileHandle(forWritingTo: scratch)
-            defer { try? output.close(); input.close() }
-            input.open()
-            var block = [UInt8](repeating: 0, count: 1 << 20)
-            while true {
-                let read = input.read(&block, maxLength: block.count)
-                if read < 0 { throw APIError(.notFound, code: "not_found", "Cannot read \(file.path).") }
-                if read == 0 { break }
-                hasher.update(data: block[0..<read])
-                try output.write(contentsOf: block[0..<read])
-                count += read
-            }
+            copied = try LibraryStore.sha256(of: file, copyingTo: scratch)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
             throw error
         }
-        let upload = ReceivedUpload(file: scratch, byteCount: count, sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(),
-                                    originalName: file.lastPathComponent)
+        let upload = ReceivedUpload(file: scratch, byteCount: copied.count, sha256: copied.hash, originalName: file.lastPathComponent)
         let (item, duplicate) = try await LibraryStore(app: self, repository: repositories.library).add(upload, kind: kind, ownerID: ownerID)
         return (item.title, item.kind, duplicate)
+    }
+
+    /// Makes one book of the MP3 files in `folder` (and its subfolders), as `reverie library import
+    /// --kind book FOLDER` does: one chapter per file, by disc, track and natural name.
+    public func importBookToLibrary(folder: URL, username: String?) async throws -> (title: String, chapters: Int, duplicate: Bool) {
+        let ownerID = try await libraryOwner(username)
+        var entries: [(file: URL, name: String)] = []
+        let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        while let next = walker?.nextObject() as? URL {
+            guard next.pathExtension.lowercased() == "mp3" else { continue }
+            entries.append((next, String(next.path.dropFirst(folder.path.count).drop { $0 == "/" })))
+        }
+        guard !entries.isEmpty else { throw APIError(.notFound, code: "not_found", "\(folder.path) holds no MP3 files.") }
+        let work = services.config.mediaDirectory(".incoming").appendingPathComponent(UUID().uuidString, isDirectory: true)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let store = LibraryStore(app: self, repository: repositories.library)
+        let (item, duplicate) = try await store.addBook(parts: entries, in: work, name: folder.lastPathComponent,
+                                                        originalName: folder.lastPathComponent, ownerID: ownerID)
+        let chapters = (try? JSONDecoder().decode([LibraryChapter].self, from: Data(item.chapters.utf8)).count) ?? 0
+        return (item.title, chapters, duplicate)
+    }
+
+    private func libraryOwner(_ username: String?) async throws -> UUID {
+        let users = try await repositories.users.all()
+        guard let person = username.map({ name in users.first { $0.username == name.lowercased() } }) ?? users.first(where: \.isOwner),
+              let id = person.id else {
+            throw APIError(.notFound, code: "not_found", username.map { "No account is named '\($0)'." } ?? "There is no owner yet: run `reverie user create NAME` first.")
+        }
+        return id
     }
 }

@@ -1,4 +1,4 @@
-import CZlib
+import CReverieZlib
 import Foundation
 
 /// gzip (RFC 1952) in one call, for bodies that are compressed once and served many times.
