@@ -13,9 +13,10 @@ import * as meditateScreen from "./screens/meditate.js";
 import * as writeScreen from "./screens/write.js";
 import * as windDownScreen from "./screens/wind-down.js";
 import * as bedsideScreen from "./screens/bedside.js";
+import * as listenScreen from "./screens/listen.js";
 
 /** Areas that are built have their own screen; the rest show what is coming. */
-const AREA_SCREENS = { bedside: bedsideScreen, meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen };
+const AREA_SCREENS = { bedside: bedsideScreen, meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen, listen: listenScreen };
 
 applyTheme(rememberedTheme());
 

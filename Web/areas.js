@@ -21,11 +21,6 @@ export const AREAS = [
     id: "listen", path: "/listen", name: "Listen",
     icon: "M4 15v-3a8 8 0 0 1 16 0v3M4 15a2 2 0 0 1 2-2h1v7H6a2 2 0 0 1-2-2v-3Zm16 0a2 2 0 0 0-2-2h-1v7h1a2 2 0 0 0 2-2v-3Z",
     tagline: "Music and speech at the same time.",
-    coming: [
-      "Audiobooks with chapters, podcasts, radio and articles read aloud.",
-      "Music underneath speech, with its own volume.",
-      "Your place kept in every book and episode, across devices.",
-    ],
   },
   {
     id: "write", path: "/write", name: "Write",

@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v18";
+const CACHE = "reverie-shell-v19";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -33,6 +33,7 @@ const SHELL = [
   "/bedside/mode.js",
   "/bedside/alarm.js",
   "/screens/bedside.js",
+  "/screens/listen.js",
   "/player/player.js",
   "/player/progress.js",
   "/write/drafts.js",

@@ -60,7 +60,7 @@ def test_first_visit_to_sign_out(fresh_server, page):
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Bedside")).to_be_visible()
 
-    # Every area opens from the tab bar and says honestly what is coming.
+    # Every area opens from the tab bar.
     for area_id, name in AREAS:
         page.get_by_role("link", name=name, exact=True).click()
         expect(page).to_have_url(f"{server.url}/{area_id}")
@@ -73,8 +73,10 @@ def test_first_visit_to_sign_out(fresh_server, page):
             expect(page.get_by_text("Featured Tonight")).to_be_visible()
         elif area_id == "bedside":
             expect(page.get_by_role("toolbar", name="Bedside").get_by_role("button")).to_have_count(4)
+        elif area_id == "listen":
+            expect(page.get_by_role("tab", name="Books")).to_be_visible()
         else:
-            expect(page.get_by_text("Not built yet")).to_be_visible()
+            raise AssertionError(f"no check for {area_id}")
         expect(page.get_by_role("link", name=name, exact=True)).to_have_attribute("aria-current", "page")
         screenshot(page, area_id)
 

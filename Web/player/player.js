@@ -33,6 +33,7 @@ export function artwork(color, iconPath) {
  * - item: progress key (`winddown:yoga_nidra_10min`)
  * - title, narrator, duration (seconds), color, icon (path), src (audio URL)
  * - position: where the server says this person is (seconds), or null
+ * - startAt: a place the person picked (a chapter's start), used instead of any saved place
  * - onClose(): called after it closes
  */
 export class Player {
@@ -99,9 +100,10 @@ export class Player {
     // Where to start: this device's own place, else the latest; the server offers another
     // device's place when they are far apart. Offline, this device's last place.
     const server = await serverProgress(options.item);
-    let start = server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0))
-      : localPosition(options.item) ?? options.position ?? 0;
-    if (server?.offer) this.offer(server.offer, server.position);
+    // A place the person chose (a book's chapter) wins: a saved place is for reopening only.
+    let start = options.startAt ?? (server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0))
+      : localPosition(options.item) ?? options.position ?? 0);
+    if (server?.offer && options.startAt == null) this.offer(server.offer, server.position);
     this.audio.src = options.src;
     this.seekWhenReady(start);
     root.querySelector(".player-play").focus();

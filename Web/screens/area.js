@@ -23,7 +23,7 @@ export function render(container, session, area) {
       <div class="card coming">
         <h2>Not built yet</h2>
         <p>${escapeHTML(area.name)} is on its way. When it arrives, you will have:</p>
-        <ul>${area.coming.map((item) => `<li>${escapeHTML(item)}</li>`).join("")}</ul>
+        <ul>${(area.coming || []).map((item) => `<li>${escapeHTML(item)}</li>`).join("")}</ul>
       </div>
     </section>`;
 }

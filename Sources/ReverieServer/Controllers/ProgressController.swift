@@ -81,6 +81,9 @@ struct ProgressController: RouteCollection {
     /// Bedside items' keys begin so: `bedside:<preset id or the person's piece's UUID>`.
     static let bedsidePrefix = "bedside:"
 
+    /// Listen library items' keys begin so: `library:<the item's UUID>`.
+    static let libraryPrefix = "library:"
+
     /// Items are `area:id`: Wind Down's (`winddown:<catalog id>`) and Bedside's pieces
     /// (`bedside:<preset id>`, or `bedside:<uuid>` for one's own; the log is the person's, so an id
     /// names only their own).
@@ -90,7 +93,8 @@ struct ProgressController: RouteCollection {
             let id = String(item.dropFirst(Self.bedsidePrefix.count))
             if bedside.preset(id) != nil || UUID(uuidString: id) != nil { return }
         }
-        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them).")
+        if item.hasPrefix(Self.libraryPrefix), UUID(uuidString: String(item.dropFirst(Self.libraryPrefix.count))) != nil { return }
+        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them).")
     }
 
     func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {

@@ -1,0 +1,306 @@
+// Listen: the person's library. Books | Music, uploads with a progress bar (a zip of MP3 parts
+// becomes one book), delete with Undo, and a book's page with its chapters. Playing opens the
+// shared player (Web/player/); picking a chapter starts there, never at a saved place.
+
+import { api, ApiError } from "../api.js";
+import { icon } from "../areas.js";
+import { announce, escapeHTML } from "../dom.js";
+import { clock, player } from "../player/player.js";
+
+export const id = "listen";
+
+const COLOR = "#0EA5E9";
+const BOOK_ICON = "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 15a2 2 0 0 1 2-2h11";
+const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
+const UPLOAD_ICON = "M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3";
+const TRASH_ICON = "M4 7h16M10 11v6m4-6v6M6 7l1 13h10l1-13M9 7V4h6v3";
+const UNDO_SECONDS = 10;
+
+/** "1 h 5 min", "12 min", "40 s". */
+export function length(seconds) {
+  const s = Math.round(seconds || 0);
+  if (s < 60) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m >= 60 ? `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ""}` : `${m} min`;
+}
+
+let current = null;
+
+export async function render(container, session) {
+  leave();
+  current = new ListenScreen(container);
+  await current.show(location.pathname);
+}
+
+export function leave() {
+  if (current) current.close();
+  current = null;
+  if (player.isOpen) player.close();
+}
+
+class ListenScreen {
+  constructor(container) {
+    this.container = container;
+    this.closed = false;
+    this.kind = sessionStorage.getItem("listenKind") === "music" ? "music" : "book";
+    this.pending = null;   // {item, timer}: a delete waiting out its Undo
+  }
+
+  close() {
+    this.closed = true;
+    this.commitDelete();
+  }
+
+  async show(path) {
+    const match = path.match(/^\/listen\/book\/([0-9a-f-]{36})$/i);
+    return match ? this.book(match[1]) : this.library();
+  }
+
+  failed(error, retry) {
+    this.container.innerHTML = `
+      <section class="empty-state">
+        <h1>Listen</h1>
+        <p role="alert">${escapeHTML(error instanceof ApiError ? error.message : "The library could not be loaded.")}</p>
+        <button class="button" type="button" data-retry>Try again</button>
+      </section>`;
+    this.container.querySelector("[data-retry]").addEventListener("click", retry);
+  }
+
+  // MARK: - The library
+
+  async library() {
+    this.container.innerHTML = `<p class="loading" role="status">Loading your library…</p>`;
+    let list;
+    try {
+      list = await api("/api/library");
+    } catch (error) {
+      if (!this.closed) this.failed(error, () => this.library());
+      return;
+    }
+    if (this.closed) return;
+    this.items = list.items;
+    this.container.innerHTML = `
+      <section class="listen" aria-labelledby="listen-heading">
+        <header class="listen-head">
+          <h1 id="listen-heading">Listen</h1>
+          <label class="button primary listen-upload">
+            ${icon(UPLOAD_ICON, 20)}<span>Upload</span>
+            <input type="file" accept=".mp3,.m4a,.m4b,.mp4,.zip,audio/*,application/zip" multiple data-upload>
+          </label>
+        </header>
+        <div class="listen-tabs" role="tablist" aria-label="Library">
+          <button type="button" role="tab" data-kind="book">Books</button>
+          <button type="button" role="tab" data-kind="music">Music</button>
+        </div>
+        <div class="listen-progress" role="status" hidden>
+          <p><span data-upload-name></span> <span data-upload-percent></span></p>
+          <progress max="100" value="0" aria-label="Upload progress"></progress>
+        </div>
+        <p class="listen-error" role="alert" hidden></p>
+        <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button" data-undo>Undo</button></p>
+        <ul class="listen-list"></ul>
+      </section>`;
+    const $ = (selector) => this.container.querySelector(selector);
+    for (const tab of this.container.querySelectorAll("[data-kind]")) {
+      tab.addEventListener("click", () => {
+        this.kind = tab.dataset.kind;
+        sessionStorage.setItem("listenKind", this.kind);
+        this.paintList();
+      });
+    }
+    $("[data-upload]").addEventListener("change", (event) => this.upload([...event.target.files]));
+    $("[data-undo]").addEventListener("click", () => this.undoDelete());
+    this.paintList();
+  }
+
+  paintList() {
+    for (const tab of this.container.querySelectorAll("[data-kind]")) tab.setAttribute("aria-selected", String(tab.dataset.kind === this.kind));
+    const list = this.container.querySelector(".listen-list");
+    const shown = this.items.filter((item) => item.kind === this.kind && item.id !== this.pending?.item.id);
+    if (!shown.length) {
+      list.innerHTML = `
+        <li class="listen-empty">
+          ${icon(this.kind === "book" ? BOOK_ICON : NOTE_ICON, 40)}
+          <p>${this.kind === "book"
+            ? "No books yet. Upload an M4B audiobook, or a zip of its MP3 parts: the chapters come with it."
+            : "No music yet. Upload MP3 or M4A files to play under a book or on their own."}</p>
+        </li>`;
+      return;
+    }
+    list.innerHTML = shown.map((item) => {
+      const art = item.artworkURL
+        ? `<img class="listen-art" src="${escapeHTML(item.artworkURL)}" alt="" loading="lazy">`
+        : `<span class="listen-art placeholder" aria-hidden="true">${icon(item.kind === "book" ? BOOK_ICON : NOTE_ICON, 28)}</span>`;
+      const facts = [item.author, item.kind === "book" ? `${item.chapters.length} chapter${item.chapters.length === 1 ? "" : "s"}` : item.album, length(item.duration)]
+        .filter(Boolean).map(escapeHTML).join(" · ");
+      const main = item.kind === "book"
+        ? `<a class="listen-open" href="/listen/book/${item.id}" data-link>`
+        : `<button class="listen-open" type="button" data-play="${item.id}">`;
+      return `
+        <li class="listen-item" data-id="${item.id}">
+          ${main}${art}<span class="listen-text"><span class="listen-title">${escapeHTML(item.title)}</span><span class="listen-facts">${facts}</span></span>${item.kind === "book" ? "</a>" : "</button>"}
+          <button class="icon-button" type="button" data-delete="${item.id}" aria-label="Delete ${escapeHTML(item.title)}">${icon(TRASH_ICON, 20)}</button>
+        </li>`;
+    }).join("");
+    for (const button of list.querySelectorAll("[data-play]")) {
+      button.addEventListener("click", () => this.play(this.items.find((item) => item.id === button.dataset.play)));
+    }
+    for (const button of list.querySelectorAll("[data-delete]")) {
+      button.addEventListener("click", () => this.remove(this.items.find((item) => item.id === button.dataset.delete)));
+    }
+  }
+
+  /** Sends the files one after another, each with a progress bar. */
+  async upload(files) {
+    const box = this.container.querySelector(".listen-progress");
+    const error = this.container.querySelector(".listen-error");
+    error.hidden = true;
+    for (const file of files) {
+      box.hidden = false;
+      box.querySelector("[data-upload-name]").textContent = `Uploading ${file.name}…`;
+      try {
+        const result = await send(file, (fraction) => {
+          if (this.closed) return;
+          box.querySelector("progress").value = Math.round(fraction * 100);
+          box.querySelector("[data-upload-percent]").textContent = fraction >= 1 ? "reading chapters…" : `${Math.round(fraction * 100)}%`;
+        });
+        if (this.closed) return;
+        if (!result.duplicate) this.items.unshift(result.item);
+        this.kind = result.item.kind;
+        sessionStorage.setItem("listenKind", this.kind);
+        announce(result.duplicate ? `“${result.item.title}” is already in your library.` : `Added “${result.item.title}”.`);
+      } catch (problem) {
+        if (this.closed) return;
+        error.textContent = `${file.name}: ${problem.message}`;
+        error.hidden = false;
+      }
+    }
+    if (this.closed) return;
+    box.hidden = true;
+    this.container.querySelector("[data-upload]").value = "";
+    this.paintList();
+  }
+
+  /** Hides the item at once and deletes it when the Undo has had its time (or the screen is left). */
+  remove(item) {
+    this.commitDelete();
+    const undo = this.container.querySelector(".listen-undo");
+    this.pending = { item, timer: setTimeout(() => this.commitDelete(), UNDO_SECONDS * 1000) };
+    undo.querySelector("span").textContent = `Deleted “${item.title}”.`;
+    undo.hidden = false;
+    this.paintList();
+    undo.querySelector("button").focus();
+  }
+
+  undoDelete() {
+    if (!this.pending) return;
+    clearTimeout(this.pending.timer);
+    announce(`“${this.pending.item.title}” is back.`);
+    this.pending = null;
+    this.container.querySelector(".listen-undo").hidden = true;
+    this.paintList();
+  }
+
+  commitDelete() {
+    const pending = this.pending;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pending = null;
+    if (this.items) this.items = this.items.filter((item) => item.id !== pending.item.id);
+    const undo = !this.closed && this.container.querySelector(".listen-undo");
+    if (undo) undo.hidden = true;
+    api(`/api/library/${pending.item.id}`, { method: "DELETE" }).catch((problem) => {
+      if (problem.status !== 404) console.warn("delete failed", problem.message);
+    });
+  }
+
+  play(item, chapter = null) {
+    const art = item.kind === "book" ? BOOK_ICON : NOTE_ICON;
+    player.open({
+      item: `library:${item.id}`,
+      title: item.title,
+      narrator: chapter ? chapter.title : item.author || (item.kind === "book" ? "Book" : "Music"),
+      duration: item.duration,
+      color: COLOR,
+      icon: art,
+      src: item.audioURL,
+      startAt: chapter ? chapter.start : null,
+    });
+  }
+
+  // MARK: - A book
+
+  async book(id) {
+    this.container.innerHTML = `<p class="loading" role="status">Opening the book…</p>`;
+    let book;
+    try {
+      book = await api(`/api/library/${id}`);
+    } catch (error) {
+      if (this.closed) return;
+      if (error.status === 404) {
+        this.container.innerHTML = `
+          <section class="empty-state">
+            <h1>Not in your library</h1>
+            <p>This book is not in your library (it may have been deleted).</p>
+            <a class="button primary" href="/listen" data-link>Go to the library</a>
+          </section>`;
+        return;
+      }
+      this.failed(error, () => this.book(id));
+      return;
+    }
+    if (this.closed) return;
+    sessionStorage.setItem("listenKind", "book");  // back in the library, the books show
+    const art = book.artworkURL
+      ? `<img class="book-art" src="${escapeHTML(book.artworkURL)}" alt="Cover of ${escapeHTML(book.title)}">`
+      : `<span class="book-art placeholder" aria-hidden="true">${icon(BOOK_ICON, 56)}</span>`;
+    this.container.innerHTML = `
+      <section class="book" aria-labelledby="book-heading">
+        <a class="back-link" href="/listen" data-link>${icon("M15 18l-6-6 6-6", 20)}<span>Library</span></a>
+        <div class="book-head">
+          ${art}
+          <div>
+            <h1 id="book-heading">${escapeHTML(book.title)}</h1>
+            ${book.author ? `<p class="book-author">${escapeHTML(book.author)}</p>` : ""}
+            <p class="book-facts">${length(book.duration)} · ${book.chapters.length} chapter${book.chapters.length === 1 ? "" : "s"}</p>
+          </div>
+        </div>
+        <button class="button primary wide" type="button" data-resume>Play</button>
+        <h2 class="chapters-heading">Chapters</h2>
+        <ol class="chapters">
+          ${book.chapters.map((chapter, index) => `
+            <li><button type="button" class="chapter" data-chapter="${index}">
+              <span class="chapter-number">${index + 1}</span>
+              <span class="chapter-title">${escapeHTML(chapter.title)}</span>
+              <span class="chapter-time">${clock(chapter.end - chapter.start)}</span>
+            </button></li>`).join("")}
+        </ol>
+      </section>`;
+    this.container.querySelector("[data-resume]").addEventListener("click", () => this.play(book));
+    for (const button of this.container.querySelectorAll("[data-chapter]")) {
+      button.addEventListener("click", () => this.play(book, book.chapters[Number(button.dataset.chapter)]));
+    }
+  }
+}
+
+/** POSTs one file with upload progress (fetch cannot report it; XMLHttpRequest can). */
+function send(file, progress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open("POST", "/api/library");
+    request.setRequestHeader("Accept", "application/json");
+    request.setRequestHeader("X-File-Name", encodeURIComponent(file.name));
+    request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    request.upload.addEventListener("progress", (event) => { if (event.lengthComputable) progress(event.loaded / event.total); });
+    request.addEventListener("load", () => {
+      let data = null;
+      try { data = JSON.parse(request.responseText); } catch { data = null; }
+      if (request.status >= 200 && request.status < 300) return resolve(data);
+      const error = data && data.error;
+      reject(new ApiError(request.status, error ? error.code : `http_${request.status}`, error ? error.message : `The server answered ${request.status}.`));
+    });
+    request.addEventListener("error", () => reject(new ApiError(0, "offline", "The upload stopped: Reverie's server cannot be reached. Try again.")));
+    request.send(file);
+  });
+}
+
