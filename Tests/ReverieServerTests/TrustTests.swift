@@ -80,8 +80,8 @@ struct TrustTests {
             // Each does every kind of write: create, delete, restore, and a setting.
             let themes = ["PlainLight", "PlainDark", "DirtyDishes", "RetroFuturistic"]
             let statuses = try await withThrowingTaskGroup(of: [UInt].self) { group in
-                // A 503 with Retry-After (the pool stayed busy for its 10 s, which a loaded test machine
-                // can reach) is asked again, as a client does; a "database is locked" 500 is not.
+                // A 503 with Retry-After (the pool, or SQLite's write lock, stayed busy for its 10 s,
+                // which a loaded test machine can reach) is asked again, as a client does; a 500 is not.
                 @Sendable func send(_ method: HTTPMethod, _ path: String, json: (any Encodable & Sendable)? = nil) async throws -> TestClient.Reply {
                     var reply = try await client.send(method, path, json: json, auth: .cookie(ada))
                     for _ in 0..<4 where reply.status == .serviceUnavailable {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import ReverieAPI
+import SQLiteNIO
 import Vapor
 
 /// Turns every error into `{"error":{"code","message"}}` with the right status.
@@ -46,6 +47,13 @@ struct APIErrorMiddleware: Middleware {
             request.logger.warning("\(request.method) \(request.url.path): no database connection came free in time")
             (status, code, message) = (.serviceUnavailable, "busy", "The server is busy; try again in a moment.")
             headers.replaceOrAdd(name: .retryAfter, value: "2")
+        case let error as SQLiteError where [.busy, .locked, .busyTimeout].contains(error.reason):
+            // SQLite's write lock stayed taken past busy_timeout (10 s: a starved machine) or a
+            // read-then-write transaction met another writer: nothing was written, and it is
+            // worth asking again, as a client does for a busy pool.
+            request.logger.warning("\(request.method) \(request.url.path): the database stayed locked: \(error)")
+            (status, code, message) = (.serviceUnavailable, "busy", "The server is busy; try again in a moment.")
+            headers.replaceOrAdd(name: .retryAfter, value: "2")
         case is ChannelError, is HTTPParserError, is IOError:
             // The client went away mid-request (an upload aborted, a connection reset): nothing
             // failed here, so no 500 and no ERROR in the log; the answer likely reaches no one.
@@ -56,7 +64,7 @@ struct APIErrorMiddleware: Middleware {
             (status, code, message) = (.internalServerError, "internal_error", "Something went wrong on the server; its log has the details.")
         }
 
-        if status.code >= 500, !(error is APIError), !(error is ConnectionPoolTimeoutError) {
+        if status.code >= 500, !(error is APIError), !(error is ConnectionPoolTimeoutError), status != .serviceUnavailable {
             request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
         }
 
