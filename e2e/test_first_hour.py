@@ -35,6 +35,10 @@ def test_installed_app_opens_offline_as_the_last_person(server, browser):
     page = owner_page(server, browser)
     song = json.loads(api(page, "POST", "/api/compositions", {"title": "Plane Song", "lyrics": "Over the clouds"})["body"])
     wait_until(page, "navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller !== null)")
+    # A song opens with its rhyme analysis, which waits for the rhymes index the fresh server is
+    # still building (about 10 s in a debug build): this test is about offline, so it waits for warm.
+    wait_until(page, "fetch('/api/health').then(r => r.json()).then(h => h.rhymes.state === 'ready')", timeout=120,
+               message="the rhymes index never became ready")
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Write", exact=True).click()
     page.get_by_text("Plane Song").click()  # opened once here, so this device has a copy
     expect(page.get_by_role("textbox", name="Lyrics")).to_have_value("Over the clouds")
