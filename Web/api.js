@@ -74,13 +74,12 @@ export async function api(path, { method = "GET", body } = {}) {
   } catch {
     data = null;
   }
-  if (!response.ok) {
-    const error = data && data.error;
-    throw new ApiError(
-      response.status,
-      error ? error.code : "http_" + response.status,
-      error ? error.message : `The server answered ${response.status}.`,
-    );
-  }
+  if (!response.ok) throw errorFromAnswer(response.status, data);
   return data;
+}
+
+/** The ApiError for a failed answer: its {"error":{"code","message"}} body, else its status. */
+export function errorFromAnswer(status, data) {
+  const error = data && data.error;
+  return new ApiError(status, error ? error.code : "http_" + status, error ? error.message : `The server answered ${status}.`);
 }

@@ -62,8 +62,20 @@ def test_upload_a_book_open_it_and_play_a_chapter_from_its_start(server, page, f
     expect(page.get_by_text("No music yet.")).to_be_visible()
     screenshot(page, "listen-empty")
 
+    # Watch the progress bar while the upload runs: it shows, and it reaches 100%.
+    page.evaluate("""() => {
+        window.uploadSeen = [];
+        const box = document.querySelector('.listen-progress');
+        new MutationObserver(() => {
+            if (!box.hidden) window.uploadSeen.push([box.querySelector('progress').value, box.textContent.trim()]);
+        }).observe(box, {attributes: true, subtree: true, childList: true, characterData: true});
+    }""")
     page.locator("[data-upload]").set_input_files(str(files["book"]))
     expect(page.get_by_role("tab", name="Books")).to_have_attribute("aria-selected", "true", timeout=30_000)
+    seen = page.evaluate("window.uploadSeen")
+    assert any(text.startswith("Uploading The Night Book.m4b") for _, text in seen), seen
+    assert max(value for value, _ in seen) == 100, seen
+    expect(page.locator(".listen-progress")).to_be_hidden()
     item = page.locator(".listen-item", has_text="The Night Book")
     expect(item).to_be_visible()
     expect(item).to_contain_text("Ann Author · 3 chapters")

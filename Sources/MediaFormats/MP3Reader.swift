@@ -16,7 +16,8 @@ enum MP3Reader {
 
     static func parse(_ source: ByteSource) throws -> ParsedMedia {
         let layout = try layout(source)
-        let duration = try summaryDuration(source, frameAt: layout.firstFrame, header: layout.header)
+        let perFrame = Double(layout.header.samplesPerFrame) / Double(layout.header.sampleRate)
+        let duration = try layout.summaryFrames.map { Double($0) * perFrame }
             ?? countedDuration(source, from: layout.firstFrame + (layout.startsWithSummary ? Int64(layout.header.length) : 0), to: layout.audioEnd)
         let chapters = chapterList(layout.contents, duration: duration)
         return ParsedMedia(format: .mp3, duration: duration, tags: layout.contents.tags, artwork: layout.contents.artwork, chapters: chapters)
@@ -32,6 +33,8 @@ enum MP3Reader {
         var audioEnd: Int64
         /// The first frame is a summary frame: the audio starts with the next one.
         var startsWithSummary: Bool
+        /// The number of audio frames the summary gives, if it gives one.
+        var summaryFrames: UInt32?
     }
 
     static func layout(_ source: ByteSource) throws -> Layout {
@@ -59,10 +62,9 @@ enum MP3Reader {
             throw MediaFormatsError.malformed("no MPEG audio frame was found")
         }
         let head = try source.bytes(at: first.offset, count: max(first.header.length, 58))
-        let xingAt = 4 + first.header.sideInfoLength
-        let summary = (xingAt + 4 <= head.count && [FourCC("Xing"), FourCC("Info")].contains(FourCC(head, xingAt)))
-            || (40 <= head.count && FourCC(head, 36) == FourCC("VBRI"))
-        return Layout(contents: contents, firstFrame: first.offset, header: first.header, audioEnd: audioEnd, startsWithSummary: summary)
+        let summary = summary(of: head, header: first.header)
+        return Layout(contents: contents, firstFrame: first.offset, header: first.header, audioEnd: audioEnd,
+                      startsWithSummary: summary.present, summaryFrames: summary.frames)
     }
 
     /// `CHAP` frames in the top-level `CTOC`'s order when there is one, else by start time; a
@@ -105,27 +107,21 @@ enum MP3Reader {
         return nil
     }
 
-    /// The duration written in the first frame: a Xing or Info header (LAME and most encoders) at
-    /// the end of the side information, or a VBRI header (Fraunhofer) 32 bytes after the header.
-    /// The summary frame itself holds no audio and is not counted.
-    private static func summaryDuration(_ source: ByteSource, frameAt offset: Int64, header: FrameHeader) throws -> Double? {
-        let frame = try source.bytes(at: offset, count: max(header.length, 40 + 18))
+    /// A summary in the first frame: a Xing or Info header (LAME and most encoders) at the end of
+    /// the side information, or a VBRI header (Fraunhofer) 32 bytes after the frame header. Its
+    /// frame count (when it gives one) excludes the summary frame, which holds no audio.
+    private static func summary(of frame: [UInt8], header: FrameHeader) -> (present: Bool, frames: UInt32?) {
         let xingAt = 4 + header.sideInfoLength
-        if xingAt + 12 <= frame.count {
-            let tag = FourCC(frame, xingAt)
-            if tag == FourCC("Xing") || tag == FourCC("Info") {
-                let flags = ByteCursor.u32(frame, xingAt + 4)
-                if flags & 1 != 0 {
-                    let frames = ByteCursor.u32(frame, xingAt + 8)
-                    if frames > 0 { return Double(frames) * Double(header.samplesPerFrame) / Double(header.sampleRate) }
-                }
-            }
+        if xingAt + 8 <= frame.count, [FourCC("Xing"), FourCC("Info")].contains(FourCC(frame, xingAt)) {
+            let flags = ByteCursor.u32(frame, xingAt + 4)
+            let frames = flags & 1 != 0 && xingAt + 12 <= frame.count ? ByteCursor.u32(frame, xingAt + 8) : 0
+            return (true, frames > 0 ? frames : nil)
         }
-        if 36 + 18 <= frame.count, FourCC(frame, 36) == FourCC("VBRI") {
-            let frames = ByteCursor.u32(frame, 36 + 14)
-            if frames > 0 { return Double(frames) * Double(header.samplesPerFrame) / Double(header.sampleRate) }
+        if 36 + 4 <= frame.count, FourCC(frame, 36) == FourCC("VBRI") {
+            let frames = 36 + 18 <= frame.count ? ByteCursor.u32(frame, 36 + 14) : 0
+            return (true, frames > 0 ? frames : nil)
         }
-        return nil
+        return (false, nil)
     }
 
     /// Walks every frame to the end of the audio, a block at a time, resynchronising past damage.

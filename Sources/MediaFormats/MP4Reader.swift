@@ -288,11 +288,7 @@ struct BoxWalker {
         for box in try children(of: 0..<bytes.count, depth: 1) {
             switch box.type {
             case FourCC("mvhd"):
-                var cursor = ByteCursor(bytes, from: box.payload.lowerBound, to: box.payload.upperBound)
-                let version = try cursor.u8("mvhd")
-                try cursor.skip(3 + (version == 1 ? 16 : 8), "mvhd")
-                parts.timescale = try cursor.u32("mvhd")
-                parts.movieDuration = version == 1 ? try cursor.u64("mvhd") : UInt64(try cursor.u32("mvhd"))
+                (parts.timescale, parts.movieDuration) = try timedHeader(box, withDuration: true)
             case FourCC("trak"):
                 parts.tracks.append(try track(box, depth: 2))
             case FourCC("udta"):
@@ -308,15 +304,25 @@ struct BoxWalker {
         return parts
     }
 
+    /// `mvhd`, `tkhd` and `mdhd` begin alike (ISO/IEC 14496-12 §8.2.2, §8.3.2, §8.4.2): version,
+    /// flags, creation and modification times (32 bits, or 64 in version 1), then a 32-bit field
+    /// (the timescale; `tkhd`'s track id) and, in `mvhd` and `mdhd`, the duration (32 or 64 bits).
+    private func timedHeader(_ box: Box, withDuration: Bool) throws -> (field: UInt32, duration: UInt64) {
+        let name = box.type.description
+        var cursor = ByteCursor(bytes, from: box.payload.lowerBound, to: box.payload.upperBound)
+        let version = try cursor.u8(name)
+        try cursor.skip(3 + (version == 1 ? 16 : 8), name)
+        let field = try cursor.u32(name)
+        guard withDuration else { return (field, 0) }
+        return (field, version == 1 ? try cursor.u64(name) : UInt64(try cursor.u32(name)))
+    }
+
     private mutating func track(_ trak: Box, depth: Int) throws -> Track {
         var track = Track()
         for box in try children(of: trak.payload, depth: depth) {
             switch box.type {
             case FourCC("tkhd"):
-                var cursor = ByteCursor(bytes, from: box.payload.lowerBound, to: box.payload.upperBound)
-                let version = try cursor.u8("tkhd")
-                try cursor.skip(3 + (version == 1 ? 16 : 8), "tkhd")
-                track.id = try cursor.u32("tkhd")
+                track.id = try timedHeader(box, withDuration: false).field
             case FourCC("tref"):
                 for reference in try children(of: box.payload, depth: depth + 1) where reference.type == FourCC("chap") {
                     var cursor = ByteCursor(bytes, from: reference.payload.lowerBound, to: reference.payload.upperBound)
@@ -334,11 +340,7 @@ struct BoxWalker {
         for box in try children(of: mdia.payload, depth: depth) {
             switch box.type {
             case FourCC("mdhd"):
-                var cursor = ByteCursor(bytes, from: box.payload.lowerBound, to: box.payload.upperBound)
-                let version = try cursor.u8("mdhd")
-                try cursor.skip(3 + (version == 1 ? 16 : 8), "mdhd")
-                track.timescale = try cursor.u32("mdhd")
-                track.duration = version == 1 ? try cursor.u64("mdhd") : UInt64(try cursor.u32("mdhd"))
+                (track.timescale, track.duration) = try timedHeader(box, withDuration: true)
             case FourCC("hdlr"):
                 var cursor = ByteCursor(bytes, from: box.payload.lowerBound, to: box.payload.upperBound)
                 try cursor.skip(8, "hdlr")

@@ -22,6 +22,14 @@ export function clock(seconds) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
 }
 
+/** A length as a list shows it: "1 h 5 min", "12 min", "40 s". */
+export function length(seconds) {
+  const s = Math.round(seconds || 0);
+  if (s < 60) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m >= 60 ? `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ""}` : `${m} min`;
+}
+
 /** Artwork for the lock screen: the type's icon on its colour, drawn here. */
 export function artwork(color, iconPath) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="#07060f"/></linearGradient></defs><rect width="512" height="512" fill="url(#g)"/><g transform="translate(136 136) scale(10)" fill="none" stroke="#fff" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round"><path d="${iconPath}"/></g></svg>`;

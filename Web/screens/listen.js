@@ -2,10 +2,10 @@
 // becomes one book), delete with Undo, and a book's page with its chapters. Playing opens the
 // shared player (Web/player/); picking a chapter starts there, never at a saved place.
 
-import { api, ApiError } from "../api.js";
+import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
-import { clock, player } from "../player/player.js";
+import { clock, length, player } from "../player/player.js";
 
 export const id = "listen";
 
@@ -15,14 +15,6 @@ const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 
 const UPLOAD_ICON = "M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3";
 const TRASH_ICON = "M4 7h16M10 11v6m4-6v6M6 7l1 13h10l1-13M9 7V4h6v3";
 const UNDO_SECONDS = 10;
-
-/** "1 h 5 min", "12 min", "40 s". */
-export function length(seconds) {
-  const s = Math.round(seconds || 0);
-  if (s < 60) return `${s} s`;
-  const m = Math.round(s / 60);
-  return m >= 60 ? `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ""}` : `${m} min`;
-}
 
 let current = null;
 
@@ -296,8 +288,7 @@ function send(file, progress) {
       let data = null;
       try { data = JSON.parse(request.responseText); } catch { data = null; }
       if (request.status >= 200 && request.status < 300) return resolve(data);
-      const error = data && data.error;
-      reject(new ApiError(request.status, error ? error.code : `http_${request.status}`, error ? error.message : `The server answered ${request.status}.`));
+      reject(errorFromAnswer(request.status, data));
     });
     request.addEventListener("error", () => reject(new ApiError(0, "offline", "The upload stopped: Reverie's server cannot be reached. Try again.")));
     request.send(file);

@@ -5,7 +5,7 @@
 import { api, ApiError } from "../api.js";
 import { AREAS, icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
-import { player } from "../player/player.js";
+import { length, player } from "../player/player.js";
 
 export const id = "wind-down";
 
@@ -25,11 +25,6 @@ export const TYPE_ICONS = {
 
 function typeIcon(name) {
   return TYPE_ICONS[name] || TYPE_ICONS.moon;
-}
-
-function minutes(seconds) {
-  const m = Math.round(seconds / 60);
-  return m >= 60 ? `${Math.floor(m / 60)} h ${m % 60 ? `${m % 60} min` : ""}`.trim() : `${m} min`;
 }
 
 /** Colours and widths come from data (the content security policy keeps style attributes out). */
@@ -124,7 +119,7 @@ class WindDownScreen {
         <p class="wd-eyebrow">Featured Tonight</p>
         <h3 id="wd-featured-title">${escapeHTML(entry.item.title)}</h3>
         <p class="wd-featured-description">${escapeHTML(entry.item.description)}</p>
-        <p class="wd-meta">${escapeHTML(entry.item.narrator)} · ${minutes(entry.item.duration)}</p>
+        <p class="wd-meta">${escapeHTML(entry.item.narrator)} · ${length(entry.item.duration)}</p>
         <button class="button primary wd-featured-play" type="button" data-item="${escapeHTML(entry.item.id)}">
           ${icon("M8 5v14l11-7Z", 20)} <span>${entry.progress > 0 && entry.progress < 0.95 ? "Continue" : "Play"}</span>
         </button>
@@ -136,14 +131,14 @@ class WindDownScreen {
     const section = this.section(entry);
     const progress = entry.progress > 0 ? `<span class="wd-progress" aria-label="${Math.round(entry.progress * 100)}% heard"><span data-width="${Math.min(100, entry.progress * 100).toFixed(1)}"></span></span>` : "";
     const badge = entry.comingSoon ? `<span class="wd-badge">Coming Soon</span>` : "";
-    const label = `${item.title}, ${item.narrator}, ${minutes(item.duration)}${entry.comingSoon ? ", coming soon" : ""}${entry.progress > 0 ? `, ${Math.round(entry.progress * 100)}% heard` : ""}`;
+    const label = `${item.title}, ${item.narrator}, ${length(item.duration)}${entry.comingSoon ? ", coming soon" : ""}${entry.progress > 0 ? `, ${Math.round(entry.progress * 100)}% heard` : ""}`;
     return `
       <div role="listitem">
         <button class="wd-card${entry.comingSoon ? " coming-soon" : ""}" type="button" data-item="${escapeHTML(item.id)}"
                 data-color="${section.color}" aria-label="${escapeHTML(label)}">
           <span class="wd-card-icon">${icon(typeIcon(section.icon), 22)}</span>
           <span class="wd-card-title">${escapeHTML(item.title)}</span>
-          <span class="wd-card-meta">${minutes(item.duration)}</span>
+          <span class="wd-card-meta">${length(item.duration)}</span>
           <span class="wd-card-narrator">${escapeHTML(item.narrator)}</span>
           ${progress}
           ${badge}
@@ -212,7 +207,7 @@ class WindDownScreen {
       <form method="dialog">
         <p class="wd-eyebrow">${escapeHTML(section.title)}${entry.item.category ? ` · ${escapeHTML(entry.item.category)}` : ""}</p>
         <h2>${escapeHTML(entry.item.title)}</h2>
-        <p class="wd-meta">${escapeHTML(entry.item.narrator)} · ${minutes(entry.item.duration)}</p>
+        <p class="wd-meta">${escapeHTML(entry.item.narrator)} · ${length(entry.item.duration)}</p>
         <p>${escapeHTML(entry.item.description)}</p>
         ${entry.item.technique ? `<p class="wd-technique"><strong>Technique:</strong> ${escapeHTML(entry.item.technique)}</p>` : ""}
         <p class="wd-coming-message" role="note">${escapeHTML(COMING_SOON_MESSAGE)}</p>

@@ -49,7 +49,7 @@ struct LibraryController: RouteCollection {
         let user = try req.user
         let id = try req.uuidParameter("itemID", naming: "library item")
         guard let row = try await req.repositories.library.delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
-        try await req.libraryStore.removeUnused(fileHashes: [row.fileHash], artworkHashes: Set([row.artworkHash].compactMap { $0 }))
+        try await req.libraryStore.removeUnused(after: [row])
         return .noContent
     }
 
@@ -88,11 +88,10 @@ struct LibraryController: RouteCollection {
 
     static func info(_ row: LibraryItemModel) -> LibraryItemInfo {
         let id = row.id?.uuidString.lowercased() ?? ""
-        let chapters = (try? JSONDecoder().decode([LibraryChapter].self, from: Data(row.chapters.utf8))) ?? []
         return LibraryItemInfo(
             id: id, kind: row.kind, title: row.title, author: row.author, album: row.album, year: row.year, track: row.track,
             disc: row.disc, duration: Double(row.durationMs) / 1000, format: row.format, byteSize: row.byteSize,
             originalName: row.originalName, audioURL: "/api/library/\(id)/audio",
-            artworkURL: row.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chapters, createdAt: row.createdAt)
+            artworkURL: row.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: row.chapterList, createdAt: row.createdAt)
     }
 }

@@ -54,9 +54,9 @@ struct UserController: RouteCollection {
     /// unless someone else's render (or the meditation narration) uses the same cache entry.
     static func removeEverything(of id: UUID, _ app: Application, repositories: Repositories) async throws {
         let keys = try await repositories.speechRenders.cacheKeys(ownedBy: id)
-        let media = try await repositories.library.hashes(ownedBy: id)
+        let media = try await repositories.library.all(ownedBy: id)
         try await repositories.users.delete(id: id)
-        try await LibraryStore(app: app, repository: repositories.library).removeUnused(fileHashes: media.files, artworkHashes: media.artwork)
+        try await LibraryStore(app: app, repository: repositories.library).removeUnused(after: media)
         let kept = await app.meditationAudio.narrationKeys()
         for key in keys.subtracting(kept) where try await !repositories.speechRenders.isUsed(cacheKey: key) {
             await app.speech.service.remove(key)

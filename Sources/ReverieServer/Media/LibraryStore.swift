@@ -17,14 +17,6 @@ struct LibraryStore: Sendable {
     let incomingDirectory: URL
     let maxUploadBytes: Int
 
-    /// What a book made of many MP3 parts brings beyond its joined file.
-    struct BookParts {
-        var chapters: [ParsedChapter]
-        var title: String?
-        var author: String?
-        var artwork: ParsedArtwork?
-    }
-
     init(app: Application, repository: any LibraryRepository) {
         incomingDirectory = app.services.config.mediaDirectory(".incoming")
         maxUploadBytes = app.services.config.maxUploadBytes
@@ -35,13 +27,13 @@ struct LibraryStore: Sendable {
         runner = .live
     }
 
-    /// Adds `upload` to the library of the person with `ownerID` as `kind` (`book`, `music`, or nil to decide: an M4B or a
-    /// file with chapters is a book). The scratch file is moved or removed, whatever happens.
+    /// Adds `upload` to the library of the person with `ownerID` as `kind` (`book`, `music`, or nil
+    /// to decide: an M4B or a file with chapters is a book). A zip of MP3 files becomes one book,
+    /// its parts joined in order (see `MP3Book`). The scratch file is moved or removed, whatever happens.
     /// - Returns: the item, and whether the person already had these bytes (then nothing is added).
-    /// A zip of MP3 files becomes one book, its parts joined in order (see `MP3Book`).
     func add(_ upload: ReceivedUpload, kind: String?, ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         defer { try? FileManager.default.removeItem(at: upload.file) }
-        guard SafeZip.isZip(upload.file) else { return try await addFile(upload, kind: kind, ownerID: ownerID, book: nil) }
+        guard SafeZip.isZip(upload.file) else { return try await addFile(upload, kind: kind, ownerID: ownerID) }
         let work = incomingDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let (zip, limit) = (upload.file, maxUploadBytes)
@@ -51,11 +43,12 @@ struct LibraryStore: Sendable {
     }
 
     /// MP3 parts (a folder or a zip's) joined into one book, one chapter per part, ordered by
-    /// disc, track and natural name; `work` is a scratch folder the caller removes.
+    /// disc, track and natural name; `work` is a scratch folder the caller removes. The joined
+    /// file is described from its parts (not read again): its title is the parts' album, else `name`.
     func addBook(parts entries: [(file: URL, name: String)], in work: URL, name: String?, originalName: String?,
                  ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         let output = work.appendingPathComponent("joined-\(UUID().uuidString).mp3")
-        let book: BookParts = try await threadPool.runIfActive {
+        let joined: ParsedMedia = try await threadPool.runIfActive {
             let parts = try entries.map { entry -> MP3Book.Part in
                 do {
                     return MP3Book.Part(path: entry.file.path, name: entry.name, media: try MediaFile.parse(path: entry.file.path))
@@ -70,43 +63,50 @@ struct LibraryStore: Sendable {
             } catch let error as MediaFormatsError {
                 throw Self.apiError(error)
             }
-            let tags = ordered.first?.media.tags
-            return BookParts(chapters: chapters, title: tags?.album ?? name, author: tags?.artist ?? tags?.albumArtist,
-                             artwork: ordered.lazy.compactMap(\.media.artwork).first)
+            var tags = ordered.first?.media.tags ?? ParsedTags()
+            tags.title = tags.album ?? name
+            (tags.track, tags.disc) = (nil, nil)
+            return ParsedMedia(format: .mp3, duration: chapters.last?.end ?? 0, tags: tags,
+                               artwork: ordered.lazy.compactMap(\.media.artwork).first, chapters: chapters)
         }
         let (hash, count) = try Self.sha256(of: output)
-        let joined = ReceivedUpload(file: output, byteCount: count, sha256: hash, originalName: originalName)
-        return try await addFile(joined, kind: "book", ownerID: ownerID, book: book)
+        let upload = ReceivedUpload(file: output, byteCount: count, sha256: hash, originalName: originalName)
+        return try await addFile(upload, kind: "book", ownerID: ownerID, media: joined)
     }
 
-    private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, book: BookParts?) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+    /// Adds one audio file; `media` when it is already known (a joined book), else it is read.
+    private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, media known: ParsedMedia? = nil) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) {
             return (existing, true)
         }
-        let path = upload.file.path
         let media: ParsedMedia
-        do {
-            media = try await threadPool.runIfActive { try MediaFile.parse(path: path) }
-        } catch let error as MediaFormatsError {
-            throw Self.apiError(error)
+        if let known {
+            media = known
+        } else {
+            let path = upload.file.path
+            do {
+                media = try await threadPool.runIfActive { try MediaFile.parse(path: path) }
+            } catch let error as MediaFormatsError {
+                throw Self.apiError(error)
+            }
         }
         let format = media.format.rawValue
         try FileManager.default.createDirectory(at: mediaDirectory, withIntermediateDirectories: true)
-        let stored = mediaDirectory.appendingPathComponent("\(upload.sha256).\(Self.fileExtension(media.format, name: upload.originalName))")
+        let stored = file(hash: upload.sha256, format: format)
         if !FileManager.default.fileExists(atPath: stored.path) {
             try FileManager.default.moveItem(at: upload.file, to: stored)
         }
-        let artworkHash = await thumbnail(book?.artwork ?? media.artwork)
+        let artworkHash = await thumbnail(media.artwork)
 
         let name = upload.originalName.map { ($0 as NSString).deletingPathExtension }
-        let title = book?.title ?? media.tags.title ?? name ?? "Untitled"
+        let title = media.tags.title ?? name ?? "Untitled"
         let isBook = kind.map { $0 == "book" } ?? (media.chapters.count >= 2 || upload.originalName?.lowercased().hasSuffix(".m4b") == true)
-        var chapters = (book?.chapters ?? media.chapters).map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end) }
+        var chapters = media.chapters.map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end) }
         for index in chapters.indices where chapters[index].title.isEmpty { chapters[index].title = "Chapter \(index + 1)" }
         if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
         if !isBook { chapters = [] }
         let row = LibraryItemModel(
-            ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: book?.author ?? media.tags.artist ?? media.tags.albumArtist,
+            ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
             album: media.tags.album, year: media.tags.year, track: media.tags.track, disc: media.tags.disc,
             durationMs: Int((media.duration * 1000).rounded()), format: format, fileHash: upload.sha256, byteSize: upload.byteCount,
             originalName: upload.originalName, artworkHash: artworkHash,
@@ -123,35 +123,35 @@ struct LibraryStore: Sendable {
 
     /// The stored file of an item.
     func file(of item: LibraryItemModel) -> URL {
-        mediaDirectory.appendingPathComponent("\(item.fileHash).\(item.format == "mp3" ? "mp3" : "m4a")")
+        file(hash: item.fileHash, format: item.format)
+    }
+
+    /// `<hash>.mp3` or `<hash>.m4a`: the name follows the format read, never the name uploaded.
+    private func file(hash: String, format: String) -> URL {
+        mediaDirectory.appendingPathComponent("\(hash).\(format == ParsedMedia.Format.mp3.rawValue ? "mp3" : "m4a")")
     }
 
     func artworkFile(hash: String) -> URL {
         artworkDirectory.appendingPathComponent("\(hash).jpg")
     }
 
-    /// Removes the file and the cover thumbnail when no one's item uses them any more.
-    func removeUnused(fileHashes: Set<String>, artworkHashes: Set<String>) async throws {
-        for hash in fileHashes where try await !repository.isUsed(fileHash: hash) {
-            for ext in ["m4a", "mp3"] { try? FileManager.default.removeItem(at: mediaDirectory.appendingPathComponent("\(hash).\(ext)")) }
+    /// After `items` are gone: removes their files and cover thumbnails that no one's item uses any more.
+    func removeUnused(after items: [LibraryItemModel]) async throws {
+        for item in items where try await !repository.isUsed(fileHash: item.fileHash) {
+            try? FileManager.default.removeItem(at: file(of: item))
         }
-        for hash in artworkHashes where try await !repository.isUsed(artworkHash: hash) {
+        for hash in Set(items.compactMap(\.artworkHash)) where try await !repository.isUsed(artworkHash: hash) {
             try? FileManager.default.removeItem(at: artworkFile(hash: hash))
         }
     }
 
     // MARK: -
 
-    /// One stored name per format, so a file's name never depends on what it was uploaded as.
-    private static func fileExtension(_ format: ParsedMedia.Format, name: String?) -> String {
-        format == .mp3 ? "mp3" : "m4a"
-    }
-
     /// A 512 px JPEG of the cover, kept by the cover's own hash; nil without a cover or when the
     /// picture cannot be read (the item is still added).
     private func thumbnail(_ artwork: ParsedArtwork?) async -> String? {
         guard let artwork, !artwork.data.isEmpty else { return nil }
-        let hash = SHA256.hash(data: artwork.data).map { String(format: "%02x", $0) }.joined()
+        let hash = SHA256.hash(data: artwork.data).hex
         let output = artworkFile(hash: hash)
         if FileManager.default.fileExists(atPath: output.path) { return hash }
         do {
@@ -190,7 +190,7 @@ struct LibraryStore: Sendable {
             try output?.write(contentsOf: block)
             count += block.count
         }
-        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), count)
+        return (hasher.finalize().hex, count)
     }
 
     static func apiError(_ error: MediaFormatsError) -> APIError {
@@ -245,14 +245,13 @@ extension Application {
         let store = LibraryStore(app: self, repository: repositories.library)
         let (item, duplicate) = try await store.addBook(parts: entries, in: work, name: folder.lastPathComponent,
                                                         originalName: folder.lastPathComponent, ownerID: ownerID)
-        let chapters = (try? JSONDecoder().decode([LibraryChapter].self, from: Data(item.chapters.utf8)).count) ?? 0
-        return (item.title, chapters, duplicate)
+        return (item.title, item.chapterList.count, duplicate)
     }
 
     private func libraryOwner(_ username: String?) async throws -> UUID {
-        let users = try await repositories.users.all()
-        guard let person = username.map({ name in users.first { $0.username == name.lowercased() } }) ?? users.first(where: \.isOwner),
-              let id = person.id else {
+        let person = if let username { try await repositories.users.find(username: username.lowercased()) }
+                     else { try await repositories.users.all().first(where: \.isOwner) }
+        guard let id = person?.id else {
             throw APIError(.notFound, code: "not_found", username.map { "No account is named '\($0)'." } ?? "There is no owner yet: run `reverie user create NAME` first.")
         }
         return id

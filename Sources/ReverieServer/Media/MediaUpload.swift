@@ -47,9 +47,14 @@ extension Request {
             throw APIError(.badRequest, code: "empty_upload", "The upload is empty: send the audio file as the request body.")
         }
         let name = headers.first(name: "X-File-Name").map { String(($0.removingPercentEncoding ?? $0).split(separator: "/").last ?? "").prefix(200) }
-        return ReceivedUpload(file: scratch, byteCount: received, sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(),
+        return ReceivedUpload(file: scratch, byteCount: received, sha256: hasher.finalize().hex,
                               originalName: name.map(String.init).flatMap { $0.isEmpty ? nil : $0 })
     }
+}
+
+extension SHA256Digest {
+    /// Lowercase hex, the form file names and rows keep.
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
 
 enum MediaUploadError {

@@ -64,7 +64,8 @@ struct APIErrorMiddleware: Middleware {
             (status, code, message) = (.internalServerError, "internal_error", "Something went wrong on the server; its log has the details.")
         }
 
-        if status.code >= 500, !(error is APIError), !(error is ConnectionPoolTimeoutError), status != .serviceUnavailable {
+        // A busy server (503) is overloaded, not broken: its warning is logged above.
+        if status.code >= 500, status != .serviceUnavailable, !(error is APIError) {
             request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
         }
 

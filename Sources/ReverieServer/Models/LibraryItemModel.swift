@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import ReverieAPI
 
 /// A book or music track a person uploaded (or the owner imported). The file lives once under
 /// `<data>/media/library/<sha256>.<ext>`, shared by everyone who has the same bytes.
@@ -31,6 +32,11 @@ public final class LibraryItemModel: Model, UserOwnedModel, @unchecked Sendable 
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
+
+    /// `chapters` read back.
+    var chapterList: [LibraryChapter] {
+        (try? JSONDecoder().decode([LibraryChapter].self, from: Data(chapters.utf8))) ?? []
+    }
 
     init(ownerID: UUID, kind: String, title: String, author: String?, album: String?, year: String?, track: Int?, disc: Int?,
          durationMs: Int, format: String, fileHash: String, byteSize: Int, originalName: String?, artworkHash: String?, chapters: String) {

@@ -14,8 +14,8 @@ public protocol LibraryRepository: Sendable {
     /// Whether anyone's item still uses the file or the cover with this hash.
     func isUsed(fileHash: String) async throws -> Bool
     func isUsed(artworkHash: String) async throws -> Bool
-    /// Every file and cover hash a person's items use (to clean up after removing them).
-    func hashes(ownedBy userID: UUID) async throws -> (files: Set<String>, artwork: Set<String>)
+    /// Every item of a person (to clean up their files after removing them).
+    func all(ownedBy userID: UUID) async throws -> [LibraryItemModel]
 }
 
 /// `LibraryRepository` on Fluent.
@@ -54,8 +54,7 @@ struct FluentLibraryRepository: LibraryRepository {
         try await LibraryItemModel.query(on: database).filter(\.$artworkHash == artworkHash).count() > 0
     }
 
-    func hashes(ownedBy userID: UUID) async throws -> (files: Set<String>, artwork: Set<String>) {
-        let rows = try await LibraryItemModel.query(on: database).filter(\.$owner.$id == userID).all()
-        return (Set(rows.map(\.fileHash)), Set(rows.compactMap(\.artworkHash)))
+    func all(ownedBy userID: UUID) async throws -> [LibraryItemModel] {
+        try await LibraryItemModel.query(on: database).filter(\.$owner.$id == userID).all()
     }
 }
