@@ -27,10 +27,13 @@ public struct LibraryItemInfo: Codable, Sendable, Equatable {
     /// A book's chapters (time ranges in its one file); empty for music.
     public var chapters: [LibraryChapter]
     public var createdAt: Date?
+    /// Where the person is in the whole file (the shared progress log's `library:<id>`), nil before
+    /// anything was heard.
+    public var progress: LibraryProgress?
 
     public init(id: String, kind: String, title: String, author: String?, album: String?, year: String?, track: Int?, disc: Int?,
                 duration: Double, format: String, byteSize: Int, originalName: String?, audioURL: String, artworkURL: String?,
-                chapters: [LibraryChapter], createdAt: Date?) {
+                chapters: [LibraryChapter], createdAt: Date?, progress: LibraryProgress? = nil) {
         self.id = id
         self.kind = kind
         self.title = title
@@ -47,6 +50,7 @@ public struct LibraryItemInfo: Codable, Sendable, Equatable {
         self.artworkURL = artworkURL
         self.chapters = chapters
         self.createdAt = createdAt
+        self.progress = progress
     }
 }
 
@@ -55,11 +59,40 @@ public struct LibraryChapter: Codable, Sendable, Equatable {
     public var title: String
     public var start: Double
     public var end: Double
+    /// Heard to its end (or marked so): the log's latest word on `library:<book id>/<index>`.
+    public var played: Bool
 
-    public init(title: String, start: Double, end: Double) {
+    public init(title: String, start: Double, end: Double, played: Bool = false) {
         self.title = title
         self.start = start
         self.end = end
+        self.played = played
+    }
+
+    enum CodingKeys: String, CodingKey { case title, start, end, played }
+
+    /// Chapters stored before `played` existed read as unplayed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title)
+        start = try container.decode(Double.self, forKey: .start)
+        end = try container.decode(Double.self, forKey: .end)
+        played = try container.decodeIfPresent(Bool.self, forKey: .played) ?? false
+    }
+}
+
+/// Where a person is in a library item.
+public struct LibraryProgress: Codable, Sendable, Equatable {
+    /// Seconds into the file.
+    public var position: Double
+    /// Heard to the end (and not restarted since).
+    public var finished: Bool
+    public var at: Date
+
+    public init(position: Double, finished: Bool, at: Date) {
+        self.position = position
+        self.finished = finished
+        self.at = at
     }
 }
 

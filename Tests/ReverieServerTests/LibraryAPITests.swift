@@ -72,6 +72,50 @@ struct LibraryAPITests {
         }
     }
 
+    @Test("a book's place and its chapters' played marks come from the one progress log: a natural end marks a chapter, unplayed clears it",
+          arguments: TestDatabase.all)
+    func playedMarks(database: TestDatabase) async throws {
+        let book = try await Self.audioFile("marks.m4b", title: "Marks", chapters: [("One", 0), ("Two", 2_000), ("Three", 4_000)])
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let item = try await client.send(.POST, "/api/library", data: book, contentType: "audio/mp4", auth: .cookie(owner),
+                                             headers: ["X-File-Name": "marks.m4b"]).decode(LibraryUploadResult.self).item
+            #expect(item.progress == nil && item.chapters.allSatisfy { !$0.played })
+            let key = "library:\(item.id)"
+            var second = 0.0
+            func send(_ events: [(String, Double, String)]) async throws -> HTTPStatus {
+                let inputs = events.map { event -> ProgressEventInput in
+                    second += 1
+                    return ProgressEventInput(id: UUID().uuidString, item: event.0, device: "phone", at: client.clock.now.addingTimeInterval(-100 + second),
+                                              position: event.1, kind: event.2)
+                }
+                return try await client.send(.POST, "/api/progress/events", json: ProgressEventsRequest(events: inputs), auth: .cookie(owner)).status
+            }
+            // Chapter one ends naturally; chapter two is half heard when the page closes.
+            #expect(try await send([("\(key)/0", 2, "ended"), (key, 2.1, "play"), (key, 3.2, "pause")]) == .ok)
+            var shown = try await client.send(.GET, "/api/library/\(item.id)", auth: .cookie(owner)).decode(LibraryItemInfo.self)
+            #expect(shown.chapters.map(\.played) == [true, false, false])
+            #expect(shown.progress?.position == 3.2 && shown.progress?.finished == false)
+            let listed = try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self)
+            #expect(listed.items.first?.progress?.position == 3.2 && listed.items.first?.chapters.map(\.played) == [true, false, false])
+
+            // Mark All Played, then Mark All Unplayed: the marks go and the place returns to the start.
+            #expect(try await send((0..<3).map { ("\(key)/\($0)", 2, "ended") }) == .ok)
+            shown = try await client.send(.GET, "/api/library/\(item.id)", auth: .cookie(owner)).decode(LibraryItemInfo.self)
+            #expect(shown.chapters.map(\.played) == [true, true, true])
+            #expect(try await send((0..<3).map { ("\(key)/\($0)", 0, "unplayed") } + [(key, 0, "unplayed")]) == .ok)
+            shown = try await client.send(.GET, "/api/library/\(item.id)", auth: .cookie(owner)).decode(LibraryItemInfo.self)
+            #expect(shown.chapters.allSatisfy { !$0.played } && shown.progress?.position == 0)
+
+            // Chapter keys are checked: a chapter number, a UUID, nothing else.
+            for bad in ["\(key)/x", "\(key)/-1", "\(key)/10000", "\(key)/1/2", "\(key)/", "\(key)/+1", "library:nope/1"] {
+                let answer = try await client.send(.POST, "/api/progress/events", json: ProgressEventsRequest(events: [
+                    ProgressEventInput(id: "bad-\(bad)", item: bad, device: "phone", at: client.clock.now, position: 1, kind: "pause")]), auth: .cookie(owner))
+                #expect(answer.status == .badRequest, "\(bad)")
+            }
+        }
+    }
+
     @Test("the same file twice is found by its content; another person's item answers 404; files go when no one uses them",
           arguments: TestDatabase.all)
     func duplicatesIsolationAndCleanUp(database: TestDatabase) async throws {

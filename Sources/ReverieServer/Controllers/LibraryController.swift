@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 import ReverieAPI
 import Vapor
 
@@ -25,7 +26,9 @@ struct LibraryController: RouteCollection {
     func list(req: Request) async throws -> LibraryList {
         let user = try req.user
         let kind = try Self.kind(req)
-        return LibraryList(items: try await req.repositories.library.all(kind: kind, ownedBy: user).map(Self.info))
+        let rows = try await req.repositories.library.all(kind: kind, ownedBy: user)
+        let log = rows.isEmpty ? [:] : try await req.repositories.progress.events(prefixed: ProgressController.libraryPrefix, ownedBy: user)
+        return LibraryList(items: rows.map { Self.info($0, log: log) })
     }
 
     /// `POST /api/library[?kind=book|music]`: the body is the file (MP3, M4A or M4B), its name in
@@ -39,9 +42,11 @@ struct LibraryController: RouteCollection {
             .encodeResponse(status: duplicate ? .ok : .created, for: req)
     }
 
-    /// `GET /api/library/{id}`.
+    /// `GET /api/library/{id}`: with where the person is, and which chapters they have heard.
     func show(req: Request) async throws -> LibraryItemInfo {
-        Self.info(try await item(req))
+        let row = try await item(req)
+        let log = try await req.repositories.progress.events(prefixed: Self.progressKey(row), ownedBy: try req.user)
+        return Self.info(row, log: log)
     }
 
     /// `DELETE /api/library/{id}`: the item goes, and its file when no one else has the same one.
@@ -86,12 +91,26 @@ struct LibraryController: RouteCollection {
         return kind
     }
 
-    static func info(_ row: LibraryItemModel) -> LibraryItemInfo {
+    /// The item's key in the shared progress log: `library:<id>`; its chapters are `library:<id>/<index>`.
+    static func progressKey(_ row: LibraryItemModel) -> String {
+        ProgressController.libraryPrefix + (row.id?.uuidString.lowercased() ?? "")
+    }
+
+    /// The item as the API shows it; `log` (the person's progress events by item) gives its place
+    /// and its chapters' played marks.
+    static func info(_ row: LibraryItemModel, log: [String: [ProgressEvent]] = [:]) -> LibraryItemInfo {
         let id = row.id?.uuidString.lowercased() ?? ""
+        let key = progressKey(row)
+        let place = ListeningProgress.position(log[key] ?? [], duration: Double(row.durationMs) / 1000)
+        var chapters = row.chapterList
+        for index in chapters.indices {
+            chapters[index].played = ListeningProgress.position(log["\(key)/\(index)"] ?? [])?.finished ?? false
+        }
         return LibraryItemInfo(
             id: id, kind: row.kind, title: row.title, author: row.author, album: row.album, year: row.year, track: row.track,
             disc: row.disc, duration: Double(row.durationMs) / 1000, format: row.format, byteSize: row.byteSize,
             originalName: row.originalName, audioURL: "/api/library/\(id)/audio",
-            artworkURL: row.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: row.chapterList, createdAt: row.createdAt)
+            artworkURL: row.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chapters, createdAt: row.createdAt,
+            progress: place.map { LibraryProgress(position: $0.position, finished: $0.finished, at: $0.at) })
     }
 }

@@ -81,8 +81,19 @@ struct ProgressController: RouteCollection {
     /// Bedside items' keys begin so: `bedside:<preset id or the person's piece's UUID>`.
     static let bedsidePrefix = "bedside:"
 
-    /// Listen library items' keys begin so: `library:<the item's UUID>`.
+    /// Listen library items' keys begin so: `library:<the item's UUID>`; a book's chapters are
+    /// `library:<the book's UUID>/<index from 0>`.
     static let libraryPrefix = "library:"
+    /// Chapters a book may have, for chapter keys.
+    static let mostChapters = 10_000
+
+    /// Whether `id` (what follows `library:`) names a library item or one of its chapters.
+    static func isLibraryKey(_ id: Substring) -> Bool {
+        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), UUID(uuidString: String(parts[0])) != nil else { return false }
+        guard parts.count == 2 else { return true }
+        return parts[1].allSatisfy(\.isASCII) && Int(parts[1]).map { (0..<mostChapters).contains($0) } == true && !parts[1].hasPrefix("+")
+    }
 
     /// Items are `area:id`: Wind Down's (`winddown:<catalog id>`) and Bedside's pieces
     /// (`bedside:<preset id>`, or `bedside:<uuid>` for one's own; the log is the person's, so an id
@@ -93,8 +104,8 @@ struct ProgressController: RouteCollection {
             let id = String(item.dropFirst(Self.bedsidePrefix.count))
             if bedside.preset(id) != nil || UUID(uuidString: id) != nil { return }
         }
-        if item.hasPrefix(Self.libraryPrefix), UUID(uuidString: String(item.dropFirst(Self.libraryPrefix.count))) != nil { return }
-        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them).")
+        if item.hasPrefix(Self.libraryPrefix), Self.isLibraryKey(item.dropFirst(Self.libraryPrefix.count)) { return }
+        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>).")
     }
 
     func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {
