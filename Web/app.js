@@ -14,11 +14,14 @@ import * as writeScreen from "./screens/write.js";
 import * as windDownScreen from "./screens/wind-down.js";
 import * as bedsideScreen from "./screens/bedside.js";
 import * as listenScreen from "./screens/listen.js";
+import { deck } from "./player/deck.js";
+import { mountDock, routed } from "./player/dock.js";
 
 /** Areas that are built have their own screen; the rest show what is coming. */
 const AREA_SCREENS = { bedside: bedsideScreen, meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen, listen: listenScreen };
 
 applyTheme(rememberedTheme());
+mountDock(document.getElementById("dock"));
 
 const screen = document.getElementById("screen");
 const tabs = document.getElementById("tabs");
@@ -118,6 +121,9 @@ async function show(module, name, path, detail) {
   tabs.hidden = !signed;
   if (path && !signed && location.pathname !== path) history.replaceState({}, "", path);
   markCurrentTab(path);
+  // Listen's players come back (loaded, paused) for whoever is signed in; the mini bars follow the screen.
+  if (signed) deck.restore(session.user.id);
+  routed(location.pathname, signed);
   title.textContent = name;
   document.title = `${name} · Reverie`;
   screen.replaceChildren();
@@ -167,6 +173,7 @@ async function signedIn(user) {
 
 async function signedOut() {
   session.user = null;
+  deck.signOut();
   await forgetSavedAnswers();
   navigate("/login", { replace: true });
 }

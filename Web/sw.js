@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v19";
+const CACHE = "reverie-shell-v20";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -36,6 +36,10 @@ const SHELL = [
   "/screens/listen.js",
   "/player/player.js",
   "/player/progress.js",
+  "/player/deck.js",
+  "/player/dock.js",
+  "/player/lock-screen.js",
+  "/player/now-playing.js",
   "/write/drafts.js",
   "/meditation/run.js",
   "/meditation/player.js",

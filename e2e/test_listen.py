@@ -1,7 +1,8 @@
 """Listen in the browser: the library's empty states, uploads with a progress bar (an M4B becomes
 a book with its chapters and cover, an MP3 music, a zip of MP3 parts one book), a book's page,
-a picked chapter playing from its own start (never a saved place: the seed's Saved Position
-Restoration Guard), and delete with Undo."""
+a picked chapter playing from its own start in the speech player (never a saved place: the
+seed's Saved Position Restoration Guard), and delete with Undo. The two players themselves are
+test_listen_player.py's."""
 
 import io
 import subprocess
@@ -91,25 +92,21 @@ def test_upload_a_book_open_it_and_play_a_chapter_from_its_start(server, page, f
     expect(page.get_by_role("img", name="Cover of The Night Book")).to_be_visible()
     screenshot(page, "listen-book")
 
-    # Play chapter 3: the player starts at 8 s.
+    # Play chapter 3: the speech player starts at 8 s.
     chapters.nth(2).click()
-    player = page.get_by_role("dialog", name="The Night Book, player")
-    expect(player).to_be_visible()
-    expect(player.locator(".player-narrator")).to_contain_text("Dawn")
-    wait_until(page, "document.querySelector('.player-audio').readyState >= 1 && document.querySelector('.player-audio').currentTime >= 7.9",
-               message="the chapter did not start at its own start")
-    start = page.evaluate("document.querySelector('.player-audio').currentTime")
-    assert 7.9 <= start < 8.6, start
+    position = "import('/player/deck.js').then(({ deck }) => deck.speech.audio.readyState >= 1 && deck.speech.position)"
+    wait_until(page, f"{position}.then((at) => at >= 7.9)", message="the chapter did not start at its own start")
+    start = page.evaluate(position)
+    assert 7.9 <= start < 8.8, start
+    expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("Dawn")
     screenshot(page, "listen-book-playing")
 
     # Having listened there, picking chapter 1 still starts chapter 1, not the saved place.
-    page.get_by_role("button", name="Close the player").click()
-    expect(player).to_have_count(0)
     chapters.nth(0).click()
-    wait_until(page, "document.querySelector('.player-audio')?.readyState >= 1", message="the player did not load")
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.index === 0)", message="chapter 1 was not picked")
     page.wait_for_timeout(300)
-    assert page.evaluate("document.querySelector('.player-audio').currentTime") < 1
-    page.get_by_role("button", name="Close the player").click()
+    assert page.evaluate(position) < 1.5
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
 
     # The book's address opens the book on a reload; the library link goes back.
     page.reload()

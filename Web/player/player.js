@@ -37,6 +37,34 @@ export function artwork(color, iconPath) {
 }
 
 /**
+ * The sleep timer's choices as a sheet: resolves with the chosen option's value (a string), or
+ * null. `choices` are {value, label, disabled}; shared by this player and Listen's.
+ */
+export function timerDialog(choices, explanation) {
+  const dialog = document.createElement("dialog");
+  dialog.className = "dialog timer-sheet";
+  dialog.setAttribute("aria-label", "Sleep timer");
+  dialog.innerHTML = `
+    <form method="dialog">
+      <h2>Sleep timer</h2>
+      <p>${escapeHTML(explanation)}</p>
+      <div class="timer-options">
+        ${choices.map((choice) => `<button class="button" value="${escapeHTML(String(choice.value))}"${choice.disabled ? " disabled" : ""}>${escapeHTML(choice.label)}</button>`).join("")}
+      </div>
+      <div class="dialog-actions"><button class="button" value="cancel">Cancel</button></div>
+    </form>`;
+  document.body.append(dialog);
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      const value = dialog.returnValue;
+      dialog.remove();
+      resolve(value && value !== "cancel" ? value : null);
+    });
+  });
+}
+
+/**
  * One player at a time. `open(options)` shows it:
  * - item: progress key (`winddown:yoga_nidra_10min`)
  * - title, narrator, duration (seconds), color, icon (path), src (audio URL)
@@ -58,6 +86,8 @@ export class Player {
 
   async open(options) {
     this.close({ silent: true });
+    // Listen's players pause and leave the lock screen to this one.
+    window.dispatchEvent(new Event("reverie:solo-player"));
     this.options = options;
     const { title, narrator, duration, color } = options;
     const root = document.createElement("section");
@@ -262,27 +292,11 @@ export class Player {
 
   // MARK: - Sleep timer
 
-  timerSheet() {
-    const dialog = document.createElement("dialog");
-    dialog.className = "dialog timer-sheet";
-    dialog.setAttribute("aria-label", "Sleep timer");
-    dialog.innerHTML = `
-      <form method="dialog">
-        <h2>Sleep timer</h2>
-        <p>The sound fades out over 30 seconds, then stops. It fades even with the phone locked.</p>
-        <div class="timer-options">
-          ${TIMER_OPTIONS.map((option) => `<button class="button" value="${option}">${option === "end" ? "End of Content" : `${option} minutes`}</button>`).join("")}
-        </div>
-        <div class="dialog-actions"><button class="button" value="cancel">Cancel</button></div>
-      </form>`;
-    document.body.append(dialog);
-    dialog.showModal();
-    dialog.addEventListener("close", () => {
-      const value = dialog.returnValue;
-      dialog.remove();
-      if (value && value !== "cancel") this.setTimer(value === "end" ? "end" : Number(value));
-      this.root?.querySelector(".player-timer").focus();
-    });
+  async timerSheet() {
+    const value = await timerDialog(TIMER_OPTIONS.map((option) => ({ value: option, label: option === "end" ? "End of Content" : `${option} minutes` })),
+      "The sound fades out over 30 seconds, then stops. It fades even with the phone locked.");
+    if (value != null) this.setTimer(value === "end" ? "end" : Number(value));
+    this.root?.querySelector(".player-timer").focus();
   }
 
   /** Starts a timer now; `resumeAt` plays from there (the rearm after a stop). */

@@ -1,15 +1,18 @@
 // Listen: the person's library. Books | Music, uploads with a progress bar (a zip of MP3 parts
-// becomes one book), delete with Undo, and a book's page with its chapters. Playing opens the
-// shared player (Web/player/); picking a chapter starts there, never at a saved place.
+// becomes one book), delete with Undo, a book's page with its chapters, played marks and Resume,
+// and the now-playing view. Books play in the deck's speech player and music in its music player
+// (Web/player/deck.js), both at once; picking a chapter starts there, never at a saved place.
 
 import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
-import { clock, length, player } from "../player/player.js";
+import { deck } from "../player/deck.js";
+import { renderNowPlaying } from "../player/now-playing.js";
+import { localPosition, record } from "../player/progress.js";
+import { clock, length } from "../player/player.js";
 
 export const id = "listen";
 
-const COLOR = "#0EA5E9";
 const BOOK_ICON = "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 15a2 2 0 0 1 2-2h11";
 const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
 const UPLOAD_ICON = "M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3";
@@ -27,7 +30,6 @@ export async function render(container, session) {
 export function leave() {
   if (current) current.close();
   current = null;
-  if (player.isOpen) player.close();
 }
 
 class ListenScreen {
@@ -41,9 +43,11 @@ class ListenScreen {
   close() {
     this.closed = true;
     this.commitDelete();
+    this.cleanup?.();
   }
 
   async show(path) {
+    if (/^\/listen\/playing\/?$/.test(path)) { this.cleanup = renderNowPlaying(this.container); return; }
     const match = path.match(/^\/listen\/book\/([0-9a-f-]{36})$/i);
     return match ? this.book(match[1]) : this.library();
   }
@@ -135,7 +139,13 @@ class ListenScreen {
         </li>`;
     }).join("");
     for (const button of list.querySelectorAll("[data-play]")) {
-      button.addEventListener("click", () => this.play(this.items.find((item) => item.id === button.dataset.play)));
+      // The music list from the tapped track on is the music player's queue.
+      const music = shown.filter((item) => item.kind === "music");
+      button.addEventListener("click", () => {
+        const index = music.findIndex((item) => item.id === button.dataset.play);
+        deck.playMusic(music, index);
+        announce(`Playing “${music[index].title}”.`);
+      });
     }
     for (const button of list.querySelectorAll("[data-delete]")) {
       button.addEventListener("click", () => this.remove(this.items.find((item) => item.id === button.dataset.delete)));
@@ -206,20 +216,6 @@ class ListenScreen {
     });
   }
 
-  play(item, chapter = null) {
-    const art = item.kind === "book" ? BOOK_ICON : NOTE_ICON;
-    player.open({
-      item: `library:${item.id}`,
-      title: item.title,
-      narrator: chapter ? chapter.title : item.author || (item.kind === "book" ? "Book" : "Music"),
-      duration: item.duration,
-      color: COLOR,
-      icon: art,
-      src: item.audioURL,
-      startAt: chapter ? chapter.start : null,
-    });
-  }
-
   // MARK: - A book
 
   async book(id) {
@@ -243,6 +239,7 @@ class ListenScreen {
     }
     if (this.closed) return;
     sessionStorage.setItem("listenKind", "book");  // back in the library, the books show
+    this.bookShown = book;
     const art = book.artworkURL
       ? `<img class="book-art" src="${escapeHTML(book.artworkURL)}" alt="Cover of ${escapeHTML(book.title)}">`
       : `<span class="book-art placeholder" aria-hidden="true">${icon(BOOK_ICON, 56)}</span>`;
@@ -257,21 +254,127 @@ class ListenScreen {
             <p class="book-facts">${length(book.duration)} · ${book.chapters.length} chapter${book.chapters.length === 1 ? "" : "s"}</p>
           </div>
         </div>
-        <button class="button primary wide" type="button" data-resume>Play</button>
-        <h2 class="chapters-heading">Chapters</h2>
+        <button class="button primary wide" type="button" data-resume></button>
+        <div class="chapters-head">
+          <h2 class="chapters-heading">Chapters</h2>
+          <span class="chapters-marks">
+            <button class="button small" type="button" data-all="played">Mark All Played</button>
+            <button class="button small" type="button" data-all="unplayed">Mark All Unplayed</button>
+          </span>
+        </div>
+        <p class="chapters-count" role="status"></p>
         <ol class="chapters">
           ${book.chapters.map((chapter, index) => `
-            <li><button type="button" class="chapter" data-chapter="${index}">
-              <span class="chapter-number">${index + 1}</span>
-              <span class="chapter-title">${escapeHTML(chapter.title)}</span>
-              <span class="chapter-time">${clock(chapter.end - chapter.start)}</span>
-            </button></li>`).join("")}
+            <li class="chapter-row" data-index="${index}">
+              <button type="button" class="chapter" data-chapter="${index}">
+                <span class="chapter-number">${index + 1}</span>
+                <span class="chapter-title">${escapeHTML(chapter.title)}</span>
+                <span class="chapter-time">${clock(chapter.end - chapter.start)}</span>
+              </button>
+              <button type="button" class="icon-button chapter-mark" data-mark="${index}">${icon("M5 12.5l4.5 4.5L19 7", 22)}</button>
+            </li>`).join("")}
         </ol>
       </section>`;
-    this.container.querySelector("[data-resume]").addEventListener("click", () => this.play(book));
+    this.container.querySelector("[data-resume]").addEventListener("click", () => this.resume());
     for (const button of this.container.querySelectorAll("[data-chapter]")) {
-      button.addEventListener("click", () => this.play(book, book.chapters[Number(button.dataset.chapter)]));
+      // A picked chapter starts at its own beginning: the saved place is never applied here.
+      button.addEventListener("click", () => deck.playBook(book, Number(button.dataset.chapter)));
     }
+    for (const button of this.container.querySelectorAll("[data-mark]")) {
+      button.addEventListener("click", () => {
+        const index = Number(button.dataset.mark);
+        this.mark([index], !book.chapters[index].played);
+      });
+    }
+    for (const button of this.container.querySelectorAll("[data-all]")) {
+      button.addEventListener("click", () => this.mark(book.chapters.map((_, index) => index), button.dataset.all === "played"));
+    }
+    // The speech player marks chapters as they end and moves on; the page follows it.
+    this.onPlayed = (event) => {
+      const { book: playedBook, chapter, played } = event.detail;
+      if (playedBook !== book.id || chapter == null || !book.chapters[chapter]) return;
+      book.chapters[chapter].played = played;
+      this.paintBook();
+    };
+    this.onDeck = () => this.paintBook();
+    deck.speech.addEventListener("played", this.onPlayed);
+    deck.addEventListener("change", this.onDeck);
+    this.cleanup = () => {
+      deck.speech.removeEventListener("played", this.onPlayed);
+      deck.removeEventListener("change", this.onDeck);
+    };
+    this.paintBook();
+  }
+
+  /** Where Resume goes: the live speech player's place when it has this book, else this device's
+   *  last place, else the server's (any device's). Null at the start or after the end. */
+  resumePlace() {
+    const book = this.bookShown;
+    const live = deck.speech.track?.book === book.id ? deck.speech.position : null;
+    if (live != null) return live > 0.5 ? live : null;
+    const local = localPosition(`library:${book.id}`);
+    const server = book.progress && !book.progress.finished ? book.progress.position : null;
+    const place = local ?? server;
+    return place && place < book.duration - 1 ? place : null;
+  }
+
+  chapterAt(position) {
+    const chapters = this.bookShown.chapters;
+    const index = chapters.findIndex((chapter) => position >= chapter.start && position < chapter.end);
+    return index < 0 ? 0 : index;
+  }
+
+  resume() {
+    const book = this.bookShown;
+    if (deck.speech.track?.book === book.id) { deck.speech.play(); return; }
+    const place = this.resumePlace();
+    deck.playBook(book, place == null ? 0 : this.chapterAt(place), { at: place });
+  }
+
+  paintBook() {
+    const book = this.bookShown;
+    if (!book || this.closed) return;
+    const place = this.resumePlace();
+    const resume = this.container.querySelector("[data-resume]");
+    const loadedHere = deck.speech.track?.book === book.id;
+    if (loadedHere && deck.speech.playing) resume.textContent = `Playing chapter ${deck.speech.index + 1}`;
+    else if (place == null) resume.textContent = "Play from the start";
+    else {
+      const index = this.chapterAt(place);
+      resume.textContent = `Resume · Chapter ${index + 1}, ${clock(place - book.chapters[index].start)}`;
+    }
+    resume.disabled = loadedHere && deck.speech.playing;
+    const played = book.chapters.filter((chapter) => chapter.played).length;
+    this.container.querySelector(".chapters-count").textContent = `${played} of ${book.chapters.length} played`;
+    for (const row of this.container.querySelectorAll(".chapter-row")) {
+      const index = Number(row.dataset.index), chapter = book.chapters[index];
+      row.classList.toggle("played", chapter.played);
+      const current = loadedHere && deck.speech.index === index;
+      if (current) row.querySelector(".chapter").setAttribute("aria-current", "true");
+      else row.querySelector(".chapter").removeAttribute("aria-current");
+      const mark = row.querySelector(".chapter-mark");
+      mark.setAttribute("aria-pressed", String(chapter.played));
+      mark.setAttribute("aria-label", `Played: ${chapter.title}`);
+    }
+  }
+
+  /** Marks chapters played or unplayed through the progress log; unplayed also resets Resume. */
+  mark(indices, played) {
+    const book = this.bookShown;
+    for (const index of indices) {
+      if (book.chapters[index].played === played) continue;
+      book.chapters[index].played = played;
+      record(`library:${book.id}/${index}`, played ? "ended" : "unplayed", played ? book.chapters[index].end - book.chapters[index].start : 0);
+    }
+    if (!played && indices.length === book.chapters.length) {
+      record(`library:${book.id}`, "unplayed", 0);
+      book.progress = null;
+      if (deck.speech.track?.book === book.id && !deck.speech.playing) deck.speech.load(deck.speech.queue, 0);
+      announce("All chapters unplayed; the book starts from the beginning.");
+    } else if (indices.length > 1) {
+      announce("All chapters marked played.");
+    }
+    this.paintBook();
   }
 }
 

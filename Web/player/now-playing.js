@@ -1,0 +1,167 @@
+// The now-playing view (/listen/playing): both of Listen's players, speech above music, each with
+// its seek bar (within the chapter), controls, speed, volume and Boost; above them play/pause for
+// both, the sleep timer (with End of Chapter) and how far the music ducks under speech.
+
+import { icon } from "../areas.js";
+import { announce, escapeHTML } from "../dom.js";
+import { DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
+import { clock, timerDialog } from "./player.js";
+
+const NAMES = { speech: "Speech", music: "Music" };
+const EMPTY = {
+  speech: "Nothing to listen to yet. Open a book in your library and pick a chapter.",
+  music: "No music playing. Pick a track in your library's Music to play it under a book.",
+};
+const PLAY = "M8 5v14l11-7Z";
+const PAUSE = "M7 5h4v14H7zM13 5h4v14h-4z";
+const BACK = "M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4";
+const FORWARD = "M20 12a8 8 0 1 1-2.3-5.7M20 4v4h-4";
+const PREVIOUS = "M6 5v14M18 6l-9 6 9 6Z";
+const NEXT = "M18 5v14M6 6l9 6-9 6Z";
+const TIMER = "M12 21a8 8 0 1 0 0-16 8 8 0 0 0 0 16Zm0-12v4l2.5 2.5M9 2h6";
+
+/** Shows the view in `container`; returns what to call when the screen goes. */
+export function renderNowPlaying(container) {
+  container.innerHTML = `
+    <section class="now" aria-labelledby="now-heading">
+      <a class="back-link" href="/listen" data-link>${icon("M15 18l-6-6 6-6", 20)}<span>Library</span></a>
+      <h1 id="now-heading">Now playing</h1>
+      <div class="now-actions">
+        <button class="button primary" type="button" data-both></button>
+        <button class="button" type="button" data-timer aria-haspopup="dialog">${icon(TIMER, 20)}<span></span></button>
+      </div>
+      <label class="now-duck">Music under speech
+        <select data-ducking>${DUCKING.map((option) => `<option value="${option.value}">${escapeHTML(option.label)}</option>`).join("")}</select>
+      </label>
+      <section class="deck-card" data-channel="speech" aria-labelledby="deck-speech"></section>
+      <section class="deck-card" data-channel="music" aria-labelledby="deck-music"></section>
+    </section>`;
+  const $ = (selector) => container.querySelector(selector);
+  $("[data-both]").addEventListener("click", () => deck.press());
+  $("[data-timer]").addEventListener("click", async () => {
+    if (deck.timer) { deck.cancelTimer(); announce("Sleep timer cancelled."); return; }
+    const choices = TIMER_OPTIONS.map((option) => option === "chapter"
+      ? { value: option, label: "End of Chapter", disabled: !deck.speech.loaded }
+      : { value: option, label: `${option} minutes` });
+    const value = await timerDialog(choices, "Both players fade out over the last 30 seconds and pause. End of Chapter pauses when the chapter ends.");
+    if (value == null) return;
+    deck.setTimer(value === "chapter" ? "chapter" : Number(value));
+    announce(value === "chapter" ? "Sleep timer: end of chapter." : `Sleep timer: ${value} minutes.`);
+  });
+  $("[data-ducking]").value = String(deck.ducking);
+  $("[data-ducking]").addEventListener("change", (event) => deck.setDucking(Number(event.target.value)));
+
+  const cards = Object.fromEntries(deck.channels.map((channel) => [channel.kind, new Card(container.querySelector(`[data-channel="${channel.kind}"]`), channel)]));
+  const paintTop = () => {
+    const both = $("[data-both]");
+    both.hidden = !deck.anyLoaded;
+    const playingKinds = deck.channels.filter((channel) => channel.playing).length;
+    const loadedKinds = deck.channels.filter((channel) => channel.loaded).length;
+    both.textContent = deck.anyPlaying ? (playingKinds > 1 ? "Pause both" : "Pause") : (loadedKinds > 1 && deck.shows === "combined" ? "Play both" : "Play");
+    const timer = $("[data-timer]");
+    timer.setAttribute("aria-pressed", String(Boolean(deck.timer)));
+    timer.querySelector("span").textContent = !deck.timer ? "Sleep timer"
+      : deck.timer.option === "chapter" ? "End of chapter" : `${clock(deck.timerLeft)} left`;
+    timer.setAttribute("aria-label", deck.timer ? `${timer.querySelector("span").textContent}. Tap to cancel the sleep timer.` : "Sleep timer");
+  };
+  const onChange = () => { paintTop(); for (const card of Object.values(cards)) card.paint(); };
+  deck.addEventListener("change", onChange);
+  deck.addEventListener("timer", paintTop);
+  onChange();
+  return () => {
+    deck.removeEventListener("change", onChange);
+    deck.removeEventListener("timer", paintTop);
+    for (const card of Object.values(cards)) card.close();
+  };
+}
+
+/** One player's card. */
+class Card {
+  constructor(root, channel) {
+    this.root = root;
+    this.channel = channel;
+    this.key = null;
+    this.onTime = () => this.paintTime();
+    channel.addEventListener("time", this.onTime);
+  }
+
+  close() { this.channel.removeEventListener("time", this.onTime); }
+
+  paint() {
+    const channel = this.channel, track = channel.track;
+    // A new track (or chapter) gets a fresh card, so the seek bar starts from its own zero.
+    const key = track ? `${channel.index}-${track.id}` : "empty";
+    if (key !== this.key) { this.key = key; this.build(); }
+    if (!track) return;
+    const playing = channel.playing;
+    const play = this.root.querySelector("[data-play]");
+    play.setAttribute("aria-label", `${playing ? "Pause" : "Play"} ${NAMES[channel.kind].toLowerCase()}`);
+    play.querySelector("path").setAttribute("d", playing ? PAUSE : PLAY);
+    this.root.querySelector("[data-next]").disabled = !channel.hasNext;
+    this.root.querySelector("[data-speed]").value = String(channel.speed);
+    this.root.querySelector("[data-volume]").value = String(channel.volume);
+    this.root.querySelector("[data-boost]").checked = channel.boost;
+    const error = this.root.querySelector(".deck-error");
+    error.textContent = channel.error || "";
+    error.hidden = !channel.error;
+    this.paintTime();
+  }
+
+  build() {
+    const channel = this.channel, track = channel.track, kind = channel.kind;
+    if (!track) {
+      this.root.innerHTML = `
+        <h2 id="deck-${kind}">${NAMES[kind]}</h2>
+        <p class="deck-empty">${EMPTY[kind]} <a href="/listen" data-link>Go to the library</a></p>`;
+      return;
+    }
+    const art = track.artwork ? `<img class="deck-art" src="${escapeHTML(track.artwork)}" alt="">` : `<span class="deck-art placeholder" aria-hidden="true"></span>`;
+    const where = track.chapter != null ? `Chapter ${track.chapter + 1} of ${channel.queue.length}` : channel.queue.length > 1 ? `${channel.index + 1} of ${channel.queue.length}` : "";
+    const sub = [kind === "speech" ? track.album : track.artist, where].filter(Boolean).map(escapeHTML).join(" · ");
+    const unit = track.chapter != null ? "chapter" : "track";
+    this.root.innerHTML = `
+      <h2 id="deck-${kind}">${NAMES[kind]}</h2>
+      <div class="deck-head">${art}<div><p class="deck-title">${escapeHTML(track.title)}</p><p class="deck-sub">${sub}</p></div></div>
+      <p class="deck-error" role="alert" hidden></p>
+      <input class="deck-slider" type="range" min="0" max="${Math.max(1, Math.round(channel.length))}" step="1" value="0" aria-label="Position in the ${unit}">
+      <div class="deck-times"><span data-elapsed>0:00</span><span data-remaining></span></div>
+      <div class="deck-controls">
+        <button class="icon-button" type="button" data-previous aria-label="Previous ${unit}">${icon(PREVIOUS, 26)}</button>
+        <button class="icon-button" type="button" data-back aria-label="Back 15 seconds">${icon(BACK, 28)}</button>
+        <button class="deck-play" type="button" data-play>${icon(PLAY, 30)}</button>
+        <button class="icon-button" type="button" data-forward aria-label="Forward 30 seconds">${icon(FORWARD, 28)}</button>
+        <button class="icon-button" type="button" data-next aria-label="Next ${unit}">${icon(NEXT, 26)}</button>
+      </div>
+      <div class="deck-settings">
+        <label>Speed <select data-speed>${SPEEDS[kind].map((speed) => `<option value="${speed}">${speed}×</option>`).join("")}</select></label>
+        <label class="deck-volume">Volume <input type="range" min="0" max="1" step="0.05" data-volume></label>
+        <label class="deck-boost"><input type="checkbox" role="switch" data-boost> Boost</label>
+      </div>`;
+    const $ = (selector) => this.root.querySelector(selector);
+    const slider = $(".deck-slider");
+    slider.addEventListener("input", () => { $("[data-elapsed]").textContent = clock(slider.value); });
+    slider.addEventListener("change", () => channel.seek(Number(slider.value)));
+    $("[data-previous]").addEventListener("click", () => channel.previous());
+    $("[data-back]").addEventListener("click", () => channel.skip(-15));
+    $("[data-play]").addEventListener("click", () => channel.toggle());
+    $("[data-forward]").addEventListener("click", () => channel.skip(30));
+    $("[data-next]").addEventListener("click", () => channel.next());
+    $("[data-speed]").addEventListener("change", (event) => channel.setSpeed(Number(event.target.value)));
+    $("[data-volume]").addEventListener("input", (event) => channel.setVolume(Number(event.target.value)));
+    $("[data-boost]").addEventListener("change", (event) => {
+      channel.setBoost(event.target.checked);
+      announce(event.target.checked ? `${NAMES[kind]}: Boost on.` : `${NAMES[kind]}: Boost off.`);
+    });
+  }
+
+  paintTime() {
+    const channel = this.channel;
+    const slider = this.root.querySelector(".deck-slider");
+    if (!slider || !channel.track) return;
+    const length = channel.length, offset = channel.offset;
+    slider.max = String(Math.max(1, Math.round(length)));
+    if (document.activeElement !== slider) slider.value = String(Math.round(offset));
+    this.root.querySelector("[data-elapsed]").textContent = clock(offset);
+    this.root.querySelector("[data-remaining]").textContent = `-${clock(length - offset)}`;
+  }
+}
