@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v20";
+const CACHE = "reverie-shell-v21";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -40,6 +40,7 @@ const SHELL = [
   "/player/dock.js",
   "/player/lock-screen.js",
   "/player/now-playing.js",
+  "/screens/librivox.js",
   "/write/drafts.js",
   "/meditation/run.js",
   "/meditation/player.js",

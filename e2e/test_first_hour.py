@@ -217,7 +217,7 @@ def blend(top, bottom, alpha):
     return tuple(alpha * t + (1 - alpha) * b for t, b in zip(top, bottom))
 
 
-SCREENS = ["/meditate", "/meditate#active", "/write", "/write/new", "/settings", "/wind-down", "/bedside", "/listen", "/listen/playing"]
+SCREENS = ["/meditate", "/meditate#active", "/write", "/write/new", "/settings", "/wind-down", "/bedside", "/listen", "/listen/playing", "/listen/librivox"]
 
 LAYOUT_CHECK = """() => {
     const problems = [];

@@ -61,15 +61,18 @@ public struct LibraryChapter: Codable, Sendable, Equatable {
     public var end: Double
     /// Heard to its end (or marked so): the log's latest word on `library:<book id>/<index>`.
     public var played: Bool
+    /// Who read it (a LibriVox section's readers); empty when the file does not say.
+    public var readers: [String]
 
-    public init(title: String, start: Double, end: Double, played: Bool = false) {
+    public init(title: String, start: Double, end: Double, played: Bool = false, readers: [String] = []) {
         self.title = title
         self.start = start
         self.end = end
         self.played = played
+        self.readers = readers
     }
 
-    enum CodingKeys: String, CodingKey { case title, start, end, played }
+    enum CodingKeys: String, CodingKey { case title, start, end, played, readers }
 
     /// Chapters stored before `played` existed read as unplayed.
     public init(from decoder: any Decoder) throws {
@@ -78,6 +81,7 @@ public struct LibraryChapter: Codable, Sendable, Equatable {
         start = try container.decode(Double.self, forKey: .start)
         end = try container.decode(Double.self, forKey: .end)
         played = try container.decodeIfPresent(Bool.self, forKey: .played) ?? false
+        readers = try container.decodeIfPresent([String].self, forKey: .readers) ?? []
     }
 }
 

@@ -21,6 +21,10 @@ struct AppServices: Sendable {
     let signIns: Recent<String, SignIn>
     /// Bedside's room sounds and alarm chime, synthesized once into `<data>/cache/bedside`.
     let bedsideSounds: SynthesizedAudio
+    /// The one client for outside fetches (LibriVox; feeds and articles later).
+    let outside: GuardedHTTPClient
+    /// The background job workers.
+    let jobs: JobWorkers
 }
 
 extension Application {
@@ -44,6 +48,8 @@ extension Application {
     var meditationAudio: MeditationAudio { services.meditationAudio }
     var sleepAudio: SleepAudio { services.sleepAudio }
     var files: FileCache { services.files }
+    var outside: GuardedHTTPClient { services.outside }
+    var jobs: JobWorkers { services.jobs }
 
     /// Account creation and password checks on the application's database.
     public var accounts: AccountService {

@@ -85,6 +85,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// The most bytes of files (web app, audio, captions) kept in memory to answer from
     /// (`REVERIE_FILE_CACHE_BYTES`, 256 MiB); files up to half of it are kept, larger ones stream.
     public var fileCacheBytes: Int = 256 << 20
+    /// The guarded HTTP client may fetch from private, loopback and link-local addresses
+    /// (`REVERIE_ALLOW_PRIVATE_FETCH=1`): for a server whose outside services are on the LAN, and tests.
+    public var allowPrivateFetches = false
+    /// Where LibriVox's API is (`REVERIE_LIBRIVOX_URL`): `<base>/api/feed/audiobooks`.
+    public var librivoxBaseURL = URL(string: "https://librivox.org")!
 
     /// Files people gave the server, under the data directory: `<data>/media/<name>`.
     public func mediaDirectory(_ name: String) -> URL {
@@ -200,6 +205,18 @@ extension ServerConfig {
                 throw ConfigError.invalid(setting: "REVERIE_FILE_CACHE_BYTES", reason: "'\(text)' is not a number of bytes (0 keeps none)")
             }
             config.fileCacheBytes = parsed
+        }
+        if let text = value(nil, "REVERIE_ALLOW_PRIVATE_FETCH") {
+            guard ["0", "1", "true", "false"].contains(text.lowercased()) else {
+                throw ConfigError.invalid(setting: "REVERIE_ALLOW_PRIVATE_FETCH", reason: "'\(text)' is not 1 or 0")
+            }
+            config.allowPrivateFetches = ["1", "true"].contains(text.lowercased())
+        }
+        if let text = value(nil, "REVERIE_LIBRIVOX_URL") {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ConfigError.invalid(setting: "REVERIE_LIBRIVOX_URL", reason: "'\(text)' is not an http(s) address")
+            }
+            config.librivoxBaseURL = url
         }
         if let text = value(nil, "REVERIE_IDLE_TIMEOUT") {
             guard let parsed = Int(text), (1...3600).contains(parsed) else {

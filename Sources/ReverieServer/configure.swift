@@ -45,6 +45,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateSleepAudio())
     app.migrations.add(CreateBedsidePieces())
     app.migrations.add(CreateLibraryItems())
+    app.migrations.add(CreateJobs())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -83,9 +84,12 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         sleepAudio: sleepAudio,
         files: FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes),
         signIns: Recent(lifetime: SessionAuthenticator.recheckAfter),
-        bedsideSounds: SynthesizedAudio(directory: config.cacheDirectory("bedside"))
+        bedsideSounds: SynthesizedAudio(directory: config.cacheDirectory("bedside")),
+        outside: GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup),
+        jobs: JobWorkers(handlers: [LibriVoxDownload.kind: LibriVoxDownload.run])
     )
     app.lifecycle.use(SpeechJobsLifecycle())
+    app.lifecycle.use(JobWorkersLifecycle())
     app.lifecycle.use(WarmupLifecycle())
 
     // MARK: - HTTP
@@ -114,6 +118,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: WindDownController(library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: BedsideController(library: bedsideLibrary))
     try app.register(collection: LibraryController(maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: LibriVoxController(base: config.librivoxBaseURL))
+    try app.register(collection: JobController())
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

@@ -51,6 +51,7 @@ func withTestApp(
     speech: SpeechEngines = SpeechEngines([]),
     speechMaxCharacters: Int = 100_000,
     maxUploadBytes: Int = 512 << 20,
+    adjust: (inout ServerConfig) -> Void = { _ in },
     _ body: (TestClient) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-test-\(UUID().uuidString)")
@@ -67,6 +68,7 @@ func withTestApp(
         webDirectory: repositoryWebDirectory, maxBodyBytes: maxBodyBytes, bcryptCost: 4,
         speechMaxCharacters: speechMaxCharacters)
     config.maxUploadBytes = maxUploadBytes
+    adjust(&config)
 
     let app = try await Application.make(.testing)
     app.logger.logLevel = .warning

@@ -8,6 +8,7 @@ import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { deck } from "../player/deck.js";
 import { renderNowPlaying } from "../player/now-playing.js";
+import { followJob, renderLibriVox } from "./librivox.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/player.js";
 
@@ -48,6 +49,7 @@ class ListenScreen {
 
   async show(path) {
     if (/^\/listen\/playing\/?$/.test(path)) { this.cleanup = renderNowPlaying(this.container); return; }
+    if (/^\/listen\/librivox\/?$/.test(path)) { this.cleanup = renderLibriVox(this.container); return; }
     const match = path.match(/^\/listen\/book\/([0-9a-f-]{36})$/i);
     return match ? this.book(match[1]) : this.library();
   }
@@ -79,10 +81,13 @@ class ListenScreen {
       <section class="listen" aria-labelledby="listen-heading">
         <header class="listen-head">
           <h1 id="listen-heading">Listen</h1>
+          <span class="listen-actions">
+          <a class="button" href="/listen/librivox" data-link>LibriVox</a>
           <label class="button primary listen-upload">
             ${icon(UPLOAD_ICON, 20)}<span>Upload</span>
             <input type="file" accept=".mp3,.m4a,.m4b,.mp4,.zip,audio/*,application/zip" multiple data-upload>
           </label>
+          </span>
         </header>
         <div class="listen-tabs" role="tablist" aria-label="Library">
           <button type="button" role="tab" data-kind="book">Books</button>
@@ -93,6 +98,7 @@ class ListenScreen {
           <progress max="100" value="0" aria-label="Upload progress"></progress>
         </div>
         <p class="listen-error" role="alert" hidden></p>
+        <ul class="listen-jobs" aria-label="Books being added"></ul>
         <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button" data-undo>Undo</button></p>
         <ul class="listen-list"></ul>
       </section>`;
@@ -107,6 +113,34 @@ class ListenScreen {
     $("[data-upload]").addEventListener("change", (event) => this.upload([...event.target.files]));
     $("[data-undo]").addEventListener("click", () => this.undoDelete());
     this.paintList();
+    this.showJobs();
+  }
+
+  /** Books still being added (LibriVox downloads), each with its progress; done, the book joins the list. */
+  async showJobs() {
+    let answer;
+    try { answer = await api("/api/jobs"); } catch { return; }
+    if (this.closed) return;
+    const list = this.container.querySelector(".listen-jobs");
+    for (const job of answer.jobs.filter((job) => job.status === "queued" || job.status === "running")) {
+      const row = document.createElement("li");
+      row.className = "listen-job";
+      row.innerHTML = `<p><span data-job-title></span> <span data-job-text></span></p><progress max="100" value="0"></progress>`;
+      row.querySelector("[data-job-title]").textContent = `Adding “${job.title}”:`;
+      row.querySelector("progress").setAttribute("aria-label", `Adding ${job.title}`);
+      list.append(row);
+      followJob(job.id, async (current) => {
+        row.querySelector("progress").value = Math.round(current.progress * 100);
+        row.querySelector("[data-job-text]").textContent = current.status === "failed" ? current.message : `${current.message || "waiting"} (${Math.round(current.progress * 100)}%)`;
+        if (current.status === "done") {
+          row.remove();
+          try {
+            const item = await api(`/api/library/${current.itemID}`);
+            if (!this.closed && !this.items.some((known) => known.id === item.id)) { this.items.unshift(item); this.paintList(); }
+          } catch { /* it shows on the next visit */ }
+        }
+      }, () => this.closed);
+    }
   }
 
   paintList() {
@@ -268,7 +302,7 @@ class ListenScreen {
             <li class="chapter-row" data-index="${index}">
               <button type="button" class="chapter" data-chapter="${index}">
                 <span class="chapter-number">${index + 1}</span>
-                <span class="chapter-title">${escapeHTML(chapter.title)}</span>
+                <span class="chapter-text"><span class="chapter-title">${escapeHTML(chapter.title)}</span>${chapter.readers?.length ? `<span class="chapter-readers">${escapeHTML(chapter.readers.join(", "))}</span>` : ""}</span>
                 <span class="chapter-time">${clock(chapter.end - chapter.start)}</span>
               </button>
               <button type="button" class="icon-button chapter-mark" data-mark="${index}">${icon("M5 12.5l4.5 4.5L19 7", 22)}</button>

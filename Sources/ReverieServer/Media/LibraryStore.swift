@@ -46,7 +46,7 @@ struct LibraryStore: Sendable {
     /// disc, track and natural name; `work` is a scratch folder the caller removes. The joined
     /// file is described from its parts (not read again): its title is the parts' album, else `name`.
     func addBook(parts entries: [(file: URL, name: String)], in work: URL, name: String?, originalName: String?,
-                 ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+                 ownerID: UUID, described: BookDescription? = nil) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         let output = work.appendingPathComponent("joined-\(UUID().uuidString).mp3")
         let joined: ParsedMedia = try await threadPool.runIfActive {
             let parts = try entries.map { entry -> MP3Book.Part in
@@ -56,8 +56,9 @@ struct LibraryStore: Sendable {
                     throw APIError(.unprocessableEntity, code: "damaged_audio", "\(entry.name): \(error.description)")
                 }
             }
-            let ordered = MP3Book.ordered(parts)
-            let chapters: [ParsedChapter]
+            // A described book (LibriVox's sections) keeps its own order and titles.
+            let ordered = described == nil ? MP3Book.ordered(parts) : parts
+            var chapters: [ParsedChapter]
             do {
                 chapters = try MP3Book.join(ordered, to: output.path)
             } catch let error as MediaFormatsError {
@@ -66,16 +67,32 @@ struct LibraryStore: Sendable {
             var tags = ordered.first?.media.tags ?? ParsedTags()
             tags.title = tags.album ?? name
             (tags.track, tags.disc) = (nil, nil)
+            if let described {
+                tags.title = described.title
+                tags.artist = described.author ?? tags.artist
+                for (index, chapter) in described.chapters.enumerated() where chapters.indices.contains(index) {
+                    chapters[index] = ParsedChapter(title: chapter.title, start: chapters[index].start, end: chapters[index].end)
+                }
+            }
             return ParsedMedia(format: .mp3, duration: chapters.last?.end ?? 0, tags: tags,
                                artwork: ordered.lazy.compactMap(\.media.artwork).first, chapters: chapters)
         }
         let (hash, count) = try Self.sha256(of: output)
         let upload = ReceivedUpload(file: output, byteCount: count, sha256: hash, originalName: originalName)
-        return try await addFile(upload, kind: "book", ownerID: ownerID, media: joined)
+        return try await addFile(upload, kind: "book", ownerID: ownerID, media: joined, readers: described?.chapters.map(\.readers))
+    }
+
+    /// What a book is, when its source says so better than its files' tags (LibriVox's catalog).
+    struct BookDescription: Sendable {
+        var title: String
+        var author: String?
+        /// In the parts' order.
+        var chapters: [(title: String, readers: [String])]
     }
 
     /// Adds one audio file; `media` when it is already known (a joined book), else it is read.
-    private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, media known: ParsedMedia? = nil) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+    private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, media known: ParsedMedia? = nil,
+                         readers: [[String]]? = nil) async throws -> (item: LibraryItemModel, duplicate: Bool) {
         if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) {
             return (existing, true)
         }
@@ -104,6 +121,7 @@ struct LibraryStore: Sendable {
         var chapters = media.chapters.map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end) }
         for index in chapters.indices where chapters[index].title.isEmpty { chapters[index].title = "Chapter \(index + 1)" }
         if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
+        for (index, names) in (readers ?? []).enumerated() where chapters.indices.contains(index) { chapters[index].readers = names }
         if !isBook { chapters = [] }
         let row = LibraryItemModel(
             ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,

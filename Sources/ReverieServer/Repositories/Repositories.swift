@@ -13,6 +13,7 @@ public struct Repositories: Sendable {
     public var sleepAudio: any SleepAudioRepository
     public var bedsidePieces: any BedsidePieceRepository
     public var library: any LibraryRepository
+    public var jobs: any JobRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -27,7 +28,8 @@ public struct Repositories: Sendable {
             progress: FluentProgressRepository(database: database),
             sleepAudio: FluentSleepAudioRepository(database: database),
             bedsidePieces: FluentBedsidePieceRepository(database: database),
-            library: FluentLibraryRepository(database: database)
+            library: FluentLibraryRepository(database: database),
+            jobs: FluentJobRepository(database: database)
         )
     }
 }

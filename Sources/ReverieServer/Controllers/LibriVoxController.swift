@@ -1,0 +1,88 @@
+import Foundation
+import ReverieAPI
+import Vapor
+
+extension LibriVoxSearchResult: Content {}
+extension JobInfo: Content {}
+extension JobList: Content {}
+
+/// LibriVox in Listen: search its catalog, and add a book (downloaded in the background as a
+/// job, its sections joined into one file whose chapters are the sections, with their readers).
+struct LibriVoxController: RouteCollection {
+    let base: URL
+
+    func boot(routes: any RoutesBuilder) throws {
+        let librivox = routes.grouped("api", "librivox")
+        librivox.get("search", use: search)
+        librivox.post("books", use: add)
+    }
+
+    /// `GET /api/librivox/search?q=TEXT[&by=title|author]`.
+    func search(req: Request) async throws -> LibriVoxSearchResult {
+        _ = try req.user
+        let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw APIError(.badRequest, code: "invalid_field", "q: what to search for, 1 to 100 characters.") }
+        let by = try req.queryString("by", maximumLength: 10) ?? "title"
+        guard let field = LibriVoxCatalog.Field(rawValue: by) else {
+            throw APIError(.badRequest, code: "invalid_field", "by: title or author.")
+        }
+        do {
+            return LibriVoxSearchResult(books: try await catalog(req).search(text, by: field))
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+    }
+
+    /// `POST /api/librivox/books` `{"id": 47}`: 202 with the job that downloads it.
+    func add(req: Request) async throws -> Response {
+        let user = try req.user
+        let body = try req.content.decode(LibriVoxAddRequest.self)
+        guard body.id > 0 else { throw APIError(.badRequest, code: "invalid_field", "id: a LibriVox book id, as the search gives it.") }
+        let book: LibriVoxBookInfo?
+        do {
+            book = try await catalog(req).book(id: body.id)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+        guard let book else { throw APIError(.notFound, code: "not_found", "LibriVox has no book with id \(body.id).") }
+        guard !book.sections.isEmpty else {
+            throw APIError(.unprocessableEntity, code: "no_sections", "“\(book.title)” has no recordings on LibriVox yet.")
+        }
+        let payload = String(decoding: try JSONEncoder().encode(LibriVoxDownload.Payload(bookID: book.id)), as: UTF8.self)
+        let job = JobModel(ownerID: user.id, kind: LibriVoxDownload.kind, title: book.title, payload: payload)
+        try await req.repositories.jobs.enqueue(job)
+        req.application.jobs.poke()
+        return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
+    }
+
+    func catalog(_ req: Request) -> LibriVoxCatalog {
+        LibriVoxCatalog(base: base, client: req.outside)
+    }
+}
+
+/// The person's jobs and their progress.
+struct JobController: RouteCollection {
+    func boot(routes: any RoutesBuilder) throws {
+        let jobs = routes.grouped("api", "jobs")
+        jobs.get(use: list)
+        jobs.get(":jobID", use: show)
+    }
+
+    /// `GET /api/jobs`: the latest 50, newest first.
+    func list(req: Request) async throws -> JobList {
+        JobList(jobs: try await req.repositories.jobs.recent(ownedBy: try req.user, limit: 50).map(Self.info))
+    }
+
+    /// `GET /api/jobs/{id}`.
+    func show(req: Request) async throws -> JobInfo {
+        let id = try req.uuidParameter("jobID", naming: "job")
+        guard let job = try await req.repositories.jobs.find(id, ownedBy: try req.user) else { throw APIError.notFound("job") }
+        return Self.info(job)
+    }
+
+    static func info(_ job: JobModel) -> JobInfo {
+        let result = job.result.flatMap { try? JSONDecoder().decode(LibriVoxDownload.Result.self, from: Data($0.utf8)) }
+        return JobInfo(id: job.id?.uuidString.lowercased() ?? "", kind: job.kind, title: job.title, status: job.status,
+                       progress: job.progress, message: job.message, itemID: result?.itemID, createdAt: job.createdAt)
+    }
+}

@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Vapor
+
+/// Why an outside fetch did not happen or did not finish, in words a person can act on.
+enum OutsideFetchError: Error, Equatable {
+    case badURL(String)
+    case unresolvable(String)
+    case privateAddress(host: String, address: String)
+    case tooManyRedirects(Int)
+    case tooLarge(limit: Int)
+    case status(Int, host: String)
+    case timeout(host: String)
+    case unreachable(host: String)
+
+    /// The answer the API gives for it.
+    var apiError: APIError {
+        switch self {
+        case let .badURL(text):
+            APIError(.badRequest, code: "invalid_url", "“\(text.prefix(200))” is not a web address Reverie can fetch: use http:// or https:// and a host name.")
+        case let .unresolvable(host):
+            APIError(.badGateway, code: "outside_unreachable", "The name \(host) could not be found. Check the address, or the server's connection to the internet.")
+        case let .privateAddress(host, address):
+            APIError(.badRequest, code: "private_address", "\(host) is a private address (\(address)) and Reverie only fetches from the public internet. The owner can allow private addresses with REVERIE_ALLOW_PRIVATE_FETCH=1.")
+        case let .tooManyRedirects(count):
+            APIError(.badGateway, code: "outside_redirects", "The address redirected more than \(count) times, so Reverie stopped following it.")
+        case let .tooLarge(limit):
+            APIError(.badGateway, code: "outside_too_large", "The answer was larger than \(ByteCountFormatter.string(fromByteCount: Int64(limit), countStyle: .file)), more than Reverie takes from there.")
+        case let .status(code, host):
+            APIError(.badGateway, code: "outside_status", "\(host) answered HTTP \(code). Try again later.")
+        case let .timeout(host):
+            APIError(.gatewayTimeout, code: "outside_timeout", "\(host) took too long to answer. Try again later.")
+        case let .unreachable(host):
+            APIError(.badGateway, code: "outside_unreachable", "\(host) could not be reached. Try again later.")
+        }
+    }
+}
+
+/// What came back from an outside fetch.
+struct OutsideResponse: Sendable {
+    /// The address that answered, after redirects.
+    var url: URL
+    var headers: HTTPHeaders
+    var body: ByteBuffer
+}
+
+/// The one client for every URL a person gives or an outside service answers with (LibriVox now;
+/// feeds, articles and radio later): public addresses only unless the owner allows private ones
+/// (checked on the resolved addresses, then connected to the address checked, so a name cannot
+/// be re-pointed in between), every redirect checked again and at most five of them, timeouts,
+/// size caps, no transparent decompression, and a User-Agent that says who is asking.
+final class GuardedHTTPClient: Sendable {
+    struct Policy: Sendable {
+        /// Private, loopback and link-local addresses are allowed (`REVERIE_ALLOW_PRIVATE_FETCH`; tests).
+        var allowPrivate = false
+        var maxRedirects = 5
+        var connectTimeout: TimeAmount = .seconds(10)
+        /// Longest wait for the next bytes of an answer.
+        var readTimeout: TimeAmount = .seconds(30)
+        /// Longest wait for an answer's head.
+        var headTimeout: TimeAmount = .seconds(30)
+        var userAgent = "Reverie/1.0 (self-hosted audio companion; +https://github.com/reverie)"
+    }
+
+    let policy: Policy
+    let group: any EventLoopGroup
+
+    init(policy: Policy, group: any EventLoopGroup) {
+        self.policy = policy
+        self.group = group
+    }
+
+    /// Fetches `url` into memory, refusing answers over `maxBytes`.
+    func get(_ url: URL, accept: String = "*/*", maxBytes: Int) async throws -> OutsideResponse {
+        try await fetch(url, accept: accept) { response, finalURL in
+            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
+                throw OutsideFetchError.tooLarge(limit: maxBytes)
+            }
+            var body = ByteBuffer()
+            for try await chunk in response.body {
+                guard body.readableBytes + chunk.readableBytes <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
+                var part = chunk
+                body.writeBuffer(&part)
+            }
+            return OutsideResponse(url: finalURL, headers: response.headers, body: body)
+        }
+    }
+
+    /// Streams `url` into `file`, refusing more than `maxBytes`; `progress(received, expected)`
+    /// hears of each chunk. A partial file is removed on failure.
+    func download(_ url: URL, to file: URL, maxBytes: Int, progress: @escaping @Sendable (Int, Int?) async -> Void) async throws -> OutsideResponse {
+        do {
+            return try await fetch(url, accept: "*/*") { response, finalURL in
+                let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
+                if let expected, expected > maxBytes { throw OutsideFetchError.tooLarge(limit: maxBytes) }
+                FileManager.default.createFile(atPath: file.path, contents: nil)
+                let handle = try FileHandle(forWritingTo: file)
+                defer { try? handle.close() }
+                var received = 0
+                for try await chunk in response.body {
+                    received += chunk.readableBytes
+                    guard received <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
+                    try handle.write(contentsOf: chunk.readableBytesView)
+                    await progress(received, expected)
+                }
+                return OutsideResponse(url: finalURL, headers: response.headers, body: ByteBuffer())
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+
+    /// The host and address a URL may be fetched from, or why not.
+    func check(_ url: URL) async throws -> (host: String, address: OutsideAddress) {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil else {
+            throw OutsideFetchError.badURL(url.absoluteString)
+        }
+        let addresses = try await OutsideAddress.resolve(host)
+        if !policy.allowPrivate, let bad = addresses.first(where: \.isPrivate) {
+            throw OutsideFetchError.privateAddress(host: host, address: bad.description)
+        }
+        return (host, addresses[0])
+    }
+
+    private func fetch<T: Sendable>(_ url: URL, accept: String,
+                                    read: @Sendable (HTTPClientResponse, URL) async throws -> T) async throws -> T {
+        var current = url
+        for _ in 0...policy.maxRedirects {
+            let (host, address) = try await check(current)
+            var configuration = HTTPClient.Configuration()
+            configuration.redirectConfiguration = .disallow
+            configuration.timeout = .init(connect: policy.connectTimeout, read: policy.readTimeout)
+            configuration.decompression = .disabled
+            configuration.dnsOverride = [host: address.description]
+            let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+            do {
+                var request = HTTPClientRequest(url: current.absoluteString)
+                request.headers.add(name: "User-Agent", value: policy.userAgent)
+                request.headers.add(name: "Accept", value: accept)
+                let response = try await client.execute(request, timeout: policy.headTimeout)
+                let code = Int(response.status.code)
+                if (300...399).contains(code), code != 304, let location = response.headers.first(name: "Location") {
+                    guard let next = URL(string: location, relativeTo: current)?.absoluteURL else { throw OutsideFetchError.badURL(location) }
+                    try? await client.shutdown()
+                    current = next
+                    continue
+                }
+                guard (200...299).contains(code) else { throw OutsideFetchError.status(code, host: host) }
+                let result = try await read(response, current)
+                try? await client.shutdown()
+                return result
+            } catch {
+                try? await client.shutdown()
+                throw Self.plain(error, host: host)
+            }
+        }
+        throw OutsideFetchError.tooManyRedirects(policy.maxRedirects)
+    }
+
+    /// The client's and the network's errors as `OutsideFetchError`s.
+    static func plain(_ error: any Error, host: String) -> any Error {
+        if error is OutsideFetchError || error is APIError { return error }
+        if let client = error as? HTTPClientError {
+            if [.connectTimeout, .readTimeout, .deadlineExceeded].contains(client) { return OutsideFetchError.timeout(host: host) }
+            return OutsideFetchError.unreachable(host: host)
+        }
+        if error is CancellationError { return error }
+        return OutsideFetchError.unreachable(host: host)
+    }
+}
+
+extension Request {
+    var outside: GuardedHTTPClient { application.services.outside }
+}
