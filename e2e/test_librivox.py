@@ -1,7 +1,8 @@
 """LibriVox in the browser, against a LibriVox-shaped catalog the test serves on 127.0.0.1
 (scripts/librivox_fixture.py): search by title and by author, an empty search's advice, and
 adding a book, which a job downloads with progress and joins into one book whose chapters are
-the sections, with their readers; it then plays in the speech player."""
+the sections, with their readers; it then plays in the speech player. Listen now streams the
+sections through the server before anything is downloaded."""
 
 import pytest
 from playwright.sync_api import expect
@@ -51,6 +52,16 @@ def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):
     expect(book).to_contain_text("3 sections")
     expect(book).to_contain_text("Read by Ann Reader, Ben Reader")
     screenshot(page, "librivox-search")
+
+    # Listen now: streamed through the server a section at a time; the next section follows.
+    book.get_by_role("button", name="Listen now").click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'Chapter I: The Gate')",
+               message="the stream did not play")
+    expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("Chapter I: The Gate")
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing)",
+               message="the next section did not follow the first")
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
 
     book.get_by_role("button", name="Add to library").click()
     expect(book.locator(".librivox-job")).to_be_visible()

@@ -27,11 +27,14 @@ final class FixtureSite: Sendable {
             let book = #"{"books":[{"id":"47","title":"The Quiet Garden","description":"<p>A <b>calm</b> book.</p>","language":"English","totaltimesecs":6,"url_librivox":"https://librivox.org/the-quiet-garden/","authors":[{"id":"1","first_name":"Ada","last_name":"Hollow"}],"sections":[\#(sectionsJSON)]},{"title":"no id, skipped"}]}"#
             return Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(string: book))
         }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("librivox-fixture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (index, data) in sections.enumerated() { try data.write(to: folder.appendingPathComponent("\(index + 1).mp3")) }
         app.get("audio", ":n") { req async throws -> Response in
             guard let name = req.parameters.get("n"), let n = Int(name.replacingOccurrences(of: ".mp3", with: "")), sections.indices.contains(n - 1) else {
                 throw Abort(.notFound)
             }
-            return Response(status: .ok, headers: ["Content-Type": "audio/mpeg"], body: .init(data: sections[n - 1]))
+            return try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent("\(n).mp3").path)
         }
         app.get("loop", ":n") { req -> Response in
             let n = Int(req.parameters.get("n") ?? "0") ?? 0
@@ -143,6 +146,17 @@ struct LibriVoxAPITests {
                 #expect(item.chapters.map(\.title) == ["Part 1 & more", "Part 2 & more"])
                 #expect(item.chapters.map(\.readers) == [["Reader 1"], ["Reader 2"]])
                 #expect(abs(item.duration - 6) < 0.2 && abs(item.chapters[1].start - 3) < 0.1)
+                // Streamed before (or instead of) a download: the section's bytes, with Range passed on.
+                let streamed = try await client.send(.GET, "/api/librivox/books/47/sections/2/audio", auth: .cookie(owner))
+                #expect(streamed.status == .ok && streamed.bytes == parts[1] && streamed.headers.contentType?.description.hasPrefix("audio/") == true)
+                let ranged = try await client.send(.GET, "/api/librivox/books/47/sections/1/audio", auth: .cookie(owner), headers: ["Range": "bytes=100-199"])
+                #expect(ranged.status == .partialContent && ranged.bytes == parts[0][100..<200] && ranged.headers.first(name: .contentRange) != nil)
+                #expect(try await client.send(.GET, "/api/librivox/books/47/sections/9/audio", auth: .cookie(owner)).status == .notFound)
+                #expect(try await client.send(.GET, "/api/librivox/books/47/sections/1/audio").status == .unauthorized)
+                #expect(try await client.send(.POST, "/api/progress/events", json: ProgressEventsRequest(events: [
+                    ProgressEventInput(id: "lv", item: "librivox:47/1", device: "phone", at: client.clock.now, position: 2, kind: "ended")]),
+                    auth: .cookie(owner)).status == .ok)
+
                 let jobs = try await client.send(.GET, "/api/jobs", auth: .cookie(owner)).decode(JobList.self)
                 #expect(jobs.jobs.map(\.id) == [job.id])
 

@@ -55,6 +55,15 @@ export function bookTracks(book) {
   return book.chapters.map((chapter, index) => ({ ...base, id: `${book.id}/${index}`, chapter: index, title: chapter.title, start: chapter.start, end: chapter.end }));
 }
 
+/** A LibriVox book streamed section by section (before or instead of a download). */
+export function librivoxTracks(book) {
+  const key = `librivox:${book.id}`;
+  return book.sections.map((section, index) => ({
+    id: `${key}/${index}`, item: key, book: key, chapter: index, title: section.title, artist: book.authors.join(", "),
+    album: book.title, src: `/api/librivox/books/${book.id}/sections/${section.number}/audio`, artwork: null, start: 0, end: null,
+  }));
+}
+
 /** Music items as a queue. */
 export function musicTracks(items) {
   return items.map((item) => ({

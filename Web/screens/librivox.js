@@ -6,6 +6,7 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
+import { deck, librivoxTracks } from "../player/deck.js";
 import { length } from "../player/player.js";
 
 const POLL = 1000;
@@ -98,7 +99,10 @@ class LibriVoxPage {
           ${readers.length ? `<p class="librivox-readers">Read by ${escapeHTML(readers.slice(0, 3).join(", "))}${readers.length > 3 ? ` and ${readers.length - 3} more` : ""}</p>` : ""}
           ${book.description ? `<p class="librivox-description">${escapeHTML(book.description)}</p>` : ""}
           <div class="librivox-add">
-            <button class="button" type="button" data-add="${book.id}"${book.sections.length ? "" : " disabled"}>${book.sections.length ? "Add to library" : "No recordings yet"}</button>
+            <div class="librivox-buttons">
+              ${book.sections.length ? `<button class="button primary" type="button" data-listen="${book.id}">Listen now</button>` : ""}
+              <button class="button" type="button" data-add="${book.id}"${book.sections.length ? "" : " disabled"}>${book.sections.length ? "Add to library" : "No recordings yet"}</button>
+            </div>
             <div class="librivox-job" hidden>
               <p><span data-job-text></span> <span data-job-percent></span></p>
               <progress max="100" value="0" aria-label="Adding ${escapeHTML(book.title)}"></progress>
@@ -106,6 +110,14 @@ class LibriVoxPage {
           </div>
         </li>`;
     }).join("");
+    for (const button of list.querySelectorAll("[data-listen]")) {
+      // Streamed from LibriVox through the server, a section at a time, in the speech player.
+      button.addEventListener("click", () => {
+        const book = this.books.find((candidate) => candidate.id === Number(button.dataset.listen));
+        deck.speech.load(librivoxTracks(book), 0, { play: true });
+        announce(`Playing “${book.title}” from LibriVox.`);
+      });
+    }
     for (const button of list.querySelectorAll("[data-add]")) {
       button.addEventListener("click", () => this.add(Number(button.dataset.add), button.closest("li")));
     }

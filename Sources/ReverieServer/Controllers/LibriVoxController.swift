@@ -10,11 +10,66 @@ extension JobList: Content {}
 /// job, its sections joined into one file whose chapters are the sections, with their readers).
 struct LibriVoxController: RouteCollection {
     let base: URL
+    /// Books as the catalog last described them, so each Range request of a section streamed
+    /// does not ask LibriVox again.
+    let books = Recent<Int, LibriVoxBookInfo>(lifetime: .minutes(10), capacity: 500)
 
     func boot(routes: any RoutesBuilder) throws {
         let librivox = routes.grouped("api", "librivox")
         librivox.get("search", use: search)
         librivox.post("books", use: add)
+        librivox.get("books", ":bookID", "sections", ":number", "audio", use: sectionAudio)
+    }
+
+    /// `GET /api/librivox/books/{bookID}/sections/{number}/audio`: a section streamed from
+    /// LibriVox through the guarded client, with Range passed on, so a book plays before (or
+    /// instead of) being downloaded.
+    func sectionAudio(req: Request) async throws -> Response {
+        _ = try req.user
+        guard let id = req.parameters.get("bookID", as: Int.self), id > 0, let number = req.parameters.get("number", as: Int.self) else {
+            throw APIError.notFound("LibriVox section")
+        }
+        let book: LibriVoxBookInfo?
+        do {
+            book = try await cached(id, req)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+        guard let section = book?.sections.first(where: { $0.number == number }), let url = URL(string: section.listenURL) else {
+            throw APIError.notFound("LibriVox section")
+        }
+        let upstream: (status: Int, headers: HTTPHeaders, body: Handoff)
+        do {
+            upstream = try await req.outside.stream(url, range: req.headers.first(name: .range), maxBytes: req.services.config.maxUploadBytes)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+        var headers = HTTPHeaders()
+        let type = upstream.headers.first(name: .contentType) ?? ""
+        headers.replaceOrAdd(name: .contentType, value: type.hasPrefix("audio/") ? type : "audio/mpeg")
+        for name in [HTTPHeaders.Name.contentRange, .acceptRanges] {
+            if let value = upstream.headers.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
+        }
+        headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=3600")
+        let length = upstream.headers.first(name: .contentLength).flatMap(Int.init) ?? -1
+        let body = upstream.body
+        return Response(status: HTTPResponseStatus(statusCode: upstream.status), headers: headers, body: .init(asyncStream: { writer in
+            do {
+                while let chunk = try await body.next() { try await writer.write(.buffer(chunk)) }
+                try await writer.write(.end)
+            } catch {
+                await body.cancel()
+                try? await writer.write(.error(error))
+            }
+        }, count: length))
+    }
+
+    func cached(_ id: Int, _ req: Request) async throws -> LibriVoxBookInfo? {
+        if let book = books.value(for: id) { return book }
+        let generation = books.generation
+        guard let book = try await catalog(req).book(id: id) else { return nil }
+        books.store(book, for: id, readAt: generation)
+        return book
     }
 
     /// `GET /api/librivox/search?q=TEXT[&by=title|author]`.
@@ -40,7 +95,7 @@ struct LibriVoxController: RouteCollection {
         guard body.id > 0 else { throw APIError(.badRequest, code: "invalid_field", "id: a LibriVox book id, as the search gives it.") }
         let book: LibriVoxBookInfo?
         do {
-            book = try await catalog(req).book(id: body.id)
+            book = try await cached(body.id, req)
         } catch let error as OutsideFetchError {
             throw error.apiError
         }

@@ -87,10 +87,16 @@ struct ProgressController: RouteCollection {
     /// Chapters a book may have, for chapter keys.
     static let mostChapters = 10_000
 
-    /// Whether `id` (what follows `library:`) names a library item or one of its chapters.
-    static func isLibraryKey(_ id: Substring) -> Bool {
+    /// LibriVox books streamed before they are downloaded: `librivox:<LibriVox id>`, and a
+    /// section `librivox:<LibriVox id>/<index from 0>`.
+    static let librivoxPrefix = "librivox:"
+
+    /// Whether `id` (what follows `library:`, or `librivox:` with `numbered`) names an item or one of its chapters.
+    static func isLibraryKey(_ id: Substring, numbered: Bool = false) -> Bool {
         let parts = id.split(separator: "/", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), UUID(uuidString: String(parts[0])) != nil else { return false }
+        let named = numbered ? parts[0].allSatisfy(\.isASCII) && !parts[0].hasPrefix("+") && Int(parts[0]).map { $0 > 0 } == true
+            : UUID(uuidString: String(parts[0])) != nil
+        guard (1...2).contains(parts.count), named else { return false }
         guard parts.count == 2 else { return true }
         return parts[1].allSatisfy(\.isASCII) && Int(parts[1]).map { (0..<mostChapters).contains($0) } == true && !parts[1].hasPrefix("+")
     }
@@ -105,7 +111,8 @@ struct ProgressController: RouteCollection {
             if bedside.preset(id) != nil || UUID(uuidString: id) != nil { return }
         }
         if item.hasPrefix(Self.libraryPrefix), Self.isLibraryKey(item.dropFirst(Self.libraryPrefix.count)) { return }
-        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>).")
+        if item.hasPrefix(Self.librivoxPrefix), Self.isLibraryKey(item.dropFirst(Self.librivoxPrefix.count), numbered: true) { return }
+        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>; a LibriVox book streamed is librivox:<id>).")
     }
 
     func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {

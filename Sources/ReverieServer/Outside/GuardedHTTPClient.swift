@@ -125,7 +125,36 @@ final class GuardedHTTPClient: Sendable {
         return (host, addresses[0])
     }
 
-    private func fetch<T: Sendable>(_ url: URL, accept: String,
+    /// Streams `url` to a person (a LibriVox section played before it is downloaded): the answer's
+    /// head at once, then its body one chunk at a time, each fetched only when the last was sent
+    /// (so a slow listener never makes the server hold a file). `range` is passed on.
+    func stream(_ url: URL, range: String?, maxBytes: Int) async throws -> (status: Int, headers: HTTPHeaders, body: Handoff) {
+        let handoff = Handoff()
+        let head = Handoff.Head()
+        let task = Task {
+            do {
+                _ = try await fetch(url, accept: "audio/*", headers: range.map { ["Range": $0] } ?? [:]) { response, _ in
+                    await head.set(.success((Int(response.status.code), response.headers)))
+                    var sent = 0
+                    for try await chunk in response.body {
+                        sent += chunk.readableBytes
+                        guard sent <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
+                        guard await handoff.put(chunk) else { return 0 }   // the listener went away
+                    }
+                    await handoff.finish(nil)
+                    return 0
+                }
+            } catch {
+                await head.set(.failure(error))
+                await handoff.finish(error)
+            }
+        }
+        handoff.producer = task
+        let (status, headers) = try await head.value()
+        return (status, headers, handoff)
+    }
+
+    private func fetch<T: Sendable>(_ url: URL, accept: String, headers extra: [String: String] = [:],
                                     read: @Sendable (HTTPClientResponse, URL) async throws -> T) async throws -> T {
         var current = url
         for _ in 0...policy.maxRedirects {
@@ -140,6 +169,7 @@ final class GuardedHTTPClient: Sendable {
                 var request = HTTPClientRequest(url: current.absoluteString)
                 request.headers.add(name: "User-Agent", value: policy.userAgent)
                 request.headers.add(name: "Accept", value: accept)
+                for (name, value) in extra { request.headers.add(name: name, value: value) }
                 let response = try await client.execute(request, timeout: policy.headTimeout)
                 let code = Int(response.status.code)
                 if (300...399).contains(code), code != 304, let location = response.headers.first(name: "Location") {
@@ -148,7 +178,7 @@ final class GuardedHTTPClient: Sendable {
                     current = next
                     continue
                 }
-                guard (200...299).contains(code) else { throw OutsideFetchError.status(code, host: host) }
+                guard (200...299).contains(code) || (code == 416 && extra["Range"] != nil) else { throw OutsideFetchError.status(code, host: host) }
                 let result = try await read(response, current)
                 try? await client.shutdown()
                 return result
@@ -169,6 +199,79 @@ final class GuardedHTTPClient: Sendable {
         }
         if error is CancellationError { return error }
         return OutsideFetchError.unreachable(host: host)
+    }
+}
+
+/// One chunk at a time from a producer to a consumer: `put` waits until the chunk is taken.
+final class Handoff: @unchecked Sendable {
+    /// The answer's status and headers, once they came (or why they never will).
+    actor Head {
+        private var result: Result<(Int, HTTPHeaders), any Error>?
+        private var waiting: [CheckedContinuation<(Int, HTTPHeaders), any Error>] = []
+
+        func set(_ value: Result<(Int, HTTPHeaders), any Error>) {
+            guard result == nil else { return }
+            result = value
+            for continuation in waiting { continuation.resume(with: value) }
+            waiting = []
+        }
+
+        func value() async throws -> (Int, HTTPHeaders) {
+            if let result { return try result.get() }
+            return try await withCheckedThrowingContinuation { waiting.append($0) }
+        }
+    }
+
+    private actor State {
+        var chunk: ByteBuffer?
+        var done = false
+        var failure: (any Error)?
+        var cancelled = false
+        var taker: CheckedContinuation<ByteBuffer?, any Error>?
+        var putter: CheckedContinuation<Bool, Never>?
+
+        func put(_ buffer: ByteBuffer) async -> Bool {
+            if cancelled { return false }
+            if let taker { self.taker = nil; taker.resume(returning: buffer) ; return !cancelled }
+            chunk = buffer
+            return await withCheckedContinuation { putter = $0 }
+        }
+
+        func finish(_ error: (any Error)?) {
+            done = true
+            failure = error
+            if let taker { self.taker = nil; if let error { taker.resume(throwing: error) } else { taker.resume(returning: nil) } }
+        }
+
+        func take() async throws -> ByteBuffer? {
+            if let buffer = chunk {
+                chunk = nil
+                putter?.resume(returning: true)
+                putter = nil
+                return buffer
+            }
+            if done { if let failure { throw failure }; return nil }
+            return try await withCheckedThrowingContinuation { taker = $0 }
+        }
+
+        func cancel() {
+            cancelled = true
+            putter?.resume(returning: false)
+            putter = nil
+        }
+    }
+
+    private let state = State()
+    var producer: Task<Void, Never>?
+
+    func put(_ buffer: ByteBuffer) async -> Bool { await state.put(buffer) }
+    func finish(_ error: (any Error)?) async { await state.finish(error) }
+    /// The next chunk, or nil at the end.
+    func next() async throws -> ByteBuffer? { try await state.take() }
+    /// The consumer stopped: the producer ends at its next chunk.
+    func cancel() async {
+        await state.cancel()
+        producer?.cancel()
     }
 }
 
