@@ -103,7 +103,8 @@ def test_book_with_music_underneath_the_lock_screen_and_the_headset(server, page
     combined title + app logo; Pause while both playing - still shows combined info; Pause music
     only - shows music info; Pause speech only - shows speech info.
     AirPods / Interruptions: Tap AirPods while both playing - both pause; Tap again - both resume;
-    Unplug headphones - both pause. Beyond the seed: the music ducks while speech plays."""
+    Unplug headphones - both pause; Phone call - pauses, resumes after (when the browser resumes
+    one element after the call, the other follows). Beyond the seed: the music ducks while speech plays."""
     sign_in(server, page)
     play_song(page, SONGS[0])
     shown = lock_screen(page)
@@ -137,6 +138,12 @@ def test_book_with_music_underneath_the_lock_screen_and_the_headset(server, page
     assert lock_screen(page)["title"] == "Midnight + Evening Piano"
     deck(page, "deck.press()")
     wait_deck(page, "deck.music.playing && deck.speech.playing", "after the system's pause a press did not resume both")
+
+    # A call: the system pauses the speech, then, the call over, plays it again: the music follows both ways.
+    deck(page, "deck.speech.audio.pause()")
+    wait_deck(page, "!deck.music.playing && !deck.speech.playing", "the call's pause left the music playing")
+    deck(page, "deck.speech.audio.play()")
+    wait_deck(page, "deck.music.playing && deck.speech.playing", "after the call the music did not resume with the speech")
 
     # Pause the music alone from its mini bar: the speech plays on and is shown.
     page.locator(".mini[data-channel=music] [data-toggle]").click()

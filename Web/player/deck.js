@@ -95,6 +95,7 @@ class Channel extends EventTarget {
     this.restoring = false;
     this.pausedAt = null;     // wall time (ms) of the last pause, for smart rewind
     this.ownPauseUntil = 0;   // pauses before then are this code's own (not the system's)
+    this.ownPlayUntil = 0;    // and plays likewise
     this.error = null;
     this.endTimer = null;
     this.lastLocalSave = 0;
@@ -127,7 +128,7 @@ class Channel extends EventTarget {
     audio.preservesPitch = true;
     audio.dataset.channel = this.kind;
     audio.addEventListener("timeupdate", () => this.onTime());
-    audio.addEventListener("play", () => this.changed());
+    audio.addEventListener("play", () => this.onPlay());
     audio.addEventListener("pause", () => this.onPause());
     audio.addEventListener("ended", () => this.chapterEnded(this.generation));
     audio.addEventListener("loadedmetadata", () => this.changed());
@@ -201,6 +202,8 @@ class Channel extends EventTarget {
   async play() {
     if (!this.track) return;
     this.deck.wake();
+    this.deck.interrupted = null;   // the person plays: whatever the system paused is theirs again
+    this.ownPlayUntil = Date.now() + 1000;
     if (this.pausedAt) {
       const back = smartRewind((Date.now() - this.pausedAt) / 1000);
       if (back > 0) this.audio.currentTime = Math.max(this.track.start, this.position - back);
@@ -225,6 +228,15 @@ class Channel extends EventTarget {
   }
 
   toggle() { return this.playing ? this.pause() : this.play(); }
+
+  onPlay() {
+    const own = Date.now() < this.ownPlayUntil;
+    this.ownPlayUntil = 0;
+    // A play nobody here asked for is the system's, after an interruption it imposed (a call
+    // ended): what it paused with this one resumes with it.
+    if (!own) this.deck.systemResumed(this);
+    this.changed();
+  }
 
   onPause() {
     const own = Date.now() < this.ownPauseUntil;
@@ -464,6 +476,7 @@ class Deck extends EventTarget {
     this.timer = null;        // {option, endsAt (ms) or null for a chapter}
     this.audioContext = null;
     this.solo = false;        // another player (Wind Down's) has the lock screen
+    this.interrupted = null;  // what a pause the system imposed stopped: {music, speech}
     setInterval(() => this.tick(), 1000);
     window.addEventListener("pagehide", () => {
       for (const channel of this.channels) if (channel.loaded) { channel.persist(); if (channel.playing) channel.save("pause", { keepalive: true }); }
@@ -516,6 +529,7 @@ class Deck extends EventTarget {
 
   /** A headset or lock-screen press (critical system 1's companion). */
   press() {
+    this.interrupted = null;
     const after = lockScreen.togglePress(this.music.lockState, this.speech.lockState, this.flags);
     for (const [channel, plays] of [[this.music, after.music], [this.speech, after.speech]]) {
       if (plays && !channel.playing) channel.play();
@@ -529,7 +543,15 @@ class Deck extends EventTarget {
 
   systemPaused(channel) {
     const other = channel === this.music ? this.speech : this.music;
+    this.interrupted = { [channel.kind]: true, [other.kind]: other.playing };
     if (other.playing) other.pause();
+  }
+
+  systemResumed(channel) {
+    const other = channel === this.music ? this.speech : this.music;
+    const resume = this.interrupted?.[other.kind];
+    this.interrupted = null;
+    if (resume && !other.playing) other.play();
   }
 
   setDucking(value) {
