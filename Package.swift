@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "Bedside", dependencies: ["SpokenScript"], resources: [.copy("Resources/bedside")]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CReverieZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .target(name: "Feeds", dependencies: ["CReverieXML"]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
@@ -70,6 +72,7 @@ let package = Package(
                 "Bedside",
                 "Playback",
                 "MediaFormats",
+                "Feeds",
                 "ReverieAPI",
                 "ReverieServer",
                 "Speech",
@@ -91,6 +94,7 @@ let package = Package(
         .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),

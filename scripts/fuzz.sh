@@ -16,12 +16,14 @@ out=.build/fuzz
 mkdir -p "$out"
 
 # harness name → module whose sources it is built with
-declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats)
-declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz)
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
 declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift")
+# C libraries a harness's module uses (its system-library module map, compiler and linker flags)
+declare -A clibs=([feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2")
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3)
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 feed)
 
 build() {
   local name=$1 binary="$out/$1"
@@ -37,7 +39,7 @@ build() {
   echo "building fuzz harness $name (${module[$name]})"
   # (gold warns about every sanitizer symbol it cannot export; the log keeps them, errors are shown)
   if ! $swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "${module[$name]}" \
-      "${sources[@]}" "${extra[@]}" -o "$binary" > "$out/build-$name.log" 2>&1; then
+      ${clibs[$name]:-} "${sources[@]}" "${extra[@]}" -o "$binary" > "$out/build-$name.log" 2>&1; then
     grep -v "Cannot export local symbol" "$out/build-$name.log" >&2; return 1
   fi
 }

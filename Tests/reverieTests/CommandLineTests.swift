@@ -103,6 +103,37 @@ struct BinaryTests {
         #expect(report["format"] as? String == "mp4")
     }
 
+    @Test("feed parse prints a feed's show and episodes, as text or the documented JSON; a private URL and hostile XML are refused")
+    func feedParse() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-feed-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try """
+        <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:podcast="https://podcastindex.org/namespace/1.0">
+        <channel><title>Tea &amp; Owls</title><itunes:author>Ann</itunes:author><link>https://owls.example/</link>
+        <item><title>One</title><guid>g1</guid><pubDate>Tue, 03 Jun 2025 09:39:21 GMT</pubDate><itunes:duration>61:02</itunes:duration>
+        <enclosure url="HTTPS://cdn.example/1.mp3" type="audio/mpeg" length="12"/><podcast:chapters url="https://cdn.example/1.json"/>
+        <podcast:transcript url="https://cdn.example/1.vtt" type="text/vtt"/></item></channel></rss>
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let text = try Self.run(["feed", "parse", file.path])
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.contains("Tea & Owls — Ann (rss, 1 episode)") && text.output.contains("One  (3 Jun 2025, 1:01:02, chapters, transcript)"))
+        let json = try Self.run(["feed", "parse", "--json", file.path])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(Set(report.keys) == ["title", "author", "link", "image", "episodes"] && report["image"] is NSNull)
+        let episode = try #require((report["episodes"] as? [[String: Any]])?.first)
+        #expect(Set(episode.keys) == ["title", "guid", "published", "duration", "enclosure", "chapters", "transcripts"])
+        #expect(episode["published"] as? String == "2025-06-03T09:39:21Z" && episode["duration"] as? Double == 3662)
+        #expect((episode["enclosure"] as? [String: Any])?["url"] as? String == "https://cdn.example/1.mp3")
+        #expect((episode["transcripts"] as? [[String: Any]])?.first?["type"] as? String == "text/vtt")
+
+        let private_ = try Self.run(["feed", "parse", "http://127.0.0.1:9/feed.xml"])
+        #expect(private_.status != 0 && private_.errors.contains("private address"))
+        try #"<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY x SYSTEM "file:///etc/passwd">]><rss><channel><title>&x;</title></channel></rss>"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        let hostile = try Self.run(["feed", "parse", file.path])
+        #expect(hostile.status != 0 && hostile.errors.contains("never expands") && !hostile.output.contains("root:"))
+    }
+
     @Test("library import adds a folder's audio files to the owner's library, skips what is there, and names what it cannot read")
     func libraryImport() throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)")

@@ -278,3 +278,18 @@ final class Handoff: @unchecked Sendable {
 extension Request {
     var outside: GuardedHTTPClient { application.services.outside }
 }
+
+/// Outside fetches for the command line (`reverie feed parse URL`), through the same guard.
+public enum OutsideFetch {
+    /// The body at `url`, at most `maxBytes`; private addresses only with `allowPrivate`.
+    /// Errors say what went wrong in a sentence.
+    public static func data(from url: URL, maxBytes: Int, allowPrivate: Bool) async throws -> (data: Data, finalURL: URL) {
+        let client = GuardedHTTPClient(policy: .init(allowPrivate: allowPrivate), group: MultiThreadedEventLoopGroup.singleton)
+        do {
+            let answer = try await client.get(url, accept: "application/rss+xml, application/atom+xml, application/xml, text/xml, */*", maxBytes: maxBytes)
+            return (Data(answer.body.readableBytesView), answer.url)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+    }
+}

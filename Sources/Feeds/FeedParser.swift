@@ -1,0 +1,193 @@
+import Foundation
+
+/// Reads RSS 2.0 (and RSS 1.0/RDF) and Atom feeds with the iTunes, `content` and Podcast Index
+/// namespaces into a `ParsedFeed`. One entry point, `parse(_:url:)`, which sniffs the format.
+public enum FeedParser {
+    static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+    static let podcast = "https://podcastindex.org/namespace/1.0"
+    static let content = "http://purl.org/rss/1.0/modules/content/"
+    static let atom = "http://www.w3.org/2005/Atom"
+    static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    static let rss1 = "http://purl.org/rss/1.0/"
+    static let dublinCore = "http://purl.org/dc/elements/1.1/"
+    static let media = "http://search.yahoo.com/mrss/"
+    /// Quirk: some feeds spell the Podcast Index namespace with http:// or a trailing slash, or
+    /// the iTunes one in capitals; these are all read as the same namespace.
+    static let podcastAliases: Set<String> = [podcast, "http://podcastindex.org/namespace/1.0", podcast + "/", "https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md"]
+    static let itunesAliases: Set<String> = [itunes, "http://www.itunes.com/DTDs/Podcast-1.0.dtd", "https://www.itunes.com/dtds/podcast-1.0.dtd"]
+
+    /// The feed in `data`; `url` (where it came from) resolves relative links.
+    public static func parse(_ data: Data, url: URL? = nil) throws -> ParsedFeed {
+        let root = normalized(try XMLTree.parse(data))
+        switch (root.name, root.namespace) {
+        case ("rss", ""): return rss(root, base: url)
+        case ("RDF", rdf): return rss(root, base: url)
+        case ("feed", atom): return atomFeed(root, base: url)
+        // Quirk: Atom without its namespace declared.
+        case ("feed", ""): return atomFeed(root, base: url)
+        default: throw FeedError.notAFeed(root.name)
+        }
+    }
+
+    /// Namespace aliases folded into one spelling, everywhere in the tree.
+    static func normalized(_ element: XMLElement) -> XMLElement {
+        var copy = element
+        if podcastAliases.contains(copy.namespace) { copy.namespace = podcast }
+        else if itunesAliases.contains(copy.namespace) || copy.namespace.lowercased() == itunes.lowercased() { copy.namespace = itunes }
+        copy.children = copy.children.map(normalized)
+        return copy
+    }
+
+    // MARK: - RSS
+
+    static func rss(_ root: XMLElement, base feedURL: URL?) -> ParsedFeed {
+        // RSS 2.0 has <channel> with items inside; RSS 1.0 (RDF) has items beside the channel.
+        let channel = root.child("channel") ?? root.child("channel", rss1) ?? root
+        let items = channel.children("item") + root.children("item", rss1) + channel.children("item", rss1)
+        let base = channel.attribute("base").flatMap { URL(string: $0, relativeTo: feedURL) }?.absoluteURL ?? feedURL
+        let image = channel.child("image", itunes)?.attribute("href") ?? channel.child("image")?.value("url")
+            ?? channel.child("image", rss1)?.attribute("resource")
+        return ParsedFeed(
+            format: .rss,
+            title: clean(channel.value("title") ?? channel.value("title", rss1) ?? "Untitled feed"),
+            author: (channel.value("author", itunes) ?? channel.value("creator", dublinCore) ?? channel.value("managingEditor")).map(clean),
+            link: absolute(channel.value("link") ?? channel.value("link", rss1), base),
+            image: absolute(image, base),
+            description: channel.value("summary", itunes) ?? channel.value("description"),
+            language: channel.value("language"),
+            podcastGUID: channel.value("guid", podcast),
+            funding: channel.children("funding", podcast).compactMap { funding($0, base) },
+            persons: channel.children("person", podcast).compactMap { person($0, base) },
+            episodes: items.compactMap { rssItem($0, base: base) })
+    }
+
+    static func rssItem(_ item: XMLElement, base channelBase: URL?) -> ParsedEpisode? {
+        let base = item.attribute("base").flatMap { URL(string: $0, relativeTo: channelBase) }?.absoluteURL ?? channelBase
+        // Quirk: several enclosures (a feed listing MP3 and AAC); the first audio one is taken.
+        let enclosures = item.children("enclosure")
+        let chosen = enclosures.first { ($0.attribute("type") ?? "").hasPrefix("audio/") } ?? enclosures.first
+            ?? item.child("content", media).flatMap { $0.attribute("url") != nil ? $0 : nil }
+        let enclosure = chosen.flatMap { element -> ParsedEnclosure? in
+            guard let url = absolute(element.attribute("url"), base) else { return nil }
+            // Quirk: length="0", "", or text where bytes belong: left out, never guessed.
+            let length = (element.attribute("length") ?? element.attribute("fileSize")).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil }
+            return ParsedEnclosure(url: url, type: element.attribute("type")?.trimmingCharacters(in: .whitespaces), length: length)
+        }
+        let link = absolute(item.value("link") ?? item.value("link", rss1), base)
+        let title = item.value("title") ?? item.value("title", itunes) ?? item.value("title", rss1)
+        guard title != nil || enclosure != nil else { return nil }   // an item with neither is nothing to play or show
+        // Quirk: no guid; the enclosure URL is the next most stable identity, then the link.
+        let guid = item.value("guid") ?? enclosure?.url ?? link ?? title ?? ""
+        return episode(item, base: base, title: title, guid: guid,
+                       published: (item.value("pubDate") ?? item.value("date", dublinCore)).flatMap(FeedDates.parse),
+                       enclosure: enclosure, link: link,
+                       description: item.value("encoded", content) ?? item.value("description") ?? item.value("summary", itunes))
+    }
+
+    /// An episode from what its format says, with the iTunes and Podcast Index elements, which
+    /// RSS items and Atom entries carry alike.
+    static func episode(_ element: XMLElement, base: URL?, title: String?, guid: String, published: Date?,
+                        enclosure: ParsedEnclosure?, link: String?, description: String?) -> ParsedEpisode {
+        ParsedEpisode(
+            title: clean(title ?? "Untitled episode"),
+            guid: guid,
+            published: published,
+            duration: element.value("duration", itunes).flatMap(FeedDates.duration),
+            enclosure: enclosure,
+            link: link,
+            image: absolute(element.child("image", itunes)?.attribute("href"), base),
+            description: description,
+            season: element.value("season", itunes).flatMap { Int($0) },
+            episode: element.value("episode", itunes).flatMap { Int($0) },
+            explicit: element.value("explicit", itunes).map { ["yes", "true", "explicit"].contains($0.lowercased()) },
+            chapters: absolute(element.child("chapters", podcast)?.attribute("url"), base),
+            transcripts: element.children("transcript", podcast).compactMap { transcript($0, base) },
+            persons: element.children("person", podcast).compactMap { person($0, base) })
+    }
+
+    // MARK: - Atom
+
+    static func atomFeed(_ root: XMLElement, base feedURL: URL?) -> ParsedFeed {
+        let ns = root.namespace
+        let base = root.attribute("base").flatMap { URL(string: $0, relativeTo: feedURL) }?.absoluteURL ?? feedURL
+        let links = root.children("link", ns)
+        let page = links.first { ($0.attribute("rel") ?? "alternate") == "alternate" }?.attribute("href")
+        return ParsedFeed(
+            format: .atom,
+            title: clean(root.value("title", ns) ?? "Untitled feed"),
+            author: (root.child("author", ns)?.value("name", ns) ?? root.value("author", itunes)).map(clean),
+            link: absolute(page, base),
+            image: absolute(root.child("image", itunes)?.attribute("href") ?? root.value("logo", ns) ?? root.value("icon", ns), base),
+            description: root.value("subtitle", ns) ?? root.value("summary", itunes),
+            language: root.attribute("lang"),
+            podcastGUID: root.value("guid", podcast),
+            funding: root.children("funding", podcast).compactMap { funding($0, base) },
+            persons: root.children("person", podcast).compactMap { person($0, base) },
+            episodes: root.children("entry", ns).compactMap { atomEntry($0, ns: ns, base: base) })
+    }
+
+    static func atomEntry(_ entry: XMLElement, ns: String, base feedBase: URL?) -> ParsedEpisode? {
+        let base = entry.attribute("base").flatMap { URL(string: $0, relativeTo: feedBase) }?.absoluteURL ?? feedBase
+        let links = entry.children("link", ns)
+        let enclosureLink = links.first { $0.attribute("rel") == "enclosure" }
+        let enclosure = enclosureLink.flatMap { element -> ParsedEnclosure? in
+            guard let url = absolute(element.attribute("href"), base) else { return nil }
+            return ParsedEnclosure(url: url, type: element.attribute("type"), length: element.attribute("length").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil })
+        }
+        let page = absolute(links.first { ($0.attribute("rel") ?? "alternate") == "alternate" }?.attribute("href"), base)
+        let title = entry.value("title", ns)
+        guard title != nil || enclosure != nil else { return nil }
+        return episode(entry, base: base, title: title, guid: entry.value("id", ns) ?? enclosure?.url ?? page ?? title ?? "",
+                       published: (entry.value("published", ns) ?? entry.value("updated", ns)).flatMap(FeedDates.parse),
+                       enclosure: enclosure, link: page, description: entry.value("content", ns) ?? entry.value("summary", ns))
+    }
+
+    // MARK: - Podcast Index pieces
+
+    static func transcript(_ element: XMLElement, _ base: URL?) -> ParsedTranscriptLink? {
+        guard let url = absolute(element.attribute("url"), base) else { return nil }
+        return ParsedTranscriptLink(url: url, type: element.attribute("type") ?? guessType(url), language: element.attribute("language"))
+    }
+
+    static func person(_ element: XMLElement, _ base: URL?) -> ParsedPerson? {
+        let name = clean(element.text)
+        guard !name.isEmpty else { return nil }
+        return ParsedPerson(name: name, role: element.attribute("role")?.lowercased(), href: absolute(element.attribute("href"), base),
+                            image: absolute(element.attribute("img"), base))
+    }
+
+    static func funding(_ element: XMLElement, _ base: URL?) -> ParsedFunding? {
+        guard let url = absolute(element.attribute("url"), base) else { return nil }
+        let text = clean(element.text)
+        return ParsedFunding(url: url, text: text.isEmpty ? nil : text)
+    }
+
+    /// Quirk: a transcript without its type; the file's extension says it.
+    static func guessType(_ url: String) -> String {
+        let lower = url.lowercased()
+        if lower.hasSuffix(".vtt") { return "text/vtt" }
+        if lower.hasSuffix(".srt") { return "application/x-subrip" }
+        if lower.hasSuffix(".json") { return "application/json" }
+        return "text/html"
+    }
+
+    // MARK: - Text and links
+
+    /// An absolute http(s) URL for `text` (relative ones resolved against `base`); nil for other
+    /// schemes (`javascript:`, `file:`) and for nothing.
+    static func absolute(_ text: String?, _ base: URL?) -> String? {
+        guard let raw = text?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+        // Quirk: spaces inside URLs, which some generators leave unescaped.
+        let escaped = raw.replacingOccurrences(of: " ", with: "%20")
+        // An absolute address with a host: `https:/x` (one slash) or `http://` alone are not places.
+        guard let url = URL(string: escaped, relativeTo: base)?.absoluteURL, let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty, url.absoluteString.lowercased().hasPrefix(scheme + "://") else { return nil }
+        // Quirk: `HTTPS://`; the scheme is written in lower case, as everything after compares it.
+        return scheme + url.absoluteString.dropFirst(scheme.count)
+    }
+
+    /// One line of text: whitespace runs (a title wrapped over lines) become one space.
+    static func clean(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+}
