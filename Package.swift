@@ -51,6 +51,7 @@ let package = Package(
                 "SleepLibrary",
                 "Bedside",
                 "MediaFormats",
+                "Feeds",
                 "CReverieZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),

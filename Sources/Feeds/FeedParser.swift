@@ -49,8 +49,8 @@ public enum FeedParser {
             ?? channel.child("image", rss1)?.attribute("resource")
         return ParsedFeed(
             format: .rss,
-            title: clean(channel.value("title") ?? channel.value("title", rss1) ?? "Untitled feed"),
-            author: (channel.value("author", itunes) ?? channel.value("creator", dublinCore) ?? channel.value("managingEditor")).map(clean),
+            title: PlainText.line(channel.value("title") ?? channel.value("title", rss1) ?? "Untitled feed"),
+            author: (channel.value("author", itunes) ?? channel.value("creator", dublinCore) ?? channel.value("managingEditor")).map(PlainText.line),
             link: absolute(channel.value("link") ?? channel.value("link", rss1), base),
             image: absolute(image, base),
             description: channel.value("summary", itunes) ?? channel.value("description"),
@@ -89,7 +89,7 @@ public enum FeedParser {
     static func episode(_ element: XMLElement, base: URL?, title: String?, guid: String, published: Date?,
                         enclosure: ParsedEnclosure?, link: String?, description: String?) -> ParsedEpisode {
         ParsedEpisode(
-            title: clean(title ?? "Untitled episode"),
+            title: PlainText.line(title ?? "Untitled episode"),
             guid: guid,
             published: published,
             duration: element.value("duration", itunes).flatMap(FeedDates.duration),
@@ -114,8 +114,8 @@ public enum FeedParser {
         let page = links.first { ($0.attribute("rel") ?? "alternate") == "alternate" }?.attribute("href")
         return ParsedFeed(
             format: .atom,
-            title: clean(root.value("title", ns) ?? "Untitled feed"),
-            author: (root.child("author", ns)?.value("name", ns) ?? root.value("author", itunes)).map(clean),
+            title: PlainText.line(root.value("title", ns) ?? "Untitled feed"),
+            author: (root.child("author", ns)?.value("name", ns) ?? root.value("author", itunes)).map(PlainText.line),
             link: absolute(page, base),
             image: absolute(root.child("image", itunes)?.attribute("href") ?? root.value("logo", ns) ?? root.value("icon", ns), base),
             description: root.value("subtitle", ns) ?? root.value("summary", itunes),
@@ -150,7 +150,7 @@ public enum FeedParser {
     }
 
     static func person(_ element: XMLElement, _ base: URL?) -> ParsedPerson? {
-        let name = clean(element.text)
+        let name = PlainText.line(element.text)
         guard !name.isEmpty else { return nil }
         return ParsedPerson(name: name, role: element.attribute("role")?.lowercased(), href: absolute(element.attribute("href"), base),
                             image: absolute(element.attribute("img"), base))
@@ -158,7 +158,7 @@ public enum FeedParser {
 
     static func funding(_ element: XMLElement, _ base: URL?) -> ParsedFunding? {
         guard let url = absolute(element.attribute("url"), base) else { return nil }
-        let text = clean(element.text)
+        let text = PlainText.line(element.text)
         return ParsedFunding(url: url, text: text.isEmpty ? nil : text)
     }
 
@@ -184,10 +184,5 @@ public enum FeedParser {
               let host = url.host, !host.isEmpty, url.absoluteString.lowercased().hasPrefix(scheme + "://") else { return nil }
         // Quirk: `HTTPS://`; the scheme is written in lower case, as everything after compares it.
         return scheme + url.absoluteString.dropFirst(scheme.count)
-    }
-
-    /// One line of text: whitespace runs (a title wrapped over lines) become one space.
-    static func clean(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 }

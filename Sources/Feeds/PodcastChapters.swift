@@ -31,7 +31,7 @@ public enum PodcastChapters {
             guard let chapter = entry as? [String: Any], let start = seconds(chapter["startTime"]), start >= 0 else { return nil }
             let end = seconds(chapter["endTime"]).flatMap { $0 > start ? $0 : nil }
             // Quirk: a chapter without a title (an image-only chapter); it gets an empty title, never a made-up one.
-            let title = (chapter["title"] as? String).map(FeedParser.clean) ?? ""
+            let title = (chapter["title"] as? String).map(PlainText.line) ?? ""
             return ParsedPodcastChapter(start: start, end: end, title: title, image: FeedParser.absolute(chapter["img"] as? String, url),
                                         url: FeedParser.absolute(chapter["url"] as? String, url), inTableOfContents: (chapter["toc"] as? Bool) ?? true)
         }

@@ -71,7 +71,7 @@ public enum Transcripts {
                 let tag = words[voice].dropFirst(2).dropLast()
                 speaker = tag.firstIndex(of: " ").map { String(tag[tag.index(after: $0)...]).trimmingCharacters(in: .whitespaces) }
             }
-            words = FeedParser.clean(stripTags(words))
+            words = PlainText.fromHTML(words)
             guard !words.isEmpty else { continue }
             cues.append(ParsedCue(start: start, end: end >= start ? end : nil, speaker: speaker?.isEmpty == true ? nil : speaker, text: words))
         }
@@ -80,18 +80,7 @@ public enum Transcripts {
 
     /// `01:02:03.456`, `02:03.456` (VTT without hours), `01:02:03,456` (SRT's comma).
     static func clock(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".")
-        let parts = trimmed.split(separator: ":").map { Double($0) }
-        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
-        return parts.reduce(0) { $0 * 60 + $1! }
-    }
-
-    static func stripTags(_ text: String) -> String {
-        var out = text.replacingOccurrences(of: "<[^>]{0,300}>", with: "", options: .regularExpression)
-        for (entity, character) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&lrm;", ""), ("&rlm;", "")] {
-            out = out.replacingOccurrences(of: entity, with: character)
-        }
-        return out
+        FeedDates.duration(text.replacingOccurrences(of: ",", with: "."))
     }
 
     // MARK: - JSON
@@ -104,10 +93,10 @@ public enum Transcripts {
         return segments.compactMap { entry in
             guard let segment = entry as? [String: Any], let start = PodcastChapters.seconds(segment["startTime"]), start >= 0,
                   let body = segment["body"] as? String else { return nil }
-            let text = FeedParser.clean(body)
+            let text = PlainText.line(body)
             guard !text.isEmpty else { return nil }
             let end = PodcastChapters.seconds(segment["endTime"]).flatMap { $0 >= start ? $0 : nil }
-            return ParsedCue(start: start, end: end, speaker: (segment["speaker"] as? String).map(FeedParser.clean), text: text)
+            return ParsedCue(start: start, end: end, speaker: (segment["speaker"] as? String).map(PlainText.line), text: text)
         }
     }
 
@@ -123,7 +112,7 @@ public enum Transcripts {
         let source = text as NSString
         for match in pattern.matches(in: text, range: NSRange(location: 0, length: source.length)).prefix(maximumCues) {
             let tag = source.substring(with: match.range(at: 1)).lowercased()
-            let inner = FeedParser.clean(stripTags(source.substring(with: match.range(at: 2))))
+            let inner = PlainText.fromHTML(source.substring(with: match.range(at: 2)))
             switch tag {
             case "cite": speaker = inner.trimmingCharacters(in: CharacterSet(charactersIn: ": ")).isEmpty ? nil : inner.trimmingCharacters(in: CharacterSet(charactersIn: ": "))
             case "time": time = clock(inner)

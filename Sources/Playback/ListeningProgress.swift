@@ -65,16 +65,22 @@ public enum ListeningProgress {
     /// The position after every event in `events` (in any order, duplicates allowed); nil when no
     /// event says anything yet.
     public static func position(_ events: some Sequence<ProgressEvent>, duration: Double? = nil) -> ListeningPosition? {
+        guard let latest = deciding(events) else { return nil }
+        let position = latest.kind == .ended ? (duration ?? latest.position) : latest.position
+        return ListeningPosition(position: max(0, position), at: latest.at, device: latest.device, finished: latest.kind == .ended)
+    }
+
+    /// The event that decides the place: the latest real one (later wins; at the same instant the
+    /// further position, then the id, so every server agrees). The server's lists ask the
+    /// database the same question (`ProgressRepository.deciding`).
+    public static func deciding(_ events: some Sequence<ProgressEvent>) -> ProgressEvent? {
         var seen = Set<String>()
         var latest: ProgressEvent?
         for event in events where seen.insert(event.id).inserted && event.isReal {
             guard let current = latest else { latest = event; continue }
-            // Later wins; at the same instant, the further position (then the id, so every server agrees).
             if (event.at, event.position, event.id) > (current.at, current.position, current.id) { latest = event }
         }
-        guard let latest else { return nil }
-        let position = latest.kind == .ended ? (duration ?? latest.position) : latest.position
-        return ListeningPosition(position: max(0, position), at: latest.at, device: latest.device, finished: latest.kind == .ended)
+        return latest
     }
 
     /// How far through the item (0…1) a position is.

@@ -72,17 +72,6 @@ public struct LibraryChapter: Codable, Sendable, Equatable {
         self.readers = readers
     }
 
-    enum CodingKeys: String, CodingKey { case title, start, end, played, readers }
-
-    /// Chapters stored before `played` existed read as unplayed.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        title = try container.decode(String.self, forKey: .title)
-        start = try container.decode(Double.self, forKey: .start)
-        end = try container.decode(Double.self, forKey: .end)
-        played = try container.decodeIfPresent(Bool.self, forKey: .played) ?? false
-        readers = try container.decodeIfPresent([String].self, forKey: .readers) ?? []
-    }
 }
 
 /// Where a person is in a library item.

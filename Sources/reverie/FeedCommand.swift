@@ -25,71 +25,18 @@ struct FeedCommand: AsyncParsableCommand {
         var json = false
 
         /// The JSON this prints, every key present (null when the feed has nothing for it).
-        struct Report: Encodable {
-            struct Episode: Encodable {
-                struct Enclosure: Encodable {
-                    let url: String
-                    let type: String?
-                    let length: Int?
-
-                    func encode(to encoder: any Encoder) throws {
-                        var container = encoder.container(keyedBy: CodingKeys.self)
-                        try container.encode(url, forKey: .url)
-                        try container.encode(type, forKey: .type)
-                        try container.encode(length, forKey: .length)
-                    }
-                    enum CodingKeys: String, CodingKey { case url, type, length }
-                }
-                struct Transcript: Encodable { let url: String; let type: String }
-                let title: String
-                let guid: String
-                let published: String?
-                let duration: Double?
-                let enclosure: Enclosure?
-                let chapters: String?
-                let transcripts: [Transcript]
-
-                func encode(to encoder: any Encoder) throws {
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(title, forKey: .title)
-                    try container.encode(guid, forKey: .guid)
-                    try container.encode(published, forKey: .published)
-                    try container.encode(duration, forKey: .duration)
-                    try container.encode(enclosure, forKey: .enclosure)
-                    try container.encode(chapters, forKey: .chapters)
-                    try container.encode(transcripts, forKey: .transcripts)
-                }
-                enum CodingKeys: String, CodingKey { case title, guid, published, duration, enclosure, chapters, transcripts }
-            }
-            let title: String
-            let author: String?
-            let link: String?
-            let image: String?
-            let episodes: [Episode]
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(title, forKey: .title)
-                try container.encode(author, forKey: .author)
-                try container.encode(link, forKey: .link)
-                try container.encode(image, forKey: .image)
-                try container.encode(episodes, forKey: .episodes)
-            }
-            enum CodingKeys: String, CodingKey { case title, author, link, image, episodes }
-
-            init(_ feed: ParsedFeed) {
-                let iso = ISO8601DateFormatter()
-                title = feed.title
-                author = feed.author
-                link = feed.link
-                image = feed.image
-                episodes = feed.episodes.map { episode in
-                    Episode(title: episode.title, guid: episode.guid, published: episode.published.map { iso.string(from: $0) },
-                            duration: episode.duration,
-                            enclosure: episode.enclosure.map { Episode.Enclosure(url: $0.url, type: $0.type, length: $0.length) },
-                            chapters: episode.chapters, transcripts: episode.transcripts.map { Episode.Transcript(url: $0.url, type: $0.type) })
-                }
-            }
+        static func report(_ feed: ParsedFeed) -> [String: Any] {
+            let iso = ISO8601DateFormatter()
+            func orNull(_ value: Any?) -> Any { value ?? NSNull() }
+            return [
+                "title": feed.title, "author": orNull(feed.author), "link": orNull(feed.link), "image": orNull(feed.image),
+                "episodes": feed.episodes.map { episode -> [String: Any] in [
+                    "title": episode.title, "guid": episode.guid, "published": orNull(episode.published.map { iso.string(from: $0) }),
+                    "duration": orNull(episode.duration), "chapters": orNull(episode.chapters),
+                    "enclosure": orNull(episode.enclosure.map { ["url": $0.url, "type": orNull($0.type), "length": orNull($0.length)] as [String: Any] }),
+                    "transcripts": episode.transcripts.map { ["url": $0.url, "type": $0.type] },
+                ] },
+            ]
         }
 
         func run() async throws {
@@ -114,9 +61,8 @@ struct FeedCommand: AsyncParsableCommand {
                 throw CommandFailure("\(source): \(error.description)")
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(Report(feed)), as: UTF8.self))
+                let data = try JSONSerialization.data(withJSONObject: Self.report(feed), options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
                 return
             }
             print("\(feed.title)\(feed.author.map { " — \($0)" } ?? "") (\(feed.format.rawValue), \(feed.episodes.count) episode\(feed.episodes.count == 1 ? "" : "s"))")

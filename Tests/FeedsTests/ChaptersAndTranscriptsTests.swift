@@ -76,3 +76,14 @@ struct ChaptersAndTranscriptsTests {
         #expect(throws: FeedError.self) { try Transcripts.parse(Data("{}".utf8), format: .json) }
     }
 }
+
+@Suite("Plain text from what services send")
+struct PlainTextTests {
+    @Test("tags go (a block's edge is a space, an inline tag nothing), entities are read, whitespace runs become one space")
+    func fromHTML() {
+        #expect(PlainText.fromHTML("<p>A <b>calm</b>\n  book.</p><p>Second&nbsp;part &amp; more</p>") == "A calm book. Second part & more")
+        #expect(PlainText.fromHTML("It&#39;s &#x2019;here&#8217; &unknown; & alone; &#xZZ;") == "It's ’here’ &unknown; & alone; &#xZZ;")
+        #expect(PlainText.fromHTML("Line<br/>break<BR>again") == "Line break again")
+        #expect(PlainText.line("  Night\n\tLights  ") == "Night Lights")
+    }
+}

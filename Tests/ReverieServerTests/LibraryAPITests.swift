@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 @testable import ReverieServer
+import Playback
 import ReverieAPI
 import Testing
 import Vapor
@@ -113,6 +114,40 @@ struct LibraryAPITests {
                     ProgressEventInput(id: "bad-\(bad)", item: bad, device: "phone", at: client.clock.now, position: 1, kind: "pause")]), auth: .cookie(owner))
                 #expect(answer.status == .badRequest, "\(bad)")
             }
+        }
+    }
+
+    @Test("the database picks each item's deciding event as ListeningProgress does over the whole log: ties, zeros, restarts",
+          arguments: TestDatabase.all)
+    func decidingInSQL(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            _ = try await client.setUpOwner()
+            let ada = try #require(try await client.app.repositories.users.all().first)
+            let user = AuthenticatedUser(id: try ada.requireID(), username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+                                         accountCreatedAt: Date())
+            var generator = SystemRandomNumberGenerator()
+            let base = client.clock.now.addingTimeInterval(-10_000)
+            let kinds: [ProgressEvent.Kind] = [.play, .pause, .seek, .ended, .timer, .restart, .unplayed]
+            var log: [String: [ProgressEvent]] = [:]
+            for item in (0..<12).map({ "library:\(UUID().uuidString.lowercased())\($0 % 3 == 0 ? "/\($0)" : "")" }) {
+                // Few distinct instants and positions, so ties (and the id's say) happen often.
+                log[item] = (0..<Int.random(in: 1...25, using: &generator)).map { _ in
+                    ProgressEvent(id: [UUID().uuidString, UUID().uuidString.lowercased(), "e-\(Int.random(in: 0...999, using: &generator))"].randomElement(using: &generator)!,
+                                  device: "phone", at: base.addingTimeInterval(Double(Int.random(in: 0...3, using: &generator))),
+                                  position: [0, 0, 5, 5, 12.5].randomElement(using: &generator)!, kind: kinds.randomElement(using: &generator)!)
+                }
+            }
+            for (item, events) in log {
+                var unique: [ProgressEvent] = []
+                for event in events where !unique.contains(where: { $0.id == event.id }) { unique.append(event) }
+                log[item] = unique
+                _ = try await client.app.repositories.progress.append(unique, items: unique.map { _ in item }, ownedBy: user)
+            }
+            let deciding = try await client.app.repositories.progress.deciding(prefixed: "library:", ownedBy: user)
+            for (item, events) in log {
+                #expect(deciding[item] == ListeningProgress.deciding(events), "\(item)")
+            }
+            #expect(Set(deciding.keys).isSubset(of: Set(log.keys)))
         }
     }
 

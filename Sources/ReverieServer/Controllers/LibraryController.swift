@@ -27,8 +27,8 @@ struct LibraryController: RouteCollection {
         let user = try req.user
         let kind = try Self.kind(req)
         let rows = try await req.repositories.library.all(kind: kind, ownedBy: user)
-        let log = rows.isEmpty ? [:] : try await req.repositories.progress.events(prefixed: ProgressController.libraryPrefix, ownedBy: user)
-        return LibraryList(items: rows.map { Self.info($0, log: log) })
+        let places = rows.isEmpty ? [:] : try await req.repositories.progress.deciding(prefixed: ProgressController.libraryPrefix, ownedBy: user)
+        return LibraryList(items: rows.map { Self.info($0, places: places) })
     }
 
     /// `POST /api/library[?kind=book|music]`: the body is the file (MP3, M4A or M4B), its name in
@@ -45,8 +45,8 @@ struct LibraryController: RouteCollection {
     /// `GET /api/library/{id}`: with where the person is, and which chapters they have heard.
     func show(req: Request) async throws -> LibraryItemInfo {
         let row = try await item(req)
-        let log = try await req.repositories.progress.events(prefixed: Self.progressKey(row), ownedBy: try req.user)
-        return Self.info(row, log: log)
+        let places = try await req.repositories.progress.deciding(prefixed: Self.progressKey(row), ownedBy: try req.user)
+        return Self.info(row, places: places)
     }
 
     /// `DELETE /api/library/{id}`: the item goes, and its file when no one else has the same one.
@@ -96,15 +96,15 @@ struct LibraryController: RouteCollection {
         ProgressController.libraryPrefix + (row.id?.uuidString.lowercased() ?? "")
     }
 
-    /// The item as the API shows it; `log` (the person's progress events by item) gives its place
+    /// The item as the API shows it; `places` (the deciding progress event by item) gives its place
     /// and its chapters' played marks.
-    static func info(_ row: LibraryItemModel, log: [String: [ProgressEvent]] = [:]) -> LibraryItemInfo {
+    static func info(_ row: LibraryItemModel, places: [String: ProgressEvent] = [:]) -> LibraryItemInfo {
         let id = row.id?.uuidString.lowercased() ?? ""
         let key = progressKey(row)
-        let place = ListeningProgress.position(log[key] ?? [], duration: Double(row.durationMs) / 1000)
+        let place = places[key].flatMap { ListeningProgress.position([$0], duration: Double(row.durationMs) / 1000) }
         var chapters = row.chapterList
         for index in chapters.indices {
-            chapters[index].played = ListeningProgress.position(log["\(key)/\(index)"] ?? [])?.finished ?? false
+            chapters[index].played = places["\(key)/\(index)"]?.kind == .ended
         }
         return LibraryItemInfo(
             id: id, kind: row.kind, title: row.title, author: row.author, album: row.album, year: row.year, track: row.track,

@@ -85,11 +85,11 @@ struct WindDownController: RouteCollection {
         let attachments = try await req.repositories.sleepAudio.all()
         var described: [String: Item] = [:]
         for item in library.items { described[item.id] = await describe(item, attachments[item.id], req: req) }
-        let logs = try await req.repositories.progress.events(prefixed: ProgressController.windDown, ownedBy: user)
+        let places = try await req.repositories.progress.deciding(prefixed: ProgressController.windDown, ownedBy: user)
         var progress: [SleepProgress] = []
-        for (key, events) in logs {
+        for (key, event) in places {
             guard let id = ProgressController.windDownID(key), var entry = described[id] else { continue }
-            let position = ListeningProgress.position(events, duration: Double(entry.item.duration))
+            let position = ListeningProgress.position([event], duration: Double(entry.item.duration))
             entry.position = position?.position
             entry.progress = ListeningProgress.fraction(position, duration: Double(entry.item.duration))
             described[id] = entry

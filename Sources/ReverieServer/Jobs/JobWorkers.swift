@@ -17,7 +17,9 @@ final class JobWorkers: Sendable {
     typealias Work = @Sendable (JobContext, Application) async throws -> String?
 
     static let lease: TimeInterval = 60
-    static let poll: TimeInterval = 3
+    /// A job this server adds wakes a worker at once (`poke`); the poll is for jobs another
+    /// server added and for leases that ran out, so it can be slow: one small query now and then.
+    static let poll: TimeInterval = 15
     static let maxAttempts = 3
 
     private let handlers: [String: Work]
@@ -84,7 +86,13 @@ final class JobWorkers: Sendable {
         }
     }
 
+    /// Until a poke or the poll's time, whichever comes first.
     private func sleep() async {
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: UInt64(Self.poll * 1_000_000_000))
+            if !Task.isCancelled { self.poke() }
+        }
+        defer { timer.cancel() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLockedValue { state -> Bool in
@@ -92,11 +100,7 @@ final class JobWorkers: Sendable {
                     state.wake = continuation
                     return false
                 }
-                if resumeNow { continuation.resume(); return }
-                Task {
-                    try? await Task.sleep(nanoseconds: UInt64(Self.poll * 1_000_000_000))
-                    self.poke()
-                }
+                if resumeNow { continuation.resume() }
             }
             state.withLockedValue { $0.poked = false }
         } onCancel: {

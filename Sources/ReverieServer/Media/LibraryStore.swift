@@ -123,12 +123,12 @@ struct LibraryStore: Sendable {
         if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
         for (index, names) in (readers ?? []).enumerated() where chapters.indices.contains(index) { chapters[index].readers = names }
         if !isBook { chapters = [] }
-        let row = LibraryItemModel(
+        let row = try LibraryItemModel(
             ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
             album: media.tags.album, year: media.tags.year, track: media.tags.track, disc: media.tags.disc,
             durationMs: Int((media.duration * 1000).rounded()), format: format, fileHash: upload.sha256, byteSize: upload.byteCount,
             originalName: upload.originalName, artworkHash: artworkHash,
-            chapters: String(decoding: try JSONEncoder().encode(chapters), as: UTF8.self))
+            chapters: chapters)
         do {
             try await repository.create(row)
         } catch {

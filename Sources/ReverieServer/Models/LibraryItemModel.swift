@@ -27,19 +27,30 @@ public final class LibraryItemModel: Model, UserOwnedModel, @unchecked Sendable 
     @OptionalField(key: "original_name") public var originalName: String?
     /// SHA-256 of the cover picture; its thumbnail is `<data>/media/artwork/<hash>.jpg`.
     @OptionalField(key: "artwork_hash") public var artworkHash: String?
-    /// The chapters as JSON (`[LibraryChapter]`).
+    /// The chapters as JSON: title, time range and readers (what the file says; whether a person
+    /// heard one is theirs, in the progress log, never here).
     @Field(key: "chapters") public var chapters: String
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
 
-    /// `chapters` read back.
+    /// One chapter as the row keeps it (rows written before readers were kept have none).
+    private struct StoredChapter: Codable {
+        var title: String
+        var start: Double
+        var end: Double
+        var readers: [String]?
+    }
+
+    /// `chapters` read back (each unplayed: the progress log says otherwise).
     var chapterList: [LibraryChapter] {
-        (try? JSONDecoder().decode([LibraryChapter].self, from: Data(chapters.utf8))) ?? []
+        let stored = (try? JSONDecoder().decode([StoredChapter].self, from: Data(chapters.utf8))) ?? []
+        return stored.map { LibraryChapter(title: $0.title, start: $0.start, end: $0.end, readers: $0.readers ?? []) }
     }
 
     init(ownerID: UUID, kind: String, title: String, author: String?, album: String?, year: String?, track: Int?, disc: Int?,
-         durationMs: Int, format: String, fileHash: String, byteSize: Int, originalName: String?, artworkHash: String?, chapters: String) {
+         durationMs: Int, format: String, fileHash: String, byteSize: Int, originalName: String?, artworkHash: String?,
+         chapters: [LibraryChapter]) throws {
         self.$owner.id = ownerID
         self.kind = kind
         self.title = title
@@ -54,7 +65,8 @@ public final class LibraryItemModel: Model, UserOwnedModel, @unchecked Sendable 
         self.byteSize = byteSize
         self.originalName = originalName
         self.artworkHash = artworkHash
-        self.chapters = chapters
+        let stored = chapters.map { StoredChapter(title: $0.title, start: $0.start, end: $0.end, readers: $0.readers.isEmpty ? nil : $0.readers) }
+        self.chapters = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
     }
 }
 

@@ -74,16 +74,27 @@ final class GuardedHTTPClient: Sendable {
     /// Fetches `url` into memory, refusing answers over `maxBytes`.
     func get(_ url: URL, accept: String = "*/*", maxBytes: Int) async throws -> OutsideResponse {
         try await fetch(url, accept: accept) { response, finalURL in
-            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
-                throw OutsideFetchError.tooLarge(limit: maxBytes)
-            }
             var body = ByteBuffer()
-            for try await chunk in response.body {
-                guard body.readableBytes + chunk.readableBytes <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
+            try await Self.read(response, maxBytes: maxBytes) { chunk in
                 var part = chunk
                 body.writeBuffer(&part)
+                return true
             }
             return OutsideResponse(url: finalURL, headers: response.headers, body: body)
+        }
+    }
+
+    /// Each chunk of an answer's body in turn, refusing more than `maxBytes` in all (at once when
+    /// Content-Length says so); `each` returns false to stop early.
+    static func read(_ response: HTTPClientResponse, maxBytes: Int, _ each: (ByteBuffer) async throws -> Bool) async throws {
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
+            throw OutsideFetchError.tooLarge(limit: maxBytes)
+        }
+        var received = 0
+        for try await chunk in response.body {
+            received += chunk.readableBytes
+            guard received <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
+            guard try await each(chunk) else { return }
         }
     }
 
@@ -93,16 +104,15 @@ final class GuardedHTTPClient: Sendable {
         do {
             return try await fetch(url, accept: "*/*") { response, finalURL in
                 let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
-                if let expected, expected > maxBytes { throw OutsideFetchError.tooLarge(limit: maxBytes) }
                 FileManager.default.createFile(atPath: file.path, contents: nil)
                 let handle = try FileHandle(forWritingTo: file)
                 defer { try? handle.close() }
                 var received = 0
-                for try await chunk in response.body {
+                try await Self.read(response, maxBytes: maxBytes) { chunk in
                     received += chunk.readableBytes
-                    guard received <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
                     try handle.write(contentsOf: chunk.readableBytesView)
                     await progress(received, expected)
+                    return true
                 }
                 return OutsideResponse(url: finalURL, headers: response.headers, body: ByteBuffer())
             }
@@ -135,12 +145,8 @@ final class GuardedHTTPClient: Sendable {
             do {
                 _ = try await fetch(url, accept: "audio/*", headers: range.map { ["Range": $0] } ?? [:]) { response, _ in
                     await head.set(.success((Int(response.status.code), response.headers)))
-                    var sent = 0
-                    for try await chunk in response.body {
-                        sent += chunk.readableBytes
-                        guard sent <= maxBytes else { throw OutsideFetchError.tooLarge(limit: maxBytes) }
-                        guard await handoff.put(chunk) else { return 0 }   // the listener went away
-                    }
+                    // A false from the handoff: the listener went away.
+                    try await Self.read(response, maxBytes: maxBytes) { await handoff.put($0) }
                     await handoff.finish(nil)
                     return 0
                 }

@@ -1,3 +1,4 @@
+import Feeds
 import Foundation
 import ReverieAPI
 
@@ -99,31 +100,20 @@ struct LibriVoxCatalog: Sendable {
             throw APIError(.badGateway, code: "outside_unreadable", "LibriVox answered with something that is not its catalog. Try again later.")
         }
         return (feed.books ?? []).compactMap { book in
-            guard let id = book.id?.int, let title = book.title.map(clean), !title.isEmpty else { return nil }
+            guard let id = book.id?.int, let title = book.title.map(PlainText.fromHTML), !title.isEmpty else { return nil }
             let sections: [LibriVoxSectionInfo] = (book.sections ?? []).enumerated().compactMap { index, section in
                 guard let listen = section.listen_url, let url = URL(string: listen), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
-                return LibriVoxSectionInfo(number: section.section_number?.int ?? index + 1, title: clean(section.title ?? "Section \(index + 1)"),
-                                           readers: (section.readers ?? []).compactMap { $0.display_name.map(clean) }.filter { !$0.isEmpty },
+                return LibriVoxSectionInfo(number: section.section_number?.int ?? index + 1, title: PlainText.fromHTML(section.title ?? "Section \(index + 1)"),
+                                           readers: (section.readers ?? []).compactMap { $0.display_name.map(PlainText.fromHTML) }.filter { !$0.isEmpty },
                                            seconds: Double(section.playtime?.int ?? 0), listenURL: listen)
             }
-            let authors = (book.authors ?? []).map { [$0.first_name, $0.last_name].compactMap { $0.map(clean) }.filter { !$0.isEmpty }.joined(separator: " ") }
+            let authors = (book.authors ?? []).map { [$0.first_name, $0.last_name].compactMap { $0.map(PlainText.fromHTML) }.filter { !$0.isEmpty }.joined(separator: " ") }
                 .filter { !$0.isEmpty }
-            return LibriVoxBookInfo(id: id, title: title, authors: authors, description: book.description.map(plainText).map { String($0.prefix(1000)) },
-                                    language: book.language, seconds: Double(book.totaltimesecs?.int ?? 0) > 0 ? Double(book.totaltimesecs?.int ?? 0) : sections.reduce(0) { $0 + $1.seconds },
+            // LibriVox's own total, else (0 or missing, as for books still being read) the sections' sum.
+            let total = Double(book.totaltimesecs?.int ?? 0)
+            return LibriVoxBookInfo(id: id, title: title, authors: authors, description: book.description.map(PlainText.fromHTML).map { String($0.prefix(1000)) },
+                                    language: book.language, seconds: total > 0 ? total : sections.reduce(0) { $0 + $1.seconds },
                                     pageURL: book.url_librivox, coverURL: book.coverart_thumbnail ?? book.coverart_jpg, sections: sections)
         }
-    }
-
-    static func clean(_ text: String) -> String {
-        plainText(text).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Text without its HTML tags and with the common entities read.
-    static func plainText(_ html: String) -> String {
-        var text = html.replacingOccurrences(of: "<[^>]{0,500}>", with: " ", options: .regularExpression)
-        for (entity, character) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " ")] {
-            text = text.replacingOccurrences(of: entity, with: character)
-        }
-        return text.replacingOccurrences(of: "\\s+", with: " ", options: .regularExpression).trimmingCharacters(in: .whitespaces)
     }
 }

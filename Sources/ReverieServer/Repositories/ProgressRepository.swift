@@ -1,6 +1,8 @@
 import Fluent
+import FluentSQL
 import Foundation
 import Playback
+import SQLKit
 
 /// A person's listening-progress log.
 public protocol ProgressRepository: Sendable {
@@ -8,8 +10,10 @@ public protocol ProgressRepository: Sendable {
     func append(_ events: [ProgressEvent], items: [String], ownedBy user: AuthenticatedUser) async throws -> Int
     /// Every event of the items, by item.
     func events(of items: [String], ownedBy user: AuthenticatedUser) async throws -> [String: [ProgressEvent]]
-    /// Every event of the items whose key starts with `prefix` (`winddown:`), by item.
-    func events(prefixed prefix: String, ownedBy user: AuthenticatedUser) async throws -> [String: [ProgressEvent]]
+    /// For each item whose key starts with `prefix`, the one event that decides its place (what
+    /// `ListeningProgress.position` would pick from the whole log): for lists, which need every
+    /// item's place but not every item's log.
+    func deciding(prefixed prefix: String, ownedBy user: AuthenticatedUser) async throws -> [String: ProgressEvent]
 }
 
 /// `ProgressRepository` on Fluent.
@@ -39,8 +43,29 @@ struct FluentProgressRepository: ProgressRepository {
         return Self.grouped(try await ProgressEventModel.query(ownedBy: user, on: database).filter(\.$item ~~ items).all())
     }
 
-    func events(prefixed prefix: String, ownedBy user: AuthenticatedUser) async throws -> [String: [ProgressEvent]] {
-        Self.grouped(try await ProgressEventModel.query(ownedBy: user, on: database).filter(\.$item =~ prefix).all())
+    func deciding(prefixed prefix: String, ownedBy user: AuthenticatedUser) async throws -> [String: ProgressEvent] {
+        guard let sql = database as? any SQLDatabase else { throw APIError(.internalServerError, code: "database", "The database does not speak SQL.") }
+        // ListeningProgress's rule in SQL: only real events (past 0, or a restart or unplayed),
+        // then the latest by wall time, the further position, then the client id compared by its
+        // bytes as Swift compares it (PostgreSQL's default collation would order ids by locale).
+        let bytewise = sql.dialect.name == "postgresql" ? " COLLATE \"C\"" : ""
+        let rows = try await sql.raw("""
+            SELECT client_id, item, device, at, position, kind FROM (
+                SELECT client_id, item, device, at, position, kind,
+                       ROW_NUMBER() OVER (PARTITION BY item ORDER BY at DESC, position DESC, client_id\(unsafeRaw: bytewise) DESC) AS n
+                FROM progress_events
+                WHERE owner_id = \(bind: user.id) AND item LIKE \(bind: prefix + "%")
+                  AND (position > 0 OR kind IN ('restart', 'unplayed'))
+            ) AS ranked WHERE n = 1
+            """).all()
+        var deciding: [String: ProgressEvent] = [:]
+        for row in rows {
+            guard let kind = ProgressEvent.Kind(rawValue: try row.decode(column: "kind", as: String.self)) else { continue }
+            deciding[try row.decode(column: "item", as: String.self)] = ProgressEvent(
+                id: try row.decode(column: "client_id", as: String.self), device: try row.decode(column: "device", as: String.self),
+                at: try row.decode(column: "at", as: Date.self), position: try row.decode(column: "position", as: Double.self), kind: kind)
+        }
+        return deciding
     }
 
     static func grouped(_ rows: [ProgressEventModel]) -> [String: [ProgressEvent]] {
