@@ -56,6 +56,20 @@ def open_book(page):
     expect(page.get_by_role("heading", name=BOOK, level=1)).to_be_visible()
 
 
+def reopen(server, page):
+    """Closes the app's page and opens it again on the same device: both players come back loaded,
+    and after a while still nothing plays by itself."""
+    reopened = page.context.new_page()
+    reopened.problems = page.problems
+    page.close()
+    reopened.goto(server.url + "/listen")
+    expect(reopened.locator(".mini")).to_have_count(2)
+    wait_deck(reopened, "deck.music.audio.readyState >= 1 && deck.speech.audio.readyState >= 1", "the players did not load")
+    reopened.wait_for_timeout(1500)
+    assert deck(reopened, "[deck.music.playing, deck.speech.playing]") == [False, False], "something played by itself"
+    return reopened
+
+
 def play_song(page, title):
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Listen", exact=True).click()
     page.get_by_role("tab", name="Music").click()
@@ -213,7 +227,7 @@ def test_chapters_advance_once_mark_played_and_a_skip_does_not(server, page, lib
     assert deck(page, "deck.speech.index") == 1
     slider = card.locator(".deck-slider")
     assert int(slider.get_attribute("max")) == 4
-    assert int(slider.input_value()) <= 3
+    assert float(slider.input_value()) <= 3
     deck(page, "deck.speech.pause()")
 
     # Back in the book: Dusk played (twice now), Midnight still not: it was skipped.
@@ -259,15 +273,7 @@ def test_close_and_reopen_both_come_back_paused_where_they_were(server, page, li
     wait_deck(page, "deck.music.playing", "the music stopped")
 
     # Close the app with the music playing, open it again.
-    context = page.context
-    reopened = context.new_page()
-    reopened.problems = page.problems
-    page.close()
-    reopened.goto(server.url + "/listen")
-    expect(reopened.locator(".mini")).to_have_count(2)
-    wait_deck(reopened, "deck.music.audio.readyState >= 1 && deck.speech.audio.readyState >= 1", "the players did not load")
-    reopened.wait_for_timeout(1500)
-    assert deck(reopened, "[deck.music.playing, deck.speech.playing]") == [False, False], "something played by itself"
+    reopened = reopen(server, page)
     assert abs(deck(reopened, "deck.speech.position") - speech_at) < 0.3
     assert deck(reopened, "deck.music.position") > 20
     assert deck(reopened, "deck.speech.boost") is True
@@ -327,3 +333,44 @@ def test_boost_speed_smart_rewind_and_the_end_of_chapter_timer(server, page, lib
     wait_deck(page, "deck.speech.index === 1 && !deck.speech.playing && !deck.music.playing", "End of Chapter did not stop both", timeout=12)
     assert abs(deck(page, "deck.speech.position") - 4) < 0.3
     expect(page.locator("[data-timer]")).to_contain_text("Sleep timer")
+
+
+def test_done_when_as_a_new_user(server, page, library):
+    """The issue's Done when, in one go: the book with music underneath, both paused from the
+    headset, the browser closed and opened again: both where they were, paused, the finished
+    chapter marked played."""
+    sign_in(server, page)
+    play_song(page, SONGS[1])
+    open_book(page)
+    page.get_by_role("button", name="Mark All Unplayed").click()
+    page.locator(".chapter", has_text="Dusk").click()
+    wait_deck(page, "deck.speech.index === 1 && deck.music.playing && deck.speech.position > 4.5",
+              "Dusk did not run into Midnight with the music playing", timeout=15)
+    screenshot(page, "done-when-book-with-music")
+    deck(page, "deck.press()")  # the headset, on a locked phone
+    wait_deck(page, "!deck.music.playing && !deck.speech.playing", "the headset did not pause both")
+    speech_at = deck(page, "deck.speech.position")
+    music_at = deck(page, "deck.music.position")
+
+    reopened = reopen(server, page)
+    assert abs(deck(reopened, "deck.speech.position") - speech_at) < 0.3
+    assert abs(deck(reopened, "deck.music.position") - music_at) < 0.3
+    expect(reopened.locator(".mini[data-channel=speech] [data-toggle]")).to_have_attribute("aria-label", "Play speech: Midnight")
+    open_book(reopened)
+    rows = reopened.locator(".chapter-row")
+    expect(rows.nth(0).locator(".chapter-mark")).to_have_attribute("aria-pressed", "true")
+    expect(rows.nth(1).locator(".chapter-mark")).to_have_attribute("aria-pressed", "false")
+    expect(reopened.locator(".chapters-count")).to_have_text("1 of 3 played")
+    expect(reopened.locator("[data-resume]")).to_have_text(f"Resume · Chapter 2, 0:0{int(speech_at - 4)}")
+    screenshot(reopened, "done-when-reopened-book")
+    reopened.locator(".mini[data-channel=music] .mini-open").click()
+    expect(reopened.get_by_role("heading", name="Now playing", level=1)).to_be_visible()
+    # Nothing was playing when the page opened, so the press (and this button) resumes the speech.
+    expect(reopened.locator("[data-both]")).to_have_text("Play speech")
+    screenshot(reopened, "done-when-reopened-now-playing")
+    reopened.locator("[data-both]").click()
+    wait_deck(reopened, "deck.speech.playing && !deck.music.playing", "the button did not do what it said")
+    reopened.locator(".deck-card[data-channel=music] [data-play]").click()
+    expect(reopened.locator("[data-both]")).to_have_text("Pause both")
+    deck(reopened, "deck.pauseAll()")
+    expect(reopened.locator("[data-both]")).to_have_text("Play both")

@@ -15,9 +15,14 @@
 // - Progress goes into the shared log: the book or track as `library:<id>` (seconds into the file)
 //   and each chapter as `library:<id>/<index>` (ended = played, unplayed = not).
 
+import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
 import { artwork } from "./player.js";
 import * as lockScreen from "./lock-screen.js";
+
+export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
+export const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
+export const BOOK_ICON = "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 15a2 2 0 0 1 2-2h11";
 
 export const SPEEDS = { speech: [0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3], music: [0.5, 0.75, 1, 1.25, 1.5, 2] };
 /** How far the music goes down while speech plays (a gain factor): off, −6, −12, −18 dB. */
@@ -36,8 +41,6 @@ const STATE_KEYS = { music: "playbackState_Music", speech: "playbackState_Speech
 const MODE_KEYS = { music: "audioMode_Music", speech: "audioMode_Speech" };
 const DUCK_KEY = "listen-ducking";
 const LOGO = "/icons/icon-512.png";
-const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
-const BOOK_ICON = "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 15a2 2 0 0 1 2-2h11";
 
 /**
  * Smart rewind: seconds to go back when playback resumes after a pause of `pausedSeconds`. Nothing
@@ -46,6 +49,11 @@ const BOOK_ICON = "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 
 export function smartRewind(pausedSeconds) {
   if (!(pausedSeconds > 10)) return 0;
   return Math.min(30, Math.round(30 * Math.log(pausedSeconds / 10) / Math.log(86_400 / 10)));
+}
+
+/** A chapter's key in the progress log: `library:<id>/<index>` (`ended` = played, `unplayed` = not). */
+export function chapterItem(item, index) {
+  return `${item}/${index}`;
 }
 
 /** A book's chapters as a queue: one track per chapter, all in the book's one file. */
@@ -70,10 +78,6 @@ export function musicTracks(items) {
     id: item.id, item: `library:${item.id}`, book: null, chapter: null, title: item.title, artist: item.author || "",
     album: item.album || "", src: item.audioURL, artwork: item.artworkURL || null, start: 0, end: null,
   }));
-}
-
-function storedJSON(key) {
-  try { return JSON.parse(localStorage.getItem(key) || "null"); } catch { return null; }
 }
 
 // MARK: - One player
@@ -116,7 +120,7 @@ class Channel extends EventTarget {
     if (!track) return 0;
     if (track.end != null) return track.end;
     const d = this.audio.duration;
-    return Number.isFinite(d) && d > 0 ? d : (track.duration ?? 0);
+    return Number.isFinite(d) && d > 0 ? d : 0;
   }
   /** Seconds into the track, and its length: what the seek bar shows. */
   get offset() { return this.track ? Math.max(0, Math.min(this.position - this.track.start, this.length)) : 0; }
@@ -156,7 +160,7 @@ class Channel extends EventTarget {
    * at its beginning. `restoring` applies the saved place and never plays (critical systems 7, 8).
    */
   async load(queue, index, { play = false, at = null, restoring = false } = {}) {
-    this.queue = queue;
+    this.setQueue(queue);
     this.error = null;
     this.loadTrack(Math.max(0, Math.min(index, queue.length - 1)), { at, restoring });
     this.persist();
@@ -318,7 +322,7 @@ class Channel extends EventTarget {
     if (!track) return;
     this.lastTransition = Date.now();
     this.generation += 1;
-    if (track.chapter != null) record(`${track.item}/${track.chapter}`, "ended", this.length);
+    if (track.chapter != null) record(chapterItem(track.item, track.chapter), "ended", this.length);
     this.dispatchEvent(new CustomEvent("played", { detail: { book: track.book, chapter: track.chapter, played: true } }));
     const stopHere = this.deck.chapterEndStops(this);
     if (!this.hasNext) {
@@ -420,14 +424,21 @@ class Channel extends EventTarget {
     record(track.item, kind, this.position, { keepalive });
   }
 
+  /** A new queue, serialized once here: the place is kept every few seconds while playing, and a
+   *  book of hundreds of chapters need not be written out again each time. */
+  setQueue(queue) {
+    this.queue = queue;
+    this.queueJSON = JSON.stringify(queue);
+  }
+
   persist() {
     this.lastLocalSave = Date.now();
     if (!this.track) { localStorage.removeItem(STATE_KEYS[this.kind]); return; }
-    const state = {
-      user: this.deck.user, queue: this.queue, index: this.index, position: this.position, speed: this.speed,
+    const place = JSON.stringify({
+      user: this.deck.user, index: this.index, position: this.position, speed: this.speed,
       volume: this.volume, pausedAt: this.pausedAt, savedAt: Date.now(),
-    };
-    localStorage.setItem(STATE_KEYS[this.kind], JSON.stringify(state));
+    });
+    localStorage.setItem(STATE_KEYS[this.kind], `${place.slice(0, -1)},"queue":${this.queueJSON}}`);
   }
 
   restore(user) {
@@ -435,7 +446,7 @@ class Channel extends EventTarget {
     if (!state || state.user !== user || !Array.isArray(state.queue) || !state.queue.length) return;
     this.speed = SPEEDS[this.kind].includes(state.speed) ? state.speed : 1;
     this.volume = typeof state.volume === "number" ? Math.max(0, Math.min(1, state.volume)) : 1;
-    this.queue = state.queue;
+    this.setQueue(state.queue);
     this.loadTrack(Math.max(0, Math.min(state.index | 0, state.queue.length - 1)), { at: state.position ?? null, restoring: true });
     // Smart rewind counts from the pause, or from when the page went away while playing.
     this.pausedAt = state.pausedAt ?? state.savedAt ?? null;
@@ -445,7 +456,7 @@ class Channel extends EventTarget {
     clearTimeout(this.endTimer);
     this.quietly(() => this.audio.pause());
     this.audio.removeAttribute("src");
-    this.queue = [];
+    this.setQueue([]);
     this.index = 0;
     this.generation += 1;
     this.changed();
@@ -477,7 +488,8 @@ class Deck extends EventTarget {
     this.audioContext = null;
     this.solo = false;        // another player (Wind Down's) has the lock screen
     this.interrupted = null;  // what a pause the system imposed stopped: {music, speech}
-    setInterval(() => this.tick(), 1000);
+    this.installed = false;   // the Media Session handlers are ours
+    this.ticker = null;       // the sleep timer's once-a-second check, only while one runs
     window.addEventListener("pagehide", () => {
       for (const channel of this.channels) if (channel.loaded) { channel.persist(); if (channel.playing) channel.save("pause", { keepalive: true }); }
     });
@@ -501,7 +513,7 @@ class Deck extends EventTarget {
   signOut() {
     for (const channel of this.channels) { if (channel.loaded) channel.persist(); channel.unload(); }
     this.user = null;
-    this.timer = null;
+    this.cancelTimer();
   }
 
   context() {
@@ -527,10 +539,15 @@ class Deck extends EventTarget {
     return this.music.load(musicTracks(items), index, { play: true });
   }
 
+  /** Which players a press would leave playing. */
+  get pressPlays() {
+    return lockScreen.togglePress(this.music.lockState, this.speech.lockState, this.flags);
+  }
+
   /** A headset or lock-screen press (critical system 1's companion). */
   press() {
     this.interrupted = null;
-    const after = lockScreen.togglePress(this.music.lockState, this.speech.lockState, this.flags);
+    const after = this.pressPlays;
     for (const [channel, plays] of [[this.music, after.music], [this.speech, after.speech]]) {
       if (plays && !channel.playing) channel.play();
       else if (!plays && channel.playing) channel.pause();
@@ -565,12 +582,15 @@ class Deck extends EventTarget {
   setTimer(option) {
     if (option === "chapter" && !this.speech.loaded) return;
     this.timer = { option, endsAt: option === "chapter" ? null : Date.now() + option * 60_000 };
+    clearInterval(this.ticker);
+    if (this.timer.endsAt) this.ticker = setInterval(() => this.tick(), 1000);
     this.changed();
   }
 
   cancelTimer() {
     this.timer = null;
-    for (const channel of this.channels) channel.fade = 1;
+    clearInterval(this.ticker);
+    for (const channel of this.channels) { channel.fade = 1; channel.applyGain(); }
     this.changed();
   }
 
@@ -589,16 +609,14 @@ class Deck extends EventTarget {
   }
 
   timerEnded() {
-    this.timer = null;
     this.pauseAll();
-    for (const channel of this.channels) { channel.fade = 1; channel.applyGain(); }
-    this.changed();
+    this.cancelTimer();
   }
 
   /** End of Chapter: the chapter that just ended was the last one to play. */
   chapterEndStops(channel) {
     if (channel !== this.speech || this.timer?.option !== "chapter") return false;
-    this.timer = null;
+    this.cancelTimer();
     this.music.pause();
     return true;
   }

@@ -3,11 +3,8 @@
 // what plays and how far, with its own play/pause; tapping it opens the now-playing view.
 
 import { escapeHTML } from "../dom.js";
-import { deck } from "./deck.js";
-
-const PLAY = "M8 5v14l11-7Z";
-const PAUSE = "M7 5h4v14H7zM13 5h4v14h-4z";
-const NAMES = { speech: "Speech", music: "Music" };
+import { CHANNEL_NAMES as NAMES, deck } from "./deck.js";
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "./player.js";
 
 let dock = null;
 let visible = false;

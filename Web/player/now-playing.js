@@ -4,16 +4,13 @@
 
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
-import { DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
-import { clock, timerDialog } from "./player.js";
+import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, clock, timerDialog } from "./player.js";
 
-const NAMES = { speech: "Speech", music: "Music" };
 const EMPTY = {
   speech: "Nothing to listen to yet. Open a book in your library and pick a chapter.",
   music: "No music playing. Pick a track in your library's Music to play it under a book.",
 };
-const PLAY = "M8 5v14l11-7Z";
-const PAUSE = "M7 5h4v14H7zM13 5h4v14h-4z";
 const BACK = "M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4";
 const FORWARD = "M20 12a8 8 0 1 1-2.3-5.7M20 4v4h-4";
 const PREVIOUS = "M6 5v14M18 6l-9 6 9 6Z";
@@ -55,9 +52,10 @@ export function renderNowPlaying(container) {
   const paintTop = () => {
     const both = $("[data-both]");
     both.hidden = !deck.anyLoaded;
-    const playingKinds = deck.channels.filter((channel) => channel.playing).length;
-    const loadedKinds = deck.channels.filter((channel) => channel.loaded).length;
-    both.textContent = deck.anyPlaying ? (playingKinds > 1 ? "Pause both" : "Pause") : (loadedKinds > 1 && deck.shows === "combined" ? "Play both" : "Play");
+    // Says what the press (the headset's rule) will do.
+    const plays = deck.pressPlays;
+    both.textContent = deck.anyPlaying ? (deck.music.playing && deck.speech.playing ? "Pause both" : "Pause")
+      : plays.music && plays.speech ? "Play both" : plays.music ? "Play music" : "Play speech";
     const timer = $("[data-timer]");
     timer.setAttribute("aria-pressed", String(Boolean(deck.timer)));
     timer.querySelector("span").textContent = !deck.timer ? "Sleep timer"
@@ -123,7 +121,7 @@ class Card {
       <h2 id="deck-${kind}">${NAMES[kind]}</h2>
       <div class="deck-head">${art}<div><p class="deck-title">${escapeHTML(track.title)}</p><p class="deck-sub">${sub}</p></div></div>
       <p class="deck-error" role="alert" hidden></p>
-      <input class="deck-slider" type="range" min="0" max="${Math.max(1, Math.round(channel.length))}" step="1" value="0" aria-label="Position in the ${unit}">
+      <input class="deck-slider" type="range" min="0" max="${Math.max(1, Math.round(channel.length))}" step="any" value="0" aria-label="Position in the ${unit}">
       <div class="deck-times"><span data-elapsed>0:00</span><span data-remaining></span></div>
       <div class="deck-controls">
         <button class="icon-button" type="button" data-previous aria-label="Previous ${unit}">${icon(PREVIOUS, 26)}</button>
@@ -160,7 +158,7 @@ class Card {
     if (!slider || !channel.track) return;
     const length = channel.length, offset = channel.offset;
     slider.max = String(Math.max(1, Math.round(length)));
-    if (document.activeElement !== slider) slider.value = String(Math.round(offset));
+    if (document.activeElement !== slider) slider.value = offset.toFixed(1);
     this.root.querySelector("[data-elapsed]").textContent = clock(offset);
     this.root.querySelector("[data-remaining]").textContent = `-${clock(length - offset)}`;
   }

@@ -15,6 +15,10 @@ const SAVE_EVERY = 15_000;
 const FADE = 30;
 const REARM_WINDOW = 5 * 60_000;
 
+/** The play and pause shapes every player's button draws. */
+export const PLAY_ICON = "M8 5v14l11-7Z";
+export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
+
 /** "12:40" or "1:02:05". */
 export function clock(seconds) {
   const whole = Math.max(0, Math.floor(seconds || 0));
@@ -122,7 +126,7 @@ export class Player {
           <svg class="icon" viewBox="0 0 24 24" width="30" height="30" aria-hidden="true"><path d="M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4"/><text x="12" y="15.5" text-anchor="middle" font-size="7" stroke="none" fill="currentColor">15</text></svg>
         </button>
         <button class="player-play" type="button" aria-label="Play">
-          <svg class="icon play-shape" viewBox="0 0 24 24" width="36" height="36" aria-hidden="true"><path d="M8 5v14l11-7Z"/></svg>
+          <svg class="icon play-shape" viewBox="0 0 24 24" width="36" height="36" aria-hidden="true"><path d="${PLAY_ICON}"/></svg>
         </button>
         <button class="icon-button player-forward" type="button" aria-label="Forward 15 seconds">
           <svg class="icon" viewBox="0 0 24 24" width="30" height="30" aria-hidden="true"><path d="M20 12a8 8 0 1 1-2.3-5.7M20 4v4h-4"/><text x="12" y="15.5" text-anchor="middle" font-size="7" stroke="none" fill="currentColor">15</text></svg>
@@ -262,7 +266,7 @@ export class Player {
     const playing = !audio.paused;
     const button = $(".player-play");
     button.setAttribute("aria-label", playing ? "Pause" : "Play");
-    button.querySelector("path").setAttribute("d", playing ? "M7 5h4v14H7zM13 5h4v14h-4z" : "M8 5v14l11-7Z");
+    button.querySelector("path").setAttribute("d", playing ? PAUSE_ICON : PLAY_ICON);
     if ("mediaSession" in navigator) {
       navigator.mediaSession.playbackState = playing ? "playing" : "paused";
       try {

@@ -6,7 +6,7 @@
 import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
-import { deck } from "../player/deck.js";
+import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "../player/deck.js";
 import { renderNowPlaying } from "../player/now-playing.js";
 import { followJob, renderLibriVox } from "./librivox.js";
 import { localPosition, record } from "../player/progress.js";
@@ -14,8 +14,6 @@ import { clock, length } from "../player/player.js";
 
 export const id = "listen";
 
-const BOOK_ICON = "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 15a2 2 0 0 1 2-2h11";
-const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
 const UPLOAD_ICON = "M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3";
 const TRASH_ICON = "M4 7h16M10 11v6m4-6v6M6 7l1 13h10l1-13M9 7V4h6v3";
 const UNDO_SECONDS = 10;
@@ -172,9 +170,9 @@ class ListenScreen {
           <button class="icon-button" type="button" data-delete="${item.id}" aria-label="Delete ${escapeHTML(item.title)}">${icon(TRASH_ICON, 20)}</button>
         </li>`;
     }).join("");
+    // The music shown is the music player's queue, from the tapped track on.
+    const music = shown.filter((item) => item.kind === "music");
     for (const button of list.querySelectorAll("[data-play]")) {
-      // The music list from the tapped track on is the music player's queue.
-      const music = shown.filter((item) => item.kind === "music");
       button.addEventListener("click", () => {
         const index = music.findIndex((item) => item.id === button.dataset.play);
         deck.playMusic(music, index);
@@ -398,7 +396,7 @@ class ListenScreen {
     for (const index of indices) {
       if (book.chapters[index].played === played) continue;
       book.chapters[index].played = played;
-      record(`library:${book.id}/${index}`, played ? "ended" : "unplayed", played ? book.chapters[index].end - book.chapters[index].start : 0);
+      record(chapterItem(`library:${book.id}`, index), played ? "ended" : "unplayed", played ? book.chapters[index].end - book.chapters[index].start : 0);
     }
     if (!played && indices.length === book.chapters.length) {
       record(`library:${book.id}`, "unplayed", 0);

@@ -5,7 +5,7 @@
 import { api, ApiError } from "../api.js";
 import { AREAS, icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
-import { length, player } from "../player/player.js";
+import { PLAY_ICON, length, player } from "../player/player.js";
 
 export const id = "wind-down";
 
@@ -121,7 +121,7 @@ class WindDownScreen {
         <p class="wd-featured-description">${escapeHTML(entry.item.description)}</p>
         <p class="wd-meta">${escapeHTML(entry.item.narrator)} · ${length(entry.item.duration)}</p>
         <button class="button primary wd-featured-play" type="button" data-item="${escapeHTML(entry.item.id)}">
-          ${icon("M8 5v14l11-7Z", 20)} <span>${entry.progress > 0 && entry.progress < 0.95 ? "Continue" : "Play"}</span>
+          ${icon(PLAY_ICON, 20)} <span>${entry.progress > 0 && entry.progress < 0.95 ? "Continue" : "Play"}</span>
         </button>
       </section>`;
   }
@@ -211,7 +211,7 @@ class WindDownScreen {
         <p>${escapeHTML(entry.item.description)}</p>
         ${entry.item.technique ? `<p class="wd-technique"><strong>Technique:</strong> ${escapeHTML(entry.item.technique)}</p>` : ""}
         <p class="wd-coming-message" role="note">${escapeHTML(COMING_SOON_MESSAGE)}</p>
-        <button class="button primary wide" type="button" disabled aria-disabled="true">${icon("M8 5v14l11-7Z", 18)} Play</button>
+        <button class="button primary wide" type="button" disabled aria-disabled="true">${icon(PLAY_ICON, 18)} Play</button>
         ${owner ? `
           <details class="wd-owner">
             <summary>Give it audio (owner)</summary>
