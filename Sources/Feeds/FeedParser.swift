@@ -173,6 +173,11 @@ public enum FeedParser {
 
     // MARK: - Text and links
 
+    /// `text` if it is an absolute http(s) URL (what a directory or a person gives), else nil.
+    public static func absoluteURL(_ text: String?) -> String? {
+        absolute(text, nil)
+    }
+
     /// An absolute http(s) URL for `text` (relative ones resolved against `base`); nil for other
     /// schemes (`javascript:`, `file:`) and for nothing.
     static func absolute(_ text: String?, _ base: URL?) -> String? {

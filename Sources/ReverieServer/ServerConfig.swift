@@ -90,6 +90,15 @@ public struct ServerConfig: Sendable, Equatable {
     public var allowPrivateFetches = false
     /// Where LibriVox's API is (`REVERIE_LIBRIVOX_URL`): `<base>/api/feed/audiobooks`.
     public var librivoxBaseURL = URL(string: "https://librivox.org")!
+    /// Where the iTunes Search API is (`REVERIE_ITUNES_URL`): `<base>/search`.
+    public var itunesBaseURL = URL(string: "https://itunes.apple.com")!
+    /// Where Podcast Index's API is (`REVERIE_PODCASTINDEX_URL`): `<base>/api/1.0/…`; used when the
+    /// owner has given a key and secret.
+    public var podcastIndexBaseURL = URL(string: "https://api.podcastindex.org")!
+    /// Where radio-browser's server list is (`REVERIE_RADIO_BROWSER_URL`): `<base>/json/servers`.
+    public var radioBrowserBaseURL = URL(string: "https://all.api.radio-browser.info")!
+    /// How often a feed is refreshed when all is well (`REVERIE_FEED_REFRESH_MINUTES`, 60).
+    public var feedRefreshMinutes = 60
 
     /// Files people gave the server, under the data directory: `<data>/media/<name>`.
     public func mediaDirectory(_ name: String) -> URL {
@@ -217,6 +226,20 @@ extension ServerConfig {
                 throw ConfigError.invalid(setting: "REVERIE_LIBRIVOX_URL", reason: "'\(text)' is not an http(s) address")
             }
             config.librivoxBaseURL = url
+        }
+        for (setting, path) in [("REVERIE_ITUNES_URL", \ServerConfig.itunesBaseURL), ("REVERIE_PODCASTINDEX_URL", \.podcastIndexBaseURL),
+                                ("REVERIE_RADIO_BROWSER_URL", \.radioBrowserBaseURL)] {
+            guard let text = value(nil, setting) else { continue }
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ConfigError.invalid(setting: setting, reason: "'\(text)' is not an http(s) address")
+            }
+            config[keyPath: path] = url
+        }
+        if let text = value(nil, "REVERIE_FEED_REFRESH_MINUTES") {
+            guard let parsed = Int(text), (5...10_080).contains(parsed) else {
+                throw ConfigError.invalid(setting: "REVERIE_FEED_REFRESH_MINUTES", reason: "'\(text)' is not a number of minutes from 5 to 10080")
+            }
+            config.feedRefreshMinutes = parsed
         }
         if let text = value(nil, "REVERIE_IDLE_TIMEOUT") {
             guard let parsed = Int(text), (1...3600).contains(parsed) else {

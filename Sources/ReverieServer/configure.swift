@@ -46,6 +46,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateBedsidePieces())
     app.migrations.add(CreateLibraryItems())
     app.migrations.add(CreateJobs())
+    app.migrations.add(CreatePodcasts())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):

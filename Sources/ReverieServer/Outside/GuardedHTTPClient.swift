@@ -41,6 +41,8 @@ enum OutsideFetchError: Error, Equatable {
 struct OutsideResponse: Sendable {
     /// The address that answered, after redirects.
     var url: URL
+    /// 200, or 304 for a conditional request whose answer has not changed, or 206 for a range.
+    var status: Int = 200
     var headers: HTTPHeaders
     var body: ByteBuffer
 }
@@ -71,16 +73,17 @@ final class GuardedHTTPClient: Sendable {
         self.group = group
     }
 
-    /// Fetches `url` into memory, refusing answers over `maxBytes`.
-    func get(_ url: URL, accept: String = "*/*", maxBytes: Int) async throws -> OutsideResponse {
-        try await fetch(url, accept: accept) { response, finalURL in
+    /// Fetches `url` into memory, refusing answers over `maxBytes`. `headers` go with the request
+    /// (with `If-None-Match` or `If-Modified-Since`, a 304 comes back as an empty answer).
+    func get(_ url: URL, accept: String = "*/*", headers: [String: String] = [:], maxBytes: Int) async throws -> OutsideResponse {
+        try await fetch(url, accept: accept, headers: headers) { response, finalURL in
             var body = ByteBuffer()
             try await Self.read(response, maxBytes: maxBytes) { chunk in
                 var part = chunk
                 body.writeBuffer(&part)
                 return true
             }
-            return OutsideResponse(url: finalURL, headers: response.headers, body: body)
+            return OutsideResponse(url: finalURL, status: Int(response.status.code), headers: response.headers, body: body)
         }
     }
 
@@ -99,27 +102,48 @@ final class GuardedHTTPClient: Sendable {
     }
 
     /// Streams `url` into `file`, refusing more than `maxBytes`; `progress(received, expected)`
-    /// hears of each chunk. A partial file is removed on failure.
-    func download(_ url: URL, to file: URL, maxBytes: Int, progress: @escaping @Sendable (Int, Int?) async -> Void) async throws -> OutsideResponse {
+    /// hears of each chunk (counting what the file already had). A partial file is removed on
+    /// failure, unless `resuming`: then it is kept, and a file already begun is continued with a
+    /// Range request (started again when the server does not do ranges).
+    func download(_ url: URL, to file: URL, maxBytes: Int, resuming: Bool = false,
+                  progress: @escaping @Sendable (Int, Int?) async -> Void) async throws -> OutsideResponse {
+        let have = resuming ? ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0) : 0
         do {
-            return try await fetch(url, accept: "*/*") { response, finalURL in
-                let expected = response.headers.first(name: "Content-Length").flatMap(Int.init)
-                FileManager.default.createFile(atPath: file.path, contents: nil)
+            return try await fetch(url, accept: "*/*", headers: have > 0 ? ["Range": "bytes=\(have)-"] : [:]) { response, finalURL in
+                let code = Int(response.status.code)
+                if code == 416 {
+                    // Asked for bytes past the end: the file was already whole.
+                    return OutsideResponse(url: finalURL, status: code, headers: response.headers, body: ByteBuffer())
+                }
+                let continuing = code == 206 && have > 0 && Self.rangeStart(response.headers) == have
+                let start = continuing ? have : 0
+                let expected = response.headers.first(name: "Content-Length").flatMap(Int.init).map { $0 + start }
+                if !continuing { FileManager.default.createFile(atPath: file.path, contents: nil) }
                 let handle = try FileHandle(forWritingTo: file)
                 defer { try? handle.close() }
-                var received = 0
-                try await Self.read(response, maxBytes: maxBytes) { chunk in
+                if continuing { try handle.seekToEnd() }
+                var received = start
+                try await Self.read(response, maxBytes: maxBytes - start) { chunk in
                     received += chunk.readableBytes
                     try handle.write(contentsOf: chunk.readableBytesView)
                     await progress(received, expected)
                     return true
                 }
-                return OutsideResponse(url: finalURL, headers: response.headers, body: ByteBuffer())
+                return OutsideResponse(url: finalURL, status: code, headers: response.headers, body: ByteBuffer())
             }
         } catch {
-            try? FileManager.default.removeItem(at: file)
+            // A partial file is kept for the next attempt, but never one that is already too large.
+            var tooLarge = false
+            if case OutsideFetchError.tooLarge = error { tooLarge = true }
+            if !resuming || tooLarge { try? FileManager.default.removeItem(at: file) }
             throw error
         }
+    }
+
+    /// Where a 206's `Content-Range: bytes START-END/TOTAL` begins.
+    static func rangeStart(_ headers: HTTPHeaders) -> Int? {
+        guard let value = headers.first(name: "Content-Range"), value.lowercased().hasPrefix("bytes ") else { return nil }
+        return value.dropFirst(6).split(separator: "-").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// The host and address a URL may be fetched from, or why not.
@@ -184,7 +208,10 @@ final class GuardedHTTPClient: Sendable {
                     current = next
                     continue
                 }
-                guard (200...299).contains(code) || (code == 416 && extra["Range"] != nil) else { throw OutsideFetchError.status(code, host: host) }
+                let conditional = extra["If-None-Match"] != nil || extra["If-Modified-Since"] != nil
+                guard (200...299).contains(code) || (code == 416 && extra["Range"] != nil) || (code == 304 && conditional) else {
+                    throw OutsideFetchError.status(code, host: host)
+                }
                 let result = try await read(response, current)
                 try? await client.shutdown()
                 return result

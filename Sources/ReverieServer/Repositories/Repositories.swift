@@ -14,6 +14,7 @@ public struct Repositories: Sendable {
     public var bedsidePieces: any BedsidePieceRepository
     public var library: any LibraryRepository
     public var jobs: any JobRepository
+    public var podcasts: any PodcastRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -29,7 +30,8 @@ public struct Repositories: Sendable {
             sleepAudio: FluentSleepAudioRepository(database: database),
             bedsidePieces: FluentBedsidePieceRepository(database: database),
             library: FluentLibraryRepository(database: database),
-            jobs: FluentJobRepository(database: database)
+            jobs: FluentJobRepository(database: database),
+            podcasts: FluentPodcastRepository(database: database)
         )
     }
 }

@@ -1,0 +1,162 @@
+import Feeds
+import Foundation
+import NIOConcurrencyHelpers
+import Vapor
+
+/// Reading a podcast's feed again: a conditional GET (its ETag and Last-Modified sent back, so an
+/// unchanged feed costs a 304), new episodes added and changed ones updated, and after a failure
+/// the next try put off, twice as long for each failure in a row, the reason kept for the
+/// podcast's page.
+enum FeedRefresh {
+    static let kind = "feeds.refresh"
+    /// The largest feed read (a feed with 5,000 episodes and long show notes is ~20 MB).
+    static let maxFeedBytes = 32 << 20
+    /// The longest a failing feed is left before trying again.
+    static let longestBackOff: TimeInterval = 24 * 3600
+
+    struct Payload: Codable {
+        var podcastID: UUID
+    }
+
+    struct Outcome: Sendable, Equatable {
+        /// The feed answered 304.
+        var notModified: Bool
+        var added: Int
+    }
+
+    /// When to try again after `failures` failures in a row (0: the usual interval).
+    static func delay(failures: Int, interval: TimeInterval) -> TimeInterval {
+        min(longestBackOff, interval * pow(2, Double(min(failures, 16))))
+    }
+
+    /// Fetches and reads the feed, saving what it says; a failure is saved on the podcast (with
+    /// the back-off) and thrown.
+    @discardableResult
+    static func refresh(_ podcast: PodcastModel, repository: any PodcastRepository, client: GuardedHTTPClient,
+                        interval: TimeInterval, now: Date) async throws -> Outcome {
+        do {
+            guard let url = URL(string: podcast.feedURL) else { throw OutsideFetchError.badURL(podcast.feedURL) }
+            var headers: [String: String] = [:]
+            if let etag = podcast.etag { headers["If-None-Match"] = etag }
+            if let modified = podcast.lastModified { headers["If-Modified-Since"] = modified }
+            let answer = try await client.get(url, accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.8, */*;q=0.5",
+                                              headers: headers, maxBytes: maxFeedBytes)
+            var outcome = Outcome(notModified: answer.status == 304, added: 0)
+            if !outcome.notModified {
+                let feed = try FeedParser.parse(Data(buffer: answer.body), url: answer.url)
+                podcast.title = String(feed.title.prefix(500))
+                podcast.author = feed.author.map { String($0.prefix(500)) }
+                podcast.image = feed.image
+                podcast.link = feed.link
+                podcast.summary = feed.description.map { String(PlainText.fromHTML($0).prefix(4000)) }
+                // Only a server that gives them gets them back.
+                podcast.etag = answer.headers.first(name: "ETag")
+                podcast.lastModified = answer.headers.first(name: "Last-Modified")
+                outcome.added = try await repository.merge(feed.episodes, into: try podcast.requireID(), seenAt: now)
+            }
+            podcast.lastRefreshedAt = now
+            podcast.failures = 0
+            podcast.lastError = nil
+            podcast.nextRefreshAt = now.addingTimeInterval(interval)
+            try await repository.save(podcast)
+            return outcome
+        } catch {
+            podcast.failures += 1
+            podcast.lastError = message(for: error)
+            podcast.nextRefreshAt = now.addingTimeInterval(delay(failures: podcast.failures, interval: interval))
+            try? await repository.save(podcast)
+            throw error
+        }
+    }
+
+    /// What a person is told about a failed refresh.
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as OutsideFetchError: error.apiError.message
+        case let error as FeedError: error.description
+        case let error as any AbortError: error.reason
+        default: "The feed could not be read: \(error)."
+        }
+    }
+
+    /// The job: one podcast's refresh. A failure is the podcast's (shown on its page, tried again
+    /// later), so the job itself ends done, saying what happened.
+    static func run(_ job: JobContext, _ app: Application) async throws -> String? {
+        let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
+        let repository = app.repositories.podcasts
+        guard let podcast = try await repository.podcast(payload.podcastID) else { return nil }
+        await job.report(0.1, "Reading the feed…")
+        let interval = TimeInterval(app.services.config.feedRefreshMinutes * 60)
+        do {
+            let outcome = try await refresh(podcast, repository: repository, client: app.outside, interval: interval, now: app.services.now())
+            let summary = outcome.notModified ? "unchanged" : "\(outcome.added) new"
+            return String(decoding: try JSONEncoder().encode(["outcome": summary]), as: UTF8.self)
+        } catch {
+            app.logger.info("feeds: \(podcast.feedURL) failed (\(podcast.failures) in a row): \(podcast.lastError ?? "")")
+            return String(decoding: try JSONEncoder().encode(["outcome": "failed", "error": podcast.lastError ?? ""]), as: UTF8.self)
+        }
+    }
+
+    /// Queues a refresh of each podcast that is due (one server takes each), as its earliest
+    /// subscriber's job. Returns how many were queued.
+    @discardableResult
+    static func queueDue(_ app: Application, now: Date) async throws -> Int {
+        let repository = app.repositories.podcasts
+        // The podcast is pushed on by the lease while its job waits and runs; the job sets the
+        // real next time. A server that stops between the two leaves it for the lease's length.
+        let due = try await repository.claimDue(now: now, leaseUntil: now.addingTimeInterval(15 * 60), limit: 50)
+        var queued = 0
+        for id in due {
+            guard let owner = try await repository.anySubscriber(of: id), let podcast = try await repository.podcast(id) else { continue }
+            try await queue(podcast, ownerID: owner, app: app)
+            queued += 1
+        }
+        return queued
+    }
+
+    static func queue(_ podcast: PodcastModel, ownerID: UUID, app: Application) async throws {
+        let payload = String(decoding: try JSONEncoder().encode(Payload(podcastID: try podcast.requireID())), as: UTF8.self)
+        try await app.repositories.jobs.enqueue(JobModel(ownerID: ownerID, kind: kind, title: "Refreshing “\(podcast.title)”", payload: payload))
+        app.jobs.poke()
+    }
+}
+
+/// Looks for feeds due for refresh once a minute while the server runs.
+final class FeedSchedule: Sendable {
+    static let tick: TimeInterval = 60
+    private let loop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    func start(_ app: Application) {
+        loop.withLockedValue { loop in
+            guard loop == nil else { return }
+            loop = Task {
+                while !Task.isCancelled {
+                    do {
+                        try await FeedRefresh.queueDue(app, now: app.services.now())
+                    } catch {
+                        app.logger.warning("feeds: could not look for feeds to refresh: \(error)")
+                    }
+                    try? await Task.sleep(nanoseconds: UInt64(Self.tick * 1_000_000_000))
+                }
+            }
+        }
+    }
+
+    func stop() async {
+        let task = loop.withLockedValue { loop in defer { loop = nil }; return loop }
+        task?.cancel()
+        await task?.value
+    }
+}
+
+struct FeedScheduleLifecycle: LifecycleHandler {
+    let schedule: FeedSchedule
+
+    func didBootAsync(_ application: Application) async throws {
+        schedule.start(application)
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        await schedule.stop()
+    }
+}

@@ -1,0 +1,107 @@
+import Crypto
+import Feeds
+import Foundation
+import ReverieAPI
+
+/// Finding podcasts by name: the iTunes Search API (no key needed) and, when the owner has given
+/// a key and secret, Podcast Index. Both through the guarded HTTP client.
+struct PodcastDirectory: Sendable {
+    struct PodcastIndexCredentials: Sendable, Equatable {
+        var key: String
+        var secret: String
+    }
+
+    let itunesBase: URL
+    let podcastIndexBase: URL
+    let podcastIndex: PodcastIndexCredentials?
+    let client: GuardedHTTPClient
+    var now: @Sendable () -> Date = { Date() }
+
+    static let maxAnswerBytes = 4 << 20
+    static let limit = 25
+
+    /// Results from every directory that answered, the same feed once (the first directory's),
+    /// and what went wrong with any that did not.
+    func search(_ term: String) async -> PodcastSearchResult {
+        async let fromITunes = attempt("iTunes") { try await itunes(term) }
+        async let fromIndex = podcastIndex == nil ? ([], nil) : attempt("Podcast Index") { try await index(term) }
+        let answers = await [fromITunes, fromIndex]
+        var seen = Set<String>()
+        var results: [PodcastFound] = []
+        for found in answers.flatMap(\.0) where seen.insert(found.feedURL).inserted { results.append(found) }
+        return PodcastSearchResult(results: results, problems: answers.compactMap(\.1))
+    }
+
+    private func attempt(_ name: String, _ work: () async throws -> [PodcastFound]) async -> ([PodcastFound], String?) {
+        do {
+            return (try await work(), nil)
+        } catch let error as OutsideFetchError {
+            return ([], "\(name): \(error.apiError.message)")
+        } catch {
+            return ([], "\(name) answered with something Reverie cannot read.")
+        }
+    }
+
+    /// `GET <base>/search?media=podcast&entity=podcast&term=…`.
+    func itunes(_ term: String) async throws -> [PodcastFound] {
+        var components = URLComponents(url: itunesBase.appendingPathComponent("search"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "media", value: "podcast"), URLQueryItem(name: "entity", value: "podcast"),
+                                 URLQueryItem(name: "term", value: term), URLQueryItem(name: "limit", value: String(Self.limit))]
+        guard let url = components.url else { throw OutsideFetchError.badURL(itunesBase.absoluteString) }
+        let answer = try await client.get(url, accept: "application/json", maxBytes: Self.maxAnswerBytes)
+        struct Answer: Decodable {
+            struct Result: Decodable {
+                var collectionName: String?
+                var trackName: String?
+                var artistName: String?
+                var feedUrl: String?
+                var artworkUrl600: String?
+                var artworkUrl100: String?
+                var trackCount: Int?
+            }
+            var results: [Result]
+        }
+        let decoded = try JSONDecoder().decode(Answer.self, from: Data(buffer: answer.body))
+        return decoded.results.compactMap { result in
+            // Some results have no feed (Apple-only shows): nothing Reverie can subscribe to.
+            guard let feed = FeedParser.absoluteURL(result.feedUrl) else { return nil }
+            return PodcastFound(title: PlainText.line(result.collectionName ?? result.trackName ?? feed), author: result.artistName.map(PlainText.line),
+                                feedURL: feed, artwork: FeedParser.absoluteURL(result.artworkUrl600 ?? result.artworkUrl100),
+                                episodeCount: result.trackCount, source: "itunes")
+        }
+    }
+
+    /// `GET <base>/api/1.0/search/byterm?q=…`, signed as Podcast Index asks: the key, the time,
+    /// and SHA-1 of key, secret and time.
+    func index(_ term: String) async throws -> [PodcastFound] {
+        guard let credentials = podcastIndex else { return [] }
+        var components = URLComponents(url: podcastIndexBase.appendingPathComponent("api/1.0/search/byterm"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "q", value: term), URLQueryItem(name: "max", value: String(Self.limit))]
+        guard let url = components.url else { throw OutsideFetchError.badURL(podcastIndexBase.absoluteString) }
+        let time = String(Int(now().timeIntervalSince1970))
+        let headers = ["X-Auth-Key": credentials.key, "X-Auth-Date": time, "Authorization": Self.signature(credentials, time: time)]
+        let answer = try await client.get(url, accept: "application/json", headers: headers, maxBytes: Self.maxAnswerBytes)
+        struct Answer: Decodable {
+            struct Feed: Decodable {
+                var title: String?
+                var author: String?
+                var url: String?
+                var image: String?
+                var artwork: String?
+                var episodeCount: Int?
+            }
+            var feeds: [Feed]?
+        }
+        let decoded = try JSONDecoder().decode(Answer.self, from: Data(buffer: answer.body))
+        return (decoded.feeds ?? []).compactMap { feed in
+            guard let url = FeedParser.absoluteURL(feed.url) else { return nil }
+            return PodcastFound(title: PlainText.line(feed.title ?? url), author: feed.author.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 },
+                                feedURL: url, artwork: FeedParser.absoluteURL(feed.artwork ?? feed.image), episodeCount: feed.episodeCount,
+                                source: "podcastindex")
+        }
+    }
+
+    static func signature(_ credentials: PodcastIndexCredentials, time: String) -> String {
+        Insecure.SHA1.hash(data: Data((credentials.key + credentials.secret + time).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
