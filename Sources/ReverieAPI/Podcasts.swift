@@ -269,3 +269,26 @@ public struct RadioStationList: Codable, Sendable, Equatable {
         self.stations = stations
     }
 }
+
+/// `GET /api/podcasts/podcastindex`: whether search also asks Podcast Index.
+public struct PodcastIndexSettings: Codable, Sendable, Equatable {
+    public var configured: Bool
+    /// The key (the secret is never shown).
+    public var key: String?
+
+    public init(configured: Bool, key: String?) {
+        self.configured = configured
+        self.key = key
+    }
+}
+
+/// `PUT /api/podcasts/podcastindex`: the owner's Podcast Index API key and secret.
+public struct PodcastIndexCredentialsRequest: Codable, Sendable, Equatable {
+    public var key: String
+    public var secret: String
+
+    public init(key: String, secret: String) {
+        self.key = key
+        self.secret = secret
+    }
+}

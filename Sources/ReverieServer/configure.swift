@@ -87,10 +87,11 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         signIns: Recent(lifetime: SessionAuthenticator.recheckAfter),
         bedsideSounds: SynthesizedAudio(directory: config.cacheDirectory("bedside")),
         outside: GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup),
-        jobs: JobWorkers(handlers: [LibriVoxDownload.kind: LibriVoxDownload.run])
+        jobs: JobWorkers(handlers: [LibriVoxDownload.kind: LibriVoxDownload.run, FeedRefresh.kind: FeedRefresh.run, EpisodeDownload.kind: EpisodeDownload.run])
     )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(JobWorkersLifecycle())
+    app.lifecycle.use(FeedScheduleLifecycle(schedule: FeedSchedule()))
     app.lifecycle.use(WarmupLifecycle())
 
     // MARK: - HTTP
@@ -121,6 +122,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: LibraryController(maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: LibriVoxController(base: config.librivoxBaseURL))
     try app.register(collection: JobController())
+    try app.register(collection: PodcastController())
+    try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL)))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())

@@ -74,7 +74,7 @@ func withTestApp(
     app.logger.logLevel = .warning
     do {
         try await configure(app, config, now: clock.closure, speech: speech)
-        try await body(TestClient(app: app, clock: clock))
+        try await body(TestClient(app: app, clock: clock, config: config))
     } catch {
         await teardown(app, database: database, schema: schema)
         throw error
@@ -93,6 +93,8 @@ private func teardown(_ app: Application, database: TestDatabase, schema: String
 struct TestClient: Sendable {
     let app: Application
     let clock: TestNow
+    /// What the app was configured with (a second server on the same database uses it too).
+    var config: ServerConfig? = nil
 
     /// How a request proves who it is.
     enum Auth: Sendable {

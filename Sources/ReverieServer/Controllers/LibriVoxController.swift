@@ -38,30 +38,7 @@ struct LibriVoxController: RouteCollection {
         guard let section = book?.sections.first(where: { $0.number == number }), let url = URL(string: section.listenURL) else {
             throw APIError.notFound("LibriVox section")
         }
-        let upstream: (status: Int, headers: HTTPHeaders, body: Handoff)
-        do {
-            upstream = try await req.outside.stream(url, range: req.headers.first(name: .range), maxBytes: req.services.config.maxUploadBytes)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
-        var headers = HTTPHeaders()
-        let type = upstream.headers.first(name: .contentType) ?? ""
-        headers.replaceOrAdd(name: .contentType, value: type.hasPrefix("audio/") ? type : "audio/mpeg")
-        for name in [HTTPHeaders.Name.contentRange, .acceptRanges] {
-            if let value = upstream.headers.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
-        }
-        headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=3600")
-        let length = upstream.headers.first(name: .contentLength).flatMap(Int.init) ?? -1
-        let body = upstream.body
-        return Response(status: HTTPResponseStatus(statusCode: upstream.status), headers: headers, body: .init(asyncStream: { writer in
-            do {
-                while let chunk = try await body.next() { try await writer.write(.buffer(chunk)) }
-                try await writer.write(.end)
-            } catch {
-                await body.cancel()
-                try? await writer.write(.error(error))
-            }
-        }, count: length))
+        return try await req.streamOutside(url)
     }
 
     func cached(_ id: Int, _ req: Request) async throws -> LibriVoxBookInfo? {

@@ -103,6 +103,9 @@ public final class EpisodeDownloadModel: Model, UserOwnedModel, @unchecked Senda
     @OptionalField(key: "measured_loudness") public var measuredLoudness: Double?
     /// `[[start, end], …]` of the original kept, JSON; `[]` when nothing was cut.
     @Field(key: "time_map") public var timeMap: String
+    /// Chapters the original file carried (ID3 `CHAP` or MP4), `[EpisodeChapter]` JSON in the
+    /// original's seconds; nil when it had none.
+    @OptionalField(key: "chapters") public var chapters: String?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
@@ -188,6 +191,7 @@ struct CreatePodcasts: AsyncMigration {
             .field("duration", .double)
             .field("measured_loudness", .double)
             .field("time_map", .string, .required)
+            .field("chapters", .string)
             .field("created_at", .datetime)
             .unique(on: "owner_id", "episode_id")
             .create()

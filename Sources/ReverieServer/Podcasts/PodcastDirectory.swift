@@ -5,10 +5,10 @@ import ReverieAPI
 
 /// Finding podcasts by name: the iTunes Search API (no key needed) and, when the owner has given
 /// a key and secret, Podcast Index. Both through the guarded HTTP client.
-struct PodcastDirectory: Sendable {
-    struct PodcastIndexCredentials: Sendable, Equatable {
-        var key: String
-        var secret: String
+public struct PodcastDirectory: Sendable {
+    public struct PodcastIndexCredentials: Sendable, Equatable {
+        public var key: String
+        public var secret: String
     }
 
     let itunesBase: URL

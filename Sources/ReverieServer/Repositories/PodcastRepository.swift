@@ -35,6 +35,10 @@ public protocol PodcastRepository: Sendable {
     func save(_ download: EpisodeDownloadModel) async throws
     func delete(_ download: EpisodeDownloadModel) async throws
 
+    /// The owner's Podcast Index key and secret (their settings `podcastindex.key` and `.secret`), if given.
+    func podcastIndexCredentials() async throws -> PodcastDirectory.PodcastIndexCredentials?
+    func removePodcastIndexCredentials() async throws
+
     func radioFavourites(ownedBy user: AuthenticatedUser) async throws -> [RadioFavouriteModel]
     func saveRadioFavourite(stationID: String, station: String, ownedBy user: AuthenticatedUser) async throws
     func deleteRadioFavourite(stationID: String, ownedBy user: AuthenticatedUser) async throws -> Bool
@@ -194,6 +198,18 @@ struct FluentPodcastRepository: PodcastRepository {
 
     func delete(_ download: EpisodeDownloadModel) async throws {
         try await download.delete(on: database)
+    }
+
+    func podcastIndexCredentials() async throws -> PodcastDirectory.PodcastIndexCredentials? {
+        let rows = try await UserSettingModel.query(on: database).join(UserModel.self, on: \UserSettingModel.$owner.$id == \UserModel.$id)
+            .filter(UserModel.self, \.$isOwner == true).filter(\.$key ~~ ["podcastindex.key", "podcastindex.secret"]).all()
+        let values = Dictionary(rows.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        guard let key = values["podcastindex.key"], let secret = values["podcastindex.secret"], !key.isEmpty, !secret.isEmpty else { return nil }
+        return PodcastDirectory.PodcastIndexCredentials(key: key, secret: secret)
+    }
+
+    func removePodcastIndexCredentials() async throws {
+        try await UserSettingModel.query(on: database).filter(\.$key ~~ ["podcastindex.key", "podcastindex.secret"]).delete()
     }
 
     func radioFavourites(ownedBy user: AuthenticatedUser) async throws -> [RadioFavouriteModel] {

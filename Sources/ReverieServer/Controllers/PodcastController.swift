@@ -1,0 +1,477 @@
+import AudioRender
+import Feeds
+import Foundation
+import Playback
+import ReverieAPI
+import Vapor
+
+extension PodcastSearchResult: Content {}
+extension PodcastInfo: Content {}
+extension PodcastList: Content {}
+extension PodcastDetail: Content {}
+extension EpisodeInfo: Content {}
+extension EpisodeChapters: Content {}
+extension EpisodeTranscript: Content {}
+extension OPMLImportResult: Content {}
+extension PodcastIndexSettings: Content {}
+
+/// Podcasts in Listen: find them (iTunes, Podcast Index) or add a feed by its address, subscribe,
+/// favourite, see what is new; refreshes on a schedule; episodes streamed or downloaded (levelled,
+/// silences shortened on request), with chapters and a transcript; played marks from the
+/// listening log; OPML in and out.
+struct PodcastController: RouteCollection {
+    /// Chapters files and transcripts as last fetched, by URL.
+    let chapterFiles = Recent<String, [EpisodeChapter]>(lifetime: .minutes(30), capacity: 500)
+    let transcripts = Recent<String, [TranscriptLine]>(lifetime: .minutes(30), capacity: 200)
+    static let maxSideFileBytes = 8 << 20
+    static let maxOPMLBytes = 4 << 20
+    /// Played: heard to 95% or more.
+    static let playedFraction = 0.95
+    static let progressPrefix = "podcast:"
+
+    func boot(routes: any RoutesBuilder) throws {
+        let podcasts = routes.grouped("api", "podcasts")
+        podcasts.get("search", use: search)
+        podcasts.get(use: list)
+        podcasts.post(use: subscribe)
+        podcasts.get("opml", use: exportOPML)
+        podcasts.on(.POST, "opml", body: .collect(maxSize: ByteCount(value: Self.maxOPMLBytes)), use: importOPML)
+        podcasts.get("podcastindex", use: podcastIndexSettings)
+        podcasts.put("podcastindex", use: savePodcastIndex)
+        podcasts.delete("podcastindex", use: removePodcastIndex)
+        podcasts.get(":podcastID", use: show)
+        podcasts.patch(":podcastID", use: update)
+        podcasts.delete(":podcastID", use: unsubscribe)
+        podcasts.post(":podcastID", "refresh", use: refresh)
+        podcasts.post(":podcastID", "seen", use: seen)
+        let episodes = routes.grouped("api", "episodes")
+        episodes.get(":episodeID", use: episode)
+        episodes.post(":episodeID", "download", use: download)
+        episodes.delete(":episodeID", "download", use: deleteDownload)
+        episodes.get(":episodeID", "audio", use: audio)
+        episodes.get(":episodeID", "chapters", use: chapters)
+        episodes.get(":episodeID", "transcript", use: transcript)
+        episodes.post(":episodeID", "played", use: played)
+    }
+
+    // MARK: - Finding and subscribing
+
+    /// `GET /api/podcasts/search?q=TEXT`.
+    func search(req: Request) async throws -> PodcastSearchResult {
+        _ = try req.user
+        let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw APIError(.badRequest, code: "invalid_field", "q: what to search for, 1 to 100 characters.") }
+        let config = req.services.config
+        let directory = PodcastDirectory(itunesBase: config.itunesBaseURL, podcastIndexBase: config.podcastIndexBaseURL,
+                                         podcastIndex: try await req.repositories.podcasts.podcastIndexCredentials(), client: req.outside,
+                                         now: req.services.now)
+        return await directory.search(text)
+    }
+
+    /// `GET /api/podcasts`: favourites first, then by title.
+    func list(req: Request) async throws -> PodcastList {
+        let user = try req.user
+        let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: user)
+        let counts = try await req.repositories.podcasts.episodeCounts(subscriptions.map(\.$podcast.id),
+                                                                      firstSeenAfter: Dictionary(subscriptions.map { ($0.$podcast.id, $0.seenUntil) }, uniquingKeysWith: { a, _ in a }))
+        let infos = subscriptions.map { Self.info($0, counts: counts[$0.$podcast.id] ?? (0, 0)) }
+        return PodcastList(podcasts: infos.sorted { ($0.favourite ? 0 : 1, $0.title.lowercased()) < ($1.favourite ? 0 : 1, $1.title.lowercased()) })
+    }
+
+    /// `POST /api/podcasts` `{"feedURL"}`: 201 with the podcast (read now, so a bad address says
+    /// so at once), or 200 when already subscribed.
+    func subscribe(req: Request) async throws -> Response {
+        let user = try req.user
+        let body = try req.content.decode(PodcastSubscribeRequest.self)
+        guard body.feedURL.count <= 2000, let address = FeedParser.absoluteURL(OPML.appScheme(body.feedURL)) else {
+            throw APIError(.badRequest, code: "invalid_field", "feedURL: the feed's address, beginning http:// or https://.")
+        }
+        let repository = req.repositories.podcasts
+        let now = req.services.now()
+        let podcast = try await repository.podcastCreating(feedURL: address, title: address, now: now)
+        if podcast.lastRefreshedAt == nil {
+            do {
+                try await FeedRefresh.refresh(podcast, repository: repository, client: req.outside, interval: refreshInterval(req), now: now)
+            } catch {
+                throw APIError(.unprocessableEntity, code: "feed_unreadable", "Reverie could not read a podcast at that address: \(FeedRefresh.message(for: error))")
+            }
+        }
+        let (subscription, created) = try await repository.subscribe(try podcast.requireID(), ownedBy: user, now: now)
+        let counts = try await repository.episodeCounts([try podcast.requireID()], firstSeenAfter: [:])
+        return try await Self.info(subscription, counts: counts.values.first ?? (0, 0)).encodeResponse(status: created ? .created : .ok, for: req)
+    }
+
+    /// `GET /api/podcasts/opml`: the person's subscriptions as an OPML file.
+    func exportOPML(req: Request) async throws -> Response {
+        let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: try req.user)
+        let outlines = subscriptions.sorted { $0.podcast.title.lowercased() < $1.podcast.title.lowercased() }
+            .map { OPMLOutline(title: $0.podcast.title, feedURL: $0.podcast.feedURL, siteURL: $0.podcast.link) }
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "text/x-opml; charset=utf-8")
+        headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"reverie-podcasts.opml\"")
+        return Response(status: .ok, headers: headers, body: .init(string: OPML.export(outlines, created: req.services.now())))
+    }
+
+    /// `POST /api/podcasts/opml` (the file as the body): subscribes to every feed in it. Feeds
+    /// Reverie has not seen are read by the refresh schedule (each at once: they are due now).
+    func importOPML(req: Request) async throws -> OPMLImportResult {
+        let user = try req.user
+        guard let body = req.body.data, body.readableBytes > 0 else {
+            throw APIError(.badRequest, code: "invalid_body", "Send the OPML file as the request's body.")
+        }
+        let outlines: [OPMLOutline]
+        do {
+            outlines = try OPML.parse(Data(buffer: body))
+        } catch let error as FeedError {
+            throw APIError(.unprocessableEntity, code: "not_opml", "This is not an OPML file Reverie can read: \(error.description)")
+        }
+        guard outlines.count <= 2000 else { throw APIError(.unprocessableEntity, code: "too_many", "At most 2,000 feeds at a time.") }
+        let repository = req.repositories.podcasts
+        let now = req.services.now()
+        var added = 0, already = 0
+        var ids: [UUID] = []
+        for outline in outlines {
+            let podcast = try await repository.podcastCreating(feedURL: outline.feedURL, title: String(outline.title.prefix(500)), now: now)
+            let (_, created) = try await repository.subscribe(try podcast.requireID(), ownedBy: user, now: now)
+            if created { added += 1 } else { already += 1 }
+            ids.append(try podcast.requireID())
+        }
+        if added > 0 { Task { [app = req.application] in try? await FeedRefresh.queueDue(app, now: now) } }
+        let all = try await list(req: req).podcasts
+        return OPMLImportResult(added: added, alreadySubscribed: already, podcasts: all.filter { ids.contains(UUID(uuidString: $0.id) ?? UUID()) })
+    }
+
+    // MARK: - A podcast
+
+    /// `GET /api/podcasts/{podcastID}`: the podcast and its episodes, newest first.
+    func show(req: Request) async throws -> PodcastDetail {
+        let (user, subscription) = try await subscription(req)
+        let repository = req.repositories.podcasts
+        let podcastID = subscription.$podcast.id
+        let episodes = try await repository.episodes(of: podcastID).sorted(by: Self.newestFirst)
+        let places = try await req.repositories.progress.deciding(prefixed: Self.progressPrefix, ownedBy: user)
+        let downloads = try await repository.downloads(ownedBy: user, episodes: episodes.compactMap(\.id))
+        let jobs = try await jobsByID(downloads.values.compactMap(\.jobID), req)
+        let new = episodes.filter { $0.firstSeenAt > subscription.seenUntil }.count
+        let infos = episodes.map { Self.info($0, seenUntil: subscription.seenUntil, place: places[Self.key($0)], download: downloads[$0.id ?? UUID()], jobs: jobs) }
+        return PodcastDetail(podcast: Self.info(subscription, counts: (episodes.count, new)), description: subscription.podcast.summary, episodes: infos)
+    }
+
+    /// `PATCH /api/podcasts/{podcastID}` `{"favourite", "deleteAfterPlayed"}`.
+    func update(req: Request) async throws -> PodcastInfo {
+        let (_, subscription) = try await subscription(req)
+        let body = try req.content.decode(PodcastUpdateRequest.self)
+        if let favourite = body.favourite { subscription.favourite = favourite }
+        if let delete = body.deleteAfterPlayed { subscription.deleteAfterPlayed = delete }
+        try await req.repositories.podcasts.save(subscription)
+        let counts = try await req.repositories.podcasts.episodeCounts([subscription.$podcast.id], firstSeenAfter: [subscription.$podcast.id: subscription.seenUntil])
+        return Self.info(subscription, counts: counts.values.first ?? (0, 0))
+    }
+
+    /// `DELETE /api/podcasts/{podcastID}`: unsubscribes (the person's downloads of it go too).
+    func unsubscribe(req: Request) async throws -> HTTPStatus {
+        let (user, subscription) = try await subscription(req)
+        let repository = req.repositories.podcasts
+        let episodes = try await repository.episodes(of: subscription.$podcast.id).compactMap(\.id)
+        for download in try await repository.downloads(ownedBy: user, episodes: episodes).values {
+            EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
+            try await repository.delete(download)
+        }
+        _ = try await repository.unsubscribe(subscription.$podcast.id, ownedBy: user)
+        return .noContent
+    }
+
+    /// `POST /api/podcasts/{podcastID}/refresh`: 202 with the refresh job.
+    func refresh(req: Request) async throws -> Response {
+        let (user, subscription) = try await subscription(req)
+        let payload = String(decoding: try JSONEncoder().encode(FeedRefresh.Payload(podcastID: subscription.$podcast.id)), as: UTF8.self)
+        let job = JobModel(ownerID: user.id, kind: FeedRefresh.kind, title: "Refreshing “\(subscription.podcast.title)”", payload: payload)
+        try await req.repositories.jobs.enqueue(job)
+        req.application.jobs.poke()
+        return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `POST /api/podcasts/{podcastID}/seen`: the new episodes are not new any more.
+    func seen(req: Request) async throws -> PodcastInfo {
+        let (_, subscription) = try await subscription(req)
+        subscription.seenUntil = req.services.now()
+        try await req.repositories.podcasts.save(subscription)
+        let counts = try await req.repositories.podcasts.episodeCounts([subscription.$podcast.id], firstSeenAfter: [:])
+        return Self.info(subscription, counts: counts.values.first ?? (0, 0))
+    }
+
+    // MARK: - Podcast Index credentials (the owner's)
+
+    /// `GET /api/podcasts/podcastindex`: whether search also asks Podcast Index (the key shown, the secret never).
+    func podcastIndexSettings(req: Request) async throws -> PodcastIndexSettings {
+        _ = try req.user
+        let credentials = try await req.repositories.podcasts.podcastIndexCredentials()
+        return PodcastIndexSettings(configured: credentials != nil, key: credentials?.key)
+    }
+
+    /// `PUT /api/podcasts/podcastindex` `{"key", "secret"}`: the owner's only.
+    func savePodcastIndex(req: Request) async throws -> PodcastIndexSettings {
+        let user = try req.user
+        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the server's owner can set the Podcast Index key.") }
+        let body = try req.content.decode(PodcastIndexCredentialsRequest.self)
+        let key = body.key.trimmingCharacters(in: .whitespacesAndNewlines), secret = body.secret.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(key.count), (1...200).contains(secret.count), !(key + secret).contains(where: { $0.isNewline }) else {
+            throw APIError(.badRequest, code: "invalid_field", "key and secret: as Podcast Index gave them, 1 to 200 characters each.")
+        }
+        try await req.repositories.settings.save(["podcastindex.key": key, "podcastindex.secret": secret], ownedBy: user)
+        return PodcastIndexSettings(configured: true, key: key)
+    }
+
+    /// `DELETE /api/podcasts/podcastindex`: search asks iTunes alone.
+    func removePodcastIndex(req: Request) async throws -> HTTPStatus {
+        let user = try req.user
+        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the server's owner can remove the Podcast Index key.") }
+        try await req.repositories.podcasts.removePodcastIndexCredentials()
+        return .noContent
+    }
+
+    // MARK: - Episodes
+
+    /// `GET /api/episodes/{episodeID}`.
+    func episode(req: Request) async throws -> EpisodeInfo {
+        let (user, episode, subscription) = try await episode(req)
+        let place = try await req.repositories.progress.deciding(prefixed: Self.key(episode), ownedBy: user)[Self.key(episode)]
+        let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user)
+        let jobs = try await jobsByID(download?.jobID.map { [$0] } ?? [], req)
+        return Self.info(episode, seenUntil: subscription.seenUntil, place: place, download: download, jobs: jobs)
+    }
+
+    /// `POST /api/episodes/{episodeID}/download` `{"trimSilence"}`: 202 with the episode, its
+    /// download queued (or continued, after a failure).
+    func download(req: Request) async throws -> Response {
+        let (user, episode, subscription) = try await episode(req)
+        let body = (try? req.content.decode(EpisodeDownloadRequest.self)) ?? EpisodeDownloadRequest(trimSilence: nil)
+        guard episode.enclosureURL != nil else {
+            throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
+        }
+        let repository = req.repositories.podcasts
+        let existing = try await repository.download(of: try episode.requireID(), ownedBy: user)
+        if let existing, existing.status != "failed" {
+            let jobs = try await jobsByID(existing.jobID.map { [$0] } ?? [], req)
+            return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: existing, jobs: jobs).encodeResponse(status: .ok, for: req)
+        }
+        let episodeID = try episode.requireID()
+        let download = existing ?? EpisodeDownloadModel(ownerID: user.id, episodeID: episodeID, trimSilence: body.trimSilence ?? false)
+        download.status = "queued"
+        if let trim = body.trimSilence { download.trimSilence = trim }
+        try await repository.save(download)
+        let payload = String(decoding: try JSONEncoder().encode(EpisodeDownload.Payload(downloadID: try download.requireID())), as: UTF8.self)
+        let job = JobModel(ownerID: user.id, kind: EpisodeDownload.kind, title: episode.title, payload: payload)
+        try await req.repositories.jobs.enqueue(job)
+        download.jobID = job.id
+        try await repository.save(download)
+        req.application.jobs.poke()
+        return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: download, jobs: [job.id ?? UUID(): job])
+            .encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `DELETE /api/episodes/{episodeID}/download`: the file goes; the episode streams again.
+    func deleteDownload(req: Request) async throws -> HTTPStatus {
+        let (user, episode, _) = try await episode(req)
+        guard let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user) else {
+            throw APIError(.notFound, code: "not_found", "“\(episode.title)” is not downloaded.")
+        }
+        EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
+        try await req.repositories.podcasts.delete(download)
+        return .noContent
+    }
+
+    /// `GET /api/episodes/{episodeID}/audio`: the person's download when it is ready (levelled;
+    /// its time map in the episode's download), else the original streamed through the guarded
+    /// client. Range works on both.
+    func audio(req: Request) async throws -> Response {
+        let (user, episode, _) = try await episode(req)
+        if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user), download.status == "ready" {
+            let file = EpisodeDownload.file(try download.requireID(), req.services.config)
+            if FileManager.default.fileExists(atPath: file.path) {
+                return try await req.serveFile(path: file.path, type: "audio/mpeg", name: nil)
+            }
+        }
+        guard let address = episode.enclosureURL, let url = URL(string: address) else {
+            throw APIError(.notFound, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
+        }
+        return try await req.streamOutside(url)
+    }
+
+    /// `GET /api/episodes/{episodeID}/chapters`: the feed's chapters file, or the chapters the
+    /// downloaded original carried, in the original's seconds.
+    func chapters(req: Request) async throws -> EpisodeChapters {
+        let (user, episode, _) = try await episode(req)
+        if let address = episode.chaptersURL, let url = URL(string: address) {
+            if let kept = chapterFiles.value(for: address) { return EpisodeChapters(source: "podcast:chapters", chapters: kept) }
+            let generation = chapterFiles.generation
+            do {
+                let answer = try await req.outside.get(url, accept: "application/json+chapters, application/json", maxBytes: Self.maxSideFileBytes)
+                let parsed = try PodcastChapters.parse(Data(buffer: answer.body), url: answer.url).filter(\.inTableOfContents)
+                let chapters = parsed.map { EpisodeChapter(title: $0.title, start: $0.start, end: $0.end, image: $0.image, url: $0.url) }
+                chapterFiles.store(chapters, for: address, readAt: generation)
+                return EpisodeChapters(source: "podcast:chapters", chapters: chapters)
+            } catch let error as OutsideFetchError {
+                throw error.apiError
+            } catch let error as FeedError {
+                throw APIError(.badGateway, code: "chapters_unreadable", "The episode's chapters file could not be read: \(error.description)")
+            }
+        }
+        if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user),
+           let stored = download.chapters, let chapters = try? JSONDecoder().decode([EpisodeChapter].self, from: Data(stored.utf8)) {
+            return EpisodeChapters(source: "file", chapters: chapters)
+        }
+        return EpisodeChapters(source: "none", chapters: [])
+    }
+
+    /// `GET /api/episodes/{episodeID}/transcript`: the feed's transcript (WebVTT, SRT, JSON or
+    /// HTML, the timed ones preferred) as lines in the original's seconds.
+    func transcript(req: Request) async throws -> EpisodeTranscript {
+        let (_, episode, _) = try await episode(req)
+        let links = (try? JSONDecoder().decode([ParsedTranscriptLink].self, from: Data(episode.transcripts.utf8))) ?? []
+        let preference = ["text/vtt", "application/x-subrip", "application/srt", "application/json", "text/html"]
+        let ranked = links.sorted { (preference.firstIndex(of: $0.type.lowercased()) ?? 9) < (preference.firstIndex(of: $1.type.lowercased()) ?? 9) }
+        guard let link = ranked.first, let url = URL(string: link.url) else {
+            throw APIError(.notFound, code: "no_transcript", "“\(episode.title)” has no transcript in its feed.")
+        }
+        if let kept = transcripts.value(for: link.url) { return EpisodeTranscript(lines: kept) }
+        let generation = transcripts.generation
+        do {
+            let answer = try await req.outside.get(url, accept: link.type, maxBytes: Self.maxSideFileBytes)
+            let data = Data(buffer: answer.body)
+            guard let format = Transcripts.format(type: link.type, data: data) else {
+                throw APIError(.badGateway, code: "transcript_unreadable", "The episode's transcript is in a form Reverie cannot read (\(link.type)).")
+            }
+            let lines = try Transcripts.parse(data, format: format).map { TranscriptLine(start: $0.start, end: $0.end, speaker: $0.speaker, text: $0.text) }
+            transcripts.store(lines, for: link.url, readAt: generation)
+            return EpisodeTranscript(lines: lines)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        } catch let error as FeedError {
+            throw APIError(.badGateway, code: "transcript_unreadable", "The episode's transcript could not be read: \(error.description)")
+        }
+    }
+
+    /// `POST /api/episodes/{episodeID}/played` `{"played", "device"}`: marked in the listening
+    /// log (an `ended` event, or `unplayed`, which also starts it again).
+    func played(req: Request) async throws -> EpisodeInfo {
+        let (user, episode, _) = try await episode(req)
+        let body = try req.content.decode(EpisodePlayedRequest.self)
+        let device = (body.device ?? "web").trimmingCharacters(in: .whitespaces)
+        guard (1...60).contains(device.count) else { throw APIError(.badRequest, code: "invalid_field", "device: 1 to 60 characters.") }
+        let length = episode.duration ?? 0
+        let event = ProgressEvent(id: "mark-\(UUID().uuidString.lowercased())", device: device, at: req.services.now(),
+                                  position: body.played ? max(length, 1) : 0, kind: body.played ? .ended : .unplayed)
+        _ = try await req.repositories.progress.append([event], items: [Self.key(episode)], ownedBy: user)
+        if body.played { try await Self.afterPlayed([Self.key(episode)], req) }
+        return try await self.episode(req: req)
+    }
+
+    // MARK: - Played, and delete-after-played
+
+    /// Whether the deciding event says the episode was heard: a natural end, or 95% of it.
+    static func isPlayed(_ place: ProgressEvent?, duration: Double?) -> Bool {
+        guard let place else { return false }
+        if place.kind == .ended { return true }
+        guard let duration, duration > 0 else { return false }
+        return place.position >= playedFraction * duration
+    }
+
+    /// After progress events: any of these episodes now played, in a podcast whose downloads go
+    /// once played, loses its download.
+    static func afterPlayed(_ items: [String], _ req: Request) async throws {
+        let user = try req.user
+        let ids = items.filter { $0.hasPrefix(progressPrefix) }.compactMap { UUID(uuidString: String($0.dropFirst(progressPrefix.count))) }
+        guard !ids.isEmpty else { return }
+        let repository = req.repositories.podcasts
+        let downloads = try await repository.downloads(ownedBy: user, episodes: ids)
+        guard !downloads.isEmpty else { return }
+        let places = try await req.repositories.progress.deciding(prefixed: progressPrefix, ownedBy: user)
+        for (episodeID, download) in downloads {
+            guard let episode = try await repository.episode(episodeID),
+                  let subscription = try await repository.subscription(to: episode.$podcast.id, ownedBy: user), subscription.deleteAfterPlayed,
+                  isPlayed(places[key(episode)], duration: episode.duration ?? originalDuration(download)) else { continue }
+            EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
+            try await repository.delete(download)
+        }
+    }
+
+    // MARK: -
+
+    static func key(_ episode: EpisodeModel) -> String {
+        progressPrefix + (episode.id?.uuidString.lowercased() ?? "")
+    }
+
+    static func originalDuration(_ download: EpisodeDownloadModel?) -> Double? {
+        guard let download, let duration = download.duration else { return nil }
+        return map(download).original(duration)
+    }
+
+    static func map(_ download: EpisodeDownloadModel) -> TimeMap {
+        TimeMap(kept: (try? JSONDecoder().decode([[Double]].self, from: Data(download.timeMap.utf8))) ?? [])
+    }
+
+    static func newestFirst(_ a: EpisodeModel, _ b: EpisodeModel) -> Bool {
+        let left = a.published ?? a.firstSeenAt, right = b.published ?? b.firstSeenAt
+        return left != right ? left > right : a.firstSeenAt > b.firstSeenAt
+    }
+
+    func refreshInterval(_ req: Request) -> TimeInterval {
+        TimeInterval(req.services.config.feedRefreshMinutes * 60)
+    }
+
+    private func subscription(_ req: Request) async throws -> (AuthenticatedUser, SubscriptionModel) {
+        let user = try req.user
+        let id = try req.uuidParameter("podcastID", naming: "podcast")
+        guard let subscription = try await req.repositories.podcasts.subscription(to: id, ownedBy: user) else { throw APIError.notFound("podcast") }
+        return (user, subscription)
+    }
+
+    /// An episode of a podcast the person subscribes to (any other is not found, as a missing one).
+    private func episode(_ req: Request) async throws -> (AuthenticatedUser, EpisodeModel, SubscriptionModel) {
+        let user = try req.user
+        let id = try req.uuidParameter("episodeID", naming: "episode")
+        guard let episode = try await req.repositories.podcasts.episode(id),
+              let subscription = try await req.repositories.podcasts.subscription(to: episode.$podcast.id, ownedBy: user) else {
+            throw APIError.notFound("episode")
+        }
+        return (user, episode, subscription)
+    }
+
+    private func jobsByID(_ ids: [UUID], _ req: Request) async throws -> [UUID: JobModel] {
+        let user = try req.user
+        var jobs: [UUID: JobModel] = [:]
+        for id in ids { jobs[id] = try await req.repositories.jobs.find(id, ownedBy: user) }
+        return jobs
+    }
+
+    static func info(_ subscription: SubscriptionModel, counts: (all: Int, new: Int)) -> PodcastInfo {
+        let podcast = subscription.podcast
+        return PodcastInfo(id: podcast.id?.uuidString.lowercased() ?? "", title: podcast.title, author: podcast.author, image: podcast.image,
+                           feedURL: podcast.feedURL, link: podcast.link, favourite: subscription.favourite,
+                           deleteAfterPlayed: subscription.deleteAfterPlayed, newEpisodes: counts.new, episodeCount: counts.all,
+                           lastRefreshed: podcast.lastRefreshedAt, lastError: podcast.lastError, nextRefresh: podcast.nextRefreshAt)
+    }
+
+    static func info(_ episode: EpisodeModel, seenUntil: Date, place: ProgressEvent?, download: EpisodeDownloadModel?, jobs: [UUID: JobModel]) -> EpisodeInfo {
+        let links = (try? JSONDecoder().decode([ParsedTranscriptLink].self, from: Data(episode.transcripts.utf8))) ?? []
+        let downloadInfo = download.map { download -> EpisodeDownloadInfo in
+            let job = download.jobID.flatMap { jobs[$0] }
+            let map = Self.map(download)
+            let progress = download.status == "ready" ? 1 : (job?.progress ?? 0)
+            let message = download.status == "ready" ? nil : job?.message
+            return EpisodeDownloadInfo(status: download.status, progress: progress, message: message, jobID: download.jobID?.uuidString.lowercased(),
+                                       bytes: download.bytes, duration: download.duration, measuredLoudness: download.measuredLoudness,
+                                       trimmedSilence: download.trimSilence, removedSeconds: map.removed(from: map.original(download.duration ?? 0)),
+                                       timeMap: map.kept)
+        }
+        let duration = episode.duration ?? originalDuration(download)
+        let position = place.map { $0.kind == .ended ? (duration ?? $0.position) : $0.position }
+        return EpisodeInfo(id: episode.id?.uuidString.lowercased() ?? "", podcastID: episode.$podcast.id.uuidString.lowercased(), title: episode.title,
+                           published: episode.published, duration: duration, description: episode.summary, image: episode.image,
+                           enclosureURL: episode.enclosureURL, enclosureType: episode.enclosureType, enclosureLength: episode.enclosureLength,
+                           hasChapters: episode.chaptersURL != nil || download?.chapters != nil, hasTranscript: !links.isEmpty,
+                           isNew: episode.firstSeenAt > seenUntil, played: isPlayed(place, duration: duration), position: position,
+                           download: downloadInfo)
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Vapor
+
+extension Request {
+    /// Audio from an outside address streamed through the guarded client to the person, the
+    /// request's Range passed on (so it seeks), each chunk fetched only when the last was sent: a
+    /// LibriVox section or a podcast episode played before (or instead of) being downloaded.
+    func streamOutside(_ url: URL) async throws -> Response {
+        let upstream: (status: Int, headers: HTTPHeaders, body: Handoff)
+        do {
+            upstream = try await outside.stream(url, range: headers.first(name: .range), maxBytes: services.config.maxUploadBytes)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+        var headers = HTTPHeaders()
+        let type = upstream.headers.first(name: .contentType) ?? ""
+        headers.replaceOrAdd(name: .contentType, value: type.hasPrefix("audio/") ? type : "audio/mpeg")
+        for name in [HTTPHeaders.Name.contentRange, .acceptRanges] {
+            if let value = upstream.headers.first(name: name) { headers.replaceOrAdd(name: name, value: value) }
+        }
+        headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=3600")
+        let length = upstream.headers.first(name: .contentLength).flatMap(Int.init) ?? -1
+        let body = upstream.body
+        return Response(status: HTTPResponseStatus(statusCode: upstream.status), headers: headers, body: .init(asyncStream: { writer in
+            do {
+                while let chunk = try await body.next() { try await writer.write(.buffer(chunk)) }
+                try await writer.write(.end)
+            } catch {
+                await body.cancel()
+                try? await writer.write(.error(error))
+            }
+        }, count: length))
+    }
+}

@@ -1,0 +1,104 @@
+import Feeds
+import Foundation
+import NIOConcurrencyHelpers
+import ReverieAPI
+
+/// radio-browser.info, the open directory of internet radio, through the guarded HTTP client.
+/// Its API runs on several servers, listed at `<base>/json/servers`: the list is read (and kept
+/// for a while), shuffled, and each question asked of one server after another until one answers.
+final class RadioBrowser: Sendable {
+    let base: URL
+    static let maxAnswerBytes = 4 << 20
+    static let limit = 40
+    private let servers = NIOLockedValueBox<(list: [URL], at: Date)?>(nil)
+    static let serverListLifetime: TimeInterval = 600
+
+    init(base: URL) {
+        self.base = base
+    }
+
+    /// Stations whose name contains `name`, most listened first.
+    func search(_ name: String, client: GuardedHTTPClient) async throws -> [RadioStationInfo] {
+        try await stations("json/stations/search", query: [("name", name), ("limit", String(Self.limit)), ("hidebroken", "true"),
+                                                            ("order", "clickcount"), ("reverse", "true")], client: client)
+    }
+
+    /// The most listened-to stations.
+    func top(client: GuardedHTTPClient) async throws -> [RadioStationInfo] {
+        try await stations("json/stations/topclick/\(Self.limit)", query: [("hidebroken", "true")], client: client)
+    }
+
+    func station(_ id: String, client: GuardedHTTPClient) async throws -> RadioStationInfo? {
+        try await stations("json/stations/byuuid/\(id)", query: [], client: client).first
+    }
+
+    /// Tells radio-browser a station was played (its popularity counts come from these).
+    func click(_ id: String, client: GuardedHTTPClient) async throws {
+        _ = try await ask("json/url/\(id)", query: [], client: client)
+    }
+
+    private func stations(_ path: String, query: [(String, String)], client: GuardedHTTPClient) async throws -> [RadioStationInfo] {
+        let data = try await ask(path, query: query, client: client)
+        struct Station: Decodable {
+            var stationuuid: String?
+            var name: String?
+            var url: String?
+            var url_resolved: String?
+            var homepage: String?
+            var favicon: String?
+            var country: String?
+            var tags: String?
+            var codec: String?
+            var bitrate: Int?
+            var hls: Int?
+            var votes: Int?
+        }
+        let decoded = try JSONDecoder().decode([Station].self, from: data)
+        return decoded.compactMap { station in
+            guard let id = station.stationuuid, UUID(uuidString: id) != nil,
+                  let resolved = FeedParser.absoluteURL(station.url_resolved) ?? FeedParser.absoluteURL(station.url) else { return nil }
+            let tags = (station.tags ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return RadioStationInfo(id: id.lowercased(), name: PlainText.line(station.name ?? "Unnamed station"),
+                                    url: FeedParser.absoluteURL(station.url) ?? resolved, urlResolved: resolved,
+                                    homepage: FeedParser.absoluteURL(station.homepage), favicon: FeedParser.absoluteURL(station.favicon),
+                                    country: station.country.flatMap { $0.isEmpty ? nil : $0 }, tags: Array(tags.prefix(8)),
+                                    codec: station.codec.flatMap { $0.isEmpty ? nil : $0 }, bitrate: station.bitrate.flatMap { $0 > 0 ? $0 : nil },
+                                    hls: station.hls == 1, votes: station.votes)
+        }
+    }
+
+    /// Asks one server after another (in shuffled order) until one answers.
+    private func ask(_ path: String, query: [(String, String)], client: GuardedHTTPClient) async throws -> Data {
+        var lastError: (any Error)?
+        for server in try await serverList(client: client) {
+            var components = URLComponents(url: server.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+            if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+            guard let url = components.url else { continue }
+            do {
+                return Data(buffer: try await client.get(url, accept: "application/json", maxBytes: Self.maxAnswerBytes).body)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? OutsideFetchError.unreachable(host: base.host ?? "radio-browser")
+    }
+
+    /// The API servers, shuffled; the base itself when the list cannot be had.
+    func serverList(client: GuardedHTTPClient) async throws -> [URL] {
+        if let kept = servers.withLockedValue({ $0 }), Date().timeIntervalSince(kept.at) < Self.serverListLifetime {
+            return kept.list.shuffled()
+        }
+        var list: [URL] = []
+        if let answer = try? await client.get(base.appendingPathComponent("json/servers"), accept: "application/json", maxBytes: 1 << 20) {
+            struct Server: Decodable { var name: String? }
+            let names = ((try? JSONDecoder().decode([Server].self, from: Data(buffer: answer.body))) ?? []).compactMap(\.name)
+            let scheme = base.scheme ?? "https"
+            for name in Set(names) where !name.isEmpty && !name.contains("/") && !name.contains("@") {
+                if let url = URL(string: "\(scheme)://\(name)") { list.append(url) }
+            }
+        }
+        if list.isEmpty { list = [base] }
+        servers.withLockedValue { $0 = (list, Date()) }
+        return list.shuffled()
+    }
+}

@@ -1,0 +1,289 @@
+import AudioRender
+import Fluent
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Testing
+import Vapor
+
+@Suite("Podcasts and radio: search, subscribe, refresh, downloads levelled with chapters and transcripts, played marks, OPML, radio-browser", .serialized)
+struct PodcastAPITests {
+    static func withSite(_ body: (PodcastSite) async throws -> Void) async throws {
+        let tone = try await LibraryAPITests.audioFile("tone.mp3", seconds: 6, title: "Tone", frequency: 300)
+        let site = try await PodcastSite.start(audio: tone)
+        do { try await body(site) } catch { await site.stop(); throw error }
+        await site.stop()
+    }
+
+    static func adjust(_ site: PodcastSite) -> (inout ServerConfig) -> Void {
+        { config in
+            config.allowPrivateFetches = true
+            config.itunesBaseURL = site.url.appendingPathComponent("itunes")
+            config.podcastIndexBaseURL = site.url.appendingPathComponent("pi")
+            config.radioBrowserBaseURL = site.url
+        }
+    }
+
+    static func waitForJob(_ id: String, _ client: TestClient, _ cookie: String) async throws -> JobInfo {
+        for _ in 0..<600 {
+            let job = try await client.send(.GET, "/api/jobs/\(id)", auth: .cookie(cookie)).decode(JobInfo.self)
+            if job.status == "done" || job.status == "failed" { return job }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        throw Abort(.requestTimeout, reason: "job \(id) did not finish")
+    }
+
+    @Test("find by name (iTunes, and Podcast Index once the owner gives a key), subscribe, new episodes with a badge, 304 refreshes, back-off with the error shown, favourites, OPML out and in",
+          arguments: TestDatabase.all)
+    func findSubscribeRefresh(database: TestDatabase) async throws {
+        try await Self.withSite { site in
+            try await withTestApp(database, adjust: Self.adjust(site)) { client in
+                let owner = try await client.setUpOwner()
+                let bea = try await client.addUser("bea", by: owner)
+                // iTunes alone: the Apple-only result (no feed) is left out.
+                let found = try await client.send(.GET, "/api/podcasts/search?q=owls", auth: .cookie(bea)).decode(PodcastSearchResult.self)
+                #expect(found.results.map(\.title) == ["Night Owls 1"] && found.results[0].episodeCount == 2 && found.results[0].author == "Ann Host")
+                #expect(found.results[0].artwork == site.url.appendingPathComponent("art.jpg").absoluteString && found.problems.isEmpty)
+                // Only the owner sets Podcast Index's key; then search asks it too, signed.
+                #expect(try await client.send(.PUT, "/api/podcasts/podcastindex", json: PodcastIndexCredentialsRequest(key: "K", secret: "S"), auth: .cookie(bea)).status == .forbidden)
+                let saved = try await client.send(.PUT, "/api/podcasts/podcastindex", json: PodcastIndexCredentialsRequest(key: "KEY1", secret: "SECRET"), auth: .cookie(owner))
+                #expect(try saved.decode(PodcastIndexSettings.self) == PodcastIndexSettings(configured: true, key: "KEY1"))
+                let both = try await client.send(.GET, "/api/podcasts/search?q=owls", auth: .cookie(bea)).decode(PodcastSearchResult.self)
+                #expect(both.results.map(\.title) == ["Night Owls 1", "Owl Hour"] && both.results[1].source == "podcastindex" && both.results[1].author == nil)
+                let auth = site.snapshot.podcastIndexAuth
+                #expect(auth[0] == "KEY1" && auth[2] == PodcastDirectory.signature(.init(key: "KEY1", secret: "SECRET"), time: auth[1]))
+                #expect(!(try await client.send(.GET, "/api/podcasts/podcastindex", auth: .cookie(bea)).text.contains("SECRET")))
+
+                // Subscribe: read at once; a second time is no new subscription.
+                let made = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(1)), auth: .cookie(bea))
+                #expect(made.status == .created, "\(made.text)")
+                let podcast = try made.decode(PodcastInfo.self)
+                #expect(podcast.title == "Night Owls 1" && podcast.episodeCount == 2 && podcast.newEpisodes == 0 && podcast.author == "Ann Host")
+                #expect(try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(1)), auth: .cookie(bea)).status == .ok)
+                var detail = try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self)
+                #expect(detail.episodes.map(\.title) == ["Moths", "Owls"] && detail.episodes[0].hasChapters && detail.episodes[0].hasTranscript)
+                #expect(detail.episodes.allSatisfy { !$0.isNew && !$0.played && $0.download == nil })
+                // Another person cannot see it by id.
+                #expect(try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(owner)).status == .notFound)
+                #expect(try await client.send(.GET, "/api/episodes/\(detail.episodes[0].id)", auth: .cookie(owner)).status == .notFound)
+
+                // Refresh: unchanged is a 304; a new episode comes with a badge until seen.
+                let row = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
+                let outcome = try await FeedRefresh.refresh(row, repository: client.app.repositories.podcasts, client: client.app.outside, interval: 3600, now: Date())
+                #expect(outcome == FeedRefresh.Outcome(notModified: true, added: 0) && site.snapshot.notModified == 1)
+                site.publish("Bats", in: 1)
+                client.clock.advance(by: 60)
+                let refreshJob = try await client.send(.POST, "/api/podcasts/\(podcast.id)/refresh", auth: .cookie(bea)).decode(JobInfo.self)
+                client.app.jobs.start(client.app)
+                #expect(try await Self.waitForJob(refreshJob.id, client, bea).status == "done")
+                var list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
+                #expect(list.podcasts.map(\.newEpisodes) == [1] && list.podcasts[0].episodeCount == 3)
+                detail = try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self)
+                #expect(detail.episodes.map(\.title) == ["Bats", "Moths", "Owls"] && detail.episodes.map(\.isNew) == [true, false, false])
+                _ = try await client.send(.POST, "/api/podcasts/\(podcast.id)/seen", auth: .cookie(bea))
+                list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
+                #expect(list.podcasts.map(\.newEpisodes) == [0])
+
+                // Bad addresses say what is wrong; a feed that starts failing backs off and says why.
+                #expect(try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: "ftp://x/feed"), auth: .cookie(bea)).status == .badRequest)
+                let notFeed = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(98)), auth: .cookie(bea))
+                #expect(notFeed.status == .unprocessableEntity && notFeed.error?.message.contains("not a feed") == true, "\(notFeed.text)")
+                let failing = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
+                failing.feedURL = site.feed(99)
+                failing.etag = nil
+                try await client.app.repositories.podcasts.save(failing)
+                let now = Date()
+                for failures in 1...3 {
+                    await #expect(throws: OutsideFetchError.self) {
+                        try await FeedRefresh.refresh(failing, repository: client.app.repositories.podcasts, client: client.app.outside, interval: 3600, now: now)
+                    }
+                    #expect(failing.failures == failures && abs(failing.nextRefreshAt.timeIntervalSince(now) - 3600 * pow(2, Double(failures))) < 1)
+                }
+                list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
+                #expect(list.podcasts[0].lastError?.contains("500") == true, "\(list.podcasts[0].lastError ?? "")")
+
+                // Favourites first; OPML out and back in (to another person).
+                let second = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(2)), auth: .cookie(bea)).decode(PodcastInfo.self)
+                _ = try await client.send(.PATCH, "/api/podcasts/\(second.id)", json: PodcastUpdateRequest(favourite: true, deleteAfterPlayed: nil), auth: .cookie(bea))
+                list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
+                #expect(list.podcasts.map(\.title) == ["Night Owls 2", "Night Owls 1"] && list.podcasts.map(\.favourite) == [true, false])
+                let opml = try await client.send(.GET, "/api/podcasts/opml", auth: .cookie(bea))
+                #expect(opml.headers.first(name: .contentType)?.hasPrefix("text/x-opml") == true && opml.text.contains(site.feed(2)))
+                let imported = try await client.send(.POST, "/api/podcasts/opml", raw: opml.text, contentType: "text/x-opml", auth: .cookie(owner))
+                let result = try imported.decode(OPMLImportResult.self)
+                #expect(result.added == 2 && result.alreadySubscribed == 0 && Set(result.podcasts.map(\.title)) == ["Night Owls 1", "Night Owls 2"])
+                let hostile = #"<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY x SYSTEM "file:///etc/passwd">]><opml><body><outline xmlUrl="&x;"/></body></opml>"#
+                let refused = try await client.send(.POST, "/api/podcasts/opml", raw: hostile, contentType: "text/x-opml", auth: .cookie(owner))
+                #expect(refused.status == .unprocessableEntity && refused.error?.message.contains("entities") == true)
+                // Unsubscribing: gone from the list, its id not found.
+                #expect(try await client.send(.DELETE, "/api/podcasts/\(second.id)", auth: .cookie(bea)).status == .noContent)
+                #expect(try await client.send(.GET, "/api/podcasts/\(second.id)", auth: .cookie(bea)).status == .notFound)
+                await client.app.jobs.stop()
+            }
+        }
+    }
+
+    @Test("a download comes back levelled with the feed's chapters and transcript; played at 95% or a natural end; deleted once played when asked; an interrupted download resumes with Range")
+    func downloadListenPlayed() async throws {
+        try await Self.withSite { site in
+            try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
+                let bea = try await client.setUpOwner("bea")
+                client.app.jobs.start(client.app)
+                let podcast = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(1)), auth: .cookie(bea)).decode(PodcastInfo.self)
+                let episodes = try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes
+                let moths = try #require(episodes.first { $0.title == "Moths" }), owls = try #require(episodes.first { $0.title == "Owls" })
+
+                // Streams before it is downloaded, with Range.
+                let streamed = try await client.send(.GET, "/api/episodes/\(moths.id)/audio", auth: .cookie(bea), headers: ["Range": "bytes=0-99"])
+                #expect(streamed.status == .partialContent && streamed.bytes.count == 100)
+
+                let queued = try await client.send(.POST, "/api/episodes/\(moths.id)/download", json: EpisodeDownloadRequest(trimSilence: false), auth: .cookie(bea))
+                #expect(queued.status == .accepted, "\(queued.text)")
+                let jobID = try #require(try queued.decode(EpisodeInfo.self).download?.jobID)
+                #expect(try await Self.waitForJob(jobID, client, bea).status == "done")
+                let ready = try await client.send(.GET, "/api/episodes/\(moths.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
+                let download = try #require(ready.download)
+                #expect(download.status == "ready" && download.timeMap.isEmpty && download.removedSeconds == 0)
+                #expect(abs((download.duration ?? 0) - 6) < 0.2 && (download.measuredLoudness ?? 0) < -16)
+                let audio = try await client.send(.GET, "/api/episodes/\(moths.id)/audio", auth: .cookie(bea))
+                #expect(audio.headers.first(name: .contentType) == "audio/mpeg")
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("episode-\(UUID().uuidString).mp3")
+                try audio.bytes.write(to: file)
+                defer { try? FileManager.default.removeItem(at: file) }
+                #expect(abs(try await AudioFiles().loudness(of: file) - -16) < 1)
+
+                let chapters = try await client.send(.GET, "/api/episodes/\(moths.id)/chapters", auth: .cookie(bea)).decode(EpisodeChapters.self)
+                #expect(chapters.source == "podcast:chapters" && chapters.chapters.map(\.title) == ["Hello", "The owls"] && chapters.chapters[1].start == 2.5)
+                let transcript = try await client.send(.GET, "/api/episodes/\(moths.id)/transcript", auth: .cookie(bea)).decode(EpisodeTranscript.self)
+                #expect(transcript.lines == [TranscriptLine(start: 0.5, end: 2, speaker: "Ann", text: "Good evening."),
+                                             TranscriptLine(start: 2.5, end: 5, speaker: "Ann", text: "Listen to the owls.")])
+
+                // Played: 94% is not, 95% is; with delete-after-played on, the file goes.
+                _ = try await client.send(.PATCH, "/api/podcasts/\(podcast.id)", json: PodcastUpdateRequest(favourite: nil, deleteAfterPlayed: true), auth: .cookie(bea))
+                func report(_ position: Double, _ kind: String) async throws {
+                    let event = ProgressEventInput(id: UUID().uuidString, item: "podcast:\(moths.id)", device: "phone", at: Date(), position: position, kind: kind)
+                    let reply = try await client.send(.POST, "/api/progress/events", json: ProgressEventsRequest(events: [event]), auth: .cookie(bea))
+                    #expect(reply.status == .ok, "\(reply.text)")
+                }
+                try await report(5.6, "pause")
+                var now = try await client.send(.GET, "/api/episodes/\(moths.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(!now.played && now.download?.status == "ready" && now.position == 5.6)
+                try await report(5.75, "pause")
+                now = try await client.send(.GET, "/api/episodes/\(moths.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(now.played && now.download == nil)
+                let kept = try FileManager.default.contentsOfDirectory(atPath: try #require(client.config).mediaDirectory("podcasts").path)
+                #expect(kept.isEmpty, "\(kept)")
+                // Marked unplayed, and played again by hand.
+                now = try await client.send(.POST, "/api/episodes/\(moths.id)/played", json: EpisodePlayedRequest(played: false, device: "phone"), auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(!now.played && now.position == 0)
+                now = try await client.send(.POST, "/api/episodes/\(moths.id)/played", json: EpisodePlayedRequest(played: true, device: "phone"), auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(now.played)
+
+                // The flaky episode: the first try breaks off halfway (the job fails, the part is
+                // kept); asked again, it continues from there with a Range request.
+                let first = try await client.send(.POST, "/api/episodes/\(owls.id)/download", json: EpisodeDownloadRequest(trimSilence: true), auth: .cookie(bea)).decode(EpisodeInfo.self)
+                let failed = try await Self.waitForJob(try #require(first.download?.jobID), client, bea)
+                #expect(failed.status == "failed")
+                #expect(try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self).download?.status == "failed")
+                let again = try await client.send(.POST, "/api/episodes/\(owls.id)/download", json: EpisodeDownloadRequest(trimSilence: nil), auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(try await Self.waitForJob(try #require(again.download?.jobID), client, bea).status == "done")
+                let ranges = site.snapshot.ranges
+                #expect(ranges.count == 1 && ranges[0].hasPrefix("bytes=") && (Int(ranges[0].dropFirst(6).dropLast()) ?? 0) > 0, "\(ranges)")
+                let owlsNow = try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(owlsNow.download?.status == "ready" && owlsNow.download?.trimmedSilence == true && abs((owlsNow.download?.duration ?? 0) - 6) < 0.2)
+                await client.app.jobs.stop()
+            }
+        }
+    }
+
+    @Test("two servers sharing PostgreSQL: each due feed is queued once and fetched once", arguments: TestDatabase.all)
+    func twoServersShareRefreshes(database: TestDatabase) async throws {
+        guard case .postgres = database else { return }
+        try await Self.withSite { site in
+            try await withTestApp(database, adjust: Self.adjust(site)) { client in
+                let bea = try await client.setUpOwner("bea")
+                for n in 1...6 {
+                    let reply = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(n)), auth: .cookie(bea))
+                    #expect(reply.status == .created)
+                }
+                // All due now; then feed contents change so each refresh fetches the whole feed.
+                for n in 1...6 { site.publish("New \(n)", in: n) }
+                client.clock.advance(by: 60)
+                let repository = client.app.repositories.podcasts
+                for n in 1...6 {
+                    let row = try #require(try await repository.podcast(feedURL: site.feed(n)))
+                    row.nextRefreshAt = Date().addingTimeInterval(-60)
+                    try await repository.save(row)
+                }
+                let other = try await Application.make(.testing)
+                other.logger.logLevel = .warning
+                do {
+                    try await configure(other, try #require(client.config), now: client.clock.closure)
+                    async let one = FeedRefresh.queueDue(client.app, now: Date())
+                    async let two = FeedRefresh.queueDue(other, now: Date())
+                    let (a, b) = try await (one, two)
+                    #expect(a + b == 6, "queued \(a) and \(b)")
+                    let before = site.snapshot.hits
+                    client.app.jobs.start(client.app)
+                    other.jobs.start(other)
+                    for _ in 0..<400 {
+                        let jobs = try await JobModel.query(on: client.app.db).filter(\.$kind == FeedRefresh.kind).all()
+                        if jobs.count == 6 && jobs.allSatisfy({ $0.status == "done" }) { break }
+                        try await Task.sleep(nanoseconds: 50_000_000)
+                    }
+                    let after = site.snapshot.hits
+                    for n in 1...6 { #expect((after["feed\(n)"] ?? 0) - (before["feed\(n)"] ?? 0) == 1, "feed \(n)") }
+                    let list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
+                    #expect(list.podcasts.allSatisfy { $0.newEpisodes == 1 })
+                    await other.jobs.stop()
+                    await client.app.jobs.stop()
+                } catch {
+                    try? await other.asyncShutdown()
+                    throw error
+                }
+                try? await other.asyncShutdown()
+            }
+        }
+    }
+
+    @Test("radio: top stations and search through radio-browser's server list (a broken server skipped), favourites kept per person, a click counted")
+    func radio() async throws {
+        try await Self.withSite { site in
+            try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
+                let bea = try await client.setUpOwner("bea")
+                for _ in 0..<4 {
+                    let top = try await client.send(.GET, "/api/radio/stations", auth: .cookie(bea))
+                    #expect(top.status == .ok, "\(top.text)")
+                    #expect(try top.decode(RadioStationList.self).stations.map(\.name) == ["Night Owl FM", "Owl HLS"])
+                }
+                let found = try await client.send(.GET, "/api/radio/stations?q=owl", auth: .cookie(bea)).decode(RadioStationList.self).stations
+                #expect(found[0].urlResolved == site.url.appendingPathComponent("audio/tone.mp3").absoluteString && found[0].tags == ["ambient", "night"] && !found[0].hls)
+                #expect(found[1].hls && found[0].favicon == nil && found[0].bitrate == 128)
+                #expect(try await client.send(.GET, "/api/radio/stations?q=jazz", auth: .cookie(bea)).decode(RadioStationList.self).stations.isEmpty)
+
+                #expect(try await client.send(.POST, "/api/radio/stations/\(PodcastSite.stationID)/click", auth: .cookie(bea)).status == .noContent)
+                #expect(site.snapshot.clicks == [PodcastSite.stationID])
+
+                let kept = try await client.send(.PUT, "/api/radio/favourites/\(PodcastSite.stationID)", auth: .cookie(bea)).decode(RadioStationList.self)
+                #expect(kept.stations.map(\.name) == ["Night Owl FM"])
+                #expect(try await client.send(.PUT, "/api/radio/favourites/\(UUID().uuidString)", auth: .cookie(bea)).status == .notFound)
+                let cy = try await client.addUser("cy", by: bea)
+                #expect(try await client.send(.GET, "/api/radio/favourites", auth: .cookie(cy)).decode(RadioStationList.self).stations.isEmpty)
+                #expect(try await client.send(.DELETE, "/api/radio/favourites/\(PodcastSite.stationID)", auth: .cookie(cy)).status == .notFound)
+                #expect(try await client.send(.DELETE, "/api/radio/favourites/\(PodcastSite.stationID)", auth: .cookie(bea)).status == .noContent)
+                #expect(try await client.send(.GET, "/api/radio/favourites", auth: .cookie(bea)).decode(RadioStationList.self).stations.isEmpty)
+            }
+        }
+    }
+
+    @Test("without the owner's allowance, a feed on a private address is refused with a reason")
+    func privateAddressRefused() async throws {
+        try await Self.withSite { site in
+            try await withTestApp(.sqlite) { client in
+                let bea = try await client.setUpOwner("bea")
+                let reply = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(1)), auth: .cookie(bea))
+                #expect(reply.status == .unprocessableEntity && reply.error?.message.contains("private") == true, "\(reply.text)")
+            }
+        }
+    }
+}
