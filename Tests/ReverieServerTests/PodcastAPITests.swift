@@ -261,6 +261,11 @@ struct PodcastAPITests {
                 #expect(found[1].hls && found[0].favicon == nil && found[0].bitrate == 128)
                 #expect(try await client.send(.GET, "/api/radio/stations?q=jazz", auth: .cookie(bea)).decode(RadioStationList.self).stations.isEmpty)
 
+                // Streams through the server; the HLS-only station says where it plays.
+                let stream = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/stream", auth: .cookie(bea))
+                #expect(stream.status == .ok && stream.bytes.count > 10_000 && stream.headers.first(name: .contentType) == "audio/mpeg")
+                let hls = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream", auth: .cookie(bea))
+                #expect(hls.status == .unprocessableEntity && hls.error?.message.contains("Safari") == true)
                 #expect(try await client.send(.POST, "/api/radio/stations/\(PodcastSite.stationID)/click", auth: .cookie(bea)).status == .noContent)
                 #expect(site.snapshot.clicks == [PodcastSite.stationID])
 

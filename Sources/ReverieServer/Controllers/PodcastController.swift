@@ -381,7 +381,7 @@ struct PodcastController: RouteCollection {
     /// once played, loses its download.
     static func afterPlayed(_ items: [String], _ req: Request) async throws {
         let user = try req.user
-        let ids = items.filter { $0.hasPrefix(progressPrefix) }.compactMap { UUID(uuidString: String($0.dropFirst(progressPrefix.count))) }
+        let ids = items.filter { $0.hasPrefix(progressPrefix) && !$0.contains("/") }.compactMap { UUID(uuidString: String($0.dropFirst(progressPrefix.count))) }
         guard !ids.isEmpty else { return }
         let repository = req.repositories.podcasts
         let downloads = try await repository.downloads(ownedBy: user, episodes: ids)

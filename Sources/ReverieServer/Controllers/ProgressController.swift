@@ -113,8 +113,8 @@ struct ProgressController: RouteCollection {
         }
         if item.hasPrefix(Self.libraryPrefix), Self.isLibraryKey(item.dropFirst(Self.libraryPrefix.count)) { return }
         if item.hasPrefix(Self.librivoxPrefix), Self.isLibraryKey(item.dropFirst(Self.librivoxPrefix.count), numbered: true) { return }
-        if item.hasPrefix(PodcastController.progressPrefix), UUID(uuidString: String(item.dropFirst(PodcastController.progressPrefix.count))) != nil { return }
-        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>; a LibriVox book streamed is librivox:<id>; a podcast episode is podcast:<episode id>).")
+        if item.hasPrefix(PodcastController.progressPrefix), Self.isLibraryKey(item.dropFirst(PodcastController.progressPrefix.count)) { return }
+        throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>; a LibriVox book streamed is librivox:<id>; a podcast episode is podcast:<episode id>, and its chapters podcast:<episode id>/<index>).")
     }
 
     func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {

@@ -8,11 +8,14 @@ extension RadioStationList: Content {}
 /// station starts playing, and the person's favourite stations (`favoriteRadioStations`).
 struct RadioController: RouteCollection {
     let directory: RadioBrowser
+    /// Stations as radio-browser last described them, so a stream's reconnects do not ask again.
+    let stations = Recent<String, RadioStationInfo>(lifetime: .minutes(10), capacity: 1000)
 
     func boot(routes: any RoutesBuilder) throws {
         let radio = routes.grouped("api", "radio")
         radio.get("stations", use: stations)
         radio.post("stations", ":stationID", "click", use: click)
+        radio.get("stations", ":stationID", "stream", use: stream)
         radio.get("favourites", use: favourites)
         radio.put("favourites", ":stationID", use: addFavourite)
         radio.delete("favourites", ":stationID", use: removeFavourite)
@@ -41,6 +44,39 @@ struct RadioController: RouteCollection {
             throw error.apiError
         }
         return .noContent
+    }
+
+    /// `GET /api/radio/stations/{stationID}/stream[?alternate=1]`: the station's stream
+    /// (`url_resolved`, or with `alternate` its listed `url`) through the guarded client, so it
+    /// plays from the server's own address (no mixed content, no private addresses) for as long
+    /// as the person listens. An HLS-only station is a 422 that says where it plays.
+    func stream(req: Request) async throws -> Response {
+        _ = try req.user
+        let id = try stationID(req)
+        let station: RadioStationInfo
+        if let kept = stations.value(for: id) {
+            station = kept
+        } else {
+            let generation = stations.generation
+            let found: RadioStationInfo?
+            do {
+                found = try await directory.station(id, client: req.outside)
+            } catch let error as OutsideFetchError {
+                throw error.apiError
+            } catch is DecodingError {
+                throw APIError(.badGateway, code: "radio_unreadable", "radio-browser answered with something Reverie cannot read; try again in a moment.")
+            }
+            guard let found else { throw APIError(.notFound, code: "not_found", "radio-browser has no station with that id.") }
+            stations.store(found, for: id, readAt: generation)
+            station = found
+        }
+        if station.hls {
+            throw APIError(.unprocessableEntity, code: "hls_only",
+                           "“\(station.name)” streams only as HLS, which Reverie does not relay. It plays in Safari (iPhone, iPad, Mac) or a player such as VLC: \(station.urlResolved)")
+        }
+        let alternate = (try? req.query.get(Int.self, at: "alternate")) == 1
+        guard let url = URL(string: alternate ? station.url : station.urlResolved) else { throw APIError.notFound("radio station") }
+        return try await req.streamOutside(url)
     }
 
     /// `GET /api/radio/favourites`: in the order they were added.
