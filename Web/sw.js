@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v24";
+const CACHE = "reverie-shell-v25";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -41,6 +41,8 @@ const SHELL = [
   "/player/lock-screen.js",
   "/player/now-playing.js",
   "/screens/librivox.js",
+  "/screens/podcasts.js",
+  "/screens/radio.js",
   "/write/drafts.js",
   "/meditation/run.js",
   "/meditation/player.js",

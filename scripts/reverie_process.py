@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 from librivox_fixture import LibriVoxFixture
+from podcast_fixture import PodcastFixture
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,10 +31,13 @@ def call(url, method="GET", body=None, headers=None):
 
 
 class ReverieProcess:
-    def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None):
+    def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None):
         # LibriVox is a local fixture (the given one, else a catalog of its own): never the real site.
         self.librivox_owned = librivox is None
         self.librivox = librivox or LibriVoxFixture()
+        # So are iTunes, Podcast Index and radio-browser.
+        self.podcasts_owned = podcasts is None
+        self.podcasts = podcasts or PodcastFixture()
         self.data = Path(tempfile.mkdtemp(prefix=prefix))
         # Wind Down's rendered audio is cached by content, so every test server can share one
         # cache: the yoga nidra is spoken once per checkout, not once per server.
@@ -43,7 +47,9 @@ class ReverieProcess:
         (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
         self.log_path = self.data / "server.log"
         self._log = open(self.log_path, "w")
-        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level, **self.librivox.env())
+        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)
+        env.update(self.librivox.env())
+        env.update(self.podcasts.env())
         env.pop("DATABASE_URL", None)
         self.process = subprocess.Popen([str(binary), "serve", "--port", "0", "--data-dir", str(self.data)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -98,6 +104,8 @@ class ReverieProcess:
         shutil.rmtree(self.data, ignore_errors=True)
         if self.librivox_owned:
             self.librivox.stop()
+        if self.podcasts_owned:
+            self.podcasts.stop()
 
     def __enter__(self):
         return self

@@ -32,7 +32,7 @@ export const DUCKING = [
   { value: 0.25, label: "More (−12 dB)" },
   { value: 0.125, label: "Most (−18 dB)" },
 ];
-export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter"];
+export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter", "episode"];
 const COOLDOWN = 1000;
 const FADE = 30;
 const SAVE_LOCAL_EVERY = 5000;
@@ -70,6 +70,56 @@ export function librivoxTracks(book) {
     id: `${key}/${index}`, item: key, book: key, chapter: index, title: section.title, artist: book.authors.join(", "),
     album: book.title, src: `/api/librivox/books/${book.id}/sections/${section.number}/audio`, artwork: null, start: 0, end: null,
   }));
+}
+
+/**
+ * A podcast episode: one track, or one a chapter when it has chapters. `kept` is its download's
+ * time map (the parts of the original kept, when silences were shortened): chapters arrive in the
+ * original's seconds and are placed in the file's, and places are saved in the original's.
+ */
+export function episodeTracks(podcast, episode, chapters = [], kept = []) {
+  const key = `podcast:${episode.id}`;
+  const base = { item: key, book: key, artist: podcast.author || podcast.title, album: podcast.title, src: `/api/episodes/${episode.id}/audio`,
+    // Covers come through the server: the app loads pictures from its own address only.
+    artwork: (episode.image || podcast.image) ? `/api/podcasts/artwork?url=${encodeURIComponent(episode.image || podcast.image)}` : null, kept };
+  if (!chapters.length) return [{ ...base, id: key, chapter: null, title: episode.title, start: 0, end: null }];
+  return chapters.map((chapter, index) => ({
+    ...base, id: `${key}/${index}`, chapter: index, title: chapter.title,
+    start: toFile(kept, chapter.start), end: index + 1 < chapters.length ? toFile(kept, chapters[index + 1].start) : null,
+  }));
+}
+
+/** A radio station in the music player: relayed by the server, its listed address the fallback. */
+export function stationTrack(station) {
+  const src = `/api/radio/stations/${station.id}/stream`;
+  return {
+    id: `radio:${station.id}`, item: null, book: null, chapter: null, title: station.name, artist: station.country || "Internet radio",
+    album: "Radio", src, artwork: null, start: 0, end: null, live: true,
+    fallbacks: station.url && station.url !== station.urlResolved ? [`${src}?alternate=1`] : [],
+  };
+}
+
+/** Where `seconds` of an original plays in a file made with the time map `kept` (a time inside a cut: where the cut is). */
+export function toFile(kept, seconds) {
+  if (!kept?.length) return seconds;
+  let before = 0;
+  for (const [start, end] of kept) {
+    if (seconds < start) return before;
+    if (seconds < end) return before + seconds - start;
+    before += end - start;
+  }
+  return before;
+}
+
+/** What second of the original `seconds` of the file is. */
+export function toOriginal(kept, seconds) {
+  if (!kept?.length) return seconds;
+  let before = 0;
+  for (const [start, end] of kept) {
+    if (seconds < before + end - start) return start + Math.max(0, seconds - before);
+    before += end - start;
+  }
+  return kept[kept.length - 1][1];
 }
 
 /** Music items as a queue. */
@@ -136,9 +186,29 @@ class Channel extends EventTarget {
     audio.addEventListener("pause", () => this.onPause());
     audio.addEventListener("ended", () => this.chapterEnded(this.generation));
     audio.addEventListener("loadedmetadata", () => this.changed());
+    audio.addEventListener("playing", () => { if (this.error) { this.error = null; this.changed(); } });
     audio.addEventListener("ratechange", () => this.schedule());
     audio.addEventListener("error", () => {
       if (!audio.getAttribute("src")) return;
+      const track = this.track;
+      if (track?.fallbacks?.length && audio === this.audio) {
+        // A station whose stream fails tries its next address, and says so; it plays only if
+        // it was asked to (a station restored paused stays paused).
+        const resume = !audio.paused;
+        track.src = track.fallbacks.shift();
+        this.quietly(() => { audio.src = track.src; });
+        if (resume) {
+          this.error = "The station's stream failed; trying its other address…";
+          this.play();
+        }
+        this.changed();
+        return;
+      }
+      if (track?.live) {
+        this.error = "This station is not answering. It may be off the air; try another, or this one later.";
+        this.changed();
+        return;
+      }
       this.error = "This audio could not be loaded. Check the connection, or whether it is still in your library.";
       this.changed();
     });
@@ -175,7 +245,7 @@ class Channel extends EventTarget {
     this.pausedAt = null;
     const track = this.track;
     if (!track) return;
-    const target = at ?? track.start;
+    const target = track.live ? 0 : (at ?? track.start);
     const sameFile = previous && previous.src === track.src && this.audio.getAttribute("src") === track.src;
     if (sameFile) {
       // A chapter of the same file: carry on if playback is already there, else go to it.
@@ -219,7 +289,8 @@ class Channel extends EventTarget {
       await this.audio.play();
       this.save("play");
     } catch (error) {
-      if (error.name !== "AbortError") {
+      // A file that cannot be played says so through the element's error event.
+      if (error.name === "NotAllowedError") {
         this.error = "Tap play to start: the browser needs a touch first.";
         this.changed();
       }
@@ -322,7 +393,7 @@ class Channel extends EventTarget {
     if (!track) return;
     this.lastTransition = Date.now();
     this.generation += 1;
-    if (track.chapter != null) record(chapterItem(track.item, track.chapter), "ended", this.length);
+    if (track.chapter != null && track.item) record(chapterItem(track.item, track.chapter), "ended", this.length);
     this.dispatchEvent(new CustomEvent("played", { detail: { book: track.book, chapter: track.chapter, played: true } }));
     const stopHere = this.deck.chapterEndStops(this);
     if (!this.hasNext) {
@@ -421,7 +492,9 @@ class Channel extends EventTarget {
     const track = this.track;
     if (!track) return;
     this.lastServerSave = Date.now();
-    record(track.item, kind, this.position, { keepalive });
+    // A live station has no place to keep.
+    if (!track.item) return;
+    record(track.item, kind, toOriginal(track.kept, this.position), { keepalive });
   }
 
   /** A new queue, serialized once here: the place is kept every few seconds while playing, and a
@@ -580,8 +653,9 @@ class Deck extends EventTarget {
   // MARK: Sleep timer
 
   setTimer(option) {
-    if (option === "chapter" && !this.speech.loaded) return;
-    this.timer = { option, endsAt: option === "chapter" ? null : Date.now() + option * 60_000 };
+    const atEnd = option === "chapter" || option === "episode";
+    if (atEnd && !this.speech.loaded) return;
+    this.timer = { option, endsAt: atEnd ? null : Date.now() + option * 60_000 };
     clearInterval(this.ticker);
     if (this.timer.endsAt) this.ticker = setInterval(() => this.tick(), 1000);
     this.changed();
@@ -613,9 +687,17 @@ class Deck extends EventTarget {
     this.cancelTimer();
   }
 
-  /** End of Chapter: the chapter that just ended was the last one to play. */
+  /** End of Chapter: the chapter that just ended was the last one to play. End of Episode: the
+   *  same once the episode's last chapter (the last track of its item) ends. */
   chapterEndStops(channel) {
-    if (channel !== this.speech || this.timer?.option !== "chapter") return false;
+    if (channel !== this.speech) return false;
+    const option = this.timer?.option;
+    if (option === "episode") {
+      const next = channel.queue[channel.index + 1];
+      if (next && next.item === channel.track?.item) return false;
+    } else if (option !== "chapter") {
+      return false;
+    }
     this.cancelTimer();
     this.music.pause();
     return true;

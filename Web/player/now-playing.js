@@ -37,13 +37,16 @@ export function renderNowPlaying(container) {
   $("[data-both]").addEventListener("click", () => deck.press());
   $("[data-timer]").addEventListener("click", async () => {
     if (deck.timer) { deck.cancelTimer(); announce("Sleep timer cancelled."); return; }
-    const choices = TIMER_OPTIONS.map((option) => option === "chapter"
+    const episode = deck.speech.track?.item?.startsWith("podcast:");
+    const choices = TIMER_OPTIONS.filter((option) => option !== "episode" || episode).map((option) => option === "chapter"
       ? { value: option, label: "End of Chapter", disabled: !deck.speech.loaded }
+      : option === "episode" ? { value: option, label: "End of Episode" }
       : { value: option, label: `${option} minutes` });
-    const value = await timerDialog(choices, "Both players fade out over the last 30 seconds and pause. End of Chapter pauses when the chapter ends.");
+    const value = await timerDialog(choices, "Both players fade out over the last 30 seconds and pause. End of Chapter pauses when the chapter ends; End of Episode when the episode does.");
     if (value == null) return;
-    deck.setTimer(value === "chapter" ? "chapter" : Number(value));
-    announce(value === "chapter" ? "Sleep timer: end of chapter." : `Sleep timer: ${value} minutes.`);
+    const atEnd = value === "chapter" || value === "episode";
+    deck.setTimer(atEnd ? value : Number(value));
+    announce(atEnd ? `Sleep timer: end of ${value}.` : `Sleep timer: ${value} minutes.`);
   });
   $("[data-ducking]").value = String(deck.ducking);
   $("[data-ducking]").addEventListener("change", (event) => deck.setDucking(Number(event.target.value)));
@@ -59,7 +62,7 @@ export function renderNowPlaying(container) {
     const timer = $("[data-timer]");
     timer.setAttribute("aria-pressed", String(Boolean(deck.timer)));
     timer.querySelector("span").textContent = !deck.timer ? "Sleep timer"
-      : deck.timer.option === "chapter" ? "End of chapter" : `${clock(deck.timerLeft)} left`;
+      : deck.timer.option === "chapter" ? "End of chapter" : deck.timer.option === "episode" ? "End of episode" : `${clock(deck.timerLeft)} left`;
     timer.setAttribute("aria-label", deck.timer ? `${timer.querySelector("span").textContent}. Tap to cancel the sleep timer.` : "Sleep timer");
   };
   const onChange = () => { paintTop(); for (const card of Object.values(cards)) card.paint(); };

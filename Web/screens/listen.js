@@ -9,6 +9,8 @@ import { announce, escapeHTML } from "../dom.js";
 import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "../player/deck.js";
 import { renderNowPlaying } from "../player/now-playing.js";
 import { followJob, renderLibriVox } from "./librivox.js";
+import { renderPodcasts } from "./podcasts.js";
+import { renderRadio } from "./radio.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/player.js";
 
@@ -48,6 +50,8 @@ class ListenScreen {
   async show(path) {
     if (/^\/listen\/playing\/?$/.test(path)) { this.cleanup = renderNowPlaying(this.container); return; }
     if (/^\/listen\/librivox\/?$/.test(path)) { this.cleanup = renderLibriVox(this.container); return; }
+    if (/^\/listen\/(podcasts(\/[0-9a-f-]{36})?|episode\/[0-9a-f-]{36})\/?$/i.test(path)) { this.cleanup = renderPodcasts(this.container, path.replace(/\/$/, "")); return; }
+    if (/^\/listen\/radio\/?$/.test(path)) { this.cleanup = renderRadio(this.container); return; }
     const match = path.match(/^\/listen\/book\/([0-9a-f-]{36})$/i);
     return match ? this.book(match[1]) : this.library();
   }
@@ -80,6 +84,8 @@ class ListenScreen {
         <header class="listen-head">
           <h1 id="listen-heading">Listen</h1>
           <span class="listen-actions">
+          <a class="button" href="/listen/podcasts" data-link>Podcasts</a>
+          <a class="button" href="/listen/radio" data-link>Radio</a>
           <a class="button" href="/listen/librivox" data-link>LibriVox</a>
           <label class="button primary listen-upload">
             ${icon(UPLOAD_ICON, 20)}<span>Upload</span>
@@ -120,7 +126,7 @@ class ListenScreen {
     try { answer = await api("/api/jobs"); } catch { return; }
     if (this.closed) return;
     const list = this.container.querySelector(".listen-jobs");
-    for (const job of answer.jobs.filter((job) => job.status === "queued" || job.status === "running")) {
+    for (const job of answer.jobs.filter((job) => job.kind === "librivox.download" && (job.status === "queued" || job.status === "running"))) {
       const row = document.createElement("li");
       row.className = "listen-job";
       row.innerHTML = `<p><span data-job-title></span> <span data-job-text></span></p><progress max="100" value="0"></progress>`;

@@ -1,0 +1,133 @@
+"""Podcasts and radio in the browser, against iTunes-, feed- and radio-browser-shaped services the
+test serves on 127.0.0.1 (scripts/podcast_fixture.py). As a new listener would: find a podcast by
+name, subscribe, download an episode with its silences shortened (its progress shown), and play
+it with its chapters while the transcript follows and a tapped line plays from there; the sleep
+timer offers End of Episode. Radio: top stations, a favourite, a station that plays (and is
+counted), one whose stream fails and tries its other address, an HLS-only one that says where it
+plays, and after closing the app the station comes back paused."""
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import BINARY, expect_error, screenshot, sign_in, wait_until
+from podcast_fixture import BROKEN_STATION, STATION, PodcastFixture
+from reverie_process import ReverieProcess
+
+
+@pytest.fixture(scope="module")
+def site():
+    fixture = PodcastFixture()
+    yield fixture
+    fixture.stop()
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    instance = ReverieProcess(BINARY, prefix="reverie-e2e-", podcasts=site)
+    yield instance
+    instance.stop()
+
+
+def test_find_subscribe_download_and_read_along(server, page):
+    sign_in(server, page, "Listen")
+    page.get_by_role("link", name="Podcasts").click()
+    expect(page.get_by_role("heading", name="Podcasts", level=1)).to_be_visible()
+    expect(page.locator(".podcast-empty")).to_contain_text("No podcasts yet")
+    search = page.get_by_role("searchbox", name="Find a podcast")
+    search.fill("Whales at Noon")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator(".podcast-status")).to_contain_text("No podcast called “Whales at Noon” was found.")
+    search.fill("night owls")
+    page.get_by_role("button", name="Search").click()
+    found = page.locator(".podcast-found", has_text="Night Owls")
+    expect(found).to_contain_text("Ann Host · 2 episodes")
+    # The cover comes through the server (the page itself only loads from its own address).
+    wait_until(page, "document.querySelector('.podcast-found img').naturalWidth > 0", message="the cover did not load")
+    screenshot(page, "podcasts-search")
+
+    found.get_by_role("button", name="Subscribe").click()
+    expect(page.get_by_role("heading", name="Night Owls", level=1)).to_be_visible()
+    episodes = page.locator(".episode")
+    expect(episodes).to_have_count(2)
+    expect(episodes.first).to_contain_text("The Tawny Owl")
+
+    owl = episodes.filter(has_text="The Tawny Owl")
+    owl.get_by_label("Shorten silences").check()
+    owl.get_by_role("button", name="Download").click()
+    expect(owl.locator("progress").or_(owl.locator(".episode-downloaded"))).to_be_visible()
+    expect(owl.locator(".episode-downloaded")).to_contain_text("Downloaded, levelled, 4 s of silence shortened", timeout=60_000)
+    screenshot(page, "podcast-page")
+
+    owl.get_by_role("link", name="The Tawny Owl").click()
+    expect(page.get_by_role("heading", name="The Tawny Owl", level=1)).to_be_visible()
+    expect(page.locator(".episode-chapters .chapter-title")).to_have_text(["Welcome", "The tawny owl"])
+    lines = page.locator(".transcript-line")
+    expect(lines).to_have_count(4)
+    page.get_by_role("button", name="Play", exact=True).click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'Welcome')",
+               message="the episode did not play from its first chapter")
+    expect(lines.first).to_have_attribute("aria-current", "true")
+
+    # A line after the shortened silence: 13 s of the original is 9 s of the download.
+    lines.filter(has_text="There it is").click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'The tawny owl'"
+                     " && Math.abs(deck.speech.position - 9) < 1.5)", message="the tapped line did not play from its place")
+    expect(lines.filter(has_text="There it is")).to_have_attribute("aria-current", "true")
+    screenshot(page, "episode-transcript")
+
+    # The sleep timer offers End of Episode for an episode.
+    page.locator(".episode-page").get_by_role("link", name="Now playing").click()
+    page.get_by_role("button", name="Sleep timer").click()
+    page.get_by_role("button", name="End of Episode").click()
+    expect(page.get_by_role("button", name="End of episode. Tap to cancel the sleep timer.")).to_be_visible()
+    screenshot(page, "episode-now-playing")
+    page.get_by_role("button", name="End of episode. Tap to cancel the sleep timer.").click()
+
+
+def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
+    sign_in(server, page, "Listen")
+    page.get_by_role("link", name="Radio").click()
+    expect(page.get_by_role("heading", name="Radio", level=1)).to_be_visible()
+    results = page.locator("[data-results] .station")
+    expect(results).to_have_count(3)
+    expect(page.locator("[data-favourites]")).to_contain_text("No favourites yet")
+
+    results.filter(has_text="Owl Radio HLS").get_by_role("button", name="Play").click()
+    expect(page.locator(".radio-playing")).to_contain_text("streams only as HLS, which plays in Safari")
+
+    owl = results.filter(has_text="The Wood").first
+    owl.get_by_role("button", name="Add Owl Radio to favourites").click()
+    expect(page.locator("[data-favourites] .station")).to_have_count(1)
+    page.locator("[data-favourites] .station").get_by_role("button", name="Play").click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio')",
+               message="the station did not play")
+    for _ in range(50):
+        if STATION in site.clicks:
+            break
+        page.wait_for_timeout(100)
+    assert STATION in site.clicks, "the play was not counted with radio-browser"
+
+    # Its listed stream is gone: the other address plays instead, and the page says so.
+    expect_error(page, 502, r"/api/radio/stations/[0-9a-f-]+/stream$")
+    results.filter(has_text="Owl Radio Backup").get_by_role("button", name="Play").click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio Backup'"
+                     " && deck.music.audio.src.includes('alternate=1'))", timeout=30, message="the station's other address was not tried")
+    assert BROKEN_STATION in site.clicks
+    expect(page.locator(".radio-playing")).to_contain_text("Owl Radio Backup")
+    screenshot(page, "radio")
+
+    # Falling asleep to it: a sleep timer from Now playing.
+    page.locator(".dock").get_by_role("link").first.click()
+    page.get_by_role("button", name="Sleep timer").click()
+    page.get_by_role("button", name="15 minutes").click()
+    expect(page.locator("[data-timer]")).to_contain_text("left")
+    page.go_back()
+
+    # Closed while playing, opened again: loaded, and paused.
+    page.reload()
+    expect(page.get_by_role("heading", name="Radio", level=1)).to_be_visible()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.loaded && deck.music.track.title === 'Owl Radio Backup')",
+               message="the station was not restored")
+    page.wait_for_timeout(1500)
+    assert page.evaluate("import('/player/deck.js').then(({ deck }) => deck.music.playing)") is False
+    expect(page.locator(".radio-playing")).to_contain_text("Paused: Owl Radio Backup")
