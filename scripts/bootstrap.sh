@@ -50,6 +50,7 @@ fi
 # MARK: - Python virtual environment
 requirements=(scripts/requirements-run.txt)
 [ "$mode" = test ] || [ "$mode" = bench ] && requirements+=(scripts/requirements-test.txt)
+[ "$mode" = bench ] && requirements+=(scripts/requirements-bench.txt)
 if [ ! -x .venv/bin/python ]; then
   say "Creating .venv"
   python3 -m venv .venv

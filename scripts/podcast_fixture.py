@@ -43,15 +43,26 @@ def _ffmpeg(*arguments):
 
 
 class PodcastFixture:
-    def __init__(self):
+    def __init__(self, episode=None):
+        """`episode`: an MP3 to serve as the episodes' audio instead of the 24-second one made here."""
         self.folder = Path(tempfile.mkdtemp(prefix="podcast-fixture-"))
         # The episode: 8 s of sound, 5 s of silence, 11 s of sound (24 s); the station: a minute.
-        episode = self.folder / "episode.mp3"
+        episode_file = self.folder / "episode.mp3"
+        if episode:
+            episode_file.symlink_to(Path(episode).resolve())
+        else:
+            self.make_episode(episode_file)
+        _ffmpeg("-f", "lavfi", "-i", "sine=f=262:d=60", "-ar", "44100", "-ac", "1", "-b:a", "64k", str(self.folder / "stream.mp3"))
+        _ffmpeg("-f", "lavfi", "-i", "color=c=0x334466:s=120x120:d=0.04", "-frames:v", "1", str(self.folder / "art.png"))
+        self.start()
+
+    @staticmethod
+    def make_episode(episode):
         _ffmpeg("-f", "lavfi", "-i", "sine=f=220:d=8", "-f", "lavfi", "-i", "anullsrc=r=44100:cl=mono:d=5",
                 "-f", "lavfi", "-i", "sine=f=330:d=11", "-filter_complex", "[0:a][1:a][2:a]concat=n=3:v=0:a=1,volume=-20dB",
                 "-ar", "44100", "-ac", "1", "-b:a", "64k", str(episode))
-        _ffmpeg("-f", "lavfi", "-i", "sine=f=262:d=60", "-ar", "44100", "-ac", "1", "-b:a", "64k", str(self.folder / "stream.mp3"))
-        _ffmpeg("-f", "lavfi", "-i", "color=c=0x334466:s=120x120:d=0.04", "-frames:v", "1", str(self.folder / "art.png"))
+
+    def start(self):
         self.clicks = []
         site = self
 

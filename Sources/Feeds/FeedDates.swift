@@ -11,7 +11,7 @@ public enum FeedDates {
     /// - seconds left out (`10:00`);
     /// - ISO 8601 in an RSS `pubDate` (some generators write Atom dates there).
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         guard !trimmed.isEmpty, trimmed.count < 80 else { return nil }
         if let iso = iso8601(trimmed) { return iso }
         return rfc822(trimmed)
@@ -22,7 +22,7 @@ public enum FeedDates {
                                        "MST": -7, "MDT": -6, "PST": -8, "PDT": -7, "BST": 1, "CET": 1, "CEST": 2]
 
     static func rfc822(_ text: String) -> Date? {
-        var words = text.replacingOccurrences(of: ",", with: " ").split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
         // A weekday (or anything alphabetic) before the day number.
         // A weekday, in any spelling, before the day: anything alphabetic that is not a month.
         if let first = words.first, first.first?.isLetter == true, monthNumber(first) == nil {
@@ -61,21 +61,41 @@ public enum FeedDates {
             }
         }
         guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second), let year else { return nil }
-        var components = DateComponents(timeZone: TimeZone(secondsFromGMT: 0), year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        components.calendar = Calendar(identifier: .gregorian)
-        guard components.isValidDate, let date = components.date else { return nil }
-        return date.addingTimeInterval(TimeInterval(-offset))
+        return date(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
+    }
+
+    /// The moment, in the proleptic Gregorian calendar, by arithmetic (days from the civil date,
+    /// as Howard Hinnant's algorithm counts them): Calendar and DateComponents cost a hundred times
+    /// more, and a feed has thousands of dates. Nil for a day the month does not have.
+    static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double, offset: Int) -> Date? {
+        guard (1...12).contains(month), (1...9999).contains(year) else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1...lengths[month - 1]).contains(day) else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 - offset) + second
+        return Date(timeIntervalSince1970: seconds)
     }
 
     static func monthNumber(_ word: String) -> Int? {
-        let lower = word.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-        guard lower.count >= 3 else { return nil }
-        return months.firstIndex(of: String(lower.prefix(3))).map { $0 + 1 }
+        // The first three letters, in any case (a trailing dot, `Jun.`, or the full name follow).
+        let bytes = Array(word.utf8.prefix(3)).map { $0 | 0x20 }
+        guard bytes.count == 3, word.utf8.dropFirst(3).allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x2E }) else { return nil }
+        let key = String(decoding: bytes, as: UTF8.self)
+        return months.firstIndex(of: key).map { $0 + 1 }
     }
 
     /// `2008-06-03T09:39:21Z`, with fractions, offsets, or only a date.
     static func iso8601(_ text: String) -> Date? {
         guard text.count >= 10, text.prefix(4).allSatisfy(\.isNumber), text.dropFirst(4).first == "-" else { return nil }
+        if let date = quickISO8601(text) { return date }
+        // A date alone that is not a real day (2023-02-29) is no date; the formatter would roll it on.
+        if text.count == 10 { return nil }
         // Only a date when only a date is there (the date-only reading would drop a time silently).
         let choices: [ISO8601DateFormatter.Options] = text.count == 10 ? [[.withFullDate]] : [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]]
         for options in choices {
@@ -90,6 +110,59 @@ public enum FeedDates {
         return formatter.date(from: mended) ?? formatterWithZone(mended)
     }
 
+    /// The common shapes read by hand (`YYYY-MM-DD`, then `THH:MM[:SS[.fff]]` and `Z` or `±HH[:]MM`);
+    /// anything else goes to the formatters.
+    static func quickISO8601(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        func number(_ from: Int, _ length: Int) -> Int? {
+            guard from + length <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[from..<(from + length)] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0, 4), bytes[4] == 45, let month = number(5, 2), bytes.count > 7, bytes[7] == 45, let day = number(8, 2) else { return nil }
+        if bytes.count == 10 { return date(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, offset: 0) }
+        guard bytes.count >= 16, bytes[10] == 84 || bytes[10] == 116, let hour = number(11, 2), bytes[13] == 58, let minute = number(14, 2),
+              hour < 24, minute < 60 else { return nil }
+        var index = 16
+        var second = 0.0
+        if index < bytes.count, bytes[index] == 58 {
+            guard let whole = number(index + 1, 2), whole <= 60 else { return nil }
+            second = Double(whole)
+            index += 3
+            if index < bytes.count, bytes[index] == 46 {
+                var scale = 0.1
+                index += 1
+                let start = index
+                while index < bytes.count, (48...57).contains(bytes[index]) {
+                    second += Double(bytes[index] - 48) * scale
+                    scale /= 10
+                    index += 1
+                }
+                guard index > start else { return nil }
+            }
+        }
+        guard index < bytes.count else { return nil }   // no zone: the formatters' quirk handling decides
+        var offset = 0
+        switch bytes[index] {
+        case 90, 122:
+            guard index + 1 == bytes.count else { return nil }
+        case 43, 45:
+            let sign = bytes[index] == 45 ? -1 : 1
+            guard let hours = number(index + 1, 2) else { return nil }
+            var at = index + 3
+            if at < bytes.count, bytes[at] == 58 { at += 1 }
+            guard let minutes = number(at, 2), at + 2 == bytes.count, hours < 24, minutes < 60 else { return nil }
+            offset = sign * (hours * 3600 + minutes * 60)
+        default:
+            return nil
+        }
+        return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+    }
+
     private static func formatterWithZone(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
@@ -99,7 +172,7 @@ public enum FeedDates {
     /// `itunes:duration`: `1:02:03`, `62:03` (minutes past 59 happen), `3723`, `3723.5`; nil for
     /// anything else (some feeds write "TBD" or an empty string).
     public static func duration(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         guard !trimmed.isEmpty, trimmed.count < 20 else { return nil }
         if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
         let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }

@@ -18,7 +18,7 @@ public enum FeedParser {
 
     /// The feed in `data`; `url` (where it came from) resolves relative links.
     public static func parse(_ data: Data, url: URL? = nil) throws -> ParsedFeed {
-        let root = normalized(try XMLTree.parse(data))
+        let root = try XMLTree.parse(data, namespace: canonical)
         switch (root.name, root.namespace) {
         case ("rss", ""): return rss(root, base: url)
         case ("RDF", rdf): return rss(root, base: url)
@@ -29,13 +29,12 @@ public enum FeedParser {
         }
     }
 
-    /// Namespace aliases folded into one spelling, everywhere in the tree.
-    static func normalized(_ element: XMLElement) -> XMLElement {
-        var copy = element
-        if podcastAliases.contains(copy.namespace) { copy.namespace = podcast }
-        else if itunesAliases.contains(copy.namespace) || copy.namespace.lowercased() == itunes.lowercased() { copy.namespace = itunes }
-        copy.children = copy.children.map(normalized)
-        return copy
+    /// Namespace aliases folded into one spelling, as the tree is built.
+    @Sendable static func canonical(_ namespace: String) -> String {
+        if namespace.isEmpty || namespace == itunes || namespace == podcast { return namespace }
+        if podcastAliases.contains(namespace) { return podcast }
+        if itunesAliases.contains(namespace) || namespace.lowercased() == itunes.lowercased() { return itunes }
+        return namespace
     }
 
     // MARK: - RSS
@@ -70,8 +69,8 @@ public enum FeedParser {
         let enclosure = chosen.flatMap { element -> ParsedEnclosure? in
             guard let url = absolute(element.attribute("url"), base) else { return nil }
             // Quirk: length="0", "", or text where bytes belong: left out, never guessed.
-            let length = (element.attribute("length") ?? element.attribute("fileSize")).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil }
-            return ParsedEnclosure(url: url, type: element.attribute("type")?.trimmingCharacters(in: .whitespaces), length: length)
+            let length = (element.attribute("length") ?? element.attribute("fileSize")).flatMap { Int($0.trimmed) }.flatMap { $0 > 0 ? $0 : nil }
+            return ParsedEnclosure(url: url, type: element.attribute("type")?.trimmed, length: length)
         }
         let link = absolute(item.value("link") ?? item.value("link", rss1), base)
         let title = item.value("title") ?? item.value("title", itunes) ?? item.value("title", rss1)
@@ -178,10 +177,34 @@ public enum FeedParser {
         absolute(text, nil)
     }
 
+    /// The common case without Foundation's URL parsing: an absolute `http://` or `https://`
+    /// address in lower case, a host, and only characters a URL may carry as they are. Anything
+    /// else (relative, spaces, odd characters, user info, ports out of form) takes the full path.
+    static func plainAbsolute(_ text: String) -> String? {
+        let utf8 = text.utf8
+        let prefix = text.hasPrefix("https://") ? 8 : text.hasPrefix("http://") ? 7 : 0
+        guard prefix > 0, utf8.count > prefix, utf8.count < 4000 else { return nil }
+        var inHost = true, hostLength = 0
+        for (index, byte) in utf8.enumerated() where index >= prefix {
+            if inHost {
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { inHost = false; continue }
+                // A host of letters, digits, dots and hyphens only (no user info, ports, IPv6 here).
+                guard (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D || (byte >= 0x41 && byte <= 0x5A) else { return nil }
+                hostLength += 1
+                continue
+            }
+            // Unreserved, reserved and % (escapes stay as written): no spaces, quotes, <>, \, ^, `, {|}.
+            guard byte > 0x20, byte < 0x7F, !"\"<>\\^`{|} ".utf8.contains(byte) else { return nil }
+        }
+        guard hostLength > 0, let first = utf8.dropFirst(prefix).first, first != UInt8(ascii: "."), first != UInt8(ascii: "-") else { return nil }
+        return text
+    }
+
     /// An absolute http(s) URL for `text` (relative ones resolved against `base`); nil for other
     /// schemes (`javascript:`, `file:`) and for nothing.
     static func absolute(_ text: String?, _ base: URL?) -> String? {
-        guard let raw = text?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+        guard let raw = text?.trimmed, !raw.isEmpty else { return nil }
+        if let plain = plainAbsolute(raw) { return plain }
         // Quirk: spaces inside URLs, which some generators leave unescaped.
         let escaped = raw.replacingOccurrences(of: " ", with: "%20")
         // An absolute address with a host: `https:/x` (one slash) or `http://` alone are not places.

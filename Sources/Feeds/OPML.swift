@@ -46,7 +46,7 @@ public enum OPML {
     /// Quirk: `feed://`, `itpc://` and `pcast://` (links meant to open a podcast app) name an
     /// http feed; `feed:https://…` wraps one.
     public static func appScheme(_ raw: String) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = raw.trimmed
         let lower = trimmed.lowercased()
         for scheme in ["feed:", "itpc:", "pcast:"] where lower.hasPrefix(scheme) {
             let rest = trimmed.dropFirst(scheme.count)

@@ -5,7 +5,21 @@ import Foundation
 public enum PlainText {
     /// One line of text: whitespace runs (a title wrapped over lines) become one space.
     public static func line(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        // Most titles are one line already: ASCII, single spaces, nothing at the ends.
+        var previousSpace = true, plain = true
+        for byte in text.utf8 {
+            if byte == 0x20 {
+                if previousSpace { plain = false; break }
+                previousSpace = true
+            } else if byte < 0x20 || byte >= 0x80 {
+                plain = false
+                break
+            } else {
+                previousSpace = false
+            }
+        }
+        if plain && !previousSpace { return text }
+        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
     /// `html` without its tags, with named and numeric entities read, as one line: a block's
@@ -46,5 +60,22 @@ public enum PlainText {
             }
         }
         return out + rest
+    }
+}
+
+extension StringProtocol where UTF8View: BidirectionalCollection {
+    /// Whitespace and newlines trimmed from both ends, without bridging to NSString (which
+    /// Foundation's trimming does, and which costs more than reading the rest of a feed).
+    var trimmed: String {
+        let utf8 = self.utf8
+        var start = utf8.startIndex, end = utf8.endIndex
+        func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        while start < end, blank(utf8[start]) { utf8.formIndex(after: &start) }
+        while end > start, blank(utf8[utf8.index(before: end)]) { utf8.formIndex(before: &end) }
+        let core = self[start..<end]
+        // Rarely: other whitespace (a no-break space, an ideographic space) at an end.
+        guard let first = core.first, let last = core.last, first.isWhitespace || last.isWhitespace else { return String(core) }
+        guard let from = core.firstIndex(where: { !$0.isWhitespace }), let to = core.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(core[from...to])
     }
 }

@@ -23,13 +23,13 @@ public enum Transcripts {
     /// The format for a `type` (`text/vtt`, `application/x-subrip`, `application/srt`,
     /// `application/json`, `text/html`), or by sniffing the text when the type says nothing useful.
     public static func format(type: String?, data: Data) -> Format? {
-        switch type?.lowercased().split(separator: ";").first.map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        switch type?.lowercased().split(separator: ";").first.map({ $0.trimmed }) {
         case "text/vtt": return .vtt
         case "application/x-subrip", "application/srt", "text/srt": return .srt
         case "application/json": return .json
         case "text/html": return .html
         default:
-            let head = String(decoding: data.prefix(512), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let head = String(decoding: data.prefix(512), as: UTF8.self).trimmed
             if head.hasPrefix("WEBVTT") { return .vtt }
             if head.hasPrefix("{") { return .json }
             if head.hasPrefix("<") { return .html }
@@ -55,7 +55,7 @@ public enum Transcripts {
     /// STYLE and REGION blocks are skipped; `<v Speaker>` gives the speaker; other tags go.
     static func timedText(_ text: String, vtt: Bool) throws -> [ParsedCue] {
         let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        if vtt && !normalized.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("WEBVTT") {
+        if vtt && !normalized.trimmed.hasPrefix("WEBVTT") {
             throw FeedError.malformed("a WebVTT transcript starts with WEBVTT")
         }
         var cues: [ParsedCue] = []
@@ -69,7 +69,7 @@ public enum Transcripts {
             if let voice = words.range(of: "<v[ .][^>]*>", options: .regularExpression) {
                 // `<v Ann Host>` or `<v.loud Bo>`: the name is what follows the first space.
                 let tag = words[voice].dropFirst(2).dropLast()
-                speaker = tag.firstIndex(of: " ").map { String(tag[tag.index(after: $0)...]).trimmingCharacters(in: .whitespaces) }
+                speaker = tag.firstIndex(of: " ").map { String(tag[tag.index(after: $0)...]).trimmed }
             }
             words = PlainText.fromHTML(words)
             guard !words.isEmpty else { continue }

@@ -27,8 +27,10 @@ struct XMLElement: Sendable {
 
     /// The trimmed text of the first such child, nil when missing or empty.
     func value(_ name: String, _ namespace: String = "") -> String? {
-        guard let text = child(name, namespace)?.text.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
-        return text
+        guard let text = child(name, namespace)?.text else { return nil }
+        // Trimmed by hand: Foundation's trimming bridges every string through NSString.
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }), let last = text.lastIndex(where: { !$0.isWhitespace }) else { return nil }
+        return String(text[first...last])
     }
 }
 
@@ -38,7 +40,9 @@ enum XMLTree {
     /// Elements in one document.
     static let maximumElements = 2_000_000
 
-    static func parse(_ data: Data) throws -> XMLElement {
+    /// The document's root element; `namespace` may fold a namespace URI into another spelling
+    /// (each distinct URI is asked once).
+    static func parse(_ data: Data, namespace fold: (String) -> String = { $0 }) throws -> XMLElement {
         guard !data.isEmpty else { throw FeedError.malformed("the document is empty") }
         guard data.count <= Int(Int32.max) else { throw FeedError.tooLarge }
         // Refused before libxml2 sees it: a document type that declares entities.
@@ -62,24 +66,69 @@ enum XMLTree {
         }
         guard let root = xmlDocGetRootElement(document) else { throw FeedError.malformed("the document has no root element") }
         var count = 0
-        return try element(root, depth: 0, count: &count)
+        var namespaces: [UnsafePointer<xmlChar>: String] = [:]
+        return try element(root, depth: 0, count: &count) { href in
+            if let known = namespaces[href] { return known }
+            let folded = fold(String(cString: href))
+            namespaces[href] = folded
+            return folded
+        }
     }
 
-    /// Whether a `<!DOCTYPE …>` declares any `<!ENTITY`: looked for between the doctype and the
-    /// end of its internal subset (`]>`), so a feed that merely mentions the word elsewhere passes.
+    /// Whether a `<!DOCTYPE …>` declares any `<!ENTITY`. A document type can only come in the
+    /// prolog, before the root element, so only the prolog is read (past its comments and
+    /// processing instructions): a feed that merely mentions the words later passes, and a large
+    /// feed costs nothing more.
     static func declaresEntities(_ data: Data) -> Bool {
-        guard let doctype = data.firstRange(of: Data("<!DOCTYPE".utf8)) else { return false }
-        let rest = data[doctype.upperBound...]
-        let end = rest.firstRange(of: Data("]>".utf8))?.lowerBound ?? rest.firstRange(of: Data(">".utf8))?.lowerBound ?? data.endIndex
-        return rest[..<end].firstRange(of: Data("<!ENTITY".utf8)) != nil
+        data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return false }
+            let count = raw.count
+            let bytes = base.assumingMemoryBound(to: UInt8.self)
+            /// Where `needle` next begins at or after `start`, or nil.
+            func find(_ needle: StaticString, from start: Int) -> Int? {
+                let length = needle.utf8CodeUnitCount
+                var at = start
+                while at + length <= count, let hit = memchr(bytes + at, Int32(needle.utf8Start[0]), count - at) {
+                    let index = bytes.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if index + length <= count, memcmp(bytes + index, needle.utf8Start, length) == 0 { return index }
+                    at = index + 1
+                }
+                return nil
+            }
+            func starts(_ prefix: StaticString, at index: Int) -> Bool {
+                let length = prefix.utf8CodeUnitCount
+                return index + length <= count && memcmp(bytes + index, prefix.utf8Start, length) == 0
+            }
+            var index = 0
+            while index < count {
+                guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+                if starts("<?", at: index) {
+                    guard let end = find("?>", from: index + 2) else { return false }
+                    index = end + 2
+                } else if starts("<!--", at: index) {
+                    guard let end = find("-->", from: index + 4) else { return false }
+                    index = end + 3
+                } else if starts("<!DOCTYPE", at: index) {
+                    // Its internal subset, if any, runs from [ to ]>; else it ends at the first >.
+                    let close = find(">", from: index) ?? count
+                    let open = find("[", from: index).flatMap { $0 < close ? $0 : nil }
+                    let end = open.map { find("]>", from: $0) ?? count } ?? close
+                    guard let entity = find("<!ENTITY", from: index) else { return false }
+                    return entity < end
+                } else {
+                    return false   // the root element: no document type can follow
+                }
+            }
+            return false
+        }
     }
 
-    private static func element(_ node: xmlNodePtr, depth: Int, count: inout Int) throws -> XMLElement {
+    private static func element(_ node: xmlNodePtr, depth: Int, count: inout Int, namespace: (UnsafePointer<xmlChar>) -> String) throws -> XMLElement {
         count += 1
         guard depth < maximumDepth else { throw FeedError.malformed("elements nested more than \(maximumDepth) deep") }
         guard count <= maximumElements else { throw FeedError.tooLarge }
         let name = node.pointee.name.map { String(cString: $0) } ?? ""
-        let namespace = node.pointee.ns.flatMap { $0.pointee.href }.map { String(cString: $0) } ?? ""
+        let uri = node.pointee.ns.flatMap { $0.pointee.href }.map(namespace) ?? ""
         var attributes: [String: String] = [:]
         var attribute = node.pointee.properties
         while let current = attribute {
@@ -96,7 +145,7 @@ enum XMLTree {
         while let current = child {
             switch current.pointee.type {
             case XML_ELEMENT_NODE:
-                children.append(try element(current, depth: depth + 1, count: &count))
+                children.append(try element(current, depth: depth + 1, count: &count, namespace: namespace))
             case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                 if let content = current.pointee.content { text += String(cString: content) }
             case XML_ENTITY_REF_NODE:
@@ -106,6 +155,6 @@ enum XMLTree {
             }
             child = current.pointee.next
         }
-        return XMLElement(name: name, namespace: namespace, attributes: attributes, children: children, text: text)
+        return XMLElement(name: name, namespace: uri, attributes: attributes, children: children, text: text)
     }
 }

@@ -18,28 +18,84 @@ struct FeedCommand: AsyncParsableCommand {
             discussion: "A URL on a private or loopback address is refused unless REVERIE_ALLOW_PRIVATE_FETCH=1."
         )
 
-        @Argument(help: "A feed file, or an http(s) URL.")
-        var source: String
+        @Argument(help: "A feed file, or an http(s) URL; several are read in turn (with --json, one line each).")
+        var sources: [String]
 
         @Flag(help: #"Print {"title", "author", "link", "image", "episodes": [{"title", "guid", "published", "duration", "enclosure": {"url", "type", "length"}, "chapters", "transcripts": [{"url", "type"}]}]} (episodes in feed order, dates ISO 8601, durations in seconds)."#)
         var json = false
 
-        /// The JSON this prints, every key present (null when the feed has nothing for it).
-        static func report(_ feed: ParsedFeed) -> [String: Any] {
-            let iso = ISO8601DateFormatter()
-            func orNull(_ value: Any?) -> Any { value ?? NSNull() }
-            return [
-                "title": feed.title, "author": orNull(feed.author), "link": orNull(feed.link), "image": orNull(feed.image),
-                "episodes": feed.episodes.map { episode -> [String: Any] in [
-                    "title": episode.title, "guid": episode.guid, "published": orNull(episode.published.map { iso.string(from: $0) }),
-                    "duration": orNull(episode.duration), "chapters": orNull(episode.chapters),
-                    "enclosure": orNull(episode.enclosure.map { ["url": $0.url, "type": orNull($0.type), "length": orNull($0.length)] as [String: Any] }),
-                    "transcripts": episode.transcripts.map { ["url": $0.url, "type": $0.type] },
-                ] },
-            ]
+        /// The JSON this prints, every key present (null when the feed has nothing for it), keys in
+        /// order. Written directly: Foundation's serializer takes longer than reading the feed.
+        static func json(_ feed: ParsedFeed) -> String {
+            var out = "{\"author\":\(string(feed.author)),\"episodes\":["
+            out.reserveCapacity(feed.episodes.count * 400)
+            for (index, episode) in feed.episodes.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"chapters\":\(string(episode.chapters)),\"duration\":\(number(episode.duration)),\"enclosure\":"
+                if let enclosure = episode.enclosure {
+                    out += "{\"length\":\(number(enclosure.length.map(Double.init))),\"type\":\(string(enclosure.type)),\"url\":\(string(enclosure.url))}"
+                } else {
+                    out += "null"
+                }
+                out += ",\"guid\":\(string(episode.guid)),\"published\":\(string(episode.published.map(iso8601))),\"title\":\(string(episode.title)),\"transcripts\":["
+                out += episode.transcripts.map { "{\"type\":\(string($0.type)),\"url\":\(string($0.url))}" }.joined(separator: ",")
+                out += "]}"
+            }
+            out += "],\"image\":\(string(feed.image)),\"link\":\(string(feed.link)),\"title\":\(string(feed.title))}"
+            return out
+        }
+
+        static func string(_ value: String?) -> String {
+            guard let value else { return "null" }
+            // Most text needs no escaping: copied whole.
+            if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) { return "\"" + value + "\"" }
+            var out = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+
+        static func number(_ value: Double?) -> String {
+            guard let value, value.isFinite else { return "null" }
+            if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+            return "\(value)"
+        }
+
+        /// `2025-06-03T09:39:21Z`, by arithmetic like the dates read.
+        static func iso8601(_ date: Date) -> String {
+            let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+            let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+            let time = seconds - days * 86_400
+            // Civil date from days since 1970 (Howard Hinnant's algorithm).
+            let z = days + 719_468
+            let era = (z >= 0 ? z : z - 146_096) / 146_097
+            let dayOfEra = z - era * 146_097
+            let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+            let mp = (5 * dayOfYear + 2) / 153
+            let day = dayOfYear - (153 * mp + 2) / 5 + 1
+            let month = mp < 10 ? mp + 3 : mp - 9
+            let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+            func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+            let yearText = String(year)
+            return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60))Z"
         }
 
         func run() async throws {
+            guard !sources.isEmpty else { throw CommandFailure("Name a feed file or URL.") }
+            for source in sources { try await parse(source) }
+        }
+
+        func parse(_ source: String) async throws {
             let data: Data
             var url: URL?
             if let remote = URL(string: source), ["http", "https"].contains(remote.scheme?.lowercased() ?? "") {
@@ -61,8 +117,7 @@ struct FeedCommand: AsyncParsableCommand {
                 throw CommandFailure("\(source): \(error.description)")
             }
             if json {
-                let data = try JSONSerialization.data(withJSONObject: Self.report(feed), options: [.sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                print(Self.json(feed))
                 return
             }
             print("\(feed.title)\(feed.author.map { " — \($0)" } ?? "") (\(feed.format.rawValue), \(feed.episodes.count) episode\(feed.episodes.count == 1 ? "" : "s"))")

@@ -83,6 +83,25 @@ struct SpokenLevellingTests {
         #expect(abs(try await AudioFiles().loudness(of: output) - -16) < 1)
     }
 
+    @Test("forty silences cut in one file: the file is exactly as long as the map says")
+    func manyCuts() async throws {
+        var show = AudioBuffer(sampleRate: 44_100)
+        for index in 0..<40 {
+            let tone = (0..<44_100).map { Float(sin(Double($0) * 2 * .pi * Double(200 + index * 5) / 44_100) * 0.1) }
+            show.append(AudioBuffer(sampleRate: 44_100, samples: tone))
+            show.append(.silence(seconds: 3 + Double(index % 3) * 0.37, sampleRate: 44_100))
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("levelling-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let source = work.appendingPathComponent("show.wav"), output = work.appendingPathComponent("show.mp3")
+        try WAVFile.encode(show).write(to: source)
+        let result = try await SpokenLevelling().process(source, trimSilence: true, into: output)
+        #expect(result.map.kept.count == 41, "\(result.map.kept.count) parts: \(result.map.kept.prefix(6)) measured \(result.measured) duration \(result.duration)")
+        let probed = try await AudioFiles().probe(output).duration
+        #expect(abs(probed - result.map.processed(result.duration)) < 0.1, "file \(probed) s, map \(result.map.processed(result.duration)) s")
+    }
+
     @Test("the time map: a time inside a cut plays where the cut is; after the last part, the end")
     func timeMap() {
         let map = TimeMap(kept: [[0, 10], [14, 20], [25, 30]])
