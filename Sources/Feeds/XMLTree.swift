@@ -42,7 +42,7 @@ enum XMLTree {
 
     /// The document's root element; `namespace` may fold a namespace URI into another spelling
     /// (each distinct URI is asked once).
-    static func parse(_ data: Data, namespace fold: (String) -> String = { $0 }) throws -> XMLElement {
+    static func parse(_ data: Data, namespace fold: @escaping (String) -> String = { $0 }) throws -> XMLElement {
         guard !data.isEmpty else { throw FeedError.malformed("the document is empty") }
         guard data.count <= Int(Int32.max) else { throw FeedError.tooLarge }
         // Refused before libxml2 sees it: a document type that declares entities.
@@ -65,13 +65,76 @@ enum XMLTree {
             throw FeedError.entitiesRefused
         }
         guard let root = xmlDocGetRootElement(document) else { throw FeedError.malformed("the document has no root element") }
+        var builder = Builder(fold: fold)
+        return try builder.element(root, depth: 0)
+    }
+
+    /// Turns libxml2's nodes into `XMLElement`s. Element and attribute names (and namespace
+    /// URIs) are interned by libxml2, one pointer per distinct name, so each becomes a Swift
+    /// string once.
+    private struct Builder {
+        let fold: (String) -> String
         var count = 0
+        var names: [UnsafePointer<xmlChar>: String] = [:]
         var namespaces: [UnsafePointer<xmlChar>: String] = [:]
-        return try element(root, depth: 0, count: &count) { href in
-            if let known = namespaces[href] { return known }
-            let folded = fold(String(cString: href))
-            namespaces[href] = folded
+
+        mutating func name(_ pointer: UnsafePointer<xmlChar>?) -> String {
+            guard let pointer else { return "" }
+            if let known = names[pointer] { return known }
+            let made = String(cString: pointer)
+            names[pointer] = made
+            return made
+        }
+
+        mutating func namespace(_ pointer: UnsafePointer<xmlChar>?) -> String {
+            guard let pointer else { return "" }
+            if let known = namespaces[pointer] { return known }
+            let folded = fold(String(cString: pointer))
+            namespaces[pointer] = folded
             return folded
+        }
+
+        mutating func element(_ node: xmlNodePtr, depth: Int) throws -> XMLElement {
+            count += 1
+            guard depth < maximumDepth else { throw FeedError.malformed("elements nested more than \(maximumDepth) deep") }
+            guard count <= maximumElements else { throw FeedError.tooLarge }
+            let elementName = name(node.pointee.name)
+            let uri = namespace(node.pointee.ns?.pointee.href)
+            var attributes: [String: String] = [:]
+            var attribute = node.pointee.properties
+            while let current = attribute {
+                let key = name(current.pointee.name)
+                // xml:base and other prefixed attributes keep their prefix-free name; the first wins.
+                if attributes[key] == nil {
+                    // The usual attribute is one text node: read in place, no copy to free.
+                    if let text = current.pointee.children, text.pointee.next == nil, text.pointee.type == XML_TEXT_NODE, let content = text.pointee.content {
+                        attributes[key] = String(cString: content)
+                    } else if let value = xmlNodeGetContent(UnsafeMutablePointer(OpaquePointer(current))) {
+                        attributes[key] = String(cString: value)
+                        reverie_xml_free(value)
+                    }
+                }
+                attribute = current.pointee.next
+            }
+            var children: [XMLElement] = []
+            var text = ""
+            var child = node.pointee.children
+            while let current = child {
+                switch current.pointee.type {
+                case XML_ELEMENT_NODE:
+                    children.append(try element(current, depth: depth + 1))
+                case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                    if let content = current.pointee.content {
+                        if text.isEmpty { text = String(cString: content) } else { text += String(cString: content) }
+                    }
+                case XML_ENTITY_REF_NODE:
+                    throw FeedError.entitiesRefused
+                default:
+                    break
+                }
+                child = current.pointee.next
+            }
+            return XMLElement(name: elementName, namespace: uri, attributes: attributes, children: children, text: text)
         }
     }
 
@@ -121,40 +184,5 @@ enum XMLTree {
             }
             return false
         }
-    }
-
-    private static func element(_ node: xmlNodePtr, depth: Int, count: inout Int, namespace: (UnsafePointer<xmlChar>) -> String) throws -> XMLElement {
-        count += 1
-        guard depth < maximumDepth else { throw FeedError.malformed("elements nested more than \(maximumDepth) deep") }
-        guard count <= maximumElements else { throw FeedError.tooLarge }
-        let name = node.pointee.name.map { String(cString: $0) } ?? ""
-        let uri = node.pointee.ns.flatMap { $0.pointee.href }.map(namespace) ?? ""
-        var attributes: [String: String] = [:]
-        var attribute = node.pointee.properties
-        while let current = attribute {
-            if let key = current.pointee.name.map({ String(cString: $0) }), let value = xmlNodeGetContent(UnsafeMutablePointer(OpaquePointer(current))) {
-                // xml:base and other prefixed attributes keep their prefix-free name; the first wins.
-                if attributes[key] == nil { attributes[key] = String(cString: value) }
-                reverie_xml_free(value)
-            }
-            attribute = current.pointee.next
-        }
-        var children: [XMLElement] = []
-        var text = ""
-        var child = node.pointee.children
-        while let current = child {
-            switch current.pointee.type {
-            case XML_ELEMENT_NODE:
-                children.append(try element(current, depth: depth + 1, count: &count, namespace: namespace))
-            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-                if let content = current.pointee.content { text += String(cString: content) }
-            case XML_ENTITY_REF_NODE:
-                throw FeedError.entitiesRefused
-            default:
-                break
-            }
-            child = current.pointee.next
-        }
-        return XMLElement(name: name, namespace: uri, attributes: attributes, children: children, text: text)
     }
 }
