@@ -6,6 +6,7 @@
 #undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 
 /// xmlFree is a global function pointer, which Swift 6 refuses to use; this calls it.

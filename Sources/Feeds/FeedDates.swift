@@ -22,47 +22,74 @@ public enum FeedDates {
                                        "MST": -7, "MDT": -6, "PST": -8, "PDT": -7, "BST": 1, "CET": 1, "CEST": 2]
 
     static func rfc822(_ text: String) -> Date? {
-        var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
-        // A weekday (or anything alphabetic) before the day number.
+        // Read as bytes, the words as slices: a feed has thousands of dates.
+        let bytes = Array(text.utf8)
+        var words: [ArraySlice<UInt8>] = []
+        var index = 0
+        while index < bytes.count {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x2C { index += 1 }
+            let begin = index
+            while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x09, bytes[index] != 0x2C { index += 1 }
+            if index > begin { words.append(bytes[begin..<index]) }
+        }
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+        func number(_ word: ArraySlice<UInt8>) -> Int? {
+            guard !word.isEmpty, word.count <= 9 else { return nil }
+            var value = 0
+            for byte in word {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
         // A weekday, in any spelling, before the day: anything alphabetic that is not a month.
-        if let first = words.first, first.first?.isLetter == true, monthNumber(first) == nil {
+        if let first = words.first, let letter = first.first, isLetter(letter), month(first) == nil {
             words.removeFirst()
         }
         guard words.count >= 3 else { return nil }
-        var day: Int?, month: Int?, year: Int?
+        var day: Int?, month: Int?
         // `03 Jun 2008` or, a quirk, `Jun 03 2008`.
-        if let d = Int(words[0]) {
+        if let d = number(words[0]) {
             day = d
-            month = monthNumber(words[1])
-        } else if let m = monthNumber(words[0]), let d = Int(words[1]) {
+            month = Self.month(words[1])
+        } else if let m = Self.month(words[0]), let d = number(words[1]) {
             month = m
             day = d
         }
-        guard let day, let month, (1...31).contains(day), var y = Int(words[2]) else { return nil }
-        if words[2].count == 2 { y += y < 70 ? 2000 : 1900 }
-        year = y
+        guard let day, let month, (1...31).contains(day), var year = number(words[2]) else { return nil }
+        if words[2].count == 2 { year += year < 70 ? 2000 : 1900 }
         var hour = 0, minute = 0, second = 0, offset = 0
-        var rest = Array(words.dropFirst(3))
-        if let time = rest.first, time.contains(":") {
-            let parts = time.split(separator: ":").map { Int($0) }
-            guard parts.count >= 2, parts.allSatisfy({ $0 != nil }) else { return nil }
+        var rest = words.dropFirst(3)
+        if let time = rest.first, time.contains(0x3A) {
+            let parts = time.split(separator: 0x3A, omittingEmptySubsequences: false).map(number)
+            guard parts.count >= 2, parts.count <= 3, parts.allSatisfy({ $0 != nil }) else { return nil }
             hour = parts[0]!
             minute = parts[1]!
             second = parts.count > 2 ? parts[2]! : 0
-            rest.removeFirst()
+            rest = rest.dropFirst()
         }
-        if let zone = rest.first {
-            if let hours = zones[zone.uppercased()] {
+        if let zone = rest.first, let sign = zone.first {
+            if sign == 0x2B || sign == 0x2D {
+                let digits = zone.dropFirst().filter { $0 != 0x3A }
+                guard digits.count == 4, let value = number(ArraySlice(digits)) else { return nil }
+                offset = (value / 100 * 3600 + value % 100 * 60) * (sign == 0x2D ? -1 : 1)
+            } else if let hours = zones[String(decoding: zone, as: UTF8.self).uppercased()] {
                 offset = hours * 3600
-            } else if let sign = zone.first, sign == "+" || sign == "-" {
-                let digits = zone.dropFirst().replacingOccurrences(of: ":", with: "")
-                guard digits.count == 4, let value = Int(digits) else { return nil }
-                offset = (value / 100 * 3600 + value % 100 * 60) * (sign == "-" ? -1 : 1)
             }
         }
-        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second), let year else { return nil }
+        guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         return date(year: year, month: month, day: day, hour: hour, minute: minute, second: Double(second), offset: offset)
     }
+
+    /// A month from its name's first three letters, in any case (`Jun`, `JUNE`, `Jun.`).
+    static func month(_ word: ArraySlice<UInt8>) -> Int? {
+        guard word.count >= 3, word.dropFirst(3).allSatisfy({ (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || $0 == 0x2E }) else { return nil }
+        let a = word[word.startIndex] | 0x20, b = word[word.startIndex + 1] | 0x20, c = word[word.startIndex + 2] | 0x20
+        for (index, name) in monthBytes.enumerated() where name[0] == a && name[1] == b && name[2] == c { return index + 1 }
+        return nil
+    }
+
+    static let monthBytes = months.map { Array($0.utf8) }
 
     /// The moment, in the proleptic Gregorian calendar, by arithmetic (days from the civil date,
     /// as Howard Hinnant's algorithm counts them): Calendar and DateComponents cost a hundred times
@@ -82,13 +109,6 @@ public enum FeedDates {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    static func monthNumber(_ word: String) -> Int? {
-        // The first three letters, in any case (a trailing dot, `Jun.`, or the full name follow).
-        let bytes = Array(word.utf8.prefix(3)).map { $0 | 0x20 }
-        guard bytes.count == 3, word.utf8.dropFirst(3).allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x2E }) else { return nil }
-        let key = String(decoding: bytes, as: UTF8.self)
-        return months.firstIndex(of: key).map { $0 + 1 }
-    }
 
     /// `2008-06-03T09:39:21Z`, with fractions, offsets, or only a date.
     static func iso8601(_ text: String) -> Date? {

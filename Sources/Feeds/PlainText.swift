@@ -72,6 +72,9 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
         while start < end, blank(utf8[start]) { utf8.formIndex(after: &start) }
         while end > start, blank(utf8[utf8.index(before: end)]) { utf8.formIndex(before: &end) }
+        if start == utf8.startIndex, end == utf8.endIndex, let first = utf8.first, let last = utf8.last, first < 0x80, last < 0x80 {
+            return String(self)   // nothing to trim (for a String, no copy)
+        }
         let core = self[start..<end]
         // Rarely: other whitespace (a no-break space, an ideographic space) at an end.
         guard let first = core.first, let last = core.last, first.isWhitespace || last.isWhitespace else { return String(core) }

@@ -27,10 +27,8 @@ struct XMLElement: Sendable {
 
     /// The trimmed text of the first such child, nil when missing or empty.
     func value(_ name: String, _ namespace: String = "") -> String? {
-        guard let text = child(name, namespace)?.text else { return nil }
-        // Trimmed by hand: Foundation's trimming bridges every string through NSString.
-        guard let first = text.firstIndex(where: { !$0.isWhitespace }), let last = text.lastIndex(where: { !$0.isWhitespace }) else { return nil }
-        return String(text[first...last])
+        guard let text = child(name, namespace)?.text.trimmed, !text.isEmpty else { return nil }
+        return text
     }
 }
 
@@ -48,37 +46,57 @@ enum XMLTree {
         // Refused before libxml2 sees it: a document type that declares entities.
         if declaresEntities(data) { throw FeedError.entitiesRefused }
         reverie_xml_quiet()
-        // No NOENT (entities stay references), NONET (no fetching of anything), NOCDATA (CDATA as text).
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
-        let document = data.withUnsafeBytes { raw -> xmlDocPtr? in
-            xmlReadMemory(raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(data.count), nil, nil, options)
+        let state = SAXState(fold: fold)
+        let count = Int32(data.count)
+        let wellFormed = try data.withUnsafeBytes { raw -> Bool in
+            guard let context = xmlCreateMemoryParserCtxt(raw.baseAddress?.assumingMemoryBound(to: CChar.self), count) else {
+                throw FeedError.malformed("the document could not be read")
+            }
+            defer { xmlFreeParserCtxt(context) }
+            // Network off; no entity is ever looked up (no getEntity, resolveEntity or entityDecl
+            // handlers), so a reference to one is an error, never an expansion.
+            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue))
+            context.pointee.sax.pointee = SAXState.handler
+            context.pointee.userData = Unmanaged.passUnretained(state).toOpaque()
+            state.context = context
+            xmlParseDocument(context)
+            return context.pointee.wellFormed != 0
         }
-        guard let document else {
-            let message = xmlGetLastError().flatMap { $0.pointee.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } }
+        if let failure = state.failure { throw failure }
+        guard wellFormed else {
+            let message = xmlGetLastError().flatMap { $0.pointee.message.map { String(cString: $0).trimmed } }
             throw FeedError.malformed(message.map { "not well-formed XML (\($0))" } ?? "not well-formed XML")
         }
-        defer { xmlFreeDoc(document) }
-        if let subset = document.pointee.intSubset, subset.pointee.entities != nil {
-            throw FeedError.entitiesRefused
-        }
-        if let subset = document.pointee.extSubset, subset.pointee.entities != nil {
-            throw FeedError.entitiesRefused
-        }
-        guard let root = xmlDocGetRootElement(document) else { throw FeedError.malformed("the document has no root element") }
-        var builder = Builder(fold: fold)
-        return try builder.element(root, depth: 0)
+        guard let root = state.root else { throw FeedError.malformed("the document has no root element") }
+        return root
     }
 
-    /// Turns libxml2's nodes into `XMLElement`s. Element and attribute names (and namespace
-    /// URIs) are interned by libxml2, one pointer per distinct name, so each becomes a Swift
-    /// string once.
-    private struct Builder {
+    /// What the SAX callbacks build: a stack of open elements (their text gathered as bytes and
+    /// made a string once), the root when done. Names and namespace URIs come interned from
+    /// libxml2, so each distinct one becomes a Swift string once. No document tree is built.
+    private final class SAXState {
+        struct Open {
+            var name: String
+            var namespace: String
+            var attributes: [String: String]
+            var children: [XMLElement] = []
+            var text: [UInt8] = []
+        }
+
         let fold: (String) -> String
+        var stack: [Open] = []
+        var root: XMLElement?
         var count = 0
+        var failure: FeedError?
+        var context: xmlParserCtxtPtr?
         var names: [UnsafePointer<xmlChar>: String] = [:]
         var namespaces: [UnsafePointer<xmlChar>: String] = [:]
 
-        mutating func name(_ pointer: UnsafePointer<xmlChar>?) -> String {
+        init(fold: @escaping (String) -> String) {
+            self.fold = fold
+        }
+
+        func name(_ pointer: UnsafePointer<xmlChar>?) -> String {
             guard let pointer else { return "" }
             if let known = names[pointer] { return known }
             let made = String(cString: pointer)
@@ -86,7 +104,7 @@ enum XMLTree {
             return made
         }
 
-        mutating func namespace(_ pointer: UnsafePointer<xmlChar>?) -> String {
+        func namespace(_ pointer: UnsafePointer<xmlChar>?) -> String {
             guard let pointer else { return "" }
             if let known = namespaces[pointer] { return known }
             let folded = fold(String(cString: pointer))
@@ -94,48 +112,61 @@ enum XMLTree {
             return folded
         }
 
-        mutating func element(_ node: xmlNodePtr, depth: Int) throws -> XMLElement {
-            count += 1
-            guard depth < maximumDepth else { throw FeedError.malformed("elements nested more than \(maximumDepth) deep") }
-            guard count <= maximumElements else { throw FeedError.tooLarge }
-            let elementName = name(node.pointee.name)
-            let uri = namespace(node.pointee.ns?.pointee.href)
-            var attributes: [String: String] = [:]
-            var attribute = node.pointee.properties
-            while let current = attribute {
-                let key = name(current.pointee.name)
-                // xml:base and other prefixed attributes keep their prefix-free name; the first wins.
-                if attributes[key] == nil {
-                    // The usual attribute is one text node: read in place, no copy to free.
-                    if let text = current.pointee.children, text.pointee.next == nil, text.pointee.type == XML_TEXT_NODE, let content = text.pointee.content {
-                        attributes[key] = String(cString: content)
-                    } else if let value = xmlNodeGetContent(UnsafeMutablePointer(OpaquePointer(current))) {
-                        attributes[key] = String(cString: value)
-                        reverie_xml_free(value)
-                    }
-                }
-                attribute = current.pointee.next
-            }
-            var children: [XMLElement] = []
-            var text = ""
-            var child = node.pointee.children
-            while let current = child {
-                switch current.pointee.type {
-                case XML_ELEMENT_NODE:
-                    children.append(try element(current, depth: depth + 1))
-                case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-                    if let content = current.pointee.content {
-                        if text.isEmpty { text = String(cString: content) } else { text += String(cString: content) }
-                    }
-                case XML_ENTITY_REF_NODE:
-                    throw FeedError.entitiesRefused
-                default:
-                    break
-                }
-                child = current.pointee.next
-            }
-            return XMLElement(name: elementName, namespace: uri, attributes: attributes, children: children, text: text)
+        func fail(_ error: FeedError) {
+            if failure == nil { failure = error }
+            if let context { xmlStopParser(context) }
         }
+
+        static func of(_ pointer: UnsafeMutableRawPointer?) -> SAXState {
+            Unmanaged<SAXState>.fromOpaque(pointer!).takeUnretainedValue()
+        }
+
+        nonisolated(unsafe) static let handler: xmlSAXHandler = {
+            var handler = xmlSAXHandler()
+            handler.initialized = XML_SAX2_MAGIC
+            handler.startElementNs = { context, localName, _, uri, _, _, attributeCount, _, attributes in
+                let state = SAXState.of(context)
+                state.count += 1
+                guard state.stack.count < XMLTree.maximumDepth else { return state.fail(.malformed("elements nested more than \(XMLTree.maximumDepth) deep")) }
+                guard state.count <= XMLTree.maximumElements else { return state.fail(.tooLarge) }
+                var values: [String: String] = [:]
+                if let attributes, attributeCount > 0 {
+                    // Five pointers each: local name, prefix, URI, value start, value end.
+                    for index in 0..<Int(attributeCount) {
+                        let key = state.name(attributes[index * 5])
+                        // xml:base and other prefixed attributes keep their prefix-free name; the first wins.
+                        guard values[key] == nil, let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4] else { continue }
+                        let bytes = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+                        let value = String(decoding: bytes, as: UTF8.self)
+                        // libxml2's SAX interface hands an escaped ampersand over as &#38;: read back.
+                        values[key] = bytes.contains(UInt8(ascii: "&")) ? value.replacingOccurrences(of: "&#38;", with: "&") : value
+                    }
+                }
+                state.stack.append(Open(name: state.name(localName), namespace: state.namespace(uri), attributes: values))
+            }
+            handler.endElementNs = { context, _, _, _ in
+                let state = SAXState.of(context)
+                guard let open = state.stack.popLast() else { return }
+                let element = XMLElement(name: open.name, namespace: open.namespace, attributes: open.attributes, children: open.children,
+                                         text: open.text.isEmpty ? "" : String(decoding: open.text, as: UTF8.self))
+                if state.stack.isEmpty { state.root = element } else { state.stack[state.stack.count - 1].children.append(element) }
+            }
+            let characters: charactersSAXFunc = { context, bytes, length in
+                let state = SAXState.of(context)
+                guard !state.stack.isEmpty, let bytes, length > 0 else { return }
+                state.stack[state.stack.count - 1].text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(length)))
+            }
+            handler.characters = characters
+            handler.cdataBlock = characters
+            handler.ignorableWhitespace = characters
+            handler.reference = { context, _ in SAXState.of(context).fail(.entitiesRefused) }
+            handler.entityDecl = { context, _, _, _, _, _ in SAXState.of(context).fail(.entitiesRefused) }
+            handler.internalSubset = { context, _, _, _ in
+                // A document type is allowed (some feeds carry one); entities in it are refused above.
+                _ = context
+            }
+            return handler
+        }()
     }
 
     /// Whether a `<!DOCTYPE …>` declares any `<!ENTITY`. A document type can only come in the
