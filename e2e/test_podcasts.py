@@ -92,6 +92,19 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     expect(results).to_have_count(3)
     expect(page.locator("[data-favourites]")).to_contain_text("No favourites yet")
 
+    search = page.get_by_role("searchbox", name="Find a station")
+    search.fill("jazz")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator(".radio-status")).to_contain_text("No station called “jazz”")
+    search.fill("backup")
+    page.get_by_role("button", name="Search").click()
+    expect(page.get_by_role("heading", name="Stations found")).to_be_visible()
+    expect(results).to_have_count(1)
+    search.fill("")
+    page.get_by_role("button", name="Search").click()
+    expect(page.get_by_role("heading", name="Top stations")).to_be_visible()
+    expect(results).to_have_count(3)
+
     results.filter(has_text="Owl Radio HLS").get_by_role("button", name="Play").click()
     expect(page.locator(".radio-playing")).to_contain_text("streams only as HLS, which plays in Safari")
 

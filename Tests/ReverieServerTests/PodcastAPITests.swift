@@ -10,7 +10,8 @@ import Vapor
 struct PodcastAPITests {
     static func withSite(_ body: (PodcastSite) async throws -> Void) async throws {
         let tone = try await LibraryAPITests.audioFile("tone.mp3", seconds: 6, title: "Tone", frequency: 300)
-        let site = try await PodcastSite.start(audio: tone)
+        let chaptered = try await LibraryAPITests.audioFile("chaptered.mp3", seconds: 6, title: "Chaptered", chapters: [("Opening", 0), ("Owls", 2_500)], frequency: 350)
+        let site = try await PodcastSite.start(audio: tone, chaptered: chaptered)
         do { try await body(site) } catch { await site.stop(); throw error }
         await site.stop()
     }
@@ -191,6 +192,27 @@ struct PodcastAPITests {
                 #expect(ranges.count == 1 && ranges[0].hasPrefix("bytes=") && (Int(ranges[0].dropFirst(6).dropLast()) ?? 0) > 0, "\(ranges)")
                 let owlsNow = try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
                 #expect(owlsNow.download?.status == "ready" && owlsNow.download?.trimmedSilence == true && abs((owlsNow.download?.duration ?? 0) - 6) < 0.2)
+                await client.app.jobs.stop()
+            }
+        }
+    }
+
+    @Test("an episode whose file has its own chapters (ID3 CHAP) and the feed names none: downloaded, its chapters come from the file")
+    func chaptersFromTheFile() async throws {
+        try await Self.withSite { site in
+            try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
+                let bea = try await client.setUpOwner("bea")
+                client.app.jobs.start(client.app)
+                let podcast = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(3)), auth: .cookie(bea)).decode(PodcastInfo.self)
+                let episode = try #require(try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes.first)
+                #expect(!episode.hasChapters)
+                #expect(try await client.send(.GET, "/api/episodes/\(episode.id)/chapters", auth: .cookie(bea)).decode(EpisodeChapters.self).source == "none")
+                let queued = try await client.send(.POST, "/api/episodes/\(episode.id)/download", json: EpisodeDownloadRequest(trimSilence: false), auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(try await Self.waitForJob(try #require(queued.download?.jobID), client, bea).status == "done")
+                let ready = try await client.send(.GET, "/api/episodes/\(episode.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
+                #expect(ready.hasChapters && ready.download?.status == "ready")
+                let chapters = try await client.send(.GET, "/api/episodes/\(episode.id)/chapters", auth: .cookie(bea)).decode(EpisodeChapters.self)
+                #expect(chapters.source == "file" && chapters.chapters.map(\.title) == ["Opening", "Owls"] && abs(chapters.chapters[1].start - 2.5) < 0.01)
                 await client.app.jobs.stop()
             }
         }

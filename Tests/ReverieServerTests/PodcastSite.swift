@@ -26,7 +26,9 @@ final class PodcastSite: Sendable {
     static let stationID = "96062a7b-0601-11e8-ae97-52543be04c81"
     static let hlsStationID = "1c4a3e2f-0601-11e8-ae97-52543be04c81"
 
-    static func start(audio: Data) async throws -> PodcastSite {
+    /// `chaptered`: audio with chapters of its own (ID3 CHAP), the enclosure of feed 3's episodes,
+    /// which name no chapters file.
+    static func start(audio: Data, chaptered: Data? = nil) async throws -> PodcastSite {
         let app = try await Application.make(.testing)
         app.logger.logLevel = .error
         app.http.server.configuration.hostname = "127.0.0.1"
@@ -53,8 +55,8 @@ final class PodcastSite: Sendable {
                 """
                 <item><title>\(title)</title><guid>ep-\(n)-\(index)</guid>
                 <pubDate>Mon, \(String(format: "%02d", 10 + index)) Nov 2026 21:00:00 GMT</pubDate><itunes:duration>0:06</itunes:duration>
-                <enclosure url="\(here)/audio/\(index == 0 ? "flaky" : "tone").mp3" type="audio/mpeg" length="\(audio.count)"/>
-                <podcast:chapters url="/chapters.json" type="application/json+chapters"/>
+                <enclosure url="\(here)/audio/\(n == 3 ? "chaptered" : index == 0 ? "flaky" : "tone").mp3" type="audio/mpeg" length="\(audio.count)"/>
+                \(n == 3 ? "" : #"<podcast:chapters url="/chapters.json" type="application/json+chapters"/>"#)
                 <podcast:transcript url="\(here)/transcript.vtt" type="text/vtt"/>
                 <description>About \(title.lowercased()).</description></item>
                 """
@@ -72,6 +74,10 @@ final class PodcastSite: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podcast-site-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try audio.write(to: folder.appendingPathComponent("tone.mp3"))
+        try (chaptered ?? audio).write(to: folder.appendingPathComponent("chaptered.mp3"))
+        app.get("audio", "chaptered.mp3") { req async throws -> Response in
+            try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent("chaptered.mp3").path)
+        }
         app.get("audio", "tone.mp3") { req async throws -> Response in
             count("tone")
             return try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent("tone.mp3").path)
