@@ -73,6 +73,10 @@ def test_find_subscribe_download_and_read_along(server, page):
     wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'The tawny owl'"
                      " && Math.abs(deck.speech.position - 9) < 1.5)", message="the tapped line did not play from its place")
     expect(lines.filter(has_text="There it is")).to_have_attribute("aria-current", "true")
+    # The lock screen reads along: the line being said, under the chapter's title.
+    wait_until(page, "navigator.mediaSession.metadata && navigator.mediaSession.metadata.title === 'The tawny owl'"
+                     " && navigator.mediaSession.metadata.artist === 'Ben: There it is, calling from the oak.'",
+               message="the lock screen did not show the line being said")
     screenshot(page, "episode-transcript")
 
     # The sleep timer offers End of Episode for an episode.

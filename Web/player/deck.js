@@ -77,11 +77,13 @@ export function librivoxTracks(book) {
  * time map (the parts of the original kept, when silences were shortened): chapters arrive in the
  * original's seconds and are placed in the file's, and places are saved in the original's.
  */
-export function episodeTracks(podcast, episode, chapters = [], kept = []) {
+export function episodeTracks(podcast, episode, chapters = [], kept = [], transcript = []) {
   const key = `podcast:${episode.id}`;
   const base = { item: key, book: key, artist: podcast.author || podcast.title, album: podcast.title, src: `/api/episodes/${episode.id}/audio`,
     // Covers come through the server: the app loads pictures from its own address only.
-    artwork: (episode.image || podcast.image) ? `/api/podcasts/artwork?url=${encodeURIComponent(episode.image || podcast.image)}` : null, kept };
+    artwork: (episode.image || podcast.image) ? `/api/podcasts/artwork?url=${encodeURIComponent(episode.image || podcast.image)}` : null, kept,
+    // The transcript's lines (original seconds), so the lock screen can read along.
+    transcript: transcript.map((line) => ({ start: line.start, text: line.speaker ? `${line.speaker}: ${line.text}` : line.text })) };
   if (!chapters.length) return [{ ...base, id: key, chapter: null, title: episode.title, start: 0, end: null }];
   return chapters.map((chapter, index) => ({
     ...base, id: `${key}/${index}`, chapter: index, title: chapter.title,
@@ -381,6 +383,10 @@ class Channel extends EventTarget {
       this.chapterEnded(this.generation);
     }
     this.dispatchEvent(new Event("time"));
+    if (track?.transcript?.length) {
+      const line = this.transcriptLine();
+      if (line !== this.lineShown) { this.lineShown = line; this.deck.mediaSession(); }
+    }
     const now = Date.now();
     if (now - this.lastLocalSave > SAVE_LOCAL_EVERY) this.persist();
     if (!this.audio.paused && now - this.lastServerSave > SAVE_SERVER_EVERY) this.save("play");
@@ -541,7 +547,23 @@ class Channel extends EventTarget {
     const art = track.artwork
       ? [{ src: track.artwork, sizes: "512x512", type: "image/jpeg" }]
       : [{ src: artwork("#0EA5E9", this.kind === "music" ? NOTE_ICON : BOOK_ICON), sizes: "512x512", type: "image/svg+xml" }];
+    // An episode with a transcript reads along on the lock screen: the line being said.
+    const line = this.transcriptLine();
+    if (line >= 0) return { title: track.title, artist: track.transcript[line].text, album: track.album || track.artist || "Reverie", artwork: art };
     return { title: track.title, artist: track.artist, album: track.album || "Reverie", artwork: art };
+  }
+
+  /** The index of the transcript line being said (-1: none, or no transcript). */
+  transcriptLine() {
+    const lines = this.track?.transcript;
+    if (!lines?.length) return -1;
+    const now = toOriginal(this.track.kept, this.position) + 0.05;
+    let found = -1;
+    for (let low = 0, high = lines.length - 1; low <= high;) {
+      const middle = (low + high) >> 1;
+      if (lines[middle].start <= now) { found = middle; low = middle + 1; } else { high = middle - 1; }
+    }
+    return found;
   }
 }
 

@@ -499,7 +499,8 @@ export async function playEpisode(podcast, episode, chapters = null, from = null
   let list = chapters;
   if (list == null) list = episode.hasChapters ? await api(`/api/episodes/${episode.id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
   const kept = episode.download?.status === "ready" ? episode.download.timeMap : [];
-  const tracks = episodeTracks(podcast, episode, list, kept);
+  const transcript = episode.hasTranscript ? await api(`/api/episodes/${episode.id}/transcript`).then((answer) => answer.lines).catch(() => []) : [];
+  const tracks = episodeTracks(podcast, episode, list, kept, transcript);
   const key = `podcast:${episode.id}`;
   const original = from ?? (episode.played ? 0 : episode.position || 0);
   const at = toFile(kept, original);
