@@ -142,6 +142,12 @@ enum XMLTree {
                         values[key] = bytes.contains(UInt8(ascii: "&")) ? value.replacingOccurrences(of: "&#38;", with: "&") : value
                     }
                 }
+                // The whitespace between a container's elements (an item's indentation) is never
+                // read: dropped rather than made into strings.
+                if let last = state.stack.indices.last, !state.stack[last].text.isEmpty,
+                   state.stack[last].text.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) {
+                    state.stack[last].text.removeAll()
+                }
                 state.stack.append(Open(name: state.name(localName), namespace: state.namespace(uri), attributes: values))
             }
             handler.endElementNs = { context, _, _, _ in
