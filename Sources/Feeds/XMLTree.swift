@@ -27,8 +27,10 @@ struct XMLElement: Sendable {
 
     /// The trimmed text of the first such child, nil when missing or empty.
     func value(_ name: String, _ namespace: String = "") -> String? {
-        guard let text = child(name, namespace)?.text.trimmed, !text.isEmpty else { return nil }
-        return text
+        // By index: no copy of the child element is made just to read its text.
+        guard let index = children.firstIndex(where: { $0.name == name && $0.namespace == namespace }) else { return nil }
+        let text = children[index].text.trimmed
+        return text.isEmpty ? nil : text
     }
 }
 
