@@ -137,9 +137,12 @@ struct LibraryAPITests {
                                   position: [0, 0, 5, 5, 12.5].randomElement(using: &generator)!, kind: kinds.randomElement(using: &generator)!)
                 }
             }
+            // A client id counts once for the person, whichever item it names (a retried upload):
+            // an id drawn twice is kept only the first time, across all items.
+            var seen = Set<String>()
             for (item, events) in log {
                 var unique: [ProgressEvent] = []
-                for event in events where !unique.contains(where: { $0.id == event.id }) { unique.append(event) }
+                for event in events where seen.insert(event.id).inserted { unique.append(event) }
                 log[item] = unique
                 _ = try await client.app.repositories.progress.append(unique, items: unique.map { _ in item }, ownedBy: user)
             }
