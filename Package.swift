@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "AudioRender"),
         .target(name: "Rhymes"),
         .target(name: "Breathing", dependencies: ["AudioRender"], resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
-        .target(name: "SleepLibrary", resources: [.copy("Resources/catalog.json"), .copy("Resources/scripts")]),
+        .target(name: "SleepLibrary", dependencies: ["Playback"], resources: [.copy("Resources/catalog.json"), .copy("Resources/scripts")]),
         .target(name: "Playback"),
         .target(name: "MediaFormats"),
         .target(name: "Bedside", dependencies: ["SpokenScript"], resources: [.copy("Resources/bedside")]),

@@ -83,6 +83,19 @@ public enum ListeningProgress {
         return latest
     }
 
+    /// Heard to here (of its length) counts as heard through: Wind Down's finished items, a
+    /// podcast episode's played mark.
+    public static let finishedFraction = 0.95
+
+    /// Whether the deciding event (`deciding`) says the item was heard: a natural end, or
+    /// `finishedFraction` of `duration`.
+    public static func isFinished(_ deciding: ProgressEvent?, duration: Double?) -> Bool {
+        guard let deciding else { return false }
+        if deciding.kind == .ended { return true }
+        guard let duration, duration > 0 else { return false }
+        return deciding.position >= finishedFraction * duration
+    }
+
     /// How far through the item (0…1) a position is.
     public static func fraction(_ position: ListeningPosition?, duration: Double) -> Double {
         guard let position, duration > 0 else { return 0 }

@@ -1,4 +1,5 @@
 import Foundation
+import Playback
 
 /// One piece of sleep content in the Wind Down catalog.
 public struct SleepItem: Codable, Sendable, Equatable, Identifiable {
@@ -44,7 +45,7 @@ public struct SleepLibrary: Sendable {
     /// Featured Tonight: the complete yoga nidra, which has real audio.
     public static let featuredID = "yoga_nidra_10min"
     /// Items heard this far or further count as finished and leave Continue Listening.
-    public static let finishedFraction = 0.95
+    public static let finishedFraction = ListeningProgress.finishedFraction
 
     public init(items: [SleepItem]) {
         self.items = items

@@ -218,9 +218,9 @@ struct PodcastAPITests {
         }
     }
 
-    @Test("two servers sharing PostgreSQL: each due feed is queued once and fetched once", arguments: TestDatabase.all)
+    @Test("two servers sharing PostgreSQL: each due feed is queued once and fetched once",
+          arguments: TestDatabase.all.filter { if case .postgres = $0 { true } else { false } })
     func twoServersShareRefreshes(database: TestDatabase) async throws {
-        guard case .postgres = database else { return }
         try await Self.withSite { site in
             try await withTestApp(database, adjust: Self.adjust(site)) { client in
                 let bea = try await client.setUpOwner("bea")
@@ -273,7 +273,9 @@ struct PodcastAPITests {
         try await Self.withSite { site in
             try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
                 let bea = try await client.setUpOwner("bea")
-                for _ in 0..<4 {
+                // The list is shuffled: asked twelve times, the broken server comes first in about
+                // half, so a client that did not go on to the next server would fail here.
+                for _ in 0..<12 {
                     let top = try await client.send(.GET, "/api/radio/stations", auth: .cookie(bea))
                     #expect(top.status == .ok, "\(top.text)")
                     #expect(try top.decode(RadioStationList.self).stations.map(\.name) == ["Night Owl FM", "Owl HLS"])

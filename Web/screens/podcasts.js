@@ -7,7 +7,7 @@
 import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, confirmDialog, escapeHTML, friendlyDate } from "../dom.js";
-import { deck, episodeTracks, toFile, toOriginal } from "../player/deck.js";
+import { deck, episodeTracks, toFile } from "../player/deck.js";
 import { length } from "../player/player.js";
 import { deviceName } from "../player/progress.js";
 import { followJob } from "./librivox.js";
@@ -409,16 +409,18 @@ class PodcastsPage {
 
   async episode(id) {
     this.container.innerHTML = `<p class="loading" role="status">Loading the episode…</p>`;
-    let episode, detail;
+    let episode, podcast;
     try {
-      episode = await api(`/api/episodes/${id}`);
-      detail = await api(`/api/podcasts/${episode.podcastID}`);
+      // The podcast's own line from the person's list (its page would bring every episode too).
+      const [one, list] = await Promise.all([api(`/api/episodes/${id}`), api("/api/podcasts")]);
+      episode = one;
+      podcast = list.podcasts.find((candidate) => candidate.id === one.podcastID);
+      if (!podcast) throw new ApiError(404, "not_found", "You no longer subscribe to this episode's podcast.");
     } catch (error) {
       if (!this.closed) this.failed(error, () => this.episode(id), "Episode");
       return;
     }
     if (this.closed) return;
-    const podcast = detail.podcast;
     this.container.innerHTML = `
       <section class="episode-page" aria-labelledby="episode-heading">
         <a class="back-link" href="/listen/podcasts/${escapeHTML(podcast.id)}" data-link>${icon(BACK_ICON, 20)}<span>${escapeHTML(podcast.title)}</span></a>
@@ -446,10 +448,10 @@ class PodcastsPage {
       </section>`;
     const chapters = episode.hasChapters ? await api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
     if (this.closed) return;
-    this.$("[data-play]").addEventListener("click", () => playEpisode(podcast, episode, chapters));
+    this.$("[data-play]").addEventListener("click", () => playEpisode(podcast, episode, chapters, null, this.lines));
     if (chapters.length) {
       this.$(".episode-chapters").hidden = false;
-      this.$(".episode-chapters .chapters").innerHTML = chapters.map((chapter, index) => `
+      this.$(".episode-chapters .chapters").innerHTML = chapters.map((chapter) => `
         <li><button type="button" class="chapter" data-seek="${chapter.start}"><span class="chapter-title">${escapeHTML(chapter.title)}</span><span class="chapter-time">${length(chapter.start) || "0 s"}</span></button></li>`).join("");
     }
     if (episode.hasTranscript) {
@@ -465,17 +467,15 @@ class PodcastsPage {
       }
     }
     for (const button of this.container.querySelectorAll("[data-seek]")) {
-      button.addEventListener("click", () => playEpisode(podcast, episode, chapters, Number(button.dataset.seek)));
+      button.addEventListener("click", () => playEpisode(podcast, episode, chapters, Number(button.dataset.seek), this.lines));
     }
     // The line being said is marked and kept in view while this episode plays.
     const key = `podcast:${episode.id}`;
     let shown = -1;
     const follow = () => {
-      const track = deck.speech.track;
-      if (!this.lines?.length || track?.item !== key) return;
-      const now = toOriginal(track.kept, deck.speech.position);
-      let index = -1;
-      for (let i = 0; i < this.lines.length && this.lines[i].start <= now + 0.05; i += 1) index = i;
+      // The deck knows the line being said (it shows it on the lock screen too).
+      if (!this.lines?.length || deck.speech.track?.item !== key) return;
+      const index = deck.speech.transcriptLine();
       if (index === shown) return;
       this.$(`[data-line="${shown}"]`)?.removeAttribute("aria-current");
       shown = index;
@@ -493,14 +493,15 @@ class PodcastsPage {
 /**
  * Plays an episode in the speech player: its download when ready (chapters and places mapped
  * through its time map), else streamed. `from` (seconds of the original) starts there; without
- * it, the saved place, unless the episode was played to its end.
+ * it, the saved place, unless the episode was played to its end. `chapters` and `transcript`
+ * are fetched when the caller has not already.
  */
-export async function playEpisode(podcast, episode, chapters = null, from = null) {
+export async function playEpisode(podcast, episode, chapters = null, from = null, transcript = null) {
   let list = chapters;
   if (list == null) list = episode.hasChapters ? await api(`/api/episodes/${episode.id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
   const kept = episode.download?.status === "ready" ? episode.download.timeMap : [];
-  const transcript = episode.hasTranscript ? await api(`/api/episodes/${episode.id}/transcript`).then((answer) => answer.lines).catch(() => []) : [];
-  const tracks = episodeTracks(podcast, episode, list, kept, transcript);
+  const lines = transcript ?? (episode.hasTranscript ? await api(`/api/episodes/${episode.id}/transcript`).then((answer) => answer.lines).catch(() => []) : []);
+  const tracks = episodeTracks(podcast, episode, list, kept, lines);
   const key = `podcast:${episode.id}`;
   const original = from ?? (episode.played ? 0 : episode.position || 0);
   const at = toFile(kept, original);

@@ -29,12 +29,7 @@ struct LibriVoxController: RouteCollection {
         guard let id = req.parameters.get("bookID", as: Int.self), id > 0, let number = req.parameters.get("number", as: Int.self) else {
             throw APIError.notFound("LibriVox section")
         }
-        let book: LibriVoxBookInfo?
-        do {
-            book = try await cached(id, req)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        let book = try await cached(id, req)
         guard let section = book?.sections.first(where: { $0.number == number }), let url = URL(string: section.listenURL) else {
             throw APIError.notFound("LibriVox section")
         }
@@ -58,11 +53,7 @@ struct LibriVoxController: RouteCollection {
         guard let field = LibriVoxCatalog.Field(rawValue: by) else {
             throw APIError(.badRequest, code: "invalid_field", "by: title or author.")
         }
-        do {
-            return LibriVoxSearchResult(books: try await catalog(req).search(text, by: field))
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        return LibriVoxSearchResult(books: try await catalog(req).search(text, by: field))
     }
 
     /// `POST /api/librivox/books` `{"id": 47}`: 202 with the job that downloads it.
@@ -70,12 +61,7 @@ struct LibriVoxController: RouteCollection {
         let user = try req.user
         let body = try req.content.decode(LibriVoxAddRequest.self)
         guard body.id > 0 else { throw APIError(.badRequest, code: "invalid_field", "id: a LibriVox book id, as the search gives it.") }
-        let book: LibriVoxBookInfo?
-        do {
-            book = try await cached(body.id, req)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        let book = try await cached(body.id, req)
         guard let book else { throw APIError(.notFound, code: "not_found", "LibriVox has no book with id \(body.id).") }
         guard !book.sections.isEmpty else {
             throw APIError(.unprocessableEntity, code: "no_sections", "“\(book.title)” has no recordings on LibriVox yet.")

@@ -25,8 +25,6 @@ struct PodcastController: RouteCollection {
     let transcripts = Recent<String, [TranscriptLine]>(lifetime: .minutes(30), capacity: 200)
     static let maxSideFileBytes = 8 << 20
     static let maxOPMLBytes = 4 << 20
-    /// Played: heard to 95% or more.
-    static let playedFraction = 0.95
     static let progressPrefix = "podcast:"
 
     func boot(routes: any RoutesBuilder) throws {
@@ -86,12 +84,7 @@ struct PodcastController: RouteCollection {
             picture = kept
         } else {
             let generation = pictures.generation
-            let answer: OutsideResponse
-            do {
-                answer = try await req.outside.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxPictureBytes)
-            } catch let error as OutsideFetchError {
-                throw error.apiError
-            }
+            let answer = try await req.outside.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxPictureBytes)
             let type = (answer.headers.first(name: .contentType) ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             // Only pictures a browser shows as pictures: never SVG or HTML, which could carry script.
             guard Self.pictureTypes.contains(type) else {
@@ -349,8 +342,6 @@ struct PodcastController: RouteCollection {
                 let chapters = parsed.map { EpisodeChapter(title: $0.title, start: $0.start, end: $0.end, image: $0.image, url: $0.url) }
                 chapterFiles.store(chapters, for: address, readAt: generation)
                 return EpisodeChapters(source: "podcast:chapters", chapters: chapters)
-            } catch let error as OutsideFetchError {
-                throw error.apiError
             } catch let error as FeedError {
                 throw APIError(.badGateway, code: "chapters_unreadable", "The episode's chapters file could not be read: \(error.description)")
             }
@@ -383,8 +374,6 @@ struct PodcastController: RouteCollection {
             let lines = try Transcripts.parse(data, format: format).map { TranscriptLine(start: $0.start, end: $0.end, speaker: $0.speaker, text: $0.text) }
             transcripts.store(lines, for: link.url, readAt: generation)
             return EpisodeTranscript(lines: lines)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
         } catch let error as FeedError {
             throw APIError(.badGateway, code: "transcript_unreadable", "The episode's transcript could not be read: \(error.description)")
         }
@@ -407,14 +396,6 @@ struct PodcastController: RouteCollection {
 
     // MARK: - Played, and delete-after-played
 
-    /// Whether the deciding event says the episode was heard: a natural end, or 95% of it.
-    static func isPlayed(_ place: ProgressEvent?, duration: Double?) -> Bool {
-        guard let place else { return false }
-        if place.kind == .ended { return true }
-        guard let duration, duration > 0 else { return false }
-        return place.position >= playedFraction * duration
-    }
-
     /// After progress events: any of these episodes now played, in a podcast whose downloads go
     /// once played, loses its download.
     static func afterPlayed(_ items: [String], _ req: Request) async throws {
@@ -428,7 +409,7 @@ struct PodcastController: RouteCollection {
         for (episodeID, download) in downloads {
             guard let episode = try await repository.episode(episodeID),
                   let subscription = try await repository.subscription(to: episode.$podcast.id, ownedBy: user), subscription.deleteAfterPlayed,
-                  isPlayed(places[key(episode)], duration: episode.duration ?? originalDuration(download)) else { continue }
+                  ListeningProgress.isFinished(places[key(episode)], duration: episode.duration ?? originalDuration(download)) else { continue }
             EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
             try await repository.delete(download)
         }
@@ -509,7 +490,7 @@ struct PodcastController: RouteCollection {
                            published: episode.published, duration: duration, description: episode.summary, image: episode.image,
                            enclosureURL: episode.enclosureURL, enclosureType: episode.enclosureType, enclosureLength: episode.enclosureLength,
                            hasChapters: episode.chaptersURL != nil || download?.chapters != nil, hasTranscript: !links.isEmpty,
-                           isNew: episode.firstSeenAt > seenUntil, played: isPlayed(place, duration: duration), position: position,
+                           isNew: episode.firstSeenAt > seenUntil, played: ListeningProgress.isFinished(place, duration: duration), position: position,
                            download: downloadInfo)
     }
 }

@@ -25,24 +25,14 @@ struct RadioController: RouteCollection {
     func stations(req: Request) async throws -> RadioStationList {
         _ = try req.user
         let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        do {
-            return RadioStationList(stations: text.isEmpty ? try await directory.top(client: req.outside) : try await directory.search(text, client: req.outside))
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        } catch is DecodingError {
-            throw APIError(.badGateway, code: "radio_unreadable", "radio-browser answered with something Reverie cannot read; try again in a moment.")
-        }
+        return RadioStationList(stations: text.isEmpty ? try await directory.top(client: req.outside) : try await directory.search(text, client: req.outside))
     }
 
     /// `POST /api/radio/stations/{stationID}/click`: the station started playing.
     func click(req: Request) async throws -> HTTPStatus {
         _ = try req.user
         let id = try stationID(req)
-        do {
-            try await directory.click(id, client: req.outside)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        try await directory.click(id, client: req.outside)
         return .noContent
     }
 
@@ -52,24 +42,7 @@ struct RadioController: RouteCollection {
     /// as the person listens. An HLS-only station is a 422 that says where it plays.
     func stream(req: Request) async throws -> Response {
         _ = try req.user
-        let id = try stationID(req)
-        let station: RadioStationInfo
-        if let kept = stations.value(for: id) {
-            station = kept
-        } else {
-            let generation = stations.generation
-            let found: RadioStationInfo?
-            do {
-                found = try await directory.station(id, client: req.outside)
-            } catch let error as OutsideFetchError {
-                throw error.apiError
-            } catch is DecodingError {
-                throw APIError(.badGateway, code: "radio_unreadable", "radio-browser answered with something Reverie cannot read; try again in a moment.")
-            }
-            guard let found else { throw APIError(.notFound, code: "not_found", "radio-browser has no station with that id.") }
-            stations.store(found, for: id, readAt: generation)
-            station = found
-        }
+        let station = try await station(try stationID(req), req)
         if station.hls {
             throw APIError(.unprocessableEntity, code: "hls_only",
                            "“\(station.name)” streams only as HLS, which Reverie does not relay. It plays in Safari (iPhone, iPad, Mac) or a player such as VLC: \(station.urlResolved)")
@@ -89,15 +62,7 @@ struct RadioController: RouteCollection {
     func addFavourite(req: Request) async throws -> RadioStationList {
         let user = try req.user
         let id = try stationID(req)
-        let station: RadioStationInfo?
-        do {
-            station = try await directory.station(id, client: req.outside)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        } catch is DecodingError {
-            throw APIError(.badGateway, code: "radio_unreadable", "radio-browser answered with something Reverie cannot read; try again in a moment.")
-        }
-        guard let station else { throw APIError(.notFound, code: "not_found", "radio-browser has no station with that id.") }
+        let station = try await station(id, req)
         try await req.repositories.podcasts.saveRadioFavourite(stationID: id, station: String(decoding: try JSONEncoder().encode(station), as: UTF8.self), ownedBy: user)
         return try await favourites(req: req)
     }
@@ -110,6 +75,17 @@ struct RadioController: RouteCollection {
             throw APIError(.notFound, code: "not_found", "That station is not among your favourites.")
         }
         return .noContent
+    }
+
+    /// The station as radio-browser describes it (kept ten minutes), or a 404.
+    private func station(_ id: String, _ req: Request) async throws -> RadioStationInfo {
+        if let kept = stations.value(for: id) { return kept }
+        let generation = stations.generation
+        guard let found = try await directory.station(id, client: req.outside) else {
+            throw APIError(.notFound, code: "not_found", "radio-browser has no station with that id.")
+        }
+        stations.store(found, for: id, readAt: generation)
+        return found
     }
 
     private func stationID(_ req: Request) throws -> String {

@@ -22,6 +22,10 @@ struct APIErrorMiddleware: Middleware {
         switch error {
         case let error as APIError:
             (status, code, message, headers) = (error.status, error.code, error.message, error.headers)
+        case let error as OutsideFetchError:
+            // Every outside fetch's failure, wherever it is thrown, in the words it has for a person.
+            let answer = error.apiError
+            (status, code, message, headers) = (answer.status, answer.code, answer.message, answer.headers)
         case let error as DecodingError:
             (status, code, message) = (.badRequest, "invalid_json", Self.describe(error))
         case let error as any AbortError where error.status == .unprocessableEntity && request.body.data.map({ $0.readableBytes == 0 }) ?? true:

@@ -13,6 +13,8 @@ enum OutsideFetchError: Error, Equatable {
     case status(Int, host: String)
     case timeout(host: String)
     case unreachable(host: String)
+    /// An outside service's answer was not what it documents (JSON that does not decode).
+    case unreadable(host: String)
 
     /// The answer the API gives for it.
     var apiError: APIError {
@@ -33,6 +35,8 @@ enum OutsideFetchError: Error, Equatable {
             APIError(.gatewayTimeout, code: "outside_timeout", "\(host) took too long to answer. Try again later.")
         case let .unreachable(host):
             APIError(.badGateway, code: "outside_unreachable", "\(host) could not be reached. Try again later.")
+        case let .unreadable(host):
+            APIError(.badGateway, code: "outside_unreadable", "\(host) answered with something Reverie cannot read. Try again later.")
         }
     }
 }
@@ -84,6 +88,16 @@ final class GuardedHTTPClient: Sendable {
                 return true
             }
             return OutsideResponse(url: finalURL, status: Int(response.status.code), headers: response.headers, body: body)
+        }
+    }
+
+    /// Fetches `url` (an outside service's API) and decodes its JSON answer as `T`.
+    func json<T: Decodable>(_ type: T.Type, from url: URL, headers: [String: String] = [:], maxBytes: Int) async throws -> T {
+        let answer = try await get(url, accept: "application/json", headers: headers, maxBytes: maxBytes)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: answer.body))
+        } catch is DecodingError {
+            throw OutsideFetchError.unreadable(host: answer.url.host ?? url.host ?? "The service")
         }
     }
 

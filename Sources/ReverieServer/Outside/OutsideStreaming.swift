@@ -6,12 +6,7 @@ extension Request {
     /// request's Range passed on (so it seeks), each chunk fetched only when the last was sent: a
     /// LibriVox section or a podcast episode played before (or instead of) being downloaded.
     func streamOutside(_ url: URL) async throws -> Response {
-        let upstream: (status: Int, headers: HTTPHeaders, body: Handoff)
-        do {
-            upstream = try await outside.stream(url, range: headers.first(name: .range), maxBytes: services.config.maxUploadBytes)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        let upstream = try await outside.stream(url, range: headers.first(name: .range), maxBytes: services.config.maxUploadBytes)
         var headers = HTTPHeaders()
         let type = upstream.headers.first(name: .contentType) ?? ""
         headers.replaceOrAdd(name: .contentType, value: type.hasPrefix("audio/") ? type : "audio/mpeg")

@@ -34,11 +34,11 @@ final class RadioBrowser: Sendable {
 
     /// Tells radio-browser a station was played (its popularity counts come from these).
     func click(_ id: String, client: GuardedHTTPClient) async throws {
-        _ = try await ask("json/url/\(id)", query: [], client: client)
+        struct Counted: Decodable {}
+        _ = try await ask("json/url/\(id)", query: [], as: Counted.self, client: client)
     }
 
     private func stations(_ path: String, query: [(String, String)], client: GuardedHTTPClient) async throws -> [RadioStationInfo] {
-        let data = try await ask(path, query: query, client: client)
         struct Station: Decodable {
             var stationuuid: String?
             var name: String?
@@ -53,7 +53,7 @@ final class RadioBrowser: Sendable {
             var hls: Int?
             var votes: Int?
         }
-        let decoded = try JSONDecoder().decode([Station].self, from: data)
+        let decoded = try await ask(path, query: query, as: [Station].self, client: client)
         return decoded.compactMap { station in
             guard let id = station.stationuuid, UUID(uuidString: id) != nil,
                   let resolved = FeedParser.absoluteURL(station.url_resolved) ?? FeedParser.absoluteURL(station.url) else { return nil }
@@ -67,15 +67,15 @@ final class RadioBrowser: Sendable {
         }
     }
 
-    /// Asks one server after another (in shuffled order) until one answers.
-    private func ask(_ path: String, query: [(String, String)], client: GuardedHTTPClient) async throws -> Data {
+    /// Asks one server after another (in shuffled order) until one answers with what was asked for.
+    private func ask<T: Decodable>(_ path: String, query: [(String, String)], as type: T.Type, client: GuardedHTTPClient) async throws -> T {
         var lastError: (any Error)?
         for server in try await serverList(client: client) {
             var components = URLComponents(url: server.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
             if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
             guard let url = components.url else { continue }
             do {
-                return Data(buffer: try await client.get(url, accept: "application/json", maxBytes: Self.maxAnswerBytes).body)
+                return try await client.json(T.self, from: url, maxBytes: Self.maxAnswerBytes)
             } catch {
                 lastError = error
             }
@@ -89,9 +89,9 @@ final class RadioBrowser: Sendable {
             return kept.list.shuffled()
         }
         var list: [URL] = []
-        if let answer = try? await client.get(base.appendingPathComponent("json/servers"), accept: "application/json", maxBytes: 1 << 20) {
-            struct Server: Decodable { var name: String? }
-            let names = ((try? JSONDecoder().decode([Server].self, from: Data(buffer: answer.body))) ?? []).compactMap(\.name)
+        struct Server: Decodable { var name: String? }
+        if let servers = try? await client.json([Server].self, from: base.appendingPathComponent("json/servers"), maxBytes: 1 << 20) {
+            let names = servers.compactMap(\.name)
             let scheme = base.scheme ?? "https"
             for name in Set(names) where !name.isEmpty && !name.contains("/") && !name.contains("@") {
                 if let url = URL(string: "\(scheme)://\(name)") { list.append(url) }

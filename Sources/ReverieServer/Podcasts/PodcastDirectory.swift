@@ -48,7 +48,6 @@ public struct PodcastDirectory: Sendable {
         components.queryItems = [URLQueryItem(name: "media", value: "podcast"), URLQueryItem(name: "entity", value: "podcast"),
                                  URLQueryItem(name: "term", value: term), URLQueryItem(name: "limit", value: String(Self.limit))]
         guard let url = components.url else { throw OutsideFetchError.badURL(itunesBase.absoluteString) }
-        let answer = try await client.get(url, accept: "application/json", maxBytes: Self.maxAnswerBytes)
         struct Answer: Decodable {
             struct Result: Decodable {
                 var collectionName: String?
@@ -61,7 +60,7 @@ public struct PodcastDirectory: Sendable {
             }
             var results: [Result]
         }
-        let decoded = try JSONDecoder().decode(Answer.self, from: Data(buffer: answer.body))
+        let decoded = try await client.json(Answer.self, from: url, maxBytes: Self.maxAnswerBytes)
         return decoded.results.compactMap { result in
             // Some results have no feed (Apple-only shows): nothing Reverie can subscribe to.
             guard let feed = FeedParser.absoluteURL(result.feedUrl) else { return nil }
@@ -80,7 +79,6 @@ public struct PodcastDirectory: Sendable {
         guard let url = components.url else { throw OutsideFetchError.badURL(podcastIndexBase.absoluteString) }
         let time = String(Int(now().timeIntervalSince1970))
         let headers = ["X-Auth-Key": credentials.key, "X-Auth-Date": time, "Authorization": Self.signature(credentials, time: time)]
-        let answer = try await client.get(url, accept: "application/json", headers: headers, maxBytes: Self.maxAnswerBytes)
         struct Answer: Decodable {
             struct Feed: Decodable {
                 var title: String?
@@ -92,7 +90,7 @@ public struct PodcastDirectory: Sendable {
             }
             var feeds: [Feed]?
         }
-        let decoded = try JSONDecoder().decode(Answer.self, from: Data(buffer: answer.body))
+        let decoded = try await client.json(Answer.self, from: url, headers: headers, maxBytes: Self.maxAnswerBytes)
         return (decoded.feeds ?? []).compactMap { feed in
             guard let url = FeedParser.absoluteURL(feed.url) else { return nil }
             return PodcastFound(title: PlainText.line(feed.title ?? url), author: feed.author.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 },
