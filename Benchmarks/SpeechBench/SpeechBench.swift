@@ -37,7 +37,7 @@ struct SpeechBench {
         let words = plain.split(whereSeparator: \.isWhitespace).count
         print("Speech benchmark: \(words) words, Piper en_US-joe-medium, \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
 
-        // Ours: one engine, first render cold, then warm.
+        // Ours: the server's pool, first render cold, then warm.
         let engine = PiperEngine(configuration: configuration)
         let renderer = ScriptRenderer(engine: engine)
         var start = Date()
@@ -50,6 +50,15 @@ struct SpeechBench {
             let warm = try await renderer.render(script)
             warmRuns.append(Date().timeIntervalSince(start))
             speechSeconds = warm.audio.duration - cold.timeline.pauses.reduce(0) { $0 + $1.seconds }
+        }
+        // Where a render's time goes, through the render service to a finished m4a (warm).
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("bench-renders-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let service = RenderService(engines: SpeechEngines([engine]), directory: cache)
+        var profiles: [RenderProfile] = []
+        for run in 0..<3 {
+            let entry = try await service.render(.init(script: script + " (\(1 + Double(run) / 100)s)", format: .m4a))
+            if let profile = entry.profile { profiles.append(profile) }
         }
         await engine.shutdown()
         let warmSeconds = warmRuns.sorted()[1]
@@ -79,6 +88,18 @@ struct SpeechBench {
         row("cold real-time factor", String(format: "%.1f×", coldRTF), String(format: "%.1f×", peerRTF), String(format: "%.2f", coldRTF / peerRTF))
         row("warm render, median of 3 (s)", String(format: "%.2f", warmSeconds), "—", "")
         row("warm real-time factor (goal ≥ 15×)", String(format: "%.1f×", warmRTF), "—", String(format: "%.2f of goal", warmRTF / 15))
+
+        let split = profiles.sorted { $0.total < $1.total }[profiles.count / 2]
+        print("")
+        row("where a render's time goes (median of 3, m4a)", "seconds", "", "share of the whole")
+        for (name, seconds) in [("speaking: start to the last phrase spoken", split.speaking),
+                                ("  shaping: levelling, trimming, fading, placing", split.shaping),
+                                ("  handing on to the encoder (ffmpeg, running alongside)", split.handingOn),
+                                ("finishing: the encoder's tail and storing the files", split.finishing),
+                                ("whole render", split.total)] {
+            row(name, String(format: "%.3f", seconds), "", String(format: "%.0f%%", 100 * seconds / split.total))
+        }
+        print("  (\(configuration.workers) workers of \(configuration.threadsPerWorker == 0 ? "all" : String(configuration.threadsPerWorker)) thread(s); shaping and handing on overlap the speaking)")
 
         // eSpeak NG, the fallback: our warm render beside the espeak-ng command line, same text.
         let espeak = ScriptRenderer(engine: ESpeakEngine.shared)

@@ -88,12 +88,22 @@ extension AudioBuffer {
         guard peak > limit else { return self }
         let half = max(1, Self.sampleCount(0.0025, sampleRate))
         let needed = samples.map { abs($0) > limit ? limit / abs($0) : 1 }
-        // The smallest needed gain within ±2·half samples …
+        // The smallest needed gain within ±2·half samples (a sliding minimum: the window's
+        // candidates kept in a queue of rising values, so each sample enters and leaves once) …
+        let reach = 2 * half
         var floor = [Float](repeating: 1, count: needed.count)
-        for index in needed.indices where needed[index] < 1 {
-            for other in max(0, index - 2 * half)...min(needed.count - 1, index + 2 * half) {
-                floor[other] = min(floor[other], needed[index])
+        var candidates = [Int]()
+        candidates.reserveCapacity(needed.count)
+        var front = 0
+        for entering in 0..<(needed.count + reach) {
+            if entering < needed.count {
+                while candidates.count > front, needed[candidates[candidates.count - 1]] >= needed[entering] { candidates.removeLast() }
+                candidates.append(entering)
             }
+            let index = entering - reach
+            guard index >= 0 else { continue }
+            while candidates[front] < index - reach { front += 1 }
+            floor[index] = needed[candidates[front]]
         }
         // … averaged over ±half samples: smooth, and never above what any sample needs.
         var gains = [Float](repeating: 1, count: needed.count)

@@ -33,7 +33,9 @@ public struct AudioEncoder: Sendable {
 
         var codecArguments: [String] {
             switch self {
-            case .m4a: ["-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart"]
+            // ffmpeg's fast AAC coder: at 96 kb/s speech sounds the same, and it encodes three to
+            // six times sooner than the default (two-loop) coder.
+            case .m4a: ["-c:a", "aac", "-aac_coder", "fast", "-b:a", "96k", "-movflags", "+faststart"]
             case .opus: ["-c:a", "libopus", "-b:a", "48k", "-application", "voip"]
             case .mp3: ["-c:a", "libmp3lame", "-q:a", "4"]
             }
@@ -55,5 +57,99 @@ public struct AudioEncoder: Sendable {
         try await AudioFiles(runner: runner, ffmpeg: ffmpeg).ffmpegRun(
             ["-f", "wav", "-i", "pipe:0"] + format.codecArguments + ["-f", format == .m4a ? "mp4" : (format == .opus ? "ogg" : "mp3")],
             input: WAVFile.encode(buffer), to: destination)
+    }
+
+    /// An encoder that takes its audio a stretch at a time, so ffmpeg encodes while the rest is
+    /// still being made. `finish()` moves the file into place; a stream never finished leaves
+    /// nothing behind.
+    public func stream(_ format: Format, sampleRate: Int, to destination: URL) throws -> Stream {
+        try Stream(ffmpeg: ffmpeg, format: format, sampleRate: sampleRate, destination: destination)
+    }
+
+    /// One running ffmpeg fed 32-bit float samples through its standard input.
+    public final class Stream: @unchecked Sendable {
+        private let process = Process()
+        private let input: FileHandle
+        private let partial: URL
+        private let errors: URL
+        private let destination: URL
+        /// Writes go through one queue, in order, off the caller's thread (a full pipe blocks).
+        private let queue = DispatchQueue(label: "reverie.encoder-stream")
+        public let sampleRate: Int
+
+        init(ffmpeg: String, format: Format, sampleRate: Int, destination: URL) throws {
+            guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
+            let folder = destination.deletingLastPathComponent()
+            let name = ".\(destination.lastPathComponent).\(UUID().uuidString)"
+            partial = folder.appendingPathComponent(name + ".part")
+            errors = folder.appendingPathComponent(name + ".log")
+            self.destination = destination
+            self.sampleRate = sampleRate
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0"]
+                + format.codecArguments + ["-f", format == .m4a ? "mp4" : (format == .opus ? "ogg" : "mp3"), partial.path]
+            let pipe = Pipe()
+            process.standardInput = pipe
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: errors)
+            input = pipe.fileHandleForWriting
+            signal(SIGPIPE, SIG_IGN)   // ffmpeg failing must not take the server with it
+            try process.run()
+        }
+
+        /// Queues `buffer` for the file and returns at once: ffmpeg reads it at its own pace
+        /// while the caller goes on making the next stretch. A write that fails (ffmpeg stopped)
+        /// is reported by `finish()`.
+        public func write(_ buffer: AudioBuffer) {
+            let buffer = buffer.sampleRate == sampleRate ? buffer : buffer.resampled(to: sampleRate)
+            let bytes = buffer.samples.withUnsafeBufferPointer { Data(buffer: $0) }
+            queue.async {
+                guard self.failure == nil else { return }
+                do {
+                    try self.input.write(contentsOf: bytes)
+                } catch {
+                    self.failure = AudioRenderError.toolFailed(tool: "ffmpeg", status: -1, message: "ffmpeg stopped reading: \(self.message)")
+                }
+            }
+        }
+
+        /// Set on the queue when a write fails.
+        private var failure: AudioRenderError?
+
+        /// Ends the input, waits for ffmpeg and moves the file into place.
+        public func finish() async throws {
+            let (status, failure): (Int32, AudioRenderError?) = await withCheckedContinuation { continuation in
+                queue.async {   // after every write queued before
+                    try? self.input.close()
+                    self.process.waitUntilExit()
+                    continuation.resume(returning: (self.process.terminationStatus, self.failure))
+                }
+            }
+            defer { cleanUp() }
+            if let failure { throw failure }
+            guard status == 0 else { throw AudioRenderError.toolFailed(tool: "ffmpeg", status: status, message: message) }
+            if FileManager.default.fileExists(atPath: destination.path) { try FileManager.default.removeItem(at: destination) }
+            try FileManager.default.moveItem(at: partial, to: destination)
+        }
+
+        /// Stops ffmpeg and removes what it wrote.
+        public func cancel() {
+            queue.async {
+                try? self.input.close()
+                if self.process.isRunning { self.process.terminate() }
+                self.process.waitUntilExit()
+                self.cleanUp()
+            }
+        }
+
+        private var message: String {
+            String(decoding: ((try? Data(contentsOf: errors)) ?? Data()).suffix(500), as: UTF8.self)
+        }
+
+        private func cleanUp() {
+            try? FileManager.default.removeItem(at: partial)
+            try? FileManager.default.removeItem(at: errors)
+        }
     }
 }

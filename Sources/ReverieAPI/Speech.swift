@@ -56,10 +56,14 @@ public struct SpeechRenderInfo: Codable, Sendable, Equatable {
     public var audioURL: String?
     public var captionsURL: String?
     public var timelineURL: String?
+    /// `…/first`: the opening up to the end of the first phrase, as WAV, present as soon as the
+    /// first phrase is spoken (while the rest renders) and after.
+    public var firstPhraseURL: String?
 
     public init(id: UUID, status: Status, progress: Double, engine: String, voice: String?, rate: Double, format: String,
                 characters: Int, durationMs: Int?, warnings: [Warning], error: String?, createdAt: Date,
-                audioURL: String?, captionsURL: String?, timelineURL: String?) {
+                audioURL: String?, captionsURL: String?, timelineURL: String?, firstPhraseURL: String? = nil) {
+        self.firstPhraseURL = firstPhraseURL
         self.id = id
         self.status = status
         self.progress = progress

@@ -41,6 +41,15 @@ public actor RenderService {
         public var format: AudioEncoder.Format
         /// Length of the audio in milliseconds.
         public var durationMs: Int
+        /// Where the time went, for a render just made (nil for one found in the cache).
+        public var profile: RenderProfile?
+    }
+
+    /// The opening of a render, up to the end of its first phrase (or a little further when the
+    /// next phrases were ready as soon), as a WAV file: playable while the rest is rendered.
+    public enum Opening: Sendable, Equatable {
+        case data(Data)
+        case file(URL)
     }
 
     public nonisolated let engines: SpeechEngines
@@ -48,6 +57,8 @@ public actor RenderService {
     private let encoder: AudioEncoder
     private var inFlight: [String: Task<Entry, any Error>] = [:]
     private var progress: [String: Double] = [:]
+    /// Openings of the renders running.
+    private var openings: [String: Data] = [:]
 
     public init(engines: SpeechEngines, directory: URL, encoder: AudioEncoder = AudioEncoder()) {
         self.engines = engines
@@ -57,7 +68,7 @@ public actor RenderService {
 
     /// The cache key of a request spoken by `engine`.
     public nonisolated func key(for request: Request, engine: any SpeechEngine) -> String {
-        ContentKey.of([engine.name, engine.version, "renderer-2", request.voice ?? "", String(request.rate),
+        ContentKey.of([engine.name, engine.version, "renderer-3", request.voice ?? "", String(request.rate),
                        request.format.rawValue, request.script])
     }
 
@@ -77,6 +88,27 @@ public actor RenderService {
         return Entry(key: key, audio: files.audio, captions: files.captions, timeline: files.timeline, format: format,
                      durationMs: timeline.durationMs)
     }
+
+    /// The opening of a render: at once when it is known, else as soon as its first phrase is
+    /// ready (looked for every 20 ms, up to `patience`). Nil when no render for the key runs or
+    /// is stored, the render failed before its first phrase, or the wait ran out.
+    public func opening(of key: String, patience: Duration = .seconds(30)) async -> Opening? {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            if let data = openings[key] { return .data(data) }
+            let file = directory.appendingPathComponent(key).appendingPathComponent("first.wav")
+            if FileManager.default.fileExists(atPath: file.path) { return .file(file) }
+            guard inFlight[key] != nil, ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Whether the opening of a render can be had without waiting.
+    public func hasOpening(_ key: String) -> Bool {
+        openings[key] != nil || FileManager.default.fileExists(atPath: directory.appendingPathComponent(key).appendingPathComponent("first.wav").path)
+    }
+
+    private func setOpening(_ key: String, _ data: Data?) { openings[key] = data }
 
     /// Progress of a running render, 0…1; nil when none runs for the key.
     public func progress(of key: String) -> Double? { progress[key] }
@@ -98,6 +130,7 @@ public actor RenderService {
         defer {
             inFlight[key] = nil
             progress[key] = nil
+            setOpening(key, nil)   // the stored first.wav (or nothing, after a failure) from now on
         }
         return try await task.value
     }
@@ -112,14 +145,30 @@ public actor RenderService {
     private func setProgress(_ key: String, _ value: Double) { progress[key] = value }
 
     private func perform(_ request: Request, engine: any SpeechEngine, key: String) async throws -> Entry {
-        let rendered = try await ScriptRenderer(engine: engine).render(request.script, voice: request.voice, rate: request.rate) { done, total in
-            Task { await self.setProgress(key, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
-        }
         // Files go to a scratch folder that is renamed into place: a cache entry is whole or absent.
         let scratch = directory.appendingPathComponent(".\(key)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let audioFile = scratch.appendingPathComponent("audio.\(request.format.fileExtension)")
+        let stream = StreamBox()
         do {
-            try await encoder.encode(rendered.audio, as: request.format, to: scratch.appendingPathComponent("audio.\(request.format.fileExtension)"))
+            // The encoder takes each finished stretch while the next phrases are spoken.
+            let rendered = try await ScriptRenderer(engine: engine).render(request.script, voice: request.voice, rate: request.rate) { done, total in
+                Task { await self.setProgress(key, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
+            } output: { [encoder] chunk in
+                if stream.value == nil {
+                    stream.value = try encoder.stream(request.format, sampleRate: chunk.audio.sampleRate, to: audioFile)
+                    let opening = WAVFile.encode(chunk.audio)
+                    try opening.write(to: scratch.appendingPathComponent("first.wav"))
+                    await self.setOpening(key, opening)
+                }
+                stream.value?.write(chunk.audio)
+            }
+            let finishing = ContinuousClock.now
+            if let encoding = stream.value {
+                try await encoding.finish()
+            } else {
+                try await encoder.encode(rendered.audio, as: request.format, to: audioFile)
+            }
             try Data(rendered.timeline.webVTT.utf8).write(to: scratch.appendingPathComponent("captions.vtt"))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -127,11 +176,23 @@ public actor RenderService {
             let final = directory.appendingPathComponent(key)
             if FileManager.default.fileExists(atPath: final.path) { try FileManager.default.removeItem(at: final) }
             try FileManager.default.moveItem(at: scratch, to: final)
+            guard var entry = cached(key, format: request.format) else { throw SpeechError.synthesisFailed("the render was not stored") }
+            var profile = rendered.profile
+            let elapsed = ContinuousClock.now - finishing
+            profile.finishing = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            profile.total += profile.finishing
+            entry.profile = profile
+            return entry
         } catch {
+            stream.value?.cancel()
             try? FileManager.default.removeItem(at: scratch)
             throw error
         }
-        guard let entry = cached(key, format: request.format) else { throw SpeechError.synthesisFailed("the render was not stored") }
-        return entry
     }
+}
+
+/// The encoder stream of one render, made when its first stretch arrives (only the render's own
+/// calls, one after another, touch it).
+private final class StreamBox: @unchecked Sendable {
+    var value: AudioEncoder.Stream?
 }

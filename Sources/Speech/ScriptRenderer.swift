@@ -6,14 +6,45 @@ import SpokenScript
 public struct RenderedSpeech: Sendable, Equatable {
     public var audio: AudioBuffer
     public var timeline: RenderTimeline
+    /// Where the render's time went.
+    public var profile: RenderProfile = RenderProfile()
+}
+
+/// Where a render's time went, in seconds. Speaking and shaping overlap (phrases are shaped and
+/// handed on while the next ones are spoken), so the parts need not add up to the whole.
+public struct RenderProfile: Sendable, Equatable, Codable {
+    /// From the start until the last phrase was spoken.
+    public var speaking = 0.0
+    /// Levelling, trimming, fading and placing the phrases.
+    public var shaping = 0.0
+    /// Handing finished audio on (to the encoder, for a render to a file).
+    public var handingOn = 0.0
+    /// The whole render.
+    public var total = 0.0
+    /// After the audio: the encoder finishing and the files stored (set by `RenderService`).
+    public var finishing = 0.0
+
+    public init() {}
+}
+
+/// A finished stretch of a render's audio, handed on in order while the rest is still spoken.
+public struct RenderedChunk: Sendable {
+    public var audio: AudioBuffer
+    /// The phrases whose audio has now all been handed on (the first chunk holds the first phrase).
+    public var phrasesDone: Int
 }
 
 /// Turns a script into finished speech.
 ///
-/// Each phrase is synthesized, its leading and trailing silence trimmed (so the author's pauses
-/// are exact), its edges faded over `edgeFade` (no clicks), and placed between digital silences of
-/// exactly the requested length. The whole is then brought to `targetLoudness` (−16 LUFS
-/// integrated) with peaks held under −1 dBFS.
+/// The phrases are spoken side by side, as many at once as the engine has workers, and put back
+/// in order as they arrive. Each phrase is brought to `targetLoudness` (−16 LUFS integrated,
+/// peaks held under −1 dBFS) on its own, its leading and trailing silence trimmed (so the
+/// author's pauses are exact), its edges faded over `edgeFade` (no clicks), and placed between
+/// digital silences of exactly the requested length. Because nothing waits for the whole script,
+/// each finished stretch is handed on (to an encoder) while the next phrases are spoken — except
+/// when the render must fit a length, where every pause depends on all the speech.
+///
+/// The result does not depend on how many workers spoke it, nor in what order they finished.
 public struct ScriptRenderer: Sendable {
     public var engine: any SpeechEngine
     public var parser: ScriptParser
@@ -32,13 +63,29 @@ public struct ScriptRenderer: Sendable {
     /// phrase edges are cut there, and it is what a listener's meter would call the pause.
     public static let silenceThreshold = -40.0
 
-    /// The gain (dB) that brings the phrases, played back to back, to `target` LUFS.
-    static func gain(toward target: Double, of phrases: [AudioBuffer]) -> Double {
-        guard let rate = phrases.first?.sampleRate else { return 0 }
-        var joined = AudioBuffer(sampleRate: rate)
-        for phrase in phrases { joined.append(phrase) }   // BS.1770's gates leave the silences out
-        guard let loudness = try? Loudness.integrated(joined), loudness.isFinite else { return 0 }
-        return target - loudness
+    /// Peaks are held under this, in dBFS.
+    public static let ceiling = -1.0
+
+    /// `phrase` brought to `target` LUFS with its peaks under `ceiling`, measured as it will be
+    /// heard: between silences (400 ms, a meter's block, on each side), so the blocks that take in
+    /// its edges count as they will in the render, and a phrase shorter than a block can be
+    /// measured at all. Limiting the peaks takes a little loudness away, so the level is measured
+    /// again and the shortfall made up, until within 0.1 LU (at most four passes). Silence is left
+    /// as it is.
+    static func levelled(_ phrase: AudioBuffer, to target: Double) -> AudioBuffer {
+        let quiet = AudioBuffer.silence(seconds: 0.4, sampleRate: phrase.sampleRate)
+        func loudness(_ audio: AudioBuffer) -> Double? {
+            (try? Loudness.integrated(quiet.appending(audio).appending(quiet))).flatMap { $0.isFinite ? $0 : nil }
+        }
+        guard let measured = loudness(phrase) else { return phrase }
+        var gain = target - measured
+        var result = phrase.gained(decibels: gain).limited(ceiling: ceiling)
+        for _ in 0..<3 {
+            guard let now = loudness(result), abs(target - now) > 0.1 else { break }
+            gain += target - now
+            result = phrase.gained(decibels: gain).limited(ceiling: ceiling)
+        }
+        return result
     }
 
     /// The factor on every pause that makes `speech` + pauses last `target` seconds (1 without a target).
@@ -51,94 +98,184 @@ public struct ScriptRenderer: Sendable {
         return scale
     }
 
+    /// A phrase levelled, trimmed and faded, with where its voice is.
+    struct Shaped {
+        var audio: AudioBuffer
+        /// The voice within the levelled phrase, and the part of it kept (the voice and a margin).
+        var voice: Range<Int>
+        var range: Range<Int>
+        var words: [WordTiming]
+    }
+
+    func shape(_ spoken: SynthesizedSpeech, sampleRate: Int) -> Shaped {
+        let source = Self.levelled(spoken.audio.sampleRate == sampleRate ? spoken.audio : spoken.audio.resampled(to: sampleRate),
+                                   to: targetLoudness)
+        // Half of each fade runs over the quiet just outside the cut, half over the voice; the
+        // timeline marks the voice itself (the quiet margins belong to the pauses).
+        let margin = AudioBuffer.sampleCount(edgeFade / 2, sampleRate)
+        let voice = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
+        let range = max(0, voice.lowerBound - margin)..<min(source.samples.count, voice.upperBound + margin)
+        return Shaped(audio: AudioBuffer(sampleRate: sampleRate, samples: Array(source.samples[range])).fadingEdges(in: edgeFade, out: edgeFade),
+                      voice: voice, range: range, words: spoken.words)
+    }
+
+    /// Lays phrases and pauses end to end, in the script's order, keeping the timeline.
+    struct Placer {
+        let segments: [ScriptSegment]
+        let sampleRate: Int
+        let pauseScale: Double
+        var next = 0
+        var audio: AudioBuffer
+        var phrases: [RenderTimeline.Phrase] = []
+        var pauses: [RenderTimeline.Pause] = []
+
+        init(segments: [ScriptSegment], sampleRate: Int, pauseScale: Double) {
+            (self.segments, self.sampleRate, self.pauseScale) = (segments, sampleRate, pauseScale)
+            audio = AudioBuffer(sampleRate: sampleRate)
+        }
+
+        func milliseconds(_ samples: Int) -> Int { Int((Double(samples) * 1000 / Double(sampleRate)).rounded()) }
+
+        /// The pauses up to the next phrase.
+        mutating func placePauses() {
+            while next < segments.count, case let .pause(pause) = segments[next] {
+                let start = audio.samples.count
+                audio.append(.silence(seconds: pause.seconds * pauseScale, sampleRate: sampleRate))
+                pauses.append(.init(startMs: milliseconds(start), endMs: milliseconds(audio.samples.count), seconds: pause.seconds * pauseScale))
+                next += 1
+            }
+        }
+
+        /// The pauses before the next phrase, then the phrase.
+        mutating func place(_ shaped: Shaped) {
+            placePauses()
+            guard next < segments.count, case let .phrase(phrase) = segments[next] else { return }
+            next += 1
+            let start = audio.samples.count
+            audio.append(shaped.audio)
+            let voiceStart = start + (shaped.voice.lowerBound - shaped.range.lowerBound)
+            let voiceEnd = voiceStart + shaped.voice.count
+            let offset = Double(shaped.voice.lowerBound) / Double(sampleRate)
+            let length = Double(shaped.voice.count) / Double(sampleRate)
+            let startSeconds = Double(voiceStart) / Double(sampleRate)
+            let timed = shaped.words.map { word -> RenderTimeline.Word in
+                let from = min(max(word.start - offset, 0), length), to = min(max(word.end - offset, from), length)
+                return .init(text: word.text, startMs: Int(((startSeconds + from) * 1000).rounded()), endMs: Int(((startSeconds + to) * 1000).rounded()))
+            }
+            phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(voiceStart), endMs: milliseconds(voiceEnd), words: timed))
+        }
+    }
+
     /// Renders a script.
     /// - Parameters:
     ///   - fitting: a length in seconds the audio must have: every pause is scaled by one factor
     ///     (at least a quarter of what the script says) so the speech and pauses add up to it.
-    ///   - progress: called after each phrase with (phrases done, phrases in all).
+    ///   - progress: called after each phrase is spoken with (phrases done, phrases in all).
+    ///   - output: hears the finished audio in order, a stretch at a time, while the rest is
+    ///     spoken (the first stretch ends with the first phrase); all of it is also returned.
     /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
     public func render(_ script: String, voice: String? = nil, rate: Double = 1, fitting target: Double? = nil,
-                       progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> RenderedSpeech {
+                       progress: @Sendable (Int, Int) -> Void = { _, _ in },
+                       output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
         guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
         let parsed = try parser.parse(script)
-        let total = parsed.phrases.count
+        // Requests of this render take turns with other renders' in the engine's pool.
+        let group = SpeechRequests.group.isEmpty ? UUID().uuidString : SpeechRequests.group
+        return try await SpeechRequests.$group.withValue(group) {
+            try await assemble(parsed, voice: voice, rate: rate, fitting: target, progress: progress, output: output)
+        }
+    }
+
+    private func assemble(_ parsed: ParsedScript, voice: String?, rate: Double, fitting target: Double?,
+                          progress: @Sendable (Int, Int) -> Void,
+                          output: (@Sendable (RenderedChunk) async throws -> Void)?) async throws -> RenderedSpeech {
+        let started = ContinuousClock.now
+        var profile = RenderProfile()
+        func seconds(since start: ContinuousClock.Instant) -> Double {
+            let elapsed = ContinuousClock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        let texts = parsed.phrases.map(\.text)
+        let total = texts.count
         progress(0, total)
+        let engine = engine
+        let pauseSeconds = parsed.segments.reduce(0) { if case let .pause(pause) = $1 { $0 + pause.seconds } else { $0 } }
 
-        // Pass 1: speak every phrase.
-        var spoken: [SynthesizedSpeech] = []
-        for phrase in parsed.phrases {
-            spoken.append(try await engine.synthesize(phrase.text, voice: voice, rate: rate))
-            progress(spoken.count, total)
+        var placer: Placer?
+        var handedOn = 0          // samples of the placer's audio handed to `output`
+        var waiting: [Int: SynthesizedSpeech] = [:]
+        var shapedAll: [Shaped] = []   // when fitting a length: placed once all are spoken
+        var sampleRate: Int?
+
+        /// Hands on what has been placed since the last time.
+        func handOn(_ placer: Placer) async throws {
+            guard let output, placer.audio.samples.count > handedOn else { return }
+            let start = ContinuousClock.now
+            let stretch = AudioBuffer(sampleRate: placer.sampleRate, samples: Array(placer.audio.samples[handedOn...]))
+            handedOn = placer.audio.samples.count
+            try await output(RenderedChunk(audio: stretch, phrasesDone: placer.phrases.count))
+            profile.handingOn += seconds(since: start)
         }
-        let sampleRate = spoken.first?.audio.sampleRate ?? 22050
-        let sources = spoken.map { $0.audio.sampleRate == sampleRate ? $0.audio : $0.audio.resampled(to: sampleRate) }
 
-        // The gain that brings the speech to the target, found before trimming so that "silent"
-        // means the same thing in the finished audio as where the edges are cut.
-        let gain = Self.gain(toward: targetLoudness, of: sources)
-
-        // Pass 2: trim each phrase where it falls under the silence threshold at its final level and
-        // fade its edges …
-        struct Trimmed { var audio: AudioBuffer; var voice: Range<Int>; var range: Range<Int> }
-        let margin = AudioBuffer.sampleCount(edgeFade / 2, sampleRate)
-        let trimmedPhrases = sources.map { source -> Trimmed in
-            let source = source.gained(decibels: gain)
-            // Half of each fade runs over the quiet just outside the cut, half over the voice;
-            // the timeline marks the voice itself (the quiet margins belong to the pauses).
-            let voice = source.audibleRange(threshold: Self.silenceThreshold) ?? 0..<0
-            let range = max(0, voice.lowerBound - margin)..<min(source.samples.count, voice.upperBound + margin)
-            return Trimmed(audio: AudioBuffer(sampleRate: sampleRate, samples: Array(source.samples[range]))
-                .fadingEdges(in: edgeFade, out: edgeFade), voice: voice, range: range)
-        }
-        let pauseScale = try Self.pauseScale(fitting: target, speech: trimmedPhrases.reduce(0) { $0 + $1.audio.duration },
-                                             pauses: parsed.segments.reduce(0) { if case let .pause(pause) = $1 { $0 + pause.seconds } else { $0 } })
-
-        // … and lay the phrases between exact silences.
-        var audio = AudioBuffer(sampleRate: sampleRate)
-        var phrases: [RenderTimeline.Phrase] = []
-        var pauses: [RenderTimeline.Pause] = []
-        func milliseconds(_ samples: Int) -> Int { Int((Double(samples) * 1000 / Double(sampleRate)).rounded()) }
-        var next = 0
-        for segment in parsed.segments {
-            switch segment {
-            case let .pause(pause):
-                let start = audio.samples.count
-                audio.append(.silence(seconds: pause.seconds * pauseScale, sampleRate: sampleRate))
-                pauses.append(.init(startMs: milliseconds(start), endMs: milliseconds(audio.samples.count), seconds: pause.seconds * pauseScale))
-            case let .phrase(phrase):
-                let words = spoken[next].words
-                let (trimmed, voice, range) = (trimmedPhrases[next].audio, trimmedPhrases[next].voice, trimmedPhrases[next].range)
-                next += 1
-                let start = audio.samples.count
-                audio.append(trimmed)
-                let voiceStart = start + (voice.lowerBound - range.lowerBound)
-                let voiceEnd = voiceStart + voice.count
-                let offset = Double(voice.lowerBound) / Double(sampleRate)
-                let length = Double(voice.count) / Double(sampleRate)
-                let startSeconds = Double(voiceStart) / Double(sampleRate)
-                let timed = words.map { word -> RenderTimeline.Word in
-                    let from = min(max(word.start - offset, 0), length), to = min(max(word.end - offset, from), length)
-                    return .init(text: word.text, startMs: Int(((startSeconds + from) * 1000).rounded()), endMs: Int(((startSeconds + to) * 1000).rounded()))
+        try await withThrowingTaskGroup(of: (Int, SynthesizedSpeech).self) { group in
+            // Twice as many phrases as the engine speaks at once are asked, so a worker that
+            // finishes finds the next phrase waiting; the pool's turns keep other renders fair.
+            let ahead = 2 * max(1, engine.concurrency)
+            var asked = 0, spoken = 0, placed = 0
+            func ask() {
+                let index = asked, text = texts[index]
+                group.addTask { (index, try await engine.synthesize(text, voice: voice, rate: rate)) }
+                asked += 1
+            }
+            while asked < min(ahead, total) { ask() }
+            while let (index, speech) = try await group.next() {
+                spoken += 1
+                progress(spoken, total)
+                if asked < total { ask() }
+                waiting[index] = speech
+                let shapingStart = ContinuousClock.now
+                while let speech = waiting.removeValue(forKey: placed) {
+                    let phraseRate = sampleRate ?? speech.audio.sampleRate
+                    sampleRate = phraseRate
+                    let shaped = shape(speech, sampleRate: phraseRate)
+                    placed += 1
+                    if target == nil {
+                        if placer == nil { placer = Placer(segments: parsed.segments, sampleRate: phraseRate, pauseScale: 1) }
+                        placer!.place(shaped)
+                        if placed == total { placer!.placePauses() }
+                    } else {
+                        shapedAll.append(shaped)
+                    }
                 }
-                phrases.append(.init(text: phrase.text, line: phrase.line, startMs: milliseconds(voiceStart),
-                                     endMs: milliseconds(voiceEnd), words: timed))
+                profile.shaping += seconds(since: shapingStart)
+                if let placer { try await handOn(placer) }
             }
         }
+        profile.speaking = seconds(since: started)
 
-        if let target {   // rounding each pause to whole samples may leave a few samples over or under
-            let exact = AudioBuffer.sampleCount(target, sampleRate)
-            if audio.samples.count < exact { audio.append(.silence(seconds: Double(exact - audio.samples.count) / Double(sampleRate), sampleRate: sampleRate)) }
-            if audio.samples.count > exact { audio = AudioBuffer(sampleRate: sampleRate, samples: Array(audio.samples.prefix(exact))) }
+        let finalRate = sampleRate ?? 22050
+        if target != nil || placer == nil {
+            let shapingStart = ContinuousClock.now
+            let scale = try Self.pauseScale(fitting: target, speech: shapedAll.reduce(0) { $0 + $1.audio.duration }, pauses: pauseSeconds)
+            var fitted = Placer(segments: parsed.segments, sampleRate: finalRate, pauseScale: scale)
+            for shaped in shapedAll { fitted.place(shaped) }
+            fitted.placePauses()
+            if let target {   // rounding each pause to whole samples may leave a few samples over or under
+                let exact = AudioBuffer.sampleCount(target, finalRate)
+                if fitted.audio.samples.count < exact { fitted.audio.append(.silence(seconds: Double(exact - fitted.audio.samples.count) / Double(finalRate), sampleRate: finalRate)) }
+                if fitted.audio.samples.count > exact { fitted.audio = AudioBuffer(sampleRate: finalRate, samples: Array(fitted.audio.samples.prefix(exact))) }
+            }
+            profile.shaping += seconds(since: shapingStart)
+            placer = fitted
         }
-
-        // The speech is already at about the target; this corrects the rest and holds the peaks.
-        var finished = audio
-        if let loud = try? Loudness.normalized(finished, to: targetLoudness) { finished = loud }
+        guard let placer else { throw SpeechError.synthesisFailed("nothing was placed") }
+        try await handOn(placer)
+        profile.total = seconds(since: started)
         let timeline = RenderTimeline(
             engine: engine.name, voice: voice, rate: rate,
-            durationMs: milliseconds(finished.samples.count),
-            phrases: phrases, pauses: pauses,
+            durationMs: placer.milliseconds(placer.audio.samples.count),
+            phrases: placer.phrases, pauses: placer.pauses,
             warnings: parsed.warnings.map { .init(line: $0.line, column: $0.column, message: $0.message) })
-        return RenderedSpeech(audio: finished, timeline: timeline)
+        return RenderedSpeech(audio: placer.audio, timeline: timeline, profile: profile)
     }
 }

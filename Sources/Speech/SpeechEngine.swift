@@ -14,6 +14,12 @@ public protocol SpeechEngine: Sendable {
     ///   - voice: a voice id from `voices()`, or nil for the engine's default.
     ///   - rate: speaking rate, 0.8…1.2 (1 is normal), without changing pitch.
     func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech
+    /// How many phrases it speaks at once (its workers); a renderer keeps about this many asked.
+    var concurrency: Int { get }
+}
+
+extension SpeechEngine {
+    public var concurrency: Int { 1 }
 }
 
 /// A voice an engine offers.

@@ -60,6 +60,13 @@ public struct SpeechEngines: Sendable {
         throw SpeechError.unknownVoice(voice)
     }
 
+    /// Starts every engine's workers (Piper loads its voice in each), side by side.
+    public func warm() async {
+        await withTaskGroup(of: Void.self) { group in
+            for case let piper as PiperEngine in engines { group.addTask { await piper.warm() } }
+        }
+    }
+
     /// Stops worker processes.
     public func shutdown() async {
         for case let piper as PiperEngine in engines { await piper.shutdown() }

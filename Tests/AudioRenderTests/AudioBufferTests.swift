@@ -60,6 +60,30 @@ struct AudioBufferTests {
         #expect(limited.samples[0..<5000] == samples[0..<5000])
     }
 
+    @Test("the limiter's gain is the smallest any sample within 5 ms needs, smoothed: the same as working it out sample by sample")
+    func limiterGainMatchesDirectMinimum() {
+        var generator = SeededGenerator(seed: 11)
+        let samples = (0..<6000).map { _ in Float.random(in: -1.6...1.6, using: &generator) * (Bool.random(using: &generator) ? 1 : 0.3) }
+        let buffer = AudioBuffer(sampleRate: 22050, samples: samples)
+        let limited = buffer.limited(ceiling: -1)
+        // The same gains worked out directly: each sample's need spread over ±2·half samples.
+        let limit = amplitude(decibels: -1)
+        let half = AudioBuffer.sampleCount(0.0025, 22050)
+        let needed = samples.map { abs($0) > limit ? limit / abs($0) : 1 }
+        var floor = [Float](repeating: 1, count: needed.count)
+        for index in needed.indices where needed[index] < 1 {
+            for other in max(0, index - 2 * half)...min(needed.count - 1, index + 2 * half) { floor[other] = min(floor[other], needed[index]) }
+        }
+        var expected = samples
+        for index in expected.indices {
+            let window = max(0, index - half)...min(floor.count - 1, index + half)
+            let gain = min(1, window.reduce(Float(0)) { $0 + floor[$1] } / Float(window.count))
+            expected[index] = max(-limit, min(limit, samples[index] * gain))
+        }
+        for index in samples.indices { #expect(abs(limited.samples[index] - expected[index]) < 1e-4, "sample \(index)") }
+        #expect(decibels(limited.peak) <= -1 + 1e-4)
+    }
+
     @Test("resampling keeps the duration and the pitch")
     func resampling() {
         let tone = Signals.sine(440, seconds: 1, rate: 22050)

@@ -13,8 +13,13 @@ final class GatedEngine: SpeechEngine {
     let name = "gated"
     let version = "1"
     private let state = NIOLockedValueBox((open: false, calls: 0))
+    /// Phrases spoken at once, without waiting for the gate.
+    private let passing: Set<String>
 
-    init(open: Bool = false) { state.withLockedValue { $0.open = open } }
+    init(open: Bool = false, passing: Set<String> = []) {
+        self.passing = passing
+        state.withLockedValue { $0.open = open }
+    }
 
     var calls: Int { state.withLockedValue { $0.calls } }
     func open() { state.withLockedValue { $0.open = true } }
@@ -23,7 +28,7 @@ final class GatedEngine: SpeechEngine {
 
     func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
         state.withLockedValue { $0.calls += 1 }
-        while !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
+        while !passing.contains(text), !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
         let sampleRate = 22050
         let seconds = 0.2 * Double(max(1, text.split(separator: " ").count))
         let samples = (0..<AudioBuffer.sampleCount(seconds, sampleRate)).map { Float(0.3 * sin(2 * Double.pi * 330 * Double($0) / Double(sampleRate))) }
@@ -90,6 +95,34 @@ struct SpeechAPITests {
             let hit = try again.decode(SpeechRenderInfo.self)
             #expect(hit.status == .done && hit.id != render.id && hit.durationMs == done.durationMs)
             #expect(engine.calls == 2)
+        }
+    }
+
+    @Test("the first phrase can be played while the rest is spoken, and stays with the finished render", arguments: TestDatabase.all)
+    func firstPhrase(database: TestDatabase) async throws {
+        let engine = GatedEngine(passing: ["Come in and sit down."])
+        try await withTestApp(database, speech: SpeechEngines([engine])) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let render = try await client.startRender("(0.5s) Come in and sit down. (1s) Now rest a while here.", format: "m4a", as: ada)
+                .decode(SpeechRenderInfo.self)
+            // Asked at once, it waits for the first phrase: the leading pause and the phrase, as WAV.
+            let first = try await client.send(.GET, "/api/speech/renders/\(render.id)/first", auth: .cookie(ada))
+            #expect(first.status == .ok && first.headers.first(name: .contentType) == "audio/wav", "\(first.text)")
+            let opening = try WAVFile.decode(first.bytes)
+            #expect(opening.duration > 0.5 + 0.8 && opening.duration < 0.5 + 1.2, "\(opening.duration)")
+            #expect(opening.samples.prefix(AudioBuffer.sampleCount(0.45, opening.sampleRate)).allSatisfy { $0 == 0 })
+            let running = try await client.send(.GET, "/api/speech/renders/\(render.id)", auth: .cookie(ada)).decode(SpeechRenderInfo.self)
+            #expect(running.status == .rendering && running.audioURL == nil)
+            #expect(running.firstPhraseURL == "/api/speech/renders/\(render.id)/first")
+            // Another person's render is not theirs to hear.
+            #expect(try await client.send(.GET, "/api/speech/renders/\(render.id)/first", auth: .cookie(grace)).status == .notFound)
+
+            engine.open()
+            let done = try await client.waitForRender(render.id, as: ada)
+            #expect(done.status == .done && done.firstPhraseURL != nil)
+            let kept = try await client.send(.GET, try #require(done.firstPhraseURL), auth: .cookie(ada))
+            #expect(kept.status == .ok && kept.bytes == first.bytes)
         }
     }
 
@@ -182,7 +215,7 @@ struct SpeechAPITests {
             let grace = try await client.addUser("grace", by: ada)
             let render = try await client.startRender("Mine alone.", as: ada).decode(SpeechRenderInfo.self)
             _ = try await client.waitForRender(render.id, as: ada)
-            for suffix in ["", "/audio", "/captions.vtt", "/timeline"] {
+            for suffix in ["", "/audio", "/first", "/captions.vtt", "/timeline"] {
                 let reply = try await client.send(.GET, "/api/speech/renders/\(render.id)\(suffix)", auth: .cookie(grace))
                 #expect(reply.status == .notFound && reply.error?.code == "not_found", "\(suffix)")
             }

@@ -98,19 +98,74 @@ struct RealEngineTests {
         #expect(timeline.webVTT.components(separatedBy: " --> ").count == 6)
     }
 
-    @Test("a worker killed mid-request fails that request cleanly; the next one works")
+    @Test("a worker killed mid-phrase is replaced and the phrase spoken again; a worker that keeps dying fails the request")
     func workerCrash() async throws {
         let engine = PiperEngine(configuration: .repository(repositoryRoot))
         _ = try await engine.synthesize("Warm up.", voice: nil, rate: 1)
-        let pid = try #require(await engine.workerProcessID)
+        let pid = try #require(await engine.workerProcessIDs.first)
         let speaking = Task { try await engine.synthesize(String(repeating: "A long sentence to keep the worker busy. ", count: 20), voice: nil, rate: 1) }
         try await Task.sleep(for: .milliseconds(300))
+        #expect(await engine.busyWorkerProcessIDs == [pid])
         kill(pid, SIGKILL)
-        await #expect(throws: SpeechError.self) { _ = try await speaking.value }
-        let after = try await engine.synthesize("I am back.", voice: nil, rate: 1)
-        #expect(after.audio.duration > 0.3)
-        #expect(try #require(await engine.workerProcessID) != pid)
+        let spoken = try await speaking.value
+        #expect(spoken.audio.duration > 20)
+        #expect(try #require(await engine.workerProcessIDs.first) != pid)
         await engine.shutdown()
+
+        // A worker that loads and then dies on every phrase: tried twice, then a clear error.
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("dying-worker-\(UUID().uuidString).py")
+        try Data("import sys\nprint('{\"ready\": true}', flush=True)\nsys.stdin.readline()\nsys.exit(3)\n".utf8).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let dying = PiperEngine(configuration: .init(python: repositoryRoot + "/.venv/bin/python", workerScript: script.path))
+        await #expect(throws: SpeechError.self) { _ = try await dying.synthesize("Hello.", voice: nil, rate: 1) }
+    }
+
+    @Test("two workers render the same script as one does, phrase by phrase: pauses exact, every phrase at −16 LUFS and faded")
+    func poolMatchesOneWorker() async throws {
+        let script = (0..<6).map { "Sentence \($0 + 1) drifts by like a slow cloud over the hill. (\(0.3 + Double($0) * 0.2)s)" }.joined(separator: "\n")
+        let one = PiperEngine(configuration: .repository(repositoryRoot, workers: 1))
+        let two = PiperEngine(configuration: .repository(repositoryRoot, workers: 2, threadsPerWorker: 1))
+        async let single = ScriptRenderer(engine: one).render(script)
+        async let pooled = ScriptRenderer(engine: two).render(script)
+        let (a, b) = try await (single, pooled)
+        #expect(await two.workerProcessIDs.count == 2)
+        await one.shutdown()
+        await two.shutdown()
+        #expect(a.timeline.phrases.map(\.text) == b.timeline.phrases.map(\.text))
+        #expect(a.timeline.pauses.map(\.seconds) == b.timeline.pauses.map(\.seconds))
+        for rendered in [a, b] {
+            for (pause, expected) in zip(rendered.timeline.pauses, (0..<6).map { 0.3 + Double($0) * 0.2 }) {
+                #expect(abs(Double(pause.endMs - pause.startMs) / 1000 - expected) <= 0.001)
+            }
+            let rate = rendered.audio.sampleRate
+            for phrase in rendered.timeline.phrases {
+                #expect(abs(try heardLoudness(rendered, phrase) - (-16)) < 0.5, "\(phrase.text)")
+                // Faded in and out: the samples at the very edges of each phrase are near silence.
+                let start = AudioBuffer.sampleCount(Double(phrase.startMs) / 1000, rate) - AudioBuffer.sampleCount(0.004, rate)
+                #expect(abs(rendered.audio.samples[max(0, start)]) < 0.01)
+            }
+            #expect(decibels(rendered.audio.peak) <= -1 + 1e-3)
+        }
+        // Piper draws its timing at random, so the same phrase lasts a little more or less each time.
+        for (x, y) in zip(a.timeline.phrases, b.timeline.phrases) {
+            let ratio = Double(x.endMs - x.startMs) / Double(y.endMs - y.startMs)
+            #expect((0.8...1.25).contains(ratio), "\(x.text): \(ratio)")
+        }
+    }
+
+    @Test("a short render asked for during a long one is not kept waiting for the long one's phrases")
+    func fairTurns() async throws {
+        let engine = PiperEngine(configuration: .repository(repositoryRoot, workers: 2, threadsPerWorker: 1))
+        await engine.warm()
+        let long = (1...16).map { "This is sentence \($0) of a long evening story." }.joined(separator: "\n")
+        let progress = Locked(0)
+        let longRender = Task { try await ScriptRenderer(engine: engine).render(long) { done, _ in progress.withLockedValue { $0 = done } } }
+        while progress.withLockedValue({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await ScriptRenderer(engine: engine).render("A short line.")
+        let doneWhenShortFinished = progress.withLockedValue { $0 }
+        _ = try await longRender.value
+        await engine.shutdown()
+        #expect(doneWhenShortFinished <= 8, "the long render had \(doneWhenShortFinished) of 16 phrases when the short one finished")
     }
 
     @Test("the rate sets how long speech lasts: 0.8 speaks half as long again as 1.2", arguments: RealEngine.allCases)

@@ -37,7 +37,15 @@ struct RenderServiceTests {
 
         // A new service over the same folder (a restarted server) finds it too.
         let again = try await RenderService(engines: SpeechEngines([engine]), directory: directory).render(request)
-        #expect(again == first)
+        #expect(first.profile != nil && again.profile == nil)   // made, then found
+        var found = first
+        found.profile = nil
+        #expect(again == found)
+        // The opening (up to the end of the first phrase) is kept with it.
+        let opening = try #require(await service.opening(of: first.key))
+        guard case let .file(url) = opening else { Issue.record("\(opening)"); return }
+        let wav = try WAVFile.decode(Data(contentsOf: url))
+        #expect(wav.duration < 0.7 && wav.duration > 0.3, "\(wav.duration)")
         #expect(await engine.calls == 2)
 
         // Anything that would sound different renders again.

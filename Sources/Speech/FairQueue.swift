@@ -1,0 +1,36 @@
+/// Waiters served in turn by group: each group's waiters in the order they came, the groups in
+/// rotation. A group that has just been served goes to the back of the line, so one group with
+/// many waiters (a long render's phrases) never keeps another (a short render) waiting long.
+struct FairQueue<Element> {
+    private var waiting: [String: [Element]] = [:]
+    /// Groups with waiters, the next to be served first.
+    private var turns: [String] = []
+
+    var isEmpty: Bool { turns.isEmpty }
+
+    mutating func enqueue(_ element: Element, group: String) {
+        if waiting[group] == nil { turns.append(group) }
+        waiting[group, default: []].append(element)
+    }
+
+    /// The first waiter of the group whose turn it is.
+    mutating func dequeue() -> Element? {
+        guard !turns.isEmpty else { return nil }
+        let group = turns.removeFirst()
+        var list = waiting[group] ?? []
+        let element = list.removeFirst()
+        if list.isEmpty {
+            waiting[group] = nil
+        } else {
+            waiting[group] = list
+            turns.append(group)
+        }
+        return element
+    }
+}
+
+/// Which render a speech request belongs to, for taking turns in a pool of workers: set by
+/// `ScriptRenderer` around each render, read by engines with more than one worker.
+public enum SpeechRequests {
+    @TaskLocal public static var group = ""
+}
