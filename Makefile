@@ -43,6 +43,8 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	$(SWIFT) build -c release --product rhymes-bench
 	.build/release/speech-bench
 	@echo
+	.venv/bin/python Benchmarks/speech_pipeline.py --binary .build/release/reverie
+	@echo
 	.build/release/rhymes-bench
 	@echo
 	.venv/bin/python Benchmarks/load.py --binary .build/release/reverie

@@ -14,15 +14,23 @@ export function audioFormat() {
 /**
  * Renders `text` with `voice` (the server's default when empty) and `rate`, and resolves with the
  * finished render (its audioURL, captionsURL, timelineURL, warnings). `progress(fraction)` hears
- * how far it is; `cancelled()` ends the wait early (rejects with an error named "AbortError").
+ * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
+ * phrase) can be played while the rest is spoken; `cancelled()` ends the wait early (rejects
+ * with an error named "AbortError").
  */
-export async function render(text, { voice, rate }, { progress = () => {}, cancelled = () => false } = {}) {
+export async function render(text, { voice, rate }, { progress = () => {}, opening = null, cancelled = () => false } = {}) {
   const body = { text, rate: rate || 1, format: audioFormat() };
   if (voice) body.voice = voice;
   let render = await api("/api/speech/renders", { method: "POST", body });
+  let heard = !opening;
   while (render.status === "rendering") {
     progress(render.progress);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    if (!heard && render.firstPhraseURL) {
+      heard = true;
+      opening(render.firstPhraseURL);
+    }
+    // Asked often until the opening is there (it comes within a second), then calmly.
+    await new Promise((resolve) => setTimeout(resolve, heard ? 400 : 100));
     if (cancelled()) throw Object.assign(new Error("Stopped."), { name: "AbortError" });
     render = await api(`/api/speech/renders/${render.id}`);
   }

@@ -2,7 +2,7 @@
 
 from playwright.sync_api import expect
 
-from conftest import screenshot, sign_in
+from conftest import screenshot, sign_in, wait_until
 
 
 
@@ -33,7 +33,9 @@ def test_try_a_voice(server, page):
     expect(captions.nth(1)).to_contain_text("Let your shoulders soften.")
     expect(panel.get_by_role("alert")).to_be_hidden()
 
-    # The audio loads and decodes in the browser: its length matches speech plus the pause.
+    # The opening played first; then the whole render, which loads and decodes in the browser:
+    # its length matches speech plus the pause.
+    wait_until(page, "document.querySelector('.voice-panel audio').currentSrc.endsWith('/audio')", timeout=30)
     page.wait_for_function("document.querySelector('.voice-panel audio').readyState >= 1", timeout=30_000)
     duration = page.evaluate("document.querySelector('.voice-panel audio').duration")
     assert 2.5 < duration < 12, duration
@@ -50,3 +52,38 @@ def test_try_a_voice(server, page):
     panel.get_by_label("Line to speak").fill("Hello. (2x) Good night.")
     panel.get_by_role("button", name="Speak").click()
     expect(panel.locator("[data-warnings]")).to_contain_text("Line 1, column 8", timeout=30_000)
+
+
+def test_try_a_voice_plays_the_first_phrase_while_the_rest_is_spoken(server, page):
+    sign_in(server, page, "Settings")
+    panel = page.locator(".voice-panel")
+    expect(panel.get_by_label("Voice")).to_be_enabled()
+    # Warm the voice first (the server loads it in the background after starting).
+    panel.get_by_label("Line to speak").fill("Ready.")
+    panel.get_by_role("button", name="Speak").click()
+    expect(panel.get_by_role("list", name="Captions").locator("li")).to_have_count(1, timeout=90_000)
+
+    # A paragraph of a dozen sentences: its opening plays while the rest is still being spoken.
+    sentences = [f"This is sentence number {n}, spoken slowly by the lake at night." for n in range(1, 13)]
+    panel.get_by_label("Line to speak").fill(" (0.4s) ".join(sentences))
+    page.evaluate("""() => {
+        const audio = document.querySelector('.voice-panel audio');
+        window.heard = [];
+        audio.addEventListener('playing', () => window.heard.push({
+            src: audio.currentSrc, rendering: !document.querySelector('.voice-panel [data-progress]').hidden }));
+    }""")
+    panel.get_by_role("button", name="Speak").click()
+    wait_until(page, "window.heard.length > 0", timeout=30)
+    first = page.evaluate("window.heard[0]")
+    assert first["src"].endswith("/first"), first
+    assert first["rendering"], "the opening should play while the rest is still rendering"
+    expect(panel.locator("[data-progress-text]")).to_contain_text("Playing the beginning")
+    screenshot(page, "settings-try-a-voice-opening")
+
+    # When the opening's phrase ends, the whole render goes on from that point, with every caption.
+    wait_until(page, "window.heard.some((entry) => entry.src.endsWith('/audio'))", timeout=60)
+    expect(panel.get_by_role("list", name="Captions").locator("li")).to_have_count(12)
+    at = page.evaluate("document.querySelector('.voice-panel audio').currentTime")
+    assert at > 2, at   # went on after the first sentence, not from the start
+    expect(panel.get_by_role("list", name="Captions").locator("li.active")).to_have_count(1, timeout=10_000)
+    page.evaluate("document.querySelector('.voice-panel audio').pause()")

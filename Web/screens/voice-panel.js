@@ -47,6 +47,8 @@ export async function wireVoicePanel(container) {
   const captionList = result.querySelector("[data-captions]");
   const warningList = result.querySelector("[data-warnings]");
   let cues = [];
+  /** While the opening of a render plays ahead of the rest: its address. */
+  let opening = null;
 
   form.rate.addEventListener("input", () => {
     form.querySelector("[data-rate-value]").textContent = `${Number(form.rate.value).toFixed(2)}×`;
@@ -82,8 +84,11 @@ export async function wireVoicePanel(container) {
     setProgress(0, "Starting…");
     progressBox.hidden = false;
     try {
+      opening = null;
       const render = await renderSpeech(text, { voice: select.value, rate: Number(form.rate.value) }, {
-        progress: (fraction) => setProgress(fraction, fraction < 1 ? `Speaking… ${Math.round(fraction * 100)}%` : "Done"),
+        progress: (fraction) => setProgress(fraction, fraction < 1
+          ? `${opening ? "Playing the beginning while the rest is spoken" : "Speaking"}… ${Math.round(fraction * 100)}%` : "Done"),
+        opening: playOpening,
       });
       await showResult(render);
       announce("Your line is ready to play.");
@@ -100,6 +105,31 @@ export async function wireVoicePanel(container) {
     progressBox.querySelector("[data-progress-text]").textContent = text;
   }
 
+  /** Plays the opening (the first phrase) while the rest is spoken. */
+  function playOpening(url) {
+    opening = url;
+    cues = [];
+    captionList.innerHTML = "";
+    warningList.hidden = true;
+    audio.src = url;
+    result.hidden = false;
+    audio.play().catch(() => {});
+  }
+
+  /** Once the opening has played its phrase (or was paused): where to go on in the whole. */
+  function openingDone() {
+    return new Promise((resolve) => {
+      if (audio.paused || audio.ended) return resolve();
+      const done = () => {
+        audio.removeEventListener("ended", done);
+        audio.removeEventListener("pause", done);
+        resolve();
+      };
+      audio.addEventListener("ended", done);
+      audio.addEventListener("pause", done);
+    });
+  }
+
   async function showResult(render) {
     const response = await fetch(render.captionsURL, { credentials: "same-origin" });
     if (!response.ok) throw new Error("The captions could not be loaded. Try again.");
@@ -110,6 +140,18 @@ export async function wireVoicePanel(container) {
     warningList.innerHTML = render.warnings.map((warning) =>
       `<li>Line ${warning.line}, column ${warning.column}: ${escapeHTML(warning.message)}</li>`).join("");
     warningList.hidden = render.warnings.length === 0;
+    if (opening) {
+      // Go on from where the opening is, at the seam after its phrase: the whole render holds the
+      // same audio from the start, so the rest follows without a jump.
+      opening = null;
+      await openingDone();
+      const at = audio.ended ? audio.duration : audio.currentTime;
+      const goOn = audio.ended;
+      audio.addEventListener("loadedmetadata", () => {
+        audio.currentTime = Math.min(at, audio.duration || at);
+        if (goOn) audio.play().catch(() => {});
+      }, { once: true });
+    }
     audio.src = render.audioURL;
     result.hidden = false;
   }
