@@ -43,6 +43,11 @@ def test_full_session(server, page):
     screenshot(page, "meditate-setup")
 
     start_session(page)
+    # The request events reach the test a moment after the page makes them.
+    for _ in range(100):
+        if cues:
+            break
+        page.wait_for_timeout(100)
     assert cues[:1] == ["sessions/basic-breathing/intro-welcome"], cues
     assert remaining_seconds(page) in (299, 300)
 

@@ -7,6 +7,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// One warm Piper worker shared by the tests that speak (loading the voice takes seconds).
 let sharedPiper = PiperEngine(configuration: .repository(repositoryRoot))
 
+/// Two warm Piper workers of a thread each, shared by the tests of the pool.
+let sharedPiperPool = PiperEngine(configuration: .repository(repositoryRoot, workers: 2, threadsPerWorker: 1))
+
 /// A stand-in engine: a tone per phrase, its length set by the word count, with 50 ms of silence
 /// around it as a real engine leaves. Same protocol as the real engines.
 struct ToneEngine: SpeechEngine {
