@@ -9,20 +9,10 @@ public enum Loudness {
     /// Integrated loudness in LUFS.
     /// - Throws: `AudioRenderError.tooQuietToMeasure` for silence or audio under 400 ms.
     public static func integrated(_ buffer: AudioBuffer) throws -> Double {
-        let weighted = kWeighted(buffer)
         let block = AudioBuffer.sampleCount(0.4, buffer.sampleRate)
         let step = AudioBuffer.sampleCount(0.1, buffer.sampleRate)
-        guard block > 0, weighted.count >= block else { throw AudioRenderError.tooQuietToMeasure }
-
-        // Running sums make each block O(1).
-        var prefix = [Double](repeating: 0, count: weighted.count + 1)
-        for (index, value) in weighted.enumerated() { prefix[index + 1] = prefix[index] + value * value }
-        var powers: [Double] = []
-        var start = 0
-        while start + block <= weighted.count {
-            powers.append((prefix[start + block] - prefix[start]) / Double(block))
-            start += step
-        }
+        guard block > 0, buffer.samples.count >= block else { throw AudioRenderError.tooQuietToMeasure }
+        let powers = block == 4 * step ? blockPowers(buffer, step: step) : blockPowers(kWeighted(buffer), block: block, step: step)
 
         func lufs(_ power: Double) -> Double { -0.691 + 10 * log10(power) }
         let absolute = powers.filter { $0 > 0 && lufs($0) > -70 }
@@ -46,6 +36,44 @@ public enum Loudness {
             result = buffer.gained(decibels: gain).limited(ceiling: ceiling)
         }
         return result
+    }
+
+    /// Mean squares of the K-weighted audio over 400 ms blocks every 100 ms, when a block is four
+    /// steps: the weighted samples are summed a step at a time as they are made, and each block
+    /// adds four step sums (no array as long as the audio).
+    static func blockPowers(_ buffer: AudioBuffer, step: Int) -> [Double] {
+        let rate = Double(buffer.sampleRate)
+        var first = shelf(rate: rate), second = highPass(rate: rate)
+        var steps: [Double] = []
+        steps.reserveCapacity(buffer.samples.count / step + 1)
+        buffer.samples.withUnsafeBufferPointer { input in
+            var start = 0
+            while start + step <= input.count {
+                var sum = 0.0
+                for index in start..<(start + step) {
+                    let value = second.next(first.next(Double(input[index])))
+                    sum += value * value
+                }
+                steps.append(sum)
+                start += step
+            }
+        }
+        guard steps.count >= 4 else { return [] }
+        let block = Double(4 * step)
+        return (0...(steps.count - 4)).map { (steps[$0] + steps[$0 + 1] + steps[$0 + 2] + steps[$0 + 3]) / block }
+    }
+
+    /// The same from K-weighted samples, for a rate whose block is not four whole steps.
+    static func blockPowers(_ weighted: [Double], block: Int, step: Int) -> [Double] {
+        var prefix = [Double](repeating: 0, count: weighted.count + 1)
+        for (index, value) in weighted.enumerated() { prefix[index + 1] = prefix[index] + value * value }
+        var powers: [Double] = []
+        var start = 0
+        while start + block <= weighted.count {
+            powers.append((prefix[start + block] - prefix[start]) / Double(block))
+            start += step
+        }
+        return powers
     }
 
     // MARK: - K-weighting

@@ -57,14 +57,23 @@ public struct SleepBed: Sendable, Equatable {
             let step = 2 * Double.pi * root * partial.ratio / rate
             let swellStep = 2 * Double.pi / (partial.swell * rate)
             let swellPhase = Double(index) * 1.7
-            // Phase accumulated in a rotation (cos, sin) kept on the unit circle: no sin() per sample.
+            // Phases accumulated in rotations (cos, sin) kept on the unit circle, the tone's and the
+            // swell's: no sin() per sample.
             var (c, s) = (1.0, 0.0)
             let (dc, ds) = (cos(step), sin(step))
-            for n in 0..<count {
-                let swell = 0.6 + 0.4 * sin(swellStep * Double(n) + swellPhase)
-                samples[n] += Float(partial.level * swell * s)
-                (c, s) = (c * dc - s * ds, s * dc + c * ds)
-                if n & 4095 == 0 { let norm = (c * c + s * s).squareRoot(); c /= norm; s /= norm }
+            var (sc, ss) = (cos(swellPhase), sin(swellPhase))
+            let (dsc, dss) = (cos(swellStep), sin(swellStep))
+            samples.withUnsafeMutableBufferPointer { samples in
+                for n in 0..<count {
+                    let swell = 0.6 + 0.4 * ss
+                    samples[n] += Float(partial.level * swell * s)
+                    (c, s) = (c * dc - s * ds, s * dc + c * ds)
+                    (sc, ss) = (sc * dsc - ss * dss, ss * dsc + sc * dss)
+                    if n & 4095 == 0 {
+                        let norm = (c * c + s * s).squareRoot(), swellNorm = (sc * sc + ss * ss).squareRoot()
+                        (c, s, sc, ss) = (c / norm, s / norm, sc / swellNorm, ss / swellNorm)
+                    }
+                }
             }
         }
         if noise > 0 {
@@ -116,18 +125,30 @@ extension Mixing {
         let floor = Double(amplitude(decibels: -duck))
         let length = max(bed.samples.count, voice.samples.count)
         var output = [Float](repeating: 0, count: length)
-        for n in 0..<length {
-            var sample = n < voice.samples.count ? voice.samples[n] : 0
-            if n < bed.samples.count {
-                let position = Double(n) / Double(block)
-                let index = min(blocks, Int(position))
-                let next = min(blocks, index + 1)
-                let t = position - Double(index)
-                let d = depth[index] + (depth[next] - depth[index]) * t
-                let eased = 0.5 - 0.5 * cos(Double.pi * d)   // raised-cosine between full and ducked
-                sample += bed.samples[n] * Float(1 - (1 - floor) * eased)
+        output.withUnsafeMutableBufferPointer { output in
+            voice.samples.withUnsafeBufferPointer { voiceSamples in
+                bed.samples.withUnsafeBufferPointer { bedSamples in
+                    for n in 0..<length {
+                        var sample = n < voiceSamples.count ? voiceSamples[n] : 0
+                        if n < bedSamples.count {
+                            let position = Double(n) / Double(block)
+                            let index = min(blocks, Int(position))
+                            let next = min(blocks, index + 1)
+                            let gain: Float
+                            if depth[index] == depth[next] {   // steady through the block: no cosine to work out
+                                gain = depth[index] == 0 ? 1 : Float(1 - (1 - floor) * (0.5 - 0.5 * cos(Double.pi * depth[index])))
+                            } else {
+                                let t = position - Double(index)
+                                let d = depth[index] + (depth[next] - depth[index]) * t
+                                let eased = 0.5 - 0.5 * cos(Double.pi * d)   // raised-cosine between full and ducked
+                                gain = Float(1 - (1 - floor) * eased)
+                            }
+                            sample += bedSamples[n] * gain
+                        }
+                        output[n] = sample
+                    }
+                }
             }
-            output[n] = sample
         }
         return AudioBuffer(sampleRate: rate, samples: output)
     }
