@@ -141,7 +141,7 @@ def test_offline_completion_is_uploaded_once(server, page):
 
     with page.expect_response(lambda r: r.url.endswith("/api/meditation-sessions") and r.request.method == "POST"):
         page.context.set_offline(False)
-    page.wait_for_function("JSON.parse(localStorage.getItem('meditation-upload-queue')).length === 0")
+    wait_until(page, "JSON.parse(localStorage.getItem('meditation-upload-queue')).length === 0", timeout=30)
     assert stats(page)["totalSessions"] == before + 1
     # The acknowledgment can be lost (the connection drops after the server saved it), so the
     # same record is still queued: opening Meditate again sends it again, and it counts once.

@@ -36,7 +36,7 @@ def test_try_a_voice(server, page):
     # The opening played first; then the whole render, which loads and decodes in the browser:
     # its length matches speech plus the pause.
     wait_until(page, "document.querySelector('.voice-panel audio').currentSrc.endsWith('/audio')", timeout=30)
-    page.wait_for_function("document.querySelector('.voice-panel audio').readyState >= 1", timeout=30_000)
+    wait_until(page, "document.querySelector('.voice-panel audio').readyState >= 1", timeout=30)
     duration = page.evaluate("document.querySelector('.voice-panel audio').duration")
     assert 2.5 < duration < 12, duration
 
