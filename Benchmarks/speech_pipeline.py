@@ -23,14 +23,8 @@ sys.path.insert(0, str(ROOT / "Benchmarks"))
 sys.path.insert(0, str(ROOT / "scripts"))
 from reverie_process import ReverieProcess, call  # noqa: E402
 
-SENTENCES = [
-    "Let your shoulders soften as the evening settles around you.",
-    "Notice the weight of your body resting on the bed beneath you.",
-    "With each breath out, let a little more of the day drift away.",
-    "There is nothing you need to do now, and nowhere you need to be.",
-    "Listen to the quiet spaces between the sounds of the house.",
-    "Let your thoughts pass like slow clouds over a wide and open sky.",
-]
+# The same calm sentences as the Swift speech bench.
+SENTENCES = [line for line in (ROOT / "Benchmarks" / "calm-sentences.txt").read_text().splitlines() if line.strip()]
 
 
 def script(words=300):

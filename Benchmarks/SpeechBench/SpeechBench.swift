@@ -7,16 +7,12 @@ import Speech
 /// same text in the same run. Prints figures and ratios; asserts nothing.
 @main
 struct SpeechBench {
-    /// Our own calm text, repeated to 300 words, with a pause marker after each sentence.
-    static func script(words target: Int = 300) -> (script: String, plain: String) {
-        let sentences = [
-            "Let your shoulders soften as the evening settles around you.",
-            "Notice the weight of your body resting on the bed beneath you.",
-            "With each breath out, let a little more of the day drift away.",
-            "There is nothing you need to do now, and nowhere you need to be.",
-            "Listen to the quiet spaces between the sounds of the house.",
-            "Let your thoughts pass like slow clouds over a wide and open sky.",
-        ]
+    /// Our own calm text (`Benchmarks/calm-sentences.txt`, which the speech pipeline bench speaks
+    /// too), repeated to 300 words, with a pause marker after each sentence.
+    static func script(words target: Int = 300) throws -> (script: String, plain: String) {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("calm-sentences.txt")
+        let sentences = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         var picked: [String] = []
         var count = 0
         while count < target {
@@ -33,7 +29,7 @@ struct SpeechBench {
             print("Piper is not installed in .venv: run scripts/bootstrap.sh run")
             exit(1)
         }
-        let (script, plain) = script()
+        let (script, plain) = try script()
         let words = plain.split(whereSeparator: \.isWhitespace).count
         print("Speech benchmark: \(words) words, Piper en_US-joe-medium, \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
 

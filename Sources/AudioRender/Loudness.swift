@@ -26,11 +26,19 @@ public enum Loudness {
     ///
     /// Limiting speech's tall peaks takes some loudness away, so the level is measured again after
     /// each limiting pass and the shortfall made up, until within 0.1 LU (at most four passes).
-    public static func normalized(_ buffer: AudioBuffer, to target: Double = -16, ceiling: Double = -1) throws -> AudioBuffer {
-        var gain = target - (try integrated(buffer))
+    /// - Parameter quiet: seconds of silence measured on each side of the buffer: a short piece
+    ///   measured as it will be heard between pauses (the meter's blocks that take in its edges
+    ///   count), and one shorter than a 400 ms block measured at all.
+    public static func normalized(_ buffer: AudioBuffer, to target: Double = -16, ceiling: Double = -1,
+                                  between quiet: Double = 0) throws -> AudioBuffer {
+        let padding = AudioBuffer.silence(seconds: quiet, sampleRate: buffer.sampleRate)
+        func measure(_ audio: AudioBuffer) throws -> Double {
+            quiet > 0 ? try integrated(padding.appending(audio).appending(padding)) : try integrated(audio)
+        }
+        var gain = target - (try measure(buffer))
         var result = buffer.gained(decibels: gain).limited(ceiling: ceiling)
         for _ in 0..<3 {
-            let shortfall = target - (try integrated(result))
+            let shortfall = target - (try measure(result))
             guard abs(shortfall) > 0.1 else { break }
             gain += shortfall
             result = buffer.gained(decibels: gain).limited(ceiling: ceiling)

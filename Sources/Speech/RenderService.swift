@@ -178,8 +178,7 @@ public actor RenderService {
             try FileManager.default.moveItem(at: scratch, to: final)
             guard var entry = cached(key, format: request.format) else { throw SpeechError.synthesisFailed("the render was not stored") }
             var profile = rendered.profile
-            let elapsed = ContinuousClock.now - finishing
-            profile.finishing = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            profile.finishing = (ContinuousClock.now - finishing).seconds
             profile.total += profile.finishing
             entry.profile = profile
             return entry

@@ -27,6 +27,11 @@ public struct RenderProfile: Sendable, Equatable, Codable {
     public init() {}
 }
 
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
 /// A finished stretch of a render's audio, handed on in order while the rest is still spoken.
 public struct RenderedChunk: Sendable {
     public var audio: AudioBuffer
@@ -69,23 +74,9 @@ public struct ScriptRenderer: Sendable {
     /// `phrase` brought to `target` LUFS with its peaks under `ceiling`, measured as it will be
     /// heard: between silences (400 ms, a meter's block, on each side), so the blocks that take in
     /// its edges count as they will in the render, and a phrase shorter than a block can be
-    /// measured at all. Limiting the peaks takes a little loudness away, so the level is measured
-    /// again and the shortfall made up, until within 0.1 LU (at most four passes). Silence is left
-    /// as it is.
+    /// measured at all. Silence is left as it is.
     static func levelled(_ phrase: AudioBuffer, to target: Double) -> AudioBuffer {
-        let quiet = AudioBuffer.silence(seconds: 0.4, sampleRate: phrase.sampleRate)
-        func loudness(_ audio: AudioBuffer) -> Double? {
-            (try? Loudness.integrated(quiet.appending(audio).appending(quiet))).flatMap { $0.isFinite ? $0 : nil }
-        }
-        guard let measured = loudness(phrase) else { return phrase }
-        var gain = target - measured
-        var result = phrase.gained(decibels: gain).limited(ceiling: ceiling)
-        for _ in 0..<3 {
-            guard let now = loudness(result), abs(target - now) > 0.1 else { break }
-            gain += target - now
-            result = phrase.gained(decibels: gain).limited(ceiling: ceiling)
-        }
-        return result
+        (try? Loudness.normalized(phrase, to: target, ceiling: ceiling, between: 0.4)) ?? phrase
     }
 
     /// The factor on every pause that makes `speech` + pauses last `target` seconds (1 without a target).
@@ -191,10 +182,7 @@ public struct ScriptRenderer: Sendable {
                           output: (@Sendable (RenderedChunk) async throws -> Void)?) async throws -> RenderedSpeech {
         let started = ContinuousClock.now
         var profile = RenderProfile()
-        func seconds(since start: ContinuousClock.Instant) -> Double {
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        }
+        func seconds(since start: ContinuousClock.Instant) -> Double { (ContinuousClock.now - start).seconds }
         let texts = parsed.phrases.map(\.text)
         let total = texts.count
         progress(0, total)

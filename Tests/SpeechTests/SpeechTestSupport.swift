@@ -69,3 +69,15 @@ func heardLoudness(_ rendered: RenderedSpeech, _ phrase: RenderTimeline.Phrase) 
     let quiet = AudioBuffer.silence(seconds: 0.4, sampleRate: audio.sampleRate)
     return try Loudness.integrated(quiet.appending(audio).appending(quiet))
 }
+
+/// The largest sample-to-sample jump within 2 ms of each pause's start and end (where phrases are
+/// spliced to digital silence), by the boundary's place in milliseconds: a click shows as a jump.
+func jumpsAtPauses(_ rendered: RenderedSpeech) -> [(boundary: Int, jump: Float)] {
+    let samples = rendered.audio.samples
+    let edge = AudioBuffer.sampleCount(0.002, rendered.audio.sampleRate)
+    return rendered.timeline.pauses.flatMap { [$0.startMs, $0.endMs] }.map { boundary in
+        let center = AudioBuffer.sampleCount(Double(boundary) / 1000, rendered.audio.sampleRate)
+        let range = max(1, center - edge)..<min(samples.count, center + edge)
+        return (boundary, range.map { abs(samples[$0] - samples[$0 - 1]) }.max() ?? 0)
+    }
+}
