@@ -107,15 +107,15 @@ extension AudioBuffer {
         }
         // … averaged over ±half samples: smooth, and never above what any sample needs.
         var gains = [Float](repeating: 1, count: needed.count)
-        var sum: Float = 0
+        var sum = 0.0   // a running sum: in Double, so its rounding never drifts into the gains
         var window = 0
-        for index in 0..<min(half, floor.count) { sum += floor[index]; window += 1 }
+        for index in 0..<min(half, floor.count) { sum += Double(floor[index]); window += 1 }
         for index in floor.indices {
             let entering = index + half
-            if entering < floor.count { sum += floor[entering]; window += 1 }
+            if entering < floor.count { sum += Double(floor[entering]); window += 1 }
             let leaving = index - half - 1
-            if leaving >= 0 { sum -= floor[leaving]; window -= 1 }
-            gains[index] = min(1, sum / Float(window))
+            if leaving >= 0 { sum -= Double(floor[leaving]); window -= 1 }
+            gains[index] = Float(min(1, sum / Double(window)))
         }
         var output = samples
         for index in output.indices {
@@ -123,6 +123,47 @@ extension AudioBuffer {
             output[index] = max(-limit, min(limit, output[index]))
         }
         return AudioBuffer(sampleRate: sampleRate, samples: output)
+    }
+
+    /// `limited(ceiling:)` for audio that arrives a stretch at a time: a sample's gain depends on
+    /// the samples within 5 ms of it, so each stretch is limited with that much of what came
+    /// before and after it, and handed back 5 ms late. The samples are the same as limiting the
+    /// whole at once.
+    public struct Limiter: Sendable {
+        let ceiling: Double
+        let sampleRate: Int
+        /// How far a sample's gain reaches on each side.
+        let reach: Int
+        /// The last `reach` samples handed back, as they came in (the next stretch's left context).
+        var context: [Float] = []
+        /// Samples received and not yet handed back.
+        var pending: [Float] = []
+
+        public init(sampleRate: Int, ceiling: Double = -1) {
+            self.ceiling = ceiling
+            self.sampleRate = sampleRate
+            let half = max(1, AudioBuffer.sampleCount(0.0025, sampleRate))
+            reach = 3 * half
+        }
+
+        /// Takes the next stretch; returns what is settled.
+        public mutating func push(_ samples: [Float]) -> [Float] {
+            pending += samples
+            guard pending.count > reach else { return [] }
+            return settle(count: pending.count - reach)
+        }
+
+        /// The rest.
+        public mutating func finish() -> [Float] { settle(count: pending.count) }
+
+        mutating func settle(count: Int) -> [Float] {
+            let window = AudioBuffer(sampleRate: sampleRate, samples: context + pending)
+            let limited = window.limited(ceiling: ceiling).samples
+            let settled = Array(limited[context.count..<context.count + count])
+            context = Array((context + pending[..<count]).suffix(reach))
+            pending.removeFirst(count)
+            return settled
+        }
     }
 
     /// The buffer at another sample rate, by linear interpolation (adequate for speech).

@@ -66,6 +66,38 @@ public struct AudioEncoder: Sendable {
         try Stream(ffmpeg: ffmpeg, format: format, sampleRate: sampleRate, destination: destination)
     }
 
+    /// A stream to `destination` started by the first stretch written (whose sample rate it
+    /// takes), for audio made a stretch at a time by one task.
+    public func sink(_ format: Format, to destination: URL) -> Sink { Sink(encoder: self, format: format, destination: destination) }
+
+    public final class Sink: @unchecked Sendable {
+        let encoder: AudioEncoder
+        let format: Format
+        let destination: URL
+        private var stream: Stream?
+
+        init(encoder: AudioEncoder, format: Format, destination: URL) {
+            (self.encoder, self.format, self.destination) = (encoder, format, destination)
+        }
+
+        /// Queues a stretch for the file; true for the first.
+        @discardableResult
+        public func write(_ buffer: AudioBuffer) throws -> Bool {
+            let first = stream == nil
+            if first { stream = try encoder.stream(format, sampleRate: buffer.sampleRate, to: destination) }
+            stream?.write(buffer)
+            return first
+        }
+
+        /// Finishes the file; when nothing was written, encodes `whole` instead.
+        public func finish(else whole: @autoclosure () -> AudioBuffer) async throws {
+            if let stream { try await stream.finish() } else { try await encoder.encode(whole(), as: format, to: destination) }
+        }
+
+        /// Stops, leaving nothing behind.
+        public func cancel() { stream?.cancel() }
+    }
+
     /// One running ffmpeg fed 32-bit float samples through its standard input.
     public final class Stream: @unchecked Sendable {
         private let process = Process()

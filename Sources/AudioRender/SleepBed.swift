@@ -51,105 +51,216 @@ public struct SleepBed: Sendable, Equatable {
     /// The bed, `seconds` long, with its peak at `peak` (0…1).
     public func render(seconds: Double, sampleRate: Int, peak: Float = 0.5) -> AudioBuffer {
         let count = AudioBuffer.sampleCount(seconds, sampleRate)
-        var samples = [Float](repeating: 0, count: count)
-        let rate = Double(sampleRate)
-        for (index, partial) in partials.enumerated() {
-            let step = 2 * Double.pi * root * partial.ratio / rate
-            let swellStep = 2 * Double.pi / (partial.swell * rate)
-            let swellPhase = Double(index) * 1.7
-            // Phases accumulated in rotations (cos, sin) kept on the unit circle, the tone's and the
-            // swell's: no sin() per sample.
-            var (c, s) = (1.0, 0.0)
-            let (dc, ds) = (cos(step), sin(step))
-            var (sc, ss) = (cos(swellPhase), sin(swellPhase))
-            let (dsc, dss) = (cos(swellStep), sin(swellStep))
-            samples.withUnsafeMutableBufferPointer { samples in
-                for n in 0..<count {
-                    let swell = 0.6 + 0.4 * ss
-                    samples[n] += Float(partial.level * swell * s)
-                    (c, s) = (c * dc - s * ds, s * dc + c * ds)
-                    (sc, ss) = (sc * dsc - ss * dss, ss * dsc + sc * dss)
-                    if n & 4095 == 0 {
-                        let norm = (c * c + s * s).squareRoot(), swellNorm = (sc * sc + ss * ss).squareRoot()
-                        (c, s, sc, ss) = (c / norm, s / norm, sc / swellNorm, ss / swellNorm)
-                    }
-                }
-            }
-        }
-        if noise > 0 {
-            var generator = SeededGenerator(seed: seed)
-            // Brown noise (integrated white noise, leaking back toward zero), then a gentle low-pass.
-            var brown = 0.0, smooth = 0.0
-            let leak = 1 - 20 / rate, lowPass = 1 - exp(-2 * Double.pi * 400 / rate)
-            for n in 0..<count {
-                brown = brown * leak + (generator.unit() * 2 - 1) * 0.02
-                smooth += (brown - smooth) * lowPass
-                samples[n] += Float(noise * smooth * 3)
-            }
-        }
+        var stream = Stream(self, count: count, sampleRate: sampleRate)
+        let samples = stream.nextUnfaded(count)
         let loudest = samples.reduce(Float(0)) { max($0, abs($1)) }
         let gain = loudest > 0 ? peak / loudest : 0
         return AudioBuffer(sampleRate: sampleRate, samples: samples.map { $0 * gain })
             .fadingEdges(in: fadeIn, out: fadeOut)
     }
+
+    /// The bed's loudness in LUFS at the level `Stream` makes it, measured over a minute without
+    /// its fades: a level that does not depend on how long a render is.
+    public func loudness(sampleRate: Int) -> Double {
+        let count = AudioBuffer.sampleCount(60, sampleRate)
+        var stream = Stream(self, count: count, sampleRate: sampleRate)
+        return (try? Loudness.integrated(AudioBuffer(sampleRate: sampleRate, samples: stream.nextUnfaded(count)))) ?? -70
+    }
+
+    /// The bed for a render `count` samples long, made a stretch at a time (so a long render
+    /// never holds it whole): the same samples, stretch by stretch, at a fixed level (its peak is
+    /// not known until the end; `loudness(sampleRate:)` says how loud it is), faded in at the
+    /// start and out at the end.
+    public struct Stream: Sendable {
+        struct Partial: Sendable {
+            var level: Double
+            var c = 1.0, s = 0.0, sc: Double, ss: Double
+            let dc: Double, ds: Double, dsc: Double, dss: Double
+        }
+        let count: Int
+        let fadeIn: Int, fadeOut: Int
+        var partials: [Partial]
+        let noise: Double
+        var generator: SeededGenerator
+        var brown = 0.0, smooth = 0.0
+        let leak: Double, lowPass: Double
+        /// Samples made so far.
+        public private(set) var position = 0
+
+        public init(_ bed: SleepBed, count: Int, sampleRate: Int) {
+            let rate = Double(sampleRate)
+            self.count = count
+            fadeIn = min(count, AudioBuffer.sampleCount(bed.fadeIn, sampleRate))
+            fadeOut = min(count, AudioBuffer.sampleCount(bed.fadeOut, sampleRate))
+            // Phases kept as rotations (cos, sin) on the unit circle, the tone's and the swell's:
+            // no sin() per sample.
+            partials = bed.partials.enumerated().map { index, partial in
+                let step = 2 * Double.pi * bed.root * partial.ratio / rate
+                let swellStep = 2 * Double.pi / (partial.swell * rate)
+                let swellPhase = Double(index) * 1.7
+                return Partial(level: partial.level, sc: cos(swellPhase), ss: sin(swellPhase),
+                               dc: cos(step), ds: sin(step), dsc: cos(swellStep), dss: sin(swellStep))
+            }
+            noise = bed.noise
+            generator = SeededGenerator(seed: bed.seed)
+            // Brown noise (integrated white noise, leaking back toward zero), then a gentle low-pass.
+            leak = 1 - 20 / rate
+            lowPass = 1 - exp(-2 * Double.pi * 400 / rate)
+        }
+
+        /// The next `length` samples (fewer at the end), faded where the render starts and ends.
+        public mutating func next(_ length: Int) -> [Float] {
+            let first = position
+            var samples = nextUnfaded(length)
+            let curve = FadeCurve.raisedCosine
+            for offset in samples.indices {
+                let index = first + offset
+                if index < fadeIn { samples[offset] *= curve.gain(Double(index) / Double(fadeIn)) }
+                let fromEnd = count - 1 - index
+                if fromEnd < fadeOut { samples[offset] *= curve.gain(Double(fromEnd) / Double(fadeOut)) }
+            }
+            return samples
+        }
+
+        mutating func nextUnfaded(_ length: Int) -> [Float] {
+            let length = max(0, min(length, count - position))
+            var samples = [Float](repeating: 0, count: length)
+            let start = position
+            samples.withUnsafeMutableBufferPointer { samples in
+                for index in partials.indices {
+                    var p = partials[index]
+                    for n in 0..<length {
+                        let swell = 0.6 + 0.4 * p.ss
+                        samples[n] += Float(p.level * swell * p.s)
+                        (p.c, p.s) = (p.c * p.dc - p.s * p.ds, p.s * p.dc + p.c * p.ds)
+                        (p.sc, p.ss) = (p.sc * p.dsc - p.ss * p.dss, p.ss * p.dsc + p.sc * p.dss)
+                        if (start + n) & 4095 == 0 {
+                            let norm = (p.c * p.c + p.s * p.s).squareRoot(), swellNorm = (p.sc * p.sc + p.ss * p.ss).squareRoot()
+                            (p.c, p.s, p.sc, p.ss) = (p.c / norm, p.s / norm, p.sc / swellNorm, p.ss / swellNorm)
+                        }
+                    }
+                    partials[index] = p
+                }
+                if noise > 0 {
+                    for n in 0..<length {
+                        brown = brown * leak + (generator.unit() * 2 - 1) * 0.02
+                        smooth += (brown - smooth) * lowPass
+                        samples[n] += Float(noise * smooth * 3)
+                    }
+                }
+            }
+            position += length
+            return samples
+        }
+    }
 }
 
 extension Mixing {
-    /// `voice` over `bed`, with the bed turned down by `duck` dB wherever the voice speaks.
+    /// `voice` over `bed`, with the bed turned down by `duck` dB wherever the voice speaks
+    /// (`Ducker`, all at once). The result is as long as the longer input.
+    public static func ducked(_ bed: AudioBuffer, under voice: AudioBuffer, duck: Double = 9, threshold: Double = -45,
+                              attack: Double = 0.4, release: Double = 1.2) -> AudioBuffer {
+        precondition(bed.sampleRate == voice.sampleRate, "sample rates differ")
+        var ducker = Ducker(sampleRate: voice.sampleRate, duck: duck, threshold: threshold, attack: attack, release: release)
+        var settled = ducker.push(voice.samples)
+        let rest = ducker.finish(length: max(bed.samples.count, voice.samples.count))
+        settled.voice += rest.voice
+        settled.gains += rest.gains
+        var output = settled.voice
+        for index in 0..<min(bed.samples.count, output.count) { output[index] += bed.samples[index] * settled.gains[index] }
+        return AudioBuffer(sampleRate: voice.sampleRate, samples: output)
+    }
+
+    /// The bed's gain under a voice that arrives a stretch at a time.
     ///
     /// The voice is heard in 10 ms blocks (RMS over `threshold` dBFS). The bed starts to dip
     /// `attack` seconds before each phrase, so it is already down when the first word comes,
     /// and rises again over `release` seconds after the last; the gain moves smoothly
-    /// (raised-cosine steps), so the bed never jumps. The result is as long as the longer input.
-    public static func ducked(_ bed: AudioBuffer, under voice: AudioBuffer, duck: Double = 9, threshold: Double = -45,
-                              attack: Double = 0.4, release: Double = 1.2) -> AudioBuffer {
-        precondition(bed.sampleRate == voice.sampleRate, "sample rates differ")
-        let rate = voice.sampleRate
-        let block = max(1, AudioBuffer.sampleCount(0.01, rate))
-        let level = amplitude(decibels: threshold)
-        let blocks = (voice.samples.count + block - 1) / block
-        // 1 where the voice speaks (widened by attack before and release after), else 0.
-        var speaking = [Bool](repeating: false, count: blocks)
-        let before = Int((attack * Double(rate)) / Double(block)), after = Int((release * Double(rate)) / Double(block))
-        for index in 0..<blocks where voice.rms(index * block..<min(voice.samples.count, (index + 1) * block)) >= level {
-            for other in max(0, index - before)...min(blocks - 1, index + after) { speaking[other] = true }
+    /// (raised-cosine steps), so the bed never jumps. A block's gain is settled once the voice
+    /// `attack` seconds after it is known, so `push` hands back all but that much; the gains are
+    /// the same however the voice is cut into stretches.
+    public struct Ducker: Sendable {
+        let block: Int
+        let level: Float
+        let before: Int, after: Int
+        let down: Double, up: Double
+        let floor: Double
+        /// Voice samples received and not yet handed back, from `settledSamples`.
+        var pending: [Float] = []
+        /// Whether each whole block received so far is loud.
+        var loud: [Bool] = []
+        /// Blocks (and samples) handed back.
+        var settledBlocks = 0
+        var depth = 0.0
+
+        public init(sampleRate: Int, duck: Double = 9, threshold: Double = -45, attack: Double = 0.4, release: Double = 1.2) {
+            block = max(1, AudioBuffer.sampleCount(0.01, sampleRate))
+            level = amplitude(decibels: threshold)
+            before = Int((attack * Double(sampleRate)) / Double(block))
+            after = Int((release * Double(sampleRate)) / Double(block))
+            down = 1 / max(1, Double(before))
+            up = 1 / max(1, Double(after))
+            floor = Double(amplitude(decibels: -duck))
         }
-        // The block targets smoothed by moving toward them over `attack` (down) or `release` (up).
-        var depth = [Double](repeating: 0, count: blocks + 1)
-        let down = 1 / max(1, Double(before)), up = 1 / max(1, Double(after))
-        var current = 0.0
-        for index in 0..<blocks {
-            current = speaking[index] ? min(1, current + down) : max(0, current - up)
-            depth[index + 1] = current
+
+        /// Takes the next stretch of voice; returns the voice and the bed's gain for as much as
+        /// is settled.
+        public mutating func push(_ voice: [Float]) -> (voice: [Float], gains: [Float]) {
+            pending += voice
+            // Each block that is now whole is heard.
+            while (loud.count + 1 - settledBlocks) * block <= pending.count {
+                let start = (loud.count - settledBlocks) * block
+                loud.append(rms(pending[start..<start + block]) >= level)
+            }
+            return settle(upTo: loud.count - before)
         }
-        let floor = Double(amplitude(decibels: -duck))
-        let length = max(bed.samples.count, voice.samples.count)
-        var output = [Float](repeating: 0, count: length)
-        output.withUnsafeMutableBufferPointer { output in
-            voice.samples.withUnsafeBufferPointer { voiceSamples in
-                bed.samples.withUnsafeBufferPointer { bedSamples in
-                    for n in 0..<length {
-                        var sample = n < voiceSamples.count ? voiceSamples[n] : 0
-                        if n < bedSamples.count {
-                            let position = Double(n) / Double(block)
-                            let index = min(blocks, Int(position))
-                            let next = min(blocks, index + 1)
-                            let gain: Float
-                            if depth[index] == depth[next] {   // steady through the block: no cosine to work out
-                                gain = depth[index] == 0 ? 1 : Float(1 - (1 - floor) * (0.5 - 0.5 * cos(Double.pi * depth[index])))
-                            } else {
-                                let t = position - Double(index)
-                                let d = depth[index] + (depth[next] - depth[index]) * t
-                                let eased = 0.5 - 0.5 * cos(Double.pi * d)   // raised-cosine between full and ducked
-                                gain = Float(1 - (1 - floor) * eased)
-                            }
-                            sample += bedSamples[n] * gain
-                        }
-                        output[n] = sample
+
+        /// The rest, for a mix `length` samples long (the voice silent after its end).
+        public mutating func finish(length: Int) -> (voice: [Float], gains: [Float]) {
+            let received = settledBlocks * block + pending.count
+            let start = (loud.count - settledBlocks) * block
+            if start < pending.count { loud.append(rms(pending[start...]) >= level) }
+            if length > received { pending += [Float](repeating: 0, count: length - received) }
+            let blocks = (max(length, received) + block - 1) / block
+            while loud.count < blocks { loud.append(false) }
+            return settle(upTo: blocks)
+        }
+
+        /// The voice of the pending blocks under `limit`, with the bed's gain for each sample.
+        mutating func settle(upTo limit: Int) -> (voice: [Float], gains: [Float]) {
+            guard limit > settledBlocks else { return ([], []) }
+            var gains: [Float] = []
+            let count = min(pending.count, (limit - settledBlocks) * block)
+            gains.reserveCapacity(count)
+            var blockIndex = settledBlocks
+            while gains.count < count {
+                // Speaking when the voice is loud anywhere from `after` blocks back to `before` ahead.
+                let speaking = loud[max(0, blockIndex - after)...min(loud.count - 1, blockIndex + before)].contains(true)
+                let from = depth
+                depth = speaking ? min(1, depth + down) : max(0, depth - up)
+                let samples = min(block, count - gains.count)
+                if from == depth {   // steady through the block: no cosine to work out
+                    let gain = from == 0 ? 1 : Float(1 - (1 - floor) * (0.5 - 0.5 * cos(Double.pi * from)))
+                    gains += repeatElement(gain, count: samples)
+                } else {
+                    for n in 0..<samples {
+                        let d = from + (depth - from) * Double(n) / Double(block)
+                        gains.append(Float(1 - (1 - floor) * (0.5 - 0.5 * cos(Double.pi * d))))   // raised cosine between full and ducked
                     }
                 }
+                blockIndex += 1
             }
+            settledBlocks = blockIndex
+            let voice = Array(pending[..<count])
+            pending.removeFirst(count)
+            return (voice, gains)
         }
-        return AudioBuffer(sampleRate: rate, samples: output)
+
+        func rms(_ samples: ArraySlice<Float>) -> Float {
+            guard !samples.isEmpty else { return 0 }
+            var sum = 0.0
+            for sample in samples { sum += Double(sample) * Double(sample) }
+            return Float((sum / Double(samples.count)).squareRoot())
+        }
     }
 }

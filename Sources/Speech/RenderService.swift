@@ -149,26 +149,20 @@ public actor RenderService {
         let scratch = directory.appendingPathComponent(".\(key)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let audioFile = scratch.appendingPathComponent("audio.\(request.format.fileExtension)")
-        let stream = StreamBox()
+        let sink = encoder.sink(request.format, to: audioFile)
         do {
             // The encoder takes each finished stretch while the next phrases are spoken.
             let rendered = try await ScriptRenderer(engine: engine).render(request.script, voice: request.voice, rate: request.rate) { done, total in
                 Task { await self.setProgress(key, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
-            } output: { [encoder] chunk in
-                if stream.value == nil {
-                    stream.value = try encoder.stream(request.format, sampleRate: chunk.audio.sampleRate, to: audioFile)
+            } output: { chunk in
+                if try sink.write(chunk.audio) {
                     let opening = WAVFile.encode(chunk.audio)
                     try opening.write(to: scratch.appendingPathComponent("first.wav"))
                     await self.setOpening(key, opening)
                 }
-                stream.value?.write(chunk.audio)
             }
             let finishing = ContinuousClock.now
-            if let encoding = stream.value {
-                try await encoding.finish()
-            } else {
-                try await encoder.encode(rendered.audio, as: request.format, to: audioFile)
-            }
+            try await sink.finish(else: rendered.audio)
             try Data(rendered.timeline.webVTT.utf8).write(to: scratch.appendingPathComponent("captions.vtt"))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -183,15 +177,9 @@ public actor RenderService {
             entry.profile = profile
             return entry
         } catch {
-            stream.value?.cancel()
+            sink.cancel()
             try? FileManager.default.removeItem(at: scratch)
             throw error
         }
     }
-}
-
-/// The encoder stream of one render, made when its first stretch arrives (only the render's own
-/// calls, one after another, touch it).
-private final class StreamBox: @unchecked Sendable {
-    var value: AudioEncoder.Stream?
 }

@@ -46,8 +46,8 @@ public struct RenderedChunk: Sendable {
 /// peaks held under −1 dBFS) on its own, its leading and trailing silence trimmed (so the
 /// author's pauses are exact), its edges faded over `edgeFade` (no clicks), and placed between
 /// digital silences of exactly the requested length. Because nothing waits for the whole script,
-/// each finished stretch is handed on (to an encoder) while the next phrases are spoken — except
-/// when the render must fit a length, where every pause depends on all the speech.
+/// each finished stretch is handed on (to an encoder) while the next phrases are spoken — also
+/// when the render must fit a length (see `Fitting`).
 ///
 /// The result does not depend on how many workers spoke it, nor in what order they finished.
 public struct ScriptRenderer: Sendable {
@@ -79,14 +79,64 @@ public struct ScriptRenderer: Sendable {
         (try? Loudness.normalized(phrase, to: target, ceiling: ceiling, between: 0.4)) ?? phrase
     }
 
-    /// The factor on every pause that makes `speech` + pauses last `target` seconds (1 without a target).
-    static func pauseScale(fitting target: Double?, speech: Double, pauses: Double) throws -> Double {
-        guard let target else { return 1 }
-        guard speech <= target else { throw SpeechError.cannotFit(speech: speech, target: target) }
-        guard pauses > 0 else { return 1 }   // the end is padded with silence
-        let scale = (target - speech) / pauses
-        guard scale >= 0.25 else { throw SpeechError.cannotFit(speech: speech + pauses * 0.25, target: target) }
-        return scale
+    /// Fits a render to a length while it is spoken: the pauses before each phrase are scaled as
+    /// the phrase is placed, by the factor that would make the whole last `target` seconds if the
+    /// speech still to come is as long per letter as the speech so far; the pauses after the last
+    /// phrase take up what is left, to the sample.
+    ///
+    /// Scaling never assumes the rest will be short: it leaves room for it to run a quarter longer
+    /// than foreseen, with its pauses at a quarter of their length, so a script that fits with
+    /// every pause scaled alike (by at least a quarter) fits here too.
+    struct Fitting {
+        let target: Double
+        /// Letters in each phrase (speech lasts about as long as its letters).
+        let letters: [Int]
+        /// The pauses' nominal seconds before each phrase, and after the last.
+        let pausesBefore: [Double]
+        let pausesAfter: Double
+        var spokenSeconds = 0.0, spokenLetters = 0
+
+        init(target: Double, segments: [ScriptSegment]) {
+            var letters: [Int] = [], before: [Double] = [], running = 0.0
+            for segment in segments {
+                switch segment {
+                case let .pause(pause): running += pause.seconds
+                case let .phrase(phrase):
+                    letters.append(phrase.text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.count)
+                    before.append(running)
+                    running = 0
+                }
+            }
+            (self.target, self.letters, pausesBefore, pausesAfter) = (target, letters, before, running)
+        }
+
+        /// The factor on the pauses before phrase `index`, which lasts `seconds`, placed after
+        /// `placed` seconds of audio.
+        mutating func scale(before index: Int, lasting seconds: Double, placed: Double) -> Double {
+            spokenSeconds += seconds
+            spokenLetters += letters[index]
+            let pauses = pausesBefore[index]
+            guard pauses > 0 else { return 1 }
+            let perLetter = spokenLetters > 0 ? spokenSeconds / Double(spokenLetters) : 0
+            let rest = perLetter * Double(letters[(index + 1)...].reduce(0, +))
+            let pausesAhead = pausesBefore[(index + 1)...].reduce(0, +) + pausesAfter
+            let room = target - placed - seconds
+            let foreseen = (room - rest) / (pauses + pausesAhead)
+            let safe = (room - 1.25 * rest - 0.25 * pausesAhead) / pauses
+            return max(0.25, min(foreseen, safe))
+        }
+
+        /// The factor on the pauses after the last phrase, with `placed` seconds of audio
+        /// placed; nil when there are none (the end is padded with silence instead).
+        /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
+        func last(placed: Double, pausesAll: Double) throws -> Double? {
+            guard spokenSeconds <= target else { throw SpeechError.cannotFit(speech: spokenSeconds, target: target) }
+            guard spokenSeconds + 0.25 * pausesAll <= target + 1e-9 else {
+                throw SpeechError.cannotFit(speech: spokenSeconds + pausesAll * 0.25, target: target)
+            }
+            guard placed <= target + 1e-9 else { throw SpeechError.cannotFit(speech: placed, target: target) }
+            return pausesAfter > 0 ? (target - placed) / pausesAfter : nil
+        }
     }
 
     /// A phrase levelled, trimmed and faded, with where its voice is.
@@ -114,7 +164,8 @@ public struct ScriptRenderer: Sendable {
     struct Placer {
         let segments: [ScriptSegment]
         let sampleRate: Int
-        let pauseScale: Double
+        /// The factor on the pauses placed next.
+        var pauseScale: Double
         var next = 0
         var audio: AudioBuffer
         var phrases: [RenderTimeline.Phrase] = []
@@ -159,8 +210,9 @@ public struct ScriptRenderer: Sendable {
 
     /// Renders a script.
     /// - Parameters:
-    ///   - fitting: a length in seconds the audio must have: every pause is scaled by one factor
-    ///     (at least a quarter of what the script says) so the speech and pauses add up to it.
+    ///   - fitting: a length in seconds the audio must have: the pauses are scaled alike (each by
+    ///     at least a quarter of what the script says, see `Fitting`) so the speech and pauses
+    ///     add up to it.
     ///   - progress: called after each phrase is spoken with (phrases done, phrases in all).
     ///   - output: hears the finished audio in order, a stretch at a time, while the rest is
     ///     spoken (the first stretch ends with the first phrase); all of it is also returned.
@@ -188,11 +240,11 @@ public struct ScriptRenderer: Sendable {
         progress(0, total)
         let engine = engine
         let pauseSeconds = parsed.segments.reduce(0) { if case let .pause(pause) = $1 { $0 + pause.seconds } else { $0 } }
+        var fitting = target.map { Fitting(target: $0, segments: parsed.segments) }
 
         var placer: Placer?
         var handedOn = 0          // samples of the placer's audio handed to `output`
         var waiting: [Int: SynthesizedSpeech] = [:]
-        var shapedAll: [Shaped] = []   // when fitting a length: placed once all are spoken
         var sampleRate: Int?
 
         /// Hands on what has been placed since the last time.
@@ -226,14 +278,12 @@ public struct ScriptRenderer: Sendable {
                     let phraseRate = sampleRate ?? speech.audio.sampleRate
                     sampleRate = phraseRate
                     let shaped = shape(speech, sampleRate: phraseRate)
-                    placed += 1
-                    if target == nil {
-                        if placer == nil { placer = Placer(segments: parsed.segments, sampleRate: phraseRate, pauseScale: 1) }
-                        placer!.place(shaped)
-                        if placed == total { placer!.placePauses() }
-                    } else {
-                        shapedAll.append(shaped)
+                    if placer == nil { placer = Placer(segments: parsed.segments, sampleRate: phraseRate, pauseScale: 1) }
+                    if fitting != nil {
+                        placer!.pauseScale = fitting!.scale(before: placed, lasting: shaped.audio.duration, placed: placer!.audio.duration)
                     }
+                    placer!.place(shaped)
+                    placed += 1
                 }
                 profile.shaping += seconds(since: shapingStart)
                 if let placer { try await handOn(placer) }
@@ -242,19 +292,18 @@ public struct ScriptRenderer: Sendable {
         profile.speaking = seconds(since: started)
 
         let finalRate = sampleRate ?? 22050
-        if target != nil || placer == nil {
-            let shapingStart = ContinuousClock.now
-            let scale = try Self.pauseScale(fitting: target, speech: shapedAll.reduce(0) { $0 + $1.audio.duration }, pauses: pauseSeconds)
-            var fitted = Placer(segments: parsed.segments, sampleRate: finalRate, pauseScale: scale)
-            for shaped in shapedAll { fitted.place(shaped) }
-            fitted.placePauses()
-            if let target {   // rounding each pause to whole samples may leave a few samples over or under
-                let exact = AudioBuffer.sampleCount(target, finalRate)
-                if fitted.audio.samples.count < exact { fitted.audio.append(.silence(seconds: Double(exact - fitted.audio.samples.count) / Double(finalRate), sampleRate: finalRate)) }
-                if fitted.audio.samples.count > exact { fitted.audio = AudioBuffer(sampleRate: finalRate, samples: Array(fitted.audio.samples.prefix(exact))) }
-            }
-            profile.shaping += seconds(since: shapingStart)
-            placer = fitted
+        if placer == nil { placer = Placer(segments: parsed.segments, sampleRate: finalRate, pauseScale: 1) }
+        if let fitting, let target {
+            // The pauses after the last phrase take up the rest; rounding each pause to whole
+            // samples may leave a few samples over or under, evened out in that last silence.
+            if let scale = try fitting.last(placed: placer!.audio.duration, pausesAll: pauseSeconds) { placer!.pauseScale = scale }
+            placer!.placePauses()
+            let exact = AudioBuffer.sampleCount(target, finalRate)
+            let count = placer!.audio.samples.count
+            if count < exact { placer!.audio.append(.silence(seconds: Double(exact - count) / Double(finalRate), sampleRate: finalRate)) }
+            if count > exact, exact >= handedOn { placer!.audio.samples.removeLast(count - exact) }
+        } else {
+            placer!.placePauses()
         }
         guard let placer else { throw SpeechError.synthesisFailed("nothing was placed") }
         try await handOn(placer)

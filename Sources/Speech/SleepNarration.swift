@@ -2,7 +2,11 @@ import AudioRender
 import Foundation
 
 /// A script spoken for sleep: the speech fitted to an exact length (its pauses stretched or
-/// shortened alike), over a soft synthesized bed that dips under the voice, levelled as a whole.
+/// shortened alike), over a soft synthesized bed that dips under the voice. The voice keeps its
+/// −16 LUFS, the bed plays 20 LU under it, and peaks stay under −1 dBFS.
+///
+/// The bed is mixed in as the speech arrives, a stretch at a time, so a render to a file is
+/// encoded while the rest is still spoken.
 public struct SleepNarration: Sendable {
     public var renderer: ScriptRenderer
     public var bed: SleepBed
@@ -14,7 +18,7 @@ public struct SleepNarration: Sendable {
     public var duck: Double
 
     /// Changes whenever the output for the same script would sound different (part of cache keys).
-    public static let version = "sleep-narration-2"
+    public static let version = "sleep-narration-3"
 
     public init(engine: any SpeechEngine, bed: SleepBed = .night, rate: Double = 0.9, bedLoudness: Double = -36, duck: Double = 9) {
         self.renderer = ScriptRenderer(engine: engine)
@@ -24,14 +28,97 @@ public struct SleepNarration: Sendable {
         self.duck = duck
     }
 
+    /// The bed under a voice `count` samples long, mixed a stretch at a time: the bed made as it
+    /// is needed, ducked under the voice, peaks limited.
+    struct Mix {
+        var bed: SleepBed.Stream
+        let bedGain: Float
+        var ducker: Mixing.Ducker
+        var limiter: AudioBuffer.Limiter
+        let count: Int
+
+        init(_ narration: SleepNarration, count: Int, sampleRate: Int) {
+            bed = SleepBed.Stream(narration.bed, count: count, sampleRate: sampleRate)
+            bedGain = amplitude(decibels: narration.bedLoudness - narration.bed.loudness(sampleRate: sampleRate))
+            ducker = Mixing.Ducker(sampleRate: sampleRate, duck: narration.duck)
+            limiter = AudioBuffer.Limiter(sampleRate: sampleRate, ceiling: ScriptRenderer.ceiling)
+            self.count = count
+        }
+
+        /// Takes the next stretch of voice; returns the mix as far as it is settled.
+        mutating func push(_ voice: [Float]) -> [Float] { limiter.push(mixed(ducker.push(voice))) }
+
+        /// The rest of the mix.
+        mutating func finish() -> [Float] { limiter.push(mixed(ducker.finish(length: count))) + limiter.finish() }
+
+        mutating func mixed(_ ducked: (voice: [Float], gains: [Float])) -> [Float] {
+            var output = ducked.voice
+            let bedSamples = bed.next(output.count)
+            for index in bedSamples.indices { output[index] += bedSamples[index] * bedGain * ducked.gains[index] }
+            return output
+        }
+    }
+
     /// Renders `script`, to last exactly `seconds` when given (else as long as it takes).
+    /// - Parameter output: hears the finished mix in order, a stretch at a time, while the rest
+    ///   is spoken (when `seconds` is given; otherwise all at once at the end).
     public func render(_ script: String, seconds: Double?, voice: String? = nil,
-                       progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> RenderedSpeech {
-        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, progress: progress)
-        var bedAudio = bed.render(seconds: speech.audio.duration, sampleRate: speech.audio.sampleRate)
-        if let level = try? Loudness.integrated(bedAudio) { bedAudio = bedAudio.gained(decibels: bedLoudness - level) }
-        let mixed = Mixing.ducked(bedAudio, under: speech.audio, duck: duck)
-        speech.audio = (try? Loudness.normalized(mixed, to: renderer.targetLoudness)) ?? mixed
+                       progress: @Sendable (Int, Int) -> Void = { _, _ in },
+                       output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
+        let mixing = MixState(self, seconds: seconds, output: output)
+        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, progress: progress) { chunk in
+            try await mixing.take(chunk)
+        }
+        speech.audio = try await mixing.finish(speech.audio, phrases: speech.timeline.phrases.count)
         return speech
+    }
+
+    /// The mix of one render, fed by the renderer's stretches one after another.
+    final class MixState: @unchecked Sendable {
+        let narration: SleepNarration
+        let seconds: Double?
+        let output: (@Sendable (RenderedChunk) async throws -> Void)?
+        var mix: Mix?
+        var mixed: [Float] = []
+        /// Where each stretch of voice ended, with the phrases done by then.
+        var marks: [(end: Int, phrasesDone: Int)] = []
+        var received = 0, phrasesDone = 0
+
+        init(_ narration: SleepNarration, seconds: Double?, output: (@Sendable (RenderedChunk) async throws -> Void)?) {
+            (self.narration, self.seconds, self.output) = (narration, seconds, output)
+        }
+
+        /// A stretch of the fitted voice (only when the length is known from the start).
+        func take(_ chunk: RenderedChunk) async throws {
+            guard let seconds else { return }
+            let rate = chunk.audio.sampleRate
+            if mix == nil { mix = Mix(narration, count: AudioBuffer.sampleCount(seconds, rate), sampleRate: rate) }
+            received += chunk.audio.samples.count
+            marks.append((received, chunk.phrasesDone))
+            try await handOn(mix!.push(chunk.audio.samples), sampleRate: rate)
+        }
+
+        /// The whole mix, once the renderer has spoken `voice` (all of the voice, for a render
+        /// whose length was not known).
+        func finish(_ voice: AudioBuffer, phrases: Int) async throws -> AudioBuffer {
+            if mix == nil {
+                mix = Mix(narration, count: voice.samples.count, sampleRate: voice.sampleRate)
+                received = voice.samples.count
+                marks.append((received, phrases))
+                try await handOn(mix!.push(voice.samples), sampleRate: voice.sampleRate)
+            }
+            try await handOn(mix!.finish(), sampleRate: voice.sampleRate)
+            return AudioBuffer(sampleRate: voice.sampleRate, samples: mixed)
+        }
+
+        func handOn(_ samples: [Float], sampleRate: Int) async throws {
+            guard !samples.isEmpty else { return }
+            mixed += samples
+            while let mark = marks.first, mark.end <= mixed.count {
+                phrasesDone = mark.phrasesDone
+                marks.removeFirst()
+            }
+            try await output?(RenderedChunk(audio: AudioBuffer(sampleRate: sampleRate, samples: samples), phrasesDone: phrasesDone))
+        }
     }
 }

@@ -60,22 +60,32 @@ struct Speak: AsyncParsableCommand {
         let engines = await SpeechEngines.installed()
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         let started = Date()
+        let destination = URL(fileURLWithPath: output)
+        // A compressed file is encoded while the rest is spoken; a WAV is written at the end.
+        let sink = AudioEncoder.Format(fileName: output).map { AudioEncoder().sink($0, to: destination) }
+        let write: @Sendable (RenderedChunk) async throws -> Void = { chunk in _ = try sink?.write(chunk.audio) }
         let rendered: RenderedSpeech
         do {
             let engine = try await engines.engine(for: voice)
             if bed {
                 var narration = SleepNarration(engine: engine)
                 narration.rate = rate
-                rendered = try await narration.render(text, seconds: fit, voice: voice) { done, total in bar.show(done: done, total: total) }
+                rendered = try await narration.render(text, seconds: fit, voice: voice, progress: { done, total in bar.show(done: done, total: total) }, output: write)
             } else {
-                rendered = try await ScriptRenderer(engine: engine).render(text, voice: voice, rate: rate, fitting: fit) { done, total in
+                rendered = try await ScriptRenderer(engine: engine).render(text, voice: voice, rate: rate, fitting: fit, progress: { done, total in
                     bar.show(done: done, total: total)
-                }
+                }, output: write)
             }
+            if let sink { try await sink.finish(else: rendered.audio) } else { try WAVFile.encode(rendered.audio).write(to: destination, options: .atomic) }
         } catch let error as SpokenScriptError {
+            sink?.cancel()
             throw CommandFailure(error.description)
         } catch let error as SpeechError {
+            sink?.cancel()
             throw CommandFailure(error.description)
+        } catch {
+            sink?.cancel()
+            throw error
         }
         await engines.shutdown()
         bar.finish()
@@ -83,12 +93,6 @@ struct Speak: AsyncParsableCommand {
             FileHandle.standardError.write(Data("warning: line \(warning.line), column \(warning.column): \(warning.message)\n".utf8))
         }
 
-        let destination = URL(fileURLWithPath: output)
-        if output.lowercased().hasSuffix(".wav") {
-            try WAVFile.encode(rendered.audio).write(to: destination, options: .atomic)
-        } else if let format = AudioEncoder.Format(fileName: output) {
-            try await AudioEncoder().encode(rendered.audio, as: format, to: destination)
-        }
         if let captions {
             try Data(rendered.timeline.webVTT.utf8).write(to: URL(fileURLWithPath: captions), options: .atomic)
         }

@@ -52,6 +52,65 @@ struct SleepAudioTests {
         for index in 1..<bedOnly.count { #expect(abs(bedOnly[index] - bedOnly[index - 1]) < 0.0005) }
     }
 
+    @Test("made a stretch at a time, the bed, its ducking and the limiter give the same samples as all at once")
+    func stretches() {
+        let rate = 8000
+        var generator = SeededGenerator(seed: 7)
+        func cuts(_ total: Int) -> [Int] {   // stretches of uneven length, as phrases and pauses come
+            var lengths: [Int] = [], left = total
+            while left > 0 { let next = min(left, Int.random(in: 1...rate * 3, using: &generator)); lengths.append(next); left -= next }
+            return lengths
+        }
+        // The bed: the stream's stretches are the whole render's samples, at the stream's level.
+        let count = rate * 30
+        var stream = SleepBed.Stream(.night, count: count, sampleRate: rate)
+        let streamed = cuts(count).flatMap { stream.next($0) }
+        let whole = SleepBed.night.render(seconds: 30, sampleRate: rate, peak: 0.5)
+        let scale = whole.samples[rate * 10] / streamed[rate * 10]
+        #expect(zip(streamed, whole.samples).allSatisfy { abs($0 * scale - $1) < 1e-5 })
+        #expect(streamed.count == count && streamed.first == 0)
+
+        // Ducking under a voice of phrases and pauses, and a mix loud enough to be limited.
+        var voice = AudioBuffer.silence(seconds: 1, sampleRate: rate)
+        for (index, seconds) in [0.7, 2.0, 0.3, 1.5].enumerated() {
+            voice.append(Signals.sine(220 * Double(index + 1), seconds: seconds, decibels: -0.5, rate: rate))
+            voice.append(.silence(seconds: [0.2, 1.0, 0.05, 3][index], sampleRate: rate))
+        }
+        let bed = AudioBuffer(sampleRate: rate, samples: [Float](repeating: 0.2, count: voice.samples.count + rate))
+        let ducked = Mixing.ducked(bed, under: voice)
+        var ducker = Mixing.Ducker(sampleRate: rate)
+        var parts: (voice: [Float], gains: [Float]) = ([], [])
+        var offset = 0
+        for length in cuts(voice.samples.count) {
+            let settled = ducker.push(Array(voice.samples[offset..<offset + length]))
+            parts.voice += settled.voice
+            parts.gains += settled.gains
+            offset += length
+        }
+        let rest = ducker.finish(length: bed.samples.count)
+        parts.voice += rest.voice
+        parts.gains += rest.gains
+        var mixed = parts.voice
+        for index in mixed.indices { mixed[index] += bed.samples[index] * parts.gains[index] }
+        #expect(mixed.count == ducked.samples.count && mixed == ducked.samples, "ducked in stretches differs")
+        #expect(abs(ducked.samples.last! - 0.2) < 1e-6, "after the voice the bed comes back up")
+
+        #expect(ducked.peak > amplitude(decibels: -1))
+        var limiter = AudioBuffer.Limiter(sampleRate: rate)
+        offset = 0
+        var limited: [Float] = []
+        for length in cuts(ducked.samples.count) {
+            limited += limiter.push(Array(ducked.samples[offset..<offset + length]))
+            offset += length
+        }
+        limited += limiter.finish()
+        // The same gains, but for the rounding of a running sum (a millionth).
+        let all = ducked.limited(ceiling: -1).samples
+        #expect(limited.count == all.count)
+        #expect(zip(limited, all).map { abs($0 - $1) }.max()! < 1e-6)
+        #expect(Double(limited.map(abs).max()!) <= Double(amplitude(decibels: -1)) + 1e-6)
+    }
+
     @Test("a timer rendition ends at the timer, falls steadily below −60 dBFS, and matches the source up to the fade")
     func fadeOut() async throws {
         let source = scratchFile("source.m4a")

@@ -201,10 +201,18 @@ actor SleepAudio {
 
     private func render(_ script: String, seconds: Double?, key: String) async throws -> File {
         let engine = try await engines.engine(for: nil)
-        let rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds)
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
-        // The audio first, then the metadata that makes the entry count: an entry is whole or absent.
-        try await encoder.encode(rendered.audio, as: .m4a, to: cacheDirectory.appendingPathComponent("\(key).m4a"))
+        // The audio first (encoded while the rest is spoken), then the metadata that makes the
+        // entry count: an entry is whole or absent.
+        let sink = encoder.sink(.m4a, to: cacheDirectory.appendingPathComponent("\(key).m4a"))
+        let rendered: RenderedSpeech
+        do {
+            rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds, output: { chunk in try sink.write(chunk.audio) })
+            try await sink.finish(else: rendered.audio)
+        } catch {
+            sink.cancel()
+            throw error
+        }
         let metadata = try JSONEncoder().encode(Metadata(durationMs: Int((rendered.audio.duration * 1000).rounded())))
         try metadata.write(to: cacheDirectory.appendingPathComponent("\(key).json"), options: .atomic)
         guard let file = cached(key) else { throw SleepAudioProblem.missing("The render was not stored.") }
