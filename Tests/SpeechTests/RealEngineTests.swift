@@ -147,6 +147,18 @@ struct RealEngineTests {
         }
     }
 
+    @Test("spoken by Piper for sleep and fitted to a length: exactly that long, the pauses stretched alike, the voice at −16 LUFS over the bed")
+    func sleepFitted() async throws {
+        let script = (1...6).map { "Breath \($0): let the shoulders soften and the jaw grow heavy. (\(2 + $0 % 3)s)" }.joined(separator: "\n")
+        let rendered = try await SleepNarration(engine: sharedPiperPool).render(script, seconds: 60)
+        #expect(rendered.audio.samples.count == AudioBuffer.sampleCount(60, rendered.audio.sampleRate))
+        let factors = zip(rendered.timeline.pauses, (1...6).map { Double(2 + $0 % 3) }).map { $0.seconds / $1 }
+        let kept = factors.dropLast()   // the last pause takes up the rest
+        #expect(kept.max()! / kept.min()! < 1.15, "\(factors)")
+        for phrase in rendered.timeline.phrases { #expect(abs(try heardLoudness(rendered, phrase) - (-16)) < 1, "\(phrase.text)") }
+        #expect(rendered.audio.peak <= amplitude(decibels: -1) + 1e-4)
+    }
+
     @Test("a short render asked for during a long one is not kept waiting for the long one's phrases")
     func fairTurns() async throws {
         let engine = sharedPiperPool
