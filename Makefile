@@ -58,6 +58,8 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	.venv/bin/python Benchmarks/feeds.py --binary .build/release/reverie
 	@echo
 	.venv/bin/python Benchmarks/levelling.py --binary .build/release/reverie
+	@echo
+	.venv/bin/python Benchmarks/articles.py --binary .build/release/reverie
 
 bootstrap: ## install system packages and .venv for running and testing
 	@scripts/bootstrap.sh test

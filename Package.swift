@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "CReverieZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "Feeds", dependencies: ["CReverieXML"]),
+        .target(name: "Reader", dependencies: ["CReverieXML"]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
@@ -74,6 +75,7 @@ let package = Package(
                 "Playback",
                 "MediaFormats",
                 "Feeds",
+                "Reader",
                 "ReverieAPI",
                 "ReverieServer",
                 "Speech",
@@ -96,6 +98,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
+        .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),

@@ -50,7 +50,7 @@ fi
 # MARK: - Python virtual environment
 requirements=(scripts/requirements-run.txt)
 [ "$mode" = test ] || [ "$mode" = bench ] && requirements+=(scripts/requirements-test.txt)
-[ "$mode" = bench ] && requirements+=(scripts/requirements-bench.txt)
+[ "$mode" = bench ] && requirements+=(scripts/requirements-bench.txt scripts/requirements-bench-2.txt)
 if [ ! -x .venv/bin/python ]; then
   say "Creating .venv"
   python3 -m venv .venv

@@ -8,6 +8,7 @@
 #include <libxml/tree.h>
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
+#include <libxml/HTMLparser.h>
 
 /// xmlFree is a global function pointer, which Swift 6 refuses to use; this calls it.
 static inline void reverie_xml_free(void *pointer) { xmlFree(pointer); }

@@ -128,7 +128,7 @@ struct FeedCommand: AsyncParsableCommand {
             if let remote = URL(string: source), ["http", "https"].contains(remote.scheme?.lowercased() ?? "") {
                 let allow = ["1", "true"].contains((ProcessInfo.processInfo.environment["REVERIE_ALLOW_PRIVATE_FETCH"] ?? "").lowercased())
                 do {
-                    (data, url) = try await OutsideFetch.data(from: remote, maxBytes: 64 << 20, allowPrivate: allow)
+                    (data, url, _) = try await OutsideFetch.data(from: remote, maxBytes: 64 << 20, allowPrivate: allow)
                 } catch let error as APIError {
                     throw CommandFailure("\(source): \(error.message)")
                 }

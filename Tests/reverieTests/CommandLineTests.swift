@@ -134,6 +134,41 @@ struct BinaryTests {
         #expect(hostile.status != 0 && hostile.errors.contains("never expands") && !hostile.output.contains("root:"))
     }
 
+    @Test("extract prints a page's article as text or the documented JSON, many pages in one run; a private URL and a missing file are named")
+    func extract() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-extract-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("page.html"), other = folder.appendingPathComponent("other.html")
+        try """
+        <html lang="en"><head><title>Owls at Dusk | Night Notes</title><meta name="author" content="Ann"></head><body>
+        <nav><a href="/">Home</a> <a href="/about">About</a></nav>
+        <article><h1>Owls at Dusk</h1><p>The owls start calling as the light goes, first one and then, from across the valley, another. 🦉</p>
+        <p>We sat on the step and counted <b>seven</b> before it was dark, and <a href="/owls">here is how to tell them apart</a>.</p></article>
+        </body></html>
+        """.write(to: page, atomically: true, encoding: .utf8)
+        try "<html><body><p>Another page, a single paragraph long enough to be read on its own as an article.</p></body></html>"
+            .write(to: other, atomically: true, encoding: .utf8)
+        let text = try Self.run(["extract", "--text", page.path])
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.hasPrefix("The owls start calling") && !text.output.contains("About"))
+        let json = try Self.run(["extract", "--json", page.path, other.path])
+        let lines = json.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(Set(report.keys) == ["source", "title", "byline", "siteName", "published", "language", "text", "spans", "chapters"])
+        #expect(report["title"] as? String == "Owls at Dusk" && report["byline"] as? String == "Ann" && report["published"] is NSNull)
+        let articleText = try #require(report["text"] as? String)
+        let bold = try #require((report["spans"] as? [[String: Any]])?.first { $0["style"] as? String == "bold" })
+        let units = Array(articleText.utf16), start = try #require(bold["location"] as? Int), length = try #require(bold["length"] as? Int)
+        #expect(String(decoding: units[start..<start + length], as: UTF16.self) == "seven", "offsets count UTF-16 units, past the emoji")
+
+        let private_ = try Self.run(["extract", "http://127.0.0.1:9/page.html"])
+        #expect(private_.status != 0 && private_.errors.contains("private address"))
+        let missing = try Self.run(["extract", folder.appendingPathComponent("nope.html").path, other.path])
+        #expect(missing.status == 1 && missing.errors.contains("nope.html") && missing.output.contains("Another page"))
+    }
+
     @Test("library import adds a folder's audio files to the owner's library, skips what is there, and names what it cannot read")
     func libraryImport() throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)")

@@ -330,11 +330,13 @@ extension Request {
 public enum OutsideFetch {
     /// The body at `url`, at most `maxBytes`; private addresses only with `allowPrivate`.
     /// Errors say what went wrong in a sentence.
-    public static func data(from url: URL, maxBytes: Int, allowPrivate: Bool) async throws -> (data: Data, finalURL: URL) {
+    public static func data(from url: URL, maxBytes: Int, allowPrivate: Bool,
+                            accept: String = "application/rss+xml, application/atom+xml, application/xml, text/xml, */*") async throws
+        -> (data: Data, finalURL: URL, contentType: String?) {
         let client = GuardedHTTPClient(policy: .init(allowPrivate: allowPrivate), group: MultiThreadedEventLoopGroup.singleton)
         do {
-            let answer = try await client.get(url, accept: "application/rss+xml, application/atom+xml, application/xml, text/xml, */*", maxBytes: maxBytes)
-            return (Data(answer.body.readableBytesView), answer.url)
+            let answer = try await client.get(url, accept: accept, maxBytes: maxBytes)
+            return (Data(answer.body.readableBytesView), answer.url, answer.headers.first(name: "Content-Type"))
         } catch let error as OutsideFetchError {
             throw error.apiError
         }

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""make bench, articles section: `reverie extract` beside readability-lxml and trafilatura on the
+same pages: token F1 against each page's expected text, and the time to extract the whole set.
+
+The pages are ours (Tests/ReaderTests/Fixtures: a news article with sidebars, a blog with
+comments, a docs page, a page of mostly links, a paginated story, pages in French, Japanese and
+Arabic), each with the text a reader should get beside it.
+
+Goal: F1 at least the best peer's on every set and >= 0.98 overall, in less total time than the
+fastest peer.
+
+    .venv/bin/python Benchmarks/articles.py [--binary .build/release/reverie] [--rounds 20]
+"""
+
+import argparse
+import collections
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ROOT / "Tests" / "ReaderTests" / "Fixtures"
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def f1(got, want):
+    """Token F1 (words, case folded)."""
+    g, w = collections.Counter(WORD.findall(got.lower())), collections.Counter(WORD.findall(want.lower()))
+    common = sum((g & w).values())
+    if not common:
+        return 0.0
+    precision, recall = common / sum(g.values()), common / sum(w.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def readability_text(html):
+    from lxml import html as lxml_html
+    from readability import Document
+
+    summary = Document(html).summary(html_partial=True)
+    return lxml_html.fromstring(summary).text_content()
+
+
+def trafilatura_text(html):
+    import trafilatura
+
+    return trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=False) or ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", default=str(ROOT / ".build/release/reverie"))
+    parser.add_argument("--rounds", type=int, default=20, help="times the whole set is extracted for the timing")
+    args = parser.parse_args()
+
+    pages = sorted(PAGES.glob("*.html"))
+    expected = {page.stem: (page.with_suffix(".txt")).read_text() for page in pages}
+    sources = {page.stem: page.read_text() for page in pages}
+
+    # Ours: every page in one process (as `reverie extract` is meant to be used for many inputs).
+    out = subprocess.run([args.binary, "extract", "--json", *map(str, pages)], check=True, capture_output=True, text=True)
+    ours = {Path(json.loads(line)["source"]).stem: json.loads(line)["text"] for line in out.stdout.splitlines()}
+    started = time.monotonic()
+    subprocess.run([args.binary, "extract", "--json", *(map(str, pages * args.rounds))], check=True, capture_output=True)
+    ours_time = time.monotonic() - started
+
+    peers = {"readability-lxml": readability_text, "trafilatura": trafilatura_text}
+    results = {"reverie": ours}
+    times = {"reverie": ours_time}
+    for name, extract in peers.items():
+        results[name] = {stem: extract(html) for stem, html in sources.items()}
+        started = time.monotonic()
+        for _ in range(args.rounds):
+            for html in sources.values():
+                extract(html)
+        times[name] = time.monotonic() - started
+
+    names = list(results)
+    print(f"Articles: {len(pages)} pages of our own, token F1 against the expected text; time for {args.rounds} rounds of the set\n")
+    print("page".ljust(28) + "".join(name.ljust(20) for name in names))
+    totals = {name: [] for name in names}
+    for stem in expected:
+        row = []
+        for name in names:
+            score = f1(results[name][stem], expected[stem])
+            totals[name].append(score)
+            row.append(f"{score:.3f}")
+        print(stem.ljust(28) + "".join(value.ljust(20) for value in row))
+    print("mean".ljust(28) + "".join(f"{sum(v) / len(v):.3f}".ljust(20) for v in totals.values()))
+    print(f"time ({len(pages) * args.rounds} pages, s)".ljust(28) + "".join(f"{times[name]:.2f}".ljust(20) for name in names))
+    best_peer = max(sum(totals[name]) / len(totals[name]) for name in names[1:])
+    fastest_peer = min(times[name] for name in names[1:])
+    mean = sum(totals["reverie"]) / len(totals["reverie"])
+    worse = [stem for index, stem in enumerate(expected) if totals["reverie"][index] < max(totals[name][index] for name in names[1:])]
+    print(f"\nGoals: F1 >= best peer on every page ({'OK' if not worse else 'BELOW on ' + ', '.join(worse)}), "
+          f"mean >= 0.98 ({mean:.3f} {'OK' if mean >= 0.98 else 'BELOW'}; best peer {best_peer:.3f}), "
+          f"faster than the fastest peer ({fastest_peer / times['reverie']:.1f}× {'OK' if times['reverie'] < fastest_peer else 'SLOWER'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,245 @@
+import Foundation
+
+/// Finds the article in a page: the elements nobody reads are dropped (scripts, navigation,
+/// hidden things, and blocks whose names say they are comments, share bars, ads or related
+/// links); every paragraph gives its ancestors points for its length and commas; the best-scored
+/// container (its points cut by how much of its text is links) wins, with the siblings that look
+/// like more of the same; then what is left of menus, link lists and forms inside it is cleaned
+/// away. Figures with captions, tables, code and quotes stay.
+struct Extractor {
+    var document: HTMLDocument
+    let title: String?
+
+    // Names that say what a block is. Checked against `class` and `id` together, lower-cased.
+    static let unlikely = ["ad-", "ads", "advert", "banner", "breadcrumb", "combx", "comment", "community", "cookie", "consent", "disqus",
+                           "extra", "footer", "gdpr", "header", "legends", "menu", "modal", "nav", "newsletter", "outbrain", "pager",
+                           "pagination", "popup", "promo", "related", "remark", "replies", "rss", "share", "sharing", "shoutbox", "sidebar",
+                           "skyscraper", "social", "sponsor", "subscribe", "taboola", "toolbar", "tags", "widget", "signup", "login", "follow"]
+    static let likely = ["and", "article", "body", "column", "content", "main", "shadow", "post", "entry", "story", "text", "prose"]
+    static let positive = ["article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose", "chapter"]
+    static let negative = ["-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead",
+                           "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar", "skyscraper", "sponsor",
+                           "shopping", "tags", "tool", "widget", "byline", "author", "dateline", "caption-credit", "pagination", "pager"]
+    static let dropped: Set<String> = ["script", "style", "noscript", "template", "iframe", "object", "embed", "button", "input", "select",
+                                       "textarea", "svg", "canvas", "link", "meta", "head", "title", "nav", "aside", "footer", "form",
+                                       "dialog", "map", "audio", "video", "source", "track", "picture"]
+    static let droppedRoles: Set<String> = ["navigation", "complementary", "banner", "contentinfo", "menu", "menubar", "dialog", "alert",
+                                            "alertdialog", "search", "toolbar", "tablist"]
+    /// Elements that start a block of their own (a `div` holding none of them is read as a paragraph).
+    static let blocks: Set<String> = ["address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+                                      "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre",
+                                      "section", "table", "tbody", "thead", "tfoot", "tr", "td", "th", "ul", "details", "summary", "center"]
+
+    init(_ document: HTMLDocument, title: String?) {
+        self.document = document
+        self.title = title
+    }
+
+    func names(_ index: Int) -> String {
+        let attributes = document.nodes[index].attributes
+        guard !attributes.isEmpty else { return "" }
+        return ((attributes["class"] ?? "") + " " + (attributes["id"] ?? "")).lowercased()
+    }
+
+    /// What an element's class and id say, worked out once per distinct pair (pages repeat them).
+    struct NameFacts {
+        var unlikely = false, likely = false, weight = 0.0
+    }
+
+    final class Facts {
+        var known: [String: NameFacts] = [:]
+    }
+
+    let facts = Facts()
+
+    func nameFacts(_ index: Int) -> NameFacts {
+        let names = names(index)
+        guard names.count > 1 else { return NameFacts() }
+        if let known = facts.known[names] { return known }
+        var found = NameFacts()
+        found.unlikely = Self.unlikely.contains { names.contains($0) }
+        found.likely = Self.likely.contains { names.contains($0) }
+        if Self.negative.contains(where: { names.contains($0) }) { found.weight -= 25 }
+        if Self.positive.contains(where: { names.contains($0) }) { found.weight += 25 }
+        facts.known[names] = found
+        return found
+    }
+
+    /// −25 for a name that says "not the article", +25 for one that says "the article".
+    func weight(_ index: Int) -> Double { nameFacts(index).weight }
+
+    func linkDensity(_ index: Int) -> Double {
+        let (all, linked) = document.textLength(of: index)
+        return all == 0 ? 0 : Double(linked) / Double(all)
+    }
+
+    /// The page's body, with what nobody reads taken out.
+    mutating func prepare() -> Int {
+        let body = document.first("body") ?? document.root
+        var stack = [body]
+        while let index = stack.popLast() {
+            for child in document.elements(in: index) {
+                let node = document.nodes[child]
+                let facts = nameFacts(child)
+                let style = (node.attributes["style"] ?? "").lowercased().replacingOccurrences(of: " ", with: "")
+                let hidden = node.attributes["hidden"] != nil || node.attributes["aria-hidden"] == "true"
+                    || style.contains("display:none") || style.contains("visibility:hidden")
+                let role = (node.attributes["role"] ?? "").lowercased()
+                let unlikely = facts.unlikely && !facts.likely
+                    && !["body", "a", "article", "main", "table", "tbody", "tr", "td", "pre", "code"].contains(node.name)
+                if Self.dropped.contains(node.name) || hidden || Self.droppedRoles.contains(role) || unlikely
+                    || (node.name == "header" && document.descendants(of: child, named: ["p"]).count < 2) {
+                    document.remove(child)
+                } else {
+                    stack.append(child)
+                }
+            }
+        }
+        return body
+    }
+
+    /// Whether an element reads as a paragraph: a `p`, `pre`, `td` or `blockquote`, or a `div`
+    /// (`section`) with only inline content.
+    func isParagraph(_ index: Int) -> Bool {
+        let node = document[index]
+        switch node.name {
+        case "p", "pre", "td", "blockquote", "li", "dd": return true
+        case "div", "section", "article", "span", "font", "center":
+            return !document.elements(in: index).contains { Self.blocks.contains(document[$0].name) }
+        default: return false
+        }
+    }
+
+    static let commas: Set<Unicode.Scalar> = [",", "，", "、", "،", "፣", "﹐", "､"]
+
+    /// The article's containers, in page order: the best one and the siblings that belong with it.
+    mutating func candidates(in body: Int) -> [Int] {
+        var scores: [Int: Double] = [:]
+        func initial(_ index: Int) -> Double {
+            let base: Double
+            switch document[index].name {
+            case "div", "article", "main", "section": base = 5
+            case "pre", "td", "blockquote": base = 3
+            case "address", "ol", "ul", "dl", "dd", "dt", "li", "form": base = -3
+            case "h1", "h2", "h3", "h4", "h5", "h6", "th": base = -5
+            default: base = 0
+            }
+            return base + weight(index)
+        }
+        for index in document.descendants(of: body) where isParagraph(index) {
+            let text = document.text(of: index)
+            // Ideographic scripts say as much in fewer characters.
+            let wide = text.unicodeScalars.contains { $0.value >= 0x2E80 && $0.value <= 0x9FFF || $0.value >= 0xAC00 && $0.value <= 0xD7AF }
+            let length = text.unicodeScalars.count * (wide ? 3 : 1)
+            guard length >= 25 else { continue }
+            let points = 1 + Double(text.unicodeScalars.filter { Self.commas.contains($0) }.count) + min(Double(length / 100), 3)
+            var ancestor = index
+            for level in 0..<3 {
+                ancestor = document[ancestor].parent
+                guard ancestor >= 0, ancestor != document[body].parent else { break }
+                if scores[ancestor] == nil { scores[ancestor] = initial(ancestor) }
+                scores[ancestor]! += points / (level == 0 ? 1 : level == 1 ? 2 : Double(level) * 3)
+                if ancestor == body { break }
+            }
+        }
+        guard !scores.isEmpty else { return [body] }
+        let final = scores.mapValues { $0 }.map { (index: $0.key, score: $0.value * (1 - linkDensity($0.key))) }
+        let ranked = final.sorted { $0.score > $1.score || ($0.score == $1.score && $0.index < $1.index) }
+        var top = ranked[0].index
+        let topScore = ranked[0].score
+        // When the best few share an ancestor, the article is that ancestor (a story split into
+        // several containers).
+        let close = ranked.dropFirst().prefix(5).filter { $0.score >= topScore * 0.75 }.map(\.index)
+        if close.count >= 2 {
+            var ancestor = document[top].parent
+            while ancestor >= 0, ancestor != document[body].parent {
+                let holds = close.filter { isAncestor(ancestor, of: $0) }.count
+                if holds >= 2 { top = ancestor; break }
+                ancestor = document[ancestor].parent
+            }
+        }
+        // A lone container inside its parent: the parent holds the same, maybe with a heading.
+        while document[top].parent >= 0, top != body, document.elements(in: document[top].parent).count == 1 {
+            top = document[top].parent
+        }
+        let parent = document[top].parent
+        guard parent >= 0, top != body else { return [top] }
+        let threshold = max(10, (scores[top] ?? topScore) * 0.2)
+        let topClass = document[top].attributes["class"] ?? ""
+        var chosen: [Int] = []
+        for sibling in document.elements(in: parent) {
+            if sibling == top { chosen.append(sibling); continue }
+            var bonus = 0.0
+            if !topClass.isEmpty, document[sibling].attributes["class"] == topClass { bonus = (scores[top] ?? 0) * 0.2 }
+            if let score = scores[sibling], score + bonus >= threshold { chosen.append(sibling); continue }
+            if ["p", "blockquote", "pre", "ul", "ol", "figure", "table", "h2", "h3", "h4"].contains(document[sibling].name) || isParagraph(sibling) {
+                let text = document.text(of: sibling), density = linkDensity(sibling)
+                if text.count > 80 && density < 0.25 { chosen.append(sibling) }
+                else if text.count > 0 && text.count <= 80 && density == 0 && text.range(of: "\\.( |$)", options: .regularExpression) != nil { chosen.append(sibling) }
+                else if ["h2", "h3", "h4", "figure", "table", "pre"].contains(document[sibling].name) && isBetweenChosen(sibling, chosen: chosen, top: top) { chosen.append(sibling) }
+            }
+        }
+        return chosen
+    }
+
+    func isBetweenChosen(_ sibling: Int, chosen: [Int], top: Int) -> Bool {
+        // A heading or figure after something chosen and before the top (or right after it).
+        guard let last = chosen.last else { return false }
+        let siblings = document.elements(in: document[sibling].parent)
+        guard let at = siblings.firstIndex(of: sibling), let lastAt = siblings.firstIndex(of: last) else { return false }
+        return at > lastAt
+    }
+
+    func isAncestor(_ ancestor: Int, of index: Int) -> Bool {
+        var current = document[index].parent
+        while current >= 0 {
+            if current == ancestor { return true }
+            current = document[current].parent
+        }
+        return false
+    }
+
+    /// Inside the chosen containers: link lists, bylines, the title again and empty blocks go.
+    mutating func clean(_ roots: [Int]) {
+        let normalizedTitle = title.map { PlainTextLine.of($0).lowercased() }
+        for root in roots {
+            // Deepest first, so a list is judged after its items were.
+            for index in document.descendants(of: root).reversed() {
+                let node = document.nodes[index]
+                guard !node.removed else { continue }
+                switch node.name {
+                case "h1", "h2":
+                    let text = document.text(of: index)
+                    if let normalizedTitle, text.lowercased() == normalizedTitle { document.remove(index) }
+                    if text.isEmpty { document.remove(index) }
+                case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span":
+                    let (length, linked) = document.textLength(of: index)
+                    let density = length == 0 ? 0 : Double(linked) / Double(length)
+                    let names = names(index)
+                    let byline = length < 120 && !names.isEmpty
+                        && ["byline", "author", "dateline", "writtenby", "meta", "post-date", "timestamp"].contains { names.contains($0) }
+                    if byline {
+                        document.remove(index)
+                    } else if density > 0.5 && length < 1000 && node.name != "p" {
+                        document.remove(index)   // a menu or a list of related links
+                    } else if density > 0.2 && node.name != "p" && weight(index) < 0 {
+                        document.remove(index)
+                    } else if length == 0 && node.name != "table" && document.descendants(of: index, named: ["img"]).isEmpty {
+                        document.remove(index)
+                    } else if node.name == "div" && length < 100, document.descendants(of: index, named: ["img"]).count > 1,
+                              document.descendants(of: index, named: ["p", "figcaption"]).isEmpty {
+                        document.remove(index)   // a row of thumbnails
+                    }
+                default:
+                    continue
+                }
+            }
+            // A heading with nothing after it in its container headed what was cleaned away
+            // ("Related stories" over a list that is gone).
+            for index in document.descendants(of: root, named: ["h2", "h3", "h4", "h5", "h6"]).reversed() {
+                let siblings = document.elements(in: document[index].parent)
+                if siblings.last == index { document.remove(index) }
+            }
+        }
+    }
+}

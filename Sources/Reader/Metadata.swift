@@ -1,0 +1,149 @@
+import Foundation
+
+/// What a page says about its article: from JSON-LD first, then OpenGraph and other meta tags,
+/// then the page itself.
+public struct ArticleMetadata: Sendable, Equatable, Codable {
+    public var title: String?
+    public var byline: String?
+    public var siteName: String?
+    /// ISO 8601, as the page gives it.
+    public var published: String?
+    public var leadImage: String?
+    public var language: String?
+    public var excerpt: String?
+
+    public init() {}
+
+    init(_ document: HTMLDocument, base: URL?) {
+        var meta: [String: String] = [:]
+        for index in document.descendants(of: document.root, named: ["meta"]) {
+            let node = document[index]
+            guard let key = (node.attributes["property"] ?? node.attributes["name"] ?? node.attributes["itemprop"])?.lowercased(),
+                  let content = node.attributes["content"]?.trimmingCharacters(in: .whitespacesAndNewlines), !content.isEmpty,
+                  meta[key] == nil else { continue }
+            meta[key] = content
+        }
+        let linked = Self.jsonLD(document)
+        let pageTitle = document.first("title").map { document.text(of: $0) }
+        let headings = Set(document.descendants(of: document.root, named: ["h1", "h2"]).map { document.text(of: $0) })
+        title = linked.title ?? meta["og:title"] ?? meta["twitter:title"] ?? meta["dc.title"]
+            ?? Self.trimmedTitle(pageTitle, site: meta["og:site_name"], headings: headings)
+        byline = linked.byline ?? meta["author"] ?? meta["article:author"].flatMap { $0.hasPrefix("http") ? nil : $0 } ?? meta["dc.creator"]
+            ?? Self.pageByline(document)
+        siteName = linked.siteName ?? meta["og:site_name"] ?? meta["application-name"]
+        published = linked.published ?? meta["article:published_time"] ?? meta["date"] ?? meta["dc.date"] ?? meta["datepublished"]
+            ?? document.descendants(of: document.root, named: ["time"]).lazy.compactMap { document[$0].attributes["datetime"] }.first
+        let image = linked.leadImage ?? meta["og:image"] ?? meta["twitter:image"]
+        leadImage = image.flatMap { URL(string: $0, relativeTo: base)?.absoluteString }
+        language = document[document.root].attributes["lang"].flatMap { $0.isEmpty ? nil : $0 } ?? linked.language ?? meta["og:locale"]
+        excerpt = linked.excerpt ?? meta["description"] ?? meta["og:description"]
+        if let text = byline { byline = PlainTextLine.of(text) }
+        if let text = title { title = PlainTextLine.of(text) }
+    }
+
+    /// The author a page names in its text: a `rel="author"` link, or a short element whose
+    /// class or id says byline or author ("By Wren" gives "Wren").
+    static func pageByline(_ document: HTMLDocument) -> String? {
+        for index in document.descendants(of: document.root) {
+            let node = document[index]
+            let names = ((node.attributes["class"] ?? "") + " " + (node.attributes["id"] ?? "")).lowercased()
+            let marked = node.attributes["rel"]?.lowercased() == "author" || node.attributes["itemprop"]?.lowercased() == "author"
+                || names.split(separator: " ").contains { $0 == "author" || $0 == "byline" || $0.hasSuffix("-author") || $0 == "vcard" }
+            guard marked else { continue }
+            var text = document.text(of: index)
+            for prefix in ["By ", "by ", "Par ", "Von ", "Por "] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
+            if !text.isEmpty && text.count < 80 { return text }
+        }
+        return nil
+    }
+
+    /// "Article — Site" and "Article | Site" titles without the site.
+    static func trimmedTitle(_ title: String?, site: String?, headings: Set<String> = []) -> String? {
+        guard let title, !title.isEmpty else { return nil }
+        for separator in [" | ", " — ", " – ", " - ", " :: ", " · "] {
+            guard let range = title.range(of: separator, options: .backwards) else { continue }
+            let head = String(title[..<range.lowerBound]), tail = String(title[range.upperBound...])
+            if headings.contains(head) { return head }
+            if let site, tail.localizedCaseInsensitiveContains(site) || site.localizedCaseInsensitiveContains(tail) { return head }
+            if head.split(separator: " ").count >= 3 && tail.split(separator: " ").count <= 4 { return head }
+        }
+        return title
+    }
+
+    /// The article fields of the page's JSON-LD (an Article, NewsArticle, BlogPosting … object,
+    /// alone, in a list or in an @graph).
+    static func jsonLD(_ document: HTMLDocument) -> ArticleMetadata {
+        var found = ArticleMetadata()
+        for index in document.descendants(of: document.root, named: ["script"]) where document[index].attributes["type"]?.lowercased() == "application/ld+json" {
+            let raw = document[index].children.map { document[$0].text }.joined()
+            guard let data = raw.data(using: .utf8), let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { continue }
+            var objects: [[String: Any]] = []
+            var queue: [Any] = [json]
+            while let next = queue.popLast(), objects.count < 200 {
+                if let list = next as? [Any] { queue.append(contentsOf: list) }
+                if let object = next as? [String: Any] {
+                    objects.append(object)
+                    if let graph = object["@graph"] { queue.append(graph) }
+                }
+            }
+            let kinds: Set<String> = ["article", "newsarticle", "blogposting", "reportage", "scholarlyarticle", "techarticle", "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle", "socialmediaposting", "webpage"]
+            let articles = objects.filter { object in
+                let types = (object["@type"] as? String).map { [$0] } ?? (object["@type"] as? [String]) ?? []
+                return types.contains { kinds.contains($0.lowercased()) }
+            }
+            // An Article before a WebPage.
+            guard let article = articles.first(where: { ($0["@type"] as? String)?.lowercased() != "webpage" }) ?? articles.first else { continue }
+            func name(_ value: Any?) -> String? {
+                if let text = value as? String { return text.isEmpty ? nil : text }
+                if let object = value as? [String: Any] { return name(object["name"]) }
+                if let list = value as? [Any] {
+                    let names = list.compactMap { name($0) }
+                    return names.isEmpty ? nil : names.joined(separator: ", ")
+                }
+                return nil
+            }
+            func url(_ value: Any?) -> String? {
+                if let text = value as? String { return text }
+                if let object = value as? [String: Any] { return url(object["url"]) }
+                if let list = value as? [Any] { return list.lazy.compactMap { url($0) }.first }
+                return nil
+            }
+            found.title = found.title ?? name(article["headline"]) ?? name(article["name"])
+            found.byline = found.byline ?? name(article["author"]) ?? name(article["creator"])
+            found.siteName = found.siteName ?? name(article["publisher"])
+            found.published = found.published ?? (article["datePublished"] as? String) ?? (article["dateCreated"] as? String)
+            found.leadImage = found.leadImage ?? url(article["image"]) ?? url(article["thumbnailUrl"])
+            found.language = found.language ?? (article["inLanguage"] as? String)
+            found.excerpt = found.excerpt ?? (article["description"] as? String)
+        }
+        return found
+    }
+}
+
+/// One line of text: whitespace runs made one space, trimmed.
+enum PlainTextLine {
+    static func of(_ text: String) -> String { words(text).joined(separator: " ") }
+
+    /// Whether a scalar is white space (ASCII answered without Unicode's tables).
+    @inline(__always) static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x80 ? scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
+    }
+
+    /// The runs of `text` between white space.
+    static func words(_ text: String) -> [Substring] {
+        var words: [Substring] = []
+        let scalars = text.unicodeScalars
+        var start: String.UnicodeScalarView.Index?
+        var index = scalars.startIndex
+        while index != scalars.endIndex {
+            if isSpace(scalars[index]) {
+                if let begun = start { words.append(Substring(scalars[begun..<index])); start = nil }
+            } else if start == nil {
+                start = index
+            }
+            index = scalars.index(after: index)
+        }
+        if let begun = start { words.append(Substring(scalars[begun..<scalars.endIndex])) }
+        return words
+    }
+}

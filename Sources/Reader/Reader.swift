@@ -1,0 +1,83 @@
+import Foundation
+
+/// An article read from a page: what the voice reads, how it looks, and what it is.
+public struct ExtractedArticle: Sendable, Equatable, Codable {
+    /// Where it came from (the address, or the file's name).
+    public var source: String
+    public var title: String
+    public var byline: String?
+    public var siteName: String?
+    public var published: String?
+    public var language: String?
+    public var leadImage: String?
+    /// The plain text the voice reads: paragraphs apart by a blank line, list items and table
+    /// rows on lines of their own.
+    public var text: String
+    /// Styles over `text`, in UTF-16 code units (see `FormattingSpan`).
+    public var spans: [FormattingSpan]
+    /// A long article's parts, from heading to heading; one chapter for a short one.
+    public var chapters: [ArticleChapter]
+}
+
+/// Reads articles out of web pages.
+public enum Reader {
+    /// A piece longer than this (in UTF-16 units) with headings is split into chapters at them.
+    public static let chapterThreshold = 6000
+
+    /// The article in an HTML page.
+    /// - Parameters:
+    ///   - url: the page's address: links and images are made absolute against it (or the page's
+    ///     own `<base href>`).
+    ///   - encoding: the character set the server named, if it did.
+    /// - Throws: `ReaderError` for a page that cannot be read or holds no article.
+    public static func extract(html data: Data, url: URL? = nil, encoding: String? = nil, source: String? = nil) throws -> ExtractedArticle {
+        let document = try HTMLDocument(data, encoding: encoding)
+        var base = url
+        if let href = document.first("base").flatMap({ document[$0].attributes["href"] }), let resolved = URL(string: href, relativeTo: url) {
+            base = resolved.absoluteURL
+        }
+        let metadata = ArticleMetadata(document, base: base)
+        var extractor = Extractor(document, title: metadata.title)
+        let body = extractor.prepare()
+        let roots = extractor.candidates(in: body)
+        extractor.clean(roots)
+        var builder = RichTextBuilder(document: extractor.document, base: base)
+        for root in roots {
+            builder.breakBlock()
+            builder.add(root)
+        }
+        guard !builder.text.isEmpty else { throw ReaderError.noArticle }
+        let title = metadata.title ?? builder.headings.first?.title ?? source ?? url?.absoluteString ?? "Untitled"
+        return ExtractedArticle(source: source ?? url?.absoluteString ?? "", title: title, byline: metadata.byline, siteName: metadata.siteName,
+                                published: metadata.published, language: metadata.language, leadImage: metadata.leadImage,
+                                text: builder.text, spans: builder.spans,
+                                chapters: chapters(length: builder.utf16Count, headings: builder.headings, title: title))
+    }
+
+    /// The character set a `Content-Type` header names (`text/html; charset=ISO-8859-1`).
+    public static func charset(fromContentType value: String) -> String? {
+        for parameter in value.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, parts[0].lowercased() == "charset" else { continue }
+            let name = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            return name.isEmpty ? nil : name
+        }
+        return nil
+    }
+
+    /// Chapters at the top level of headings used, for a long piece with at least two of them.
+    static func chapters(length: Int, headings: [(title: String, level: Int, location: Int)], title: String) -> [ArticleChapter] {
+        guard length > chapterThreshold, let top = headings.map(\.level).min() else {
+            return [ArticleChapter(title: title, location: 0, length: length)]
+        }
+        let marks = headings.filter { $0.level == top }
+        guard marks.count >= 2 else { return [ArticleChapter(title: title, location: 0, length: length)] }
+        var chapters: [ArticleChapter] = []
+        if marks[0].location > 0 { chapters.append(ArticleChapter(title: title, location: 0, length: marks[0].location)) }
+        for (index, mark) in marks.enumerated() {
+            let end = index + 1 < marks.count ? marks[index + 1].location : length
+            chapters.append(ArticleChapter(title: mark.title, location: mark.location, length: end - mark.location))
+        }
+        return chapters
+    }
+}

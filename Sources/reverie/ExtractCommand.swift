@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Reader
+import ReverieServer
+
+/// `reverie extract FILE|URL... [--text|--json]`: the article Reverie reads out of a page.
+struct ExtractCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extract",
+        abstract: "Show the article Reverie reads out of a web page (an HTML file, or an http(s) URL fetched through the guarded client).",
+        discussion: "A URL on a private or loopback address is refused unless REVERIE_ALLOW_PRIVATE_FETCH=1. Pages are read at most 10 MB."
+    )
+
+    @Argument(help: "HTML files or http(s) URLs, read in turn in one process.")
+    var sources: [String]
+
+    @Flag(help: "Print only the article's plain text (what the voice reads).")
+    var text = false
+
+    @Flag(help: #"Print one JSON object per page, one per line: {"source", "title", "byline", "siteName", "published", "language", "text", "spans": [{"location", "length", "style", "url", "level"}], "chapters": [{"title", "location", "length"}]}; locations and lengths in UTF-16 code units of "text"."#)
+    var json = false
+
+    static let maximumBytes = 10 << 20
+
+    func validate() throws {
+        if text && json { throw ValidationError("Choose --text or --json, not both.") }
+    }
+
+    /// The JSON line for an article: every key present (null when the page says nothing).
+    struct Line: Encodable {
+        let article: ExtractedArticle
+        enum Keys: String, CodingKey { case source, title, byline, siteName, published, language, text, spans, chapters }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(article.source, forKey: .source)
+            try container.encode(article.title, forKey: .title)
+            try container.encode(article.byline, forKey: .byline)
+            try container.encode(article.siteName, forKey: .siteName)
+            try container.encode(article.published, forKey: .published)
+            try container.encode(article.language, forKey: .language)
+            try container.encode(article.text, forKey: .text)
+            try container.encode(article.spans, forKey: .spans)
+            try container.encode(article.chapters, forKey: .chapters)
+        }
+    }
+
+    func run() async throws {
+        guard !sources.isEmpty else { throw CommandFailure("Name an HTML file or URL.") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var failed = false
+        for source in sources {
+            do {
+                let article = try await extract(source)
+                if json {
+                    print(String(decoding: try encoder.encode(Line(article: article)), as: UTF8.self))
+                } else if text {
+                    print(article.text)
+                } else {
+                    let facts = [article.byline, article.siteName, article.published].compactMap { $0 }
+                    print("\(article.title)\(facts.isEmpty ? "" : " (\(facts.joined(separator: ", ")))")")
+                    print("\(article.text.split(whereSeparator: { $0.isWhitespace }).count) words, \(article.chapters.count) chapter\(article.chapters.count == 1 ? "" : "s"), \(article.spans.count) styled stretches")
+                    print()
+                    print(article.text)
+                }
+            } catch let error as CommandFailure {
+                FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    func extract(_ source: String) async throws -> ExtractedArticle {
+        let data: Data
+        var url: URL?
+        var encoding: String?
+        if let remote = URL(string: source), ["http", "https"].contains(remote.scheme?.lowercased() ?? "") {
+            let allow = ["1", "true"].contains((ProcessInfo.processInfo.environment["REVERIE_ALLOW_PRIVATE_FETCH"] ?? "").lowercased())
+            do {
+                let answer = try await OutsideFetch.data(from: remote, maxBytes: Self.maximumBytes, allowPrivate: allow,
+                                                         accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.5")
+                (data, url) = (answer.data, answer.finalURL)
+                encoding = answer.contentType.flatMap(Reader.charset(fromContentType:))
+            } catch let error as APIError {
+                throw CommandFailure("\(source): \(error.message)")
+            }
+        } else {
+            let file = URL(fileURLWithPath: source)
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int else {
+                throw CommandFailure("\(source): no such file, or it cannot be read.")
+            }
+            guard size <= Self.maximumBytes else { throw CommandFailure("\(source): over 10 MB, too large to read as a page.") }
+            guard let contents = try? Data(contentsOf: file) else { throw CommandFailure("\(source): no such file, or it cannot be read.") }
+            data = contents
+        }
+        do {
+            return try Reader.extract(html: data, url: url, encoding: encoding, source: source)
+        } catch let error as ReaderError {
+            throw CommandFailure("\(source): \(error.description)")
+        }
+    }
+}

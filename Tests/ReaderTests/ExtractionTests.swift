@@ -1,0 +1,125 @@
+import Foundation
+@testable import Reader
+import Testing
+
+/// The fixture pages beside this file: `name.html` and the text a reader should get, `name.txt`.
+enum Fixtures {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static func page(_ name: String) throws -> Data { try Data(contentsOf: folder.appendingPathComponent("\(name).html")) }
+    static func expected(_ name: String) throws -> String { try String(contentsOf: folder.appendingPathComponent("\(name).txt"), encoding: .utf8) }
+}
+
+/// Token F1 between two texts (words, case folded), as the benchmark measures it.
+func tokenF1(_ got: String, _ want: String) -> Double {
+    func tokens(_ text: String) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for word in text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }) { counts[String(word), default: 0] += 1 }
+        return counts
+    }
+    let g = tokens(got), w = tokens(want)
+    let common = g.reduce(0) { $0 + min($1.value, w[$1.key] ?? 0) }
+    guard common > 0 else { return 0 }
+    let precision = Double(common) / Double(g.values.reduce(0, +)), recall = Double(common) / Double(w.values.reduce(0, +))
+    return 2 * precision * recall / (precision + recall)
+}
+
+@Suite("Article extraction")
+struct ExtractionTests {
+    static let pages = ["news-with-sidebars", "blog-with-comments", "docs-page", "mostly-links", "paginated-story",
+                        "french-news", "japanese-blog", "arabic-article"]
+
+    @Test("each page shape gives its article's text, and none of the page around it", arguments: pages)
+    func shapes(_ name: String) throws {
+        let article = try Reader.extract(html: try Fixtures.page(name), url: URL(string: "https://example.org/\(name)"))
+        let expected = try Fixtures.expected(name).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(tokenF1(article.text, expected) >= 0.98, "\(name):\n\(article.text)")
+        for junk in ["Related stories", "Most read", "Subscribe", "comments", "Leave a reply", "Previous", "Next", "Share", "Accueil",
+                     "À lire aussi", "最近の記事", "شارك", "cookies", "All rights reserved", "Sunday reading, week", "Archives"] {
+            #expect(!article.text.contains(junk), "\(name) keeps “\(junk)”")
+        }
+    }
+
+    @Test("title, byline, site, date, language and lead image come from JSON-LD, OpenGraph, meta tags and the page")
+    func metadata() throws {
+        let news = try Reader.extract(html: try Fixtures.page("news-with-sidebars"), url: URL(string: "https://courier.example/2026/ferries"))
+        #expect(news.title == "Night ferries return to the northern lakes")
+        #expect(news.byline == "Maren Holt")
+        #expect(news.siteName == "The Lakeside Courier")
+        #expect(news.published == "2026-03-14T06:30:00Z")
+        #expect(news.language == "en")
+        #expect(news.leadImage == "https://courier.example/images/ferry.jpg")
+        let blog = try Reader.extract(html: try Fixtures.page("blog-with-comments"))
+        #expect(blog.title == "Sourdough at altitude, or how I learned to wait")
+        #expect(blog.byline == "Wren")
+        #expect(blog.published == "2025-11-02T09:00:00+01:00")
+        #expect(blog.language == "en-GB")
+        #expect(try Reader.extract(html: try Fixtures.page("japanese-blog")).title == "夜の音を聴く")
+        #expect(try Reader.extract(html: try Fixtures.page("docs-page")).title == "Configuring the sleep timer")
+        // The title is not read twice: the page's own heading of it is left out of the text.
+        #expect(!news.text.contains("Night ferries return"))
+    }
+
+    @Test("figures keep their captions, tables their cells, code its lines, quotes their words")
+    func kept() throws {
+        let news = try Reader.extract(html: try Fixtures.page("news-with-sidebars"))
+        #expect(news.text.hasPrefix("The Aurora leaves the harbour at dusk"))
+        #expect(news.spans.contains { $0.style == .quote })
+        let docs = try Reader.extract(html: try Fixtures.page("docs-page"))
+        #expect(docs.text.contains("timer.fade, 30, Seconds of fade before the end"))
+        #expect(docs.text.contains("lantern config set timer.fade 45\nlantern config get timer.fade"))
+        #expect(docs.spans.contains { $0.style == .code })
+    }
+
+    @Test("a long piece is split into chapters at its headings; a short one is one chapter")
+    func chapters() throws {
+        let sections = (1...4).map { number in
+            "<h2>Part \(number)</h2>" + (1...6).map { "<p>Paragraph \($0) of part \(number): " + String(repeating: "the night is long and the water is calm, ", count: 8) + "</p>" }.joined()
+        }.joined()
+        let long = try Reader.extract(html: Data("<html><head><title>Four parts</title></head><body><article><p>An opening before the first part, long enough to count as text on its own.</p>\(sections)</article></body></html>".utf8))
+        #expect(long.chapters.map(\.title) == ["Four parts", "Part 1", "Part 2", "Part 3", "Part 4"])
+        let units = Array(long.text.utf16)
+        for chapter in long.chapters.dropFirst() {
+            #expect(String(decoding: units[chapter.location..<chapter.location + chapter.length], as: UTF16.self).hasPrefix(chapter.title))
+        }
+        #expect(long.chapters.last.map { $0.location + $0.length } == units.count)
+        let short = try Reader.extract(html: try Fixtures.page("docs-page"))
+        #expect(short.chapters.count == 1 && short.chapters[0].length == short.text.utf16.count)
+    }
+
+    @Test("the character set comes from the caller (an HTTP header), else the page's meta tag")
+    func charsets() throws {
+        let latin1 = Data("<html><head><meta charset=\"iso-8859-1\"><title>Caf\u{e9}</title></head><body><p>Un caf\u{e9} au bord de l'eau, tr\u{e8}s calme le soir, quand les bateaux rentrent.</p></body></html>".utf8)
+        // The same page written in Latin-1 bytes.
+        let bytes = Data(String(decoding: latin1, as: UTF8.self).unicodeScalars.map { UInt8($0.value) })
+        #expect(try Reader.extract(html: bytes).text.contains("café au bord"))
+        let undeclared = Data(bytes.split(separator: UInt8(ascii: ">"), omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset != 2 }.map { Data($0.element) }.joined(separator: Data(">".utf8)))
+        #expect(try Reader.extract(html: undeclared, encoding: "ISO-8859-1").text.contains("très calme"))
+        #expect(Reader.charset(fromContentType: "text/html; charset=\"Windows-1252\"") == "Windows-1252")
+        #expect(Reader.charset(fromContentType: "text/html") == nil)
+    }
+
+    @Test("hostile pages: deep nesting, entity bombs, 10 MB of divs, nothing at all")
+    func hostile() throws {
+        // libxml2 stops reading 256 levels down: what is deeper is lost, with a clear error, never a crash.
+        let deep = "<p>Near the top, a sentence long enough to be read as a paragraph of text.</p>" + String(repeating: "<div>", count: 100_000)
+            + "<p>Deep down, a sentence long enough to be read as a paragraph of text.</p>" + String(repeating: "</div>", count: 100_000)
+        #expect(try Reader.extract(html: Data(deep.utf8)).text.contains("Near the top"))
+        let shallow = String(repeating: "<div>", count: 200) + "<p>Two hundred levels down, a sentence long enough to be read.</p>" + String(repeating: "</div>", count: 200)
+        #expect(try Reader.extract(html: Data(shallow.utf8)).text.contains("Two hundred levels down"))
+        let laughs = """
+            <!DOCTYPE html [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">
+            <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>
+            <html><body><p>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e; and a sentence that is long enough to be read on its own.</p></body></html>
+            """
+        let bomb = try Reader.extract(html: Data(laughs.utf8))
+        #expect(bomb.text.utf8.count < 10_000, "entities were expanded: \(bomb.text.utf8.count) bytes")
+        let divs = String(repeating: "<div class=\"x\">cell</div>", count: 400_000)   // about 10 MB
+        let wide = try? Reader.extract(html: Data("<html><body>\(divs)</body></html>".utf8))
+        #expect(wide == nil || wide!.text.count > 0)
+        #expect(throws: ReaderError.empty) { try Reader.extract(html: Data()) }
+        #expect(throws: ReaderError.noArticle) { try Reader.extract(html: Data("<html><body><nav><a href=\"/\">Home</a></nav></body></html>".utf8)) }
+        let external = "<!DOCTYPE html SYSTEM \"http://169.254.169.254/latest\"><html><body><p>A page that names an outside document type, read without fetching it at all.</p></body></html>"
+        #expect(try Reader.extract(html: Data(external.utf8)).text.contains("without fetching"))
+    }
+}
