@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
-        .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender"]),
+        .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender"], exclude: ["Fixtures"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
