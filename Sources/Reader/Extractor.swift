@@ -14,7 +14,8 @@ struct Extractor {
     static let unlikely = ["ad-", "ads", "advert", "banner", "breadcrumb", "combx", "comment", "community", "cookie", "consent", "disqus",
                            "extra", "footer", "gdpr", "header", "legends", "menu", "modal", "nav", "newsletter", "outbrain", "pager",
                            "pagination", "popup", "promo", "related", "remark", "replies", "rss", "share", "sharing", "shoutbox", "sidebar",
-                           "skyscraper", "social", "sponsor", "subscribe", "taboola", "toolbar", "tags", "widget", "signup", "login", "follow"]
+                           "skyscraper", "social", "sponsor", "subscribe", "taboola", "toolbar", "tags", "widget", "signup", "login", "follow",
+                           "signature", "postauthor", "kicker"]
     static let likely = ["and", "article", "body", "column", "content", "main", "shadow", "post", "entry", "story", "text", "prose"]
     static let positive = ["article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose", "chapter"]
     static let negative = ["-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead",
@@ -151,7 +152,7 @@ struct Extractor {
         // several containers).
         let close = ranked.dropFirst().prefix(5).filter { $0.score >= topScore * 0.75 }.map(\.index)
         if close.count >= 2 {
-            var ancestor = document[top].parent
+            var ancestor = top
             while ancestor >= 0, ancestor != document[body].parent {
                 let holds = close.filter { isAncestor(ancestor, of: $0) }.count
                 if holds >= 2 { top = ancestor; break }

@@ -85,7 +85,10 @@ struct RichTextBuilder {
                     addText(node.text, preformatted: preformatted)
                     continue
                 }
-                if node.name == "br" { breakLine(); continue }
+                if node.name == "br" {   // one is a new line, two in a row a new paragraph
+                    if !text.isEmpty { pendingBreak = pendingBreak >= 1 ? 2 : 1 }
+                    continue
+                }
                 if node.name == "img" || node.name == "hr" { if node.name == "hr" { breakBlock() }; continue }
                 if Extractor.blocks.contains(node.name), !["td", "th"].contains(node.name) {
                     if ["li", "tr", "dt", "dd"].contains(node.name) { breakLine() } else { breakBlock() }

@@ -26,7 +26,7 @@ func tokenF1(_ got: String, _ want: String) -> Double {
 @Suite("Article extraction")
 struct ExtractionTests {
     static let pages = ["news-with-sidebars", "blog-with-comments", "docs-page", "mostly-links", "paginated-story",
-                        "french-news", "japanese-blog", "arabic-article"]
+                        "french-news", "japanese-blog", "arabic-article", "old-forum-post", "magazine-sections"]
 
     @Test("each page shape gives its article's text, and none of the page around it", arguments: pages)
     func shapes(_ name: String) throws {
@@ -34,7 +34,7 @@ struct ExtractionTests {
         let expected = try Fixtures.expected(name).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(tokenF1(article.text, expected) >= 0.98, "\(name):\n\(article.text)")
         for junk in ["Related stories", "Most read", "Subscribe", "comments", "Leave a reply", "Previous", "Next", "Share", "Accueil",
-                     "À lire aussi", "最近の記事", "شارك", "cookies", "All rights reserved", "Sunday reading, week", "Archives"] {
+                     "À lire aussi", "最近の記事", "شارك", "cookies", "All rights reserved", "Sunday reading, week", "Archives", "Keep the lights burning", "Post reply", "Inside the labs", "mattress", "newsletter"] {
             #expect(!article.text.contains(junk), "\(name) keeps “\(junk)”")
         }
     }
