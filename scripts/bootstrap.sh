@@ -18,7 +18,7 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # MARK: - System packages
-packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican)
+packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils)
 [ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core)
 [ "$mode" = bench ] && packages+=(wrk nginx-light)
 

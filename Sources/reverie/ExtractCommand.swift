@@ -7,11 +7,11 @@ import ReverieServer
 struct ExtractCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
-        abstract: "Show the article Reverie reads out of a web page (an HTML file, or an http(s) URL fetched through the guarded client).",
+        abstract: "Show the article Reverie reads out of a web page (an HTML file, or an http(s) URL fetched through the guarded client), a .txt or a .pdf file.",
         discussion: "A URL on a private or loopback address is refused unless REVERIE_ALLOW_PRIVATE_FETCH=1. Pages are read at most 10 MB."
     )
 
-    @Argument(help: "HTML files or http(s) URLs, read in turn in one process.")
+    @Argument(help: "HTML, .txt or .pdf files, or http(s) URLs, read in turn in one process.")
     var sources: [String]
 
     @Flag(help: "Print only the article's plain text (what the voice reads).")
@@ -91,6 +91,17 @@ struct ExtractCommand: AsyncParsableCommand {
                 throw CommandFailure("\(source): no such file, or it cannot be read.")
             }
             guard size <= Self.maximumBytes else { throw CommandFailure("\(source): over 10 MB, too large to read as a page.") }
+            do {
+                switch file.pathExtension.lowercased() {
+                case "pdf": return try Documents.pdf(file, name: file.lastPathComponent)
+                case "txt", "text", "md": return try Documents.plainText(try Data(contentsOf: file), name: file.lastPathComponent)
+                default: break
+                }
+            } catch let error as ReaderError {
+                throw CommandFailure("\(source): \(error.description)")
+            } catch {
+                throw CommandFailure("\(source): no such file, or it cannot be read.")
+            }
             guard let contents = try? Data(contentsOf: file) else { throw CommandFailure("\(source): no such file, or it cannot be read.") }
             data = contents
         }

@@ -1,0 +1,218 @@
+import Foundation
+
+/// Documents that are not web pages, read into the same article shape: plain text files in
+/// whatever encoding they came in, and PDFs through poppler's `pdftotext`.
+public enum Documents {
+    /// A block of a document: a heading (with its level) or a paragraph.
+    struct Block: Equatable {
+        var text: String
+        var heading: Int?
+    }
+
+    /// The article from blocks: paragraphs apart by a blank line, headings as spans, chapters at
+    /// the headings of a long piece.
+    static func article(_ blocks: [Block], title: String, source: String) throws -> ExtractedArticle {
+        var text = "", units = 0
+        var spans: [FormattingSpan] = []
+        var headings: [(title: String, level: Int, location: Int)] = []
+        for block in blocks where !block.text.isEmpty {
+            if !text.isEmpty { text += "\n\n"; units += 2 }
+            let length = block.text.utf16.count
+            if let level = block.heading {
+                spans.append(FormattingSpan(location: units, length: length, style: .heading, level: level))
+                headings.append((block.text, level, units))
+            }
+            text += block.text
+            units += length
+        }
+        guard !text.isEmpty else { throw ReaderError.noArticle }
+        return ExtractedArticle(source: source, title: title, byline: nil, siteName: nil, published: nil, language: nil, leadImage: nil,
+                                text: text, spans: spans, chapters: Reader.chapters(length: units, headings: headings, title: title))
+    }
+
+    // MARK: - Plain text
+
+    /// Text bytes as a string: by their byte-order mark, else UTF-8 when they are valid UTF-8,
+    /// else UTF-16 when every other byte is zero, else Windows-1252 (which reads Latin-1 too).
+    public static func decode(_ data: Data) -> String {
+        let bytes = [UInt8](data.prefix(4))
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return String(decoding: data.dropFirst(3), as: UTF8.self) }
+        if bytes.starts(with: [0xFF, 0xFE]) { return String(data: data.dropFirst(2), encoding: .utf16LittleEndian) ?? "" }
+        if bytes.starts(with: [0xFE, 0xFF]) { return String(data: data.dropFirst(2), encoding: .utf16BigEndian) ?? "" }
+        if let text = String(data: data, encoding: .utf8) { return text }
+        let sample = data.prefix(4096)
+        if sample.count >= 4 {
+            let evens = stride(from: 0, to: sample.count, by: 2).filter { sample[sample.startIndex + $0] == 0 }.count
+            let odds = stride(from: 1, to: sample.count, by: 2).filter { sample[sample.startIndex + $0] == 0 }.count
+            let half = sample.count / 2
+            if odds > half * 8 / 10, let text = String(data: data, encoding: .utf16LittleEndian) { return text }
+            if evens > half * 8 / 10, let text = String(data: data, encoding: .utf16BigEndian) { return text }
+        }
+        return String(data: data, encoding: .windowsCP1252) ?? String(decoding: data, as: UTF8.self)
+    }
+
+    /// A line that names a part of a book ("Chapter 3", "PART TWO", "II.").
+    static func isChapterLine(_ line: String) -> Bool {
+        let words = line.split(separator: " ")
+        guard !words.isEmpty, words.count <= 8, line.count <= 60, !line.hasSuffix(",") else { return false }
+        let first = words[0].lowercased()
+        if ["chapter", "part", "book", "prologue", "epilogue", "interlude", "chapitre", "kapitel", "capítulo"].contains(first) { return true }
+        let roman = Set("IVXLC.")
+        return words.count == 1 && line.count <= 6 && line.allSatisfy { roman.contains($0) }
+    }
+
+    /// A plain text file: paragraphs at blank lines, hard-wrapped lines joined (a line that ends
+    /// well short of its neighbours', as in verse or lists, keeps its break), chapter lines as
+    /// headings. The title is a short first line standing alone, else the file's name.
+    public static func plainText(_ data: Data, name: String) throws -> ExtractedArticle {
+        guard !data.isEmpty else { throw ReaderError.empty }
+        let text = decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        var paragraphs: [[String]] = [[]]
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = PlainTextLine.of(String(raw))
+            if line.isEmpty { if !(paragraphs.last?.isEmpty ?? true) { paragraphs.append([]) } } else { paragraphs[paragraphs.count - 1].append(line) }
+        }
+        paragraphs.removeAll { $0.isEmpty }
+        var blocks: [Block] = []
+        var title = (name as NSString).deletingPathExtension
+        if let first = paragraphs.first, first.count == 1, first[0].count <= 100, paragraphs.count > 1, !isChapterLine(first[0]) {
+            title = first[0]
+            paragraphs.removeFirst()
+        }
+        for lines in paragraphs {
+            if lines.count == 1, isChapterLine(lines[0]) { blocks.append(Block(text: lines[0], heading: 2)); continue }
+            blocks.append(Block(text: joinLines(lines), heading: nil))
+        }
+        return try article(blocks, title: title, source: name)
+    }
+
+    /// Lines of one paragraph as prose: wrapped lines joined by a space (or without the hyphen a
+    /// word was broken at), short lines (verse, lists) kept on their own.
+    static func joinLines(_ lines: [String]) -> String {
+        let longest = lines.map(\.count).max() ?? 0
+        var out = ""
+        for (index, line) in lines.enumerated() {
+            guard index > 0 else { out = line; continue }
+            let previous = lines[index - 1]
+            let wrapped = longest >= 40 && previous.count >= longest * 6 / 10
+            if wrapped, previous.hasSuffix("-"), previous.count > 1, let next = line.first, next.isLowercase,
+               let before = previous.dropLast().last, before.isLetter {
+                out.removeLast()   // a word broken over two lines
+                out += line
+            } else {
+                out += (wrapped ? " " : "\n") + line
+            }
+        }
+        return out
+    }
+
+    // MARK: - PDF
+
+    /// A PDF's text through poppler's `pdftotext`: pages joined back into paragraphs (a
+    /// paragraph that runs over a page break is one), words broken at line ends mended, and the
+    /// running headers, footers and page numbers that repeat from page to page dropped.
+    /// - Throws: `ReaderError.unreadable` when the file is not a PDF or has no text (a scan).
+    public static func pdf(_ file: URL, name: String, pdftotext: String = "/usr/bin/pdftotext") throws -> ExtractedArticle {
+        guard let handle = try? FileHandle(forReadingFrom: file), let head = try? handle.read(upToCount: 5), head == Data("%PDF-".utf8) else {
+            throw ReaderError.unreadable("the file is not a PDF")
+        }
+        try? handle.close()
+        guard FileManager.default.isExecutableFile(atPath: pdftotext) else { throw ReaderError.unreadable("pdftotext (poppler-utils) is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pdftotext)
+        process.arguments = ["-q", "-enc", "UTF-8", "-eol", "unix", file.path, "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ReaderError.unreadable("pdftotext could not read it (status \(process.terminationStatus)); it may be damaged or locked") }
+        var info: [String: String] = [:]
+        if let title = pdfTitle(file, pdfinfo: (pdftotext as NSString).deletingLastPathComponent + "/pdfinfo") { info["title"] = title }
+        let pages = String(decoding: data, as: UTF8.self).components(separatedBy: "\u{0C}")
+        let blocks = pdfBlocks(pages)
+        guard !blocks.isEmpty else { throw ReaderError.unreadable("the PDF has no text to read (a scanned document needs text recognition first)") }
+        return try article(blocks, title: info["title"] ?? (name as NSString).deletingPathExtension, source: name)
+    }
+
+    static func pdfTitle(_ file: URL, pdfinfo: String) -> String? {
+        guard FileManager.default.isExecutableFile(atPath: pdfinfo) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pdfinfo)
+        process.arguments = ["-enc", "UTF-8", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Title:") {
+            let title = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
+            return title.isEmpty ? nil : title
+        }
+        return nil
+    }
+
+    /// Paragraphs from `pdftotext`'s pages. Its lines are wrapped prose: a paragraph ends at a
+    /// blank line, or at a line that stops well short of the page's width with a sentence's end;
+    /// a short line standing alone that reads as a title is a heading.
+    static func pdfBlocks(_ pages: [String]) -> [Block] {
+        let lined = pages.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map { PlainTextLine.of(String($0)) } }
+        // A line that comes back at the top or bottom of most pages (digits aside) is furniture.
+        func shape(_ line: String) -> String { String(line.map { $0.isNumber ? "#" : $0 }) }
+        var counts: [String: Int] = [:]
+        for lines in lined {
+            let filled = lines.filter { !$0.isEmpty }
+            for line in Set(filled.prefix(2) + filled.suffix(2)) { counts[shape(line), default: 0] += 1 }
+        }
+        let pagesWithText = lined.filter { $0.contains { !$0.isEmpty } }.count
+        let furniture = Set(counts.filter { pagesWithText >= 3 && $0.value >= max(2, pagesWithText / 2) }.keys)
+        var all: [String] = []
+        for page in lined {
+            let filled = page.enumerated().filter { !$0.element.isEmpty }.map(\.offset)
+            let edges = Set(filled.prefix(2) + filled.suffix(2))
+            var kept = page.enumerated().filter { index, line in
+                !(edges.contains(index) && !line.isEmpty && (furniture.contains(shape(line)) || line.allSatisfy(\.isNumber)))
+            }.map(\.element)
+            // Blank lines at a page's top and bottom are its margins, not paragraph breaks.
+            while kept.first?.isEmpty == true { kept.removeFirst() }
+            while kept.last?.isEmpty == true { kept.removeLast() }
+            all += kept
+        }
+        let lengths = all.filter { !$0.isEmpty }.map(\.count).sorted()
+        guard !lengths.isEmpty else { return [] }
+        let width = lengths[lengths.count * 8 / 10]
+        var blocks: [Block] = []
+        var paragraph: [String] = []
+        func close() {
+            guard !paragraph.isEmpty else { return }
+            var text = paragraph[0]
+            for line in paragraph.dropFirst() {
+                if text.hasSuffix("-"), let before = text.dropLast().last, before.isLetter, line.first?.isLowercase == true {
+                    text.removeLast()   // a word broken over two lines
+                    text += line
+                } else {
+                    text += " " + line
+                }
+            }
+            blocks.append(Block(text: text, heading: nil))
+            paragraph = []
+        }
+        for line in all {
+            if line.isEmpty { close(); continue }
+            let short = line.count < width * 7 / 10
+            let words = line.split(separator: " ").count
+            if paragraph.isEmpty, short, isChapterLine(line)
+                || (words <= 8 && line.first?.isUppercase == true && !".,;:!?".contains(line.last ?? ".")) {
+                blocks.append(Block(text: line, heading: 2))
+                continue
+            }
+            paragraph.append(line)
+            // Ragged lines run 75–100% of the width; a sentence's end well short of it ends the paragraph.
+            if line.count < width * 8 / 10, let end = line.last, ".!?\"”’)".contains(end) { close() }
+        }
+        close()
+        return blocks
+    }
+}
