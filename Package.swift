@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CReverieZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "Feeds", dependencies: ["CReverieXML"]),
-        .target(name: "Reader", dependencies: ["CReverieXML"]),
+        .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender"]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types

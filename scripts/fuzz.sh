@@ -19,7 +19,7 @@ mkdir -p "$out"
 declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader)
 declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
-declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift")
+declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [extract]="Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift")
 # C libraries a harness's module uses (its system-library module map, compiler and linker flags)
 declare -A clibs=([feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2")
 names=("$@")

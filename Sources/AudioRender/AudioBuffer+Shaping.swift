@@ -17,6 +17,21 @@ public enum FadeCurve: Sendable {
         case .equalPower: Float(sin(t * Double.pi / 2))
         }
     }
+
+    /// Fades `samples`, a stretch that begins at sample `first` of audio `count` samples long,
+    /// where that audio fades in over its first `fadeIn` samples and out over its last `fadeOut`
+    /// (only the samples inside the fades are touched).
+    func fadeEdges(_ samples: inout [Float], first: Int, count: Int, fadeIn: Int, fadeOut: Int) {
+        let end = first + samples.count
+        let fadingIn = max(first, 0), fadedIn = min(end, fadeIn)
+        if fadeIn > 0, fadingIn < fadedIn {
+            for index in fadingIn..<fadedIn { samples[index - first] *= gain(Double(index) / Double(fadeIn)) }
+        }
+        let fadingOut = max(first, count - fadeOut), fadedOut = min(end, count)
+        if fadeOut > 0, fadingOut < fadedOut {
+            for index in fadingOut..<fadedOut { samples[index - first] *= gain(Double(count - 1 - index) / Double(fadeOut)) }
+        }
+    }
 }
 
 extension AudioBuffer {
@@ -33,16 +48,8 @@ extension AudioBuffer {
     /// Fades the first `seconds` in from silence and the last `seconds` out to silence.
     public func fadingEdges(in fadeIn: Double, out fadeOut: Double, curve: FadeCurve = .raisedCosine) -> AudioBuffer {
         var copy = samples
-        let inCount = min(copy.count, Self.sampleCount(fadeIn, sampleRate))
-        let outCount = min(copy.count, Self.sampleCount(fadeOut, sampleRate))
-        if inCount > 0 {
-            for index in 0..<inCount { copy[index] *= curve.gain(Double(index) / Double(inCount)) }
-        }
-        if outCount > 0 {
-            for offset in 0..<outCount {
-                copy[copy.count - 1 - offset] *= curve.gain(Double(offset) / Double(outCount))
-            }
-        }
+        curve.fadeEdges(&copy, first: 0, count: copy.count, fadeIn: min(copy.count, Self.sampleCount(fadeIn, sampleRate)),
+                        fadeOut: min(copy.count, Self.sampleCount(fadeOut, sampleRate)))
         return AudioBuffer(sampleRate: sampleRate, samples: copy)
     }
 

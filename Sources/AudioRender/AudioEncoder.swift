@@ -31,6 +31,15 @@ public struct AudioEncoder: Sendable {
             }
         }
 
+        /// ffmpeg's name for the container (`-f`).
+        var container: String {
+            switch self {
+            case .m4a: "mp4"
+            case .opus: "ogg"
+            case .mp3: "mp3"
+            }
+        }
+
         var codecArguments: [String] {
             switch self {
             // ffmpeg's fast AAC coder: at 96 kb/s speech sounds the same, and it encodes three to
@@ -55,7 +64,7 @@ public struct AudioEncoder: Sendable {
     /// place, so a reader never sees half a file).
     public func encode(_ buffer: AudioBuffer, as format: Format, to destination: URL) async throws {
         try await AudioFiles(runner: runner, ffmpeg: ffmpeg).ffmpegRun(
-            ["-f", "wav", "-i", "pipe:0"] + format.codecArguments + ["-f", format == .m4a ? "mp4" : (format == .opus ? "ogg" : "mp3")],
+            ["-f", "wav", "-i", "pipe:0"] + format.codecArguments + ["-f", format.container],
             input: WAVFile.encode(buffer), to: destination)
     }
 
@@ -120,7 +129,7 @@ public struct AudioEncoder: Sendable {
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0"]
-                + format.codecArguments + ["-f", format == .m4a ? "mp4" : (format == .opus ? "ogg" : "mp3"), partial.path]
+                + format.codecArguments + ["-f", format.container, partial.path]
             let pipe = Pipe()
             process.standardInput = pipe
             process.standardOutput = FileHandle.nullDevice

@@ -9,10 +9,11 @@ public enum Loudness {
     /// Integrated loudness in LUFS.
     /// - Throws: `AudioRenderError.tooQuietToMeasure` for silence or audio under 400 ms.
     public static func integrated(_ buffer: AudioBuffer) throws -> Double {
-        let block = AudioBuffer.sampleCount(0.4, buffer.sampleRate)
+        // A block is four steps of 100 ms (at a rate that is not a multiple of 10 Hz, a step is
+        // rounded to whole samples and the block is four of them).
         let step = AudioBuffer.sampleCount(0.1, buffer.sampleRate)
-        guard block > 0, buffer.samples.count >= block else { throw AudioRenderError.tooQuietToMeasure }
-        let powers = block == 4 * step ? blockPowers(buffer, step: step) : blockPowers(kWeighted(buffer), block: block, step: step)
+        guard step > 0, buffer.samples.count >= 4 * step else { throw AudioRenderError.tooQuietToMeasure }
+        let powers = blockPowers(buffer, step: step)
 
         func lufs(_ power: Double) -> Double { -0.691 + 10 * log10(power) }
         let absolute = powers.filter { $0 > 0 && lufs($0) > -70 }
@@ -46,9 +47,9 @@ public enum Loudness {
         return result
     }
 
-    /// Mean squares of the K-weighted audio over 400 ms blocks every 100 ms, when a block is four
-    /// steps: the weighted samples are summed a step at a time as they are made, and each block
-    /// adds four step sums (no array as long as the audio).
+    /// Mean squares of the K-weighted audio over blocks of four steps, a step apart: the weighted
+    /// samples are summed a step at a time as they are made, and each block adds four step sums
+    /// (no array as long as the audio).
     static func blockPowers(_ buffer: AudioBuffer, step: Int) -> [Double] {
         let rate = Double(buffer.sampleRate)
         var first = shelf(rate: rate), second = highPass(rate: rate)
@@ -69,19 +70,6 @@ public enum Loudness {
         guard steps.count >= 4 else { return [] }
         let block = Double(4 * step)
         return (0...(steps.count - 4)).map { (steps[$0] + steps[$0 + 1] + steps[$0 + 2] + steps[$0 + 3]) / block }
-    }
-
-    /// The same from K-weighted samples, for a rate whose block is not four whole steps.
-    static func blockPowers(_ weighted: [Double], block: Int, step: Int) -> [Double] {
-        var prefix = [Double](repeating: 0, count: weighted.count + 1)
-        for (index, value) in weighted.enumerated() { prefix[index + 1] = prefix[index] + value * value }
-        var powers: [Double] = []
-        var start = 0
-        while start + block <= weighted.count {
-            powers.append((prefix[start + block] - prefix[start]) / Double(block))
-            start += step
-        }
-        return powers
     }
 
     // MARK: - K-weighting
@@ -124,18 +112,5 @@ public enum Loudness {
         let k = tan(Double.pi * f0 / rate)
         let a0 = 1 + k / q + k * k
         return Biquad(b0: 1, b1: -2, b2: 1, a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
-    }
-
-    /// Both stages in one pass: the two filters' dependency chains interleave.
-    static func kWeighted(_ buffer: AudioBuffer) -> [Double] {
-        let rate = Double(buffer.sampleRate)
-        var first = shelf(rate: rate), second = highPass(rate: rate)
-        var output = [Double](repeating: 0, count: buffer.samples.count)
-        output.withUnsafeMutableBufferPointer { output in
-            buffer.samples.withUnsafeBufferPointer { input in
-                for index in input.indices { output[index] = second.next(first.next(Double(input[index]))) }
-            }
-        }
-        return output
     }
 }

@@ -112,13 +112,7 @@ public struct SleepBed: Sendable, Equatable {
         public mutating func next(_ length: Int) -> [Float] {
             let first = position
             var samples = nextUnfaded(length)
-            let curve = FadeCurve.raisedCosine
-            for offset in samples.indices {
-                let index = first + offset
-                if index < fadeIn { samples[offset] *= curve.gain(Double(index) / Double(fadeIn)) }
-                let fromEnd = count - 1 - index
-                if fromEnd < fadeOut { samples[offset] *= curve.gain(Double(fromEnd) / Double(fadeOut)) }
-            }
+            FadeCurve.raisedCosine.fadeEdges(&samples, first: first, count: count, fadeIn: fadeIn, fadeOut: fadeOut)
             return samples
         }
 
@@ -192,6 +186,8 @@ extension Mixing {
         /// Blocks (and samples) handed back.
         var settledBlocks = 0
         var depth = 0.0
+        /// The last loud block among those looked ahead to so far, and how far that is.
+        var lastLoud = Int.min / 2, lookedAhead = 0
 
         public init(sampleRate: Int, duck: Double = 9, threshold: Double = -45, attack: Double = 0.4, release: Double = 1.2) {
             block = max(1, AudioBuffer.sampleCount(0.01, sampleRate))
@@ -235,7 +231,11 @@ extension Mixing {
             var blockIndex = settledBlocks
             while gains.count < count {
                 // Speaking when the voice is loud anywhere from `after` blocks back to `before` ahead.
-                let speaking = loud[max(0, blockIndex - after)...min(loud.count - 1, blockIndex + before)].contains(true)
+                while lookedAhead <= min(loud.count - 1, blockIndex + before) {
+                    if loud[lookedAhead] { lastLoud = lookedAhead }
+                    lookedAhead += 1
+                }
+                let speaking = lastLoud >= blockIndex - after
                 let from = depth
                 depth = speaking ? min(1, depth + down) : max(0, depth - up)
                 let samples = min(block, count - gains.count)

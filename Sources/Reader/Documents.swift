@@ -1,3 +1,6 @@
+#if canImport(AudioRender)
+import AudioRender
+#endif
 import Foundation
 
 /// Documents that are not web pages, read into the same article shape: plain text files in
@@ -94,16 +97,20 @@ public enum Documents {
         for (index, line) in lines.enumerated() {
             guard index > 0 else { out = line; continue }
             let previous = lines[index - 1]
-            let wrapped = longest >= 40 && previous.count >= longest * 6 / 10
-            if wrapped, previous.hasSuffix("-"), previous.count > 1, let next = line.first, next.isLowercase,
-               let before = previous.dropLast().last, before.isLetter {
-                out.removeLast()   // a word broken over two lines
-                out += line
-            } else {
-                out += (wrapped ? " " : "\n") + line
-            }
+            if longest >= 40 && previous.count >= longest * 6 / 10 { continueLine(&out, with: line) } else { out += "\n" + line }
         }
         return out
+    }
+
+    /// `text` going on with the next line of wrapped prose: after a space, or without the hyphen
+    /// a word was broken at ("wonder-" and "ful").
+    static func continueLine(_ text: inout String, with line: String) {
+        if text.hasSuffix("-"), let before = text.dropLast().last, before.isLetter, line.first?.isLowercase == true {
+            text.removeLast()
+            text += line
+        } else {
+            text += " " + line
+        }
     }
 
     // MARK: - PDF
@@ -112,46 +119,27 @@ public enum Documents {
     /// paragraph that runs over a page break is one), words broken at line ends mended, and the
     /// running headers, footers and page numbers that repeat from page to page dropped.
     /// - Throws: `ReaderError.unreadable` when the file is not a PDF or has no text (a scan).
-    public static func pdf(_ file: URL, name: String, pdftotext: String = "/usr/bin/pdftotext") throws -> ExtractedArticle {
+    public static func pdf(_ file: URL, name: String, runner: CommandRunner = .live) async throws -> ExtractedArticle {
         guard let handle = try? FileHandle(forReadingFrom: file), let head = try? handle.read(upToCount: 5), head == Data("%PDF-".utf8) else {
             throw ReaderError.unreadable("the file is not a PDF")
         }
         try? handle.close()
-        guard FileManager.default.isExecutableFile(atPath: pdftotext) else { throw ReaderError.unreadable("pdftotext (poppler-utils) is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: pdftotext)
-        process.arguments = ["-q", "-enc", "UTF-8", "-eol", "unix", file.path, "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ReaderError.unreadable("pdftotext could not read it (status \(process.terminationStatus)); it may be damaged or locked") }
-        var info: [String: String] = [:]
-        if let title = pdfTitle(file, pdfinfo: (pdftotext as NSString).deletingLastPathComponent + "/pdfinfo") { info["title"] = title }
-        let pages = String(decoding: data, as: UTF8.self).components(separatedBy: "\u{0C}")
-        let blocks = pdfBlocks(pages)
-        guard !blocks.isEmpty else { throw ReaderError.unreadable("the PDF has no text to read (a scanned document needs text recognition first)") }
-        return try article(blocks, title: info["title"] ?? (name as NSString).deletingPathExtension, source: name)
-    }
-
-    static func pdfTitle(_ file: URL, pdfinfo: String) -> String? {
-        guard FileManager.default.isExecutableFile(atPath: pdfinfo) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: pdfinfo)
-        process.arguments = ["-enc", "UTF-8", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Title:") {
-            let title = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
-            return title.isEmpty ? nil : title
+        let text: CommandRunner.Result
+        do {
+            text = try await runner.run("pdftotext", ["-q", "-enc", "UTF-8", "-eol", "unix", file.path, "-"], nil)
+        } catch AudioRenderError.toolMissing {
+            throw ReaderError.unreadable("pdftotext (poppler-utils) is not installed")
         }
-        return nil
+        guard text.status == 0 else { throw ReaderError.unreadable("pdftotext could not read it (status \(text.status)); it may be damaged or locked") }
+        let blocks = pdfBlocks(String(decoding: text.output, as: UTF8.self).components(separatedBy: "\u{0C}"))
+        guard !blocks.isEmpty else { throw ReaderError.unreadable("the PDF has no text to read (a scanned document needs text recognition first)") }
+        // The document's own title, when pdfinfo finds one.
+        let info = try? await runner.run("pdfinfo", ["-enc", "UTF-8", file.path], nil)
+        let title = info.flatMap { info in
+            String(decoding: info.output, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("Title:") }
+                .map { $0.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+        }
+        return try article(blocks, title: title.flatMap { $0.isEmpty ? nil : $0 } ?? (name as NSString).deletingPathExtension, source: name)
     }
 
     /// Paragraphs from `pdftotext`'s pages. Its lines are wrapped prose: a paragraph ends at a
@@ -188,14 +176,7 @@ public enum Documents {
         func close() {
             guard !paragraph.isEmpty else { return }
             var text = paragraph[0]
-            for line in paragraph.dropFirst() {
-                if text.hasSuffix("-"), let before = text.dropLast().last, before.isLetter, line.first?.isLowercase == true {
-                    text.removeLast()   // a word broken over two lines
-                    text += line
-                } else {
-                    text += " " + line
-                }
-            }
+            for line in paragraph.dropFirst() { continueLine(&text, with: line) }
             blocks.append(Block(text: text, heading: nil))
             paragraph = []
         }

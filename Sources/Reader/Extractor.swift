@@ -144,7 +144,7 @@ struct Extractor {
             }
         }
         guard !scores.isEmpty else { return [body] }
-        let final = scores.mapValues { $0 }.map { (index: $0.key, score: $0.value * (1 - linkDensity($0.key))) }
+        let final = scores.map { (index: $0.key, score: $0.value * (1 - linkDensity($0.key))) }
         let ranked = final.sorted { $0.score > $1.score || ($0.score == $1.score && $0.index < $1.index) }
         var top = ranked[0].index
         let topScore = ranked[0].score
@@ -177,18 +177,11 @@ struct Extractor {
                 let text = document.text(of: sibling), density = linkDensity(sibling)
                 if text.count > 80 && density < 0.25 { chosen.append(sibling) }
                 else if text.count > 0 && text.count <= 80 && density == 0 && text.range(of: "\\.( |$)", options: .regularExpression) != nil { chosen.append(sibling) }
-                else if ["h2", "h3", "h4", "figure", "table", "pre"].contains(document[sibling].name) && isBetweenChosen(sibling, chosen: chosen, top: top) { chosen.append(sibling) }
+                // A heading, figure, table or code that follows something already chosen.
+                else if ["h2", "h3", "h4", "figure", "table", "pre"].contains(document[sibling].name) && !chosen.isEmpty { chosen.append(sibling) }
             }
         }
         return chosen
-    }
-
-    func isBetweenChosen(_ sibling: Int, chosen: [Int], top: Int) -> Bool {
-        // A heading or figure after something chosen and before the top (or right after it).
-        guard let last = chosen.last else { return false }
-        let siblings = document.elements(in: document[sibling].parent)
-        guard let at = siblings.firstIndex(of: sibling), let lastAt = siblings.firstIndex(of: last) else { return false }
-        return at > lastAt
     }
 
     func isAncestor(_ ancestor: Int, of index: Int) -> Bool {

@@ -15,24 +15,37 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
     public init() {}
 
     init(_ document: HTMLDocument, base: URL?) {
+        // One walk over the page gathers every element any of the sources below reads.
+        var metas: [Int] = [], scripts: [Int] = [], headings: [Int] = [], times: [Int] = [], bylines: [Int] = []
+        var titleElement: Int?
+        for index in document.descendants(of: document.root) {
+            switch document.nodes[index].name {
+            case "meta": metas.append(index)
+            case "script": scripts.append(index)
+            case "title": titleElement = titleElement ?? index
+            case "h1", "h2": headings.append(index)
+            case "time": times.append(index)
+            default: break
+            }
+            if Self.namesAuthor(document.nodes[index]) { bylines.append(index) }
+        }
         var meta: [String: String] = [:]
-        for index in document.descendants(of: document.root, named: ["meta"]) {
-            let node = document[index]
-            guard let key = (node.attributes["property"] ?? node.attributes["name"] ?? node.attributes["itemprop"])?.lowercased(),
-                  let content = node.attributes["content"]?.trimmingCharacters(in: .whitespacesAndNewlines), !content.isEmpty,
+        for index in metas {
+            let attributes = document.nodes[index].attributes
+            guard let key = (attributes["property"] ?? attributes["name"] ?? attributes["itemprop"])?.lowercased(),
+                  let content = attributes["content"]?.trimmingCharacters(in: .whitespacesAndNewlines), !content.isEmpty,
                   meta[key] == nil else { continue }
             meta[key] = content
         }
-        let linked = Self.jsonLD(document)
-        let pageTitle = document.first("title").map { document.text(of: $0) }
-        let headings = Set(document.descendants(of: document.root, named: ["h1", "h2"]).map { document.text(of: $0) })
+        let linked = Self.jsonLD(document, scripts: scripts)
         title = linked.title ?? meta["og:title"] ?? meta["twitter:title"] ?? meta["dc.title"]
-            ?? Self.trimmedTitle(pageTitle, site: meta["og:site_name"], headings: headings)
+            ?? Self.trimmedTitle(titleElement.map { document.text(of: $0) }, site: meta["og:site_name"],
+                                 headings: Set(headings.map { document.text(of: $0) }))
         byline = linked.byline ?? meta["author"] ?? meta["article:author"].flatMap { $0.hasPrefix("http") ? nil : $0 } ?? meta["dc.creator"]
-            ?? Self.pageByline(document)
+            ?? Self.pageByline(document, candidates: bylines)
         siteName = linked.siteName ?? meta["og:site_name"] ?? meta["application-name"]
         published = linked.published ?? meta["article:published_time"] ?? meta["date"] ?? meta["dc.date"] ?? meta["datepublished"]
-            ?? document.descendants(of: document.root, named: ["time"]).lazy.compactMap { document[$0].attributes["datetime"] }.first
+            ?? times.lazy.compactMap { document.nodes[$0].attributes["datetime"] }.first
         let image = linked.leadImage ?? meta["og:image"] ?? meta["twitter:image"]
         leadImage = image.flatMap { URL(string: $0, relativeTo: base)?.absoluteString }
         language = document[document.root].attributes["lang"].flatMap { $0.isEmpty ? nil : $0 } ?? linked.language ?? meta["og:locale"]
@@ -41,15 +54,19 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
         if let text = title { title = PlainTextLine.of(text) }
     }
 
-    /// The author a page names in its text: a `rel="author"` link, or a short element whose
-    /// class or id says byline or author ("By Wren" gives "Wren").
-    static func pageByline(_ document: HTMLDocument) -> String? {
-        for index in document.descendants(of: document.root) {
-            let node = document[index]
-            let names = ((node.attributes["class"] ?? "") + " " + (node.attributes["id"] ?? "")).lowercased()
-            let marked = node.attributes["rel"]?.lowercased() == "author" || node.attributes["itemprop"]?.lowercased() == "author"
-                || names.split(separator: " ").contains { $0 == "author" || $0 == "byline" || $0.hasSuffix("-author") || $0 == "vcard" }
-            guard marked else { continue }
+    /// Whether an element says it holds the author: `rel` or `itemprop` "author", or a class or
+    /// id of author, byline or vcard.
+    static func namesAuthor(_ node: HTMLDocument.Node) -> Bool {
+        guard !node.attributes.isEmpty else { return false }
+        if node.attributes["rel"]?.lowercased() == "author" || node.attributes["itemprop"]?.lowercased() == "author" { return true }
+        let names = ((node.attributes["class"] ?? "") + " " + (node.attributes["id"] ?? "")).lowercased()
+        return names.split(separator: " ").contains { $0 == "author" || $0 == "byline" || $0.hasSuffix("-author") || $0 == "vcard" }
+    }
+
+    /// The author a page names in its text: the first of `candidates` (elements that say they
+    /// hold it) with a short text ("By Wren" gives "Wren").
+    static func pageByline(_ document: HTMLDocument, candidates: [Int]) -> String? {
+        for index in candidates {
             var text = document.text(of: index)
             for prefix in ["By ", "by ", "Par ", "Von ", "Por "] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
             if !text.isEmpty && text.count < 80 { return text }
@@ -70,11 +87,14 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
         return title
     }
 
+    /// The schema.org types that describe an article (a WebPage is used only when nothing else is).
+    static let articleKinds: Set<String> = ["article", "newsarticle", "blogposting", "reportage", "scholarlyarticle", "techarticle", "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle", "socialmediaposting", "webpage"]
+
     /// The article fields of the page's JSON-LD (an Article, NewsArticle, BlogPosting … object,
     /// alone, in a list or in an @graph).
-    static func jsonLD(_ document: HTMLDocument) -> ArticleMetadata {
+    static func jsonLD(_ document: HTMLDocument, scripts: [Int]) -> ArticleMetadata {
         var found = ArticleMetadata()
-        for index in document.descendants(of: document.root, named: ["script"]) where document[index].attributes["type"]?.lowercased() == "application/ld+json" {
+        for index in scripts where document.nodes[index].attributes["type"]?.lowercased() == "application/ld+json" {
             let raw = document[index].children.map { document[$0].text }.joined()
             guard let data = raw.data(using: .utf8), let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { continue }
             var objects: [[String: Any]] = []
@@ -86,10 +106,9 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
                     if let graph = object["@graph"] { queue.append(graph) }
                 }
             }
-            let kinds: Set<String> = ["article", "newsarticle", "blogposting", "reportage", "scholarlyarticle", "techarticle", "analysisnewsarticle", "opinionnewsarticle", "reviewnewsarticle", "socialmediaposting", "webpage"]
             let articles = objects.filter { object in
                 let types = (object["@type"] as? String).map { [$0] } ?? (object["@type"] as? [String]) ?? []
-                return types.contains { kinds.contains($0.lowercased()) }
+                return types.contains { articleKinds.contains($0.lowercased()) }
             }
             // An Article before a WebPage.
             guard let article = articles.first(where: { ($0["@type"] as? String)?.lowercased() != "webpage" }) ?? articles.first else { continue }

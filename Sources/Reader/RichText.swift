@@ -74,7 +74,7 @@ struct RichTextBuilder {
     mutating func add(_ index: Int) {
         // An explicit stack of (node, entering?) so any depth is walked without recursion; a
         // span starts where its element's first character lands and ends after its last.
-        enum Step { case enter(Int, preformatted: Bool), exit(Int, start: Int, preformatted: Bool) }
+        enum Step { case enter(Int, preformatted: Bool), exit(Int) }
         var stack: [Step] = [.enter(index, preformatted: false)]
         while let step = stack.popLast() {
             switch step {
@@ -99,11 +99,11 @@ struct RichTextBuilder {
                     pendingSpace = true
                 }
                 let inPre = preformatted || node.name == "pre"
-                // Where the element's text will start: after whatever break or space is pending.
-                stack.append(.exit(current, start: -1, preformatted: inPre))
+                // Left after its children; where its text starts is marked when the first of it lands.
+                stack.append(.exit(current))
                 for child in node.children.reversed() { stack.append(.enter(child, preformatted: inPre)) }
                 startMarks.append(nil)
-            case let .exit(current, _, _):
+            case let .exit(current):
                 let node = document[current]
                 let start = startMarks.removeLast() ?? utf16Count
                 if utf16Count > start, let style = Self.style(of: node.name) {

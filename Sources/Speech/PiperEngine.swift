@@ -34,8 +34,11 @@ public actor PiperEngine: SpeechEngine {
         /// phrases side by side keep the cores busier than one phrase split across them.
         public static func defaultPool(cores: Int) -> (workers: Int, threads: Int) {
             let workers = min(max(1, cores), 8)
-            return (workers, workers == 1 ? 0 : max(1, cores / workers))
+            return (workers, threads(workers: workers, cores: cores))
         }
+
+        /// Each of `workers` workers' equal share of the cores (one worker: onnxruntime's own choice).
+        static func threads(workers: Int, cores: Int) -> Int { workers == 1 ? 0 : max(1, cores / workers) }
 
         /// `.venv/bin/python` and `scripts/piper_worker.py` under `root` (the repository).
         public static func repository(_ root: String, workers: Int = 1, threadsPerWorker: Int = 0) -> Configuration {
@@ -48,10 +51,9 @@ public actor PiperEngine: SpeechEngine {
         /// The pool's size comes from `REVERIE_PIPER_WORKERS` and `REVERIE_PIPER_THREADS` when
         /// set, else from the cores (`defaultPool`).
         public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
-            let pool = defaultPool(cores: ProcessInfo.processInfo.activeProcessorCount)
-            let workers = environment["REVERIE_PIPER_WORKERS"].flatMap { Int($0) }.map { max(1, $0) } ?? pool.workers
-            let threads = environment["REVERIE_PIPER_THREADS"].flatMap { Int($0) }
-                ?? (workers == pool.workers ? pool.threads : (workers == 1 ? 0 : max(1, ProcessInfo.processInfo.activeProcessorCount / workers)))
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let workers = environment["REVERIE_PIPER_WORKERS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultPool(cores: cores).workers
+            let threads = environment["REVERIE_PIPER_THREADS"].flatMap { Int($0) } ?? Self.threads(workers: workers, cores: cores)
             if let python = environment["REVERIE_PIPER_PYTHON"], let worker = environment["REVERIE_PIPER_WORKER"] {
                 return Configuration(python: python, workerScript: worker, workers: workers, threadsPerWorker: threads)
             }
@@ -221,11 +223,9 @@ public actor PiperEngine: SpeechEngine {
     /// Audio and word timings from a worker's reply (its header line and raw samples); the
     /// spans are matched to `text`'s words.
     static func decode(_ reply: WorkerConnection.Reply, text: String) throws -> SynthesizedSpeech {
-        guard let object = try? JSONSerialization.jsonObject(with: reply.header) as? [String: Any] else {
-            throw SpeechError.synthesisFailed("unreadable reply from the Piper worker")
-        }
-        if let error = object["error"] as? String { throw SpeechError.synthesisFailed(error) }
-        guard let rate = object["sample_rate"] as? Int, rate > 0 else {
+        guard let header = reply.header else { throw SpeechError.synthesisFailed("unreadable reply from the Piper worker") }
+        if let error = header.error { throw SpeechError.synthesisFailed(error) }
+        guard let rate = header.sample_rate, rate > 0 else {
             throw SpeechError.synthesisFailed("the Piper worker's reply has no audio")
         }
         var samples = [Float](repeating: 0, count: reply.pcm.count / 2)
@@ -237,7 +237,7 @@ public actor PiperEngine: SpeechEngine {
                 }
             }
         }
-        let spans = ((object["words"] as? [[Int]]) ?? []).compactMap { pair -> (start: Double, end: Double)? in
+        let spans = (header.words ?? []).compactMap { pair -> (start: Double, end: Double)? in
             pair.count == 2 ? (Double(pair[0]) / Double(rate), Double(pair[1]) / Double(rate)) : nil
         }
         return SynthesizedSpeech(audio: AudioBuffer(sampleRate: rate, samples: samples),
@@ -281,10 +281,21 @@ final class WorkerConnection: @unchecked Sendable {
     private let lock = NSLock()
     private var waiting: [Int: CheckedContinuation<Reply?, Never>] = [:]
 
-    /// A reply: its JSON header line, and the raw samples that follow it (16-bit little-endian).
+    /// A reply: its JSON header line (read once, here; nil when it cannot be read), and the raw
+    /// samples that follow it (16-bit little-endian).
     struct Reply: Sendable {
-        var header: Data
+        var header: Header?
         var pcm: Data
+    }
+
+    /// What a worker's header line says (see `scripts/piper_worker.py`).
+    struct Header: Decodable, Sendable {
+        var ready: Bool?
+        var id: Int?
+        var bytes: Int?
+        var sample_rate: Int?
+        var words: [[Int]]?
+        var error: String?
     }
     private var ended = false
     private let writes = DispatchQueue(label: "reverie.piper-worker-input")
@@ -319,7 +330,7 @@ final class WorkerConnection: @unchecked Sendable {
             worker.lock.withLock { worker.waiting[0] = continuation }
             Thread.detachNewThread { worker.readReplies() }
         }
-        guard let ready, let object = try? JSONSerialization.jsonObject(with: ready.header) as? [String: Any], object["ready"] as? Bool == true else {
+        guard ready?.header?.ready == true else {
             worker.stop()
             throw SpeechError.engineUnavailable("the Piper worker did not start (is the voice package installed?)")
         }
@@ -356,6 +367,7 @@ final class WorkerConnection: @unchecked Sendable {
     private func readReplies() {
         var buffer = Data()
         var first = true
+        let decoder = JSONDecoder()
         func fill(_ count: Int) -> Bool {
             while buffer.count < count {
                 let chunk = output.availableData
@@ -374,14 +386,13 @@ final class WorkerConnection: @unchecked Sendable {
                     guard fill(buffer.count + 1) else { break reading }
                 }
             }
-            let header = Data(buffer.prefix(newline!))
+            let header = try? decoder.decode(Header.self, from: Data(buffer.prefix(newline!)))
             buffer.removeSubrange(..<(newline! + 1))
-            let object = (try? JSONSerialization.jsonObject(with: header)) as? [String: Any]
-            let count = max(0, object?["bytes"] as? Int ?? 0)
+            let count = max(0, header?.bytes ?? 0)
             guard fill(count) else { break }
             let pcm = Data(buffer.prefix(count))
             buffer.removeSubrange(..<count)
-            let id = first ? 0 : object?["id"] as? Int
+            let id = first ? 0 : header?.id
             first = false
             if let id { lock.withLock { waiting.removeValue(forKey: id) }?.resume(returning: Reply(header: header, pcm: pcm)) }
         }

@@ -94,7 +94,12 @@ public struct ScriptRenderer: Sendable {
         /// The pauses' nominal seconds before each phrase, and after the last.
         let pausesBefore: [Double]
         let pausesAfter: Double
+        /// All the pauses' nominal seconds.
+        let pauses: Double
         var spokenSeconds = 0.0, spokenLetters = 0
+        /// Letters and nominal pause seconds not yet placed (from the next phrase on, with the
+        /// pauses after the last).
+        var lettersAhead: Int, pausesAhead: Double
 
         init(target: Double, segments: [ScriptSegment]) {
             var letters: [Int] = [], before: [Double] = [], running = 0.0
@@ -108,18 +113,21 @@ public struct ScriptRenderer: Sendable {
                 }
             }
             (self.target, self.letters, pausesBefore, pausesAfter) = (target, letters, before, running)
+            pauses = before.reduce(0, +) + running
+            (lettersAhead, pausesAhead) = (letters.reduce(0, +), pauses)
         }
 
-        /// The factor on the pauses before phrase `index`, which lasts `seconds`, placed after
-        /// `placed` seconds of audio.
+        /// The factor on the pauses before phrase `index` (phrases are placed in order), which
+        /// lasts `seconds`, placed after `placed` seconds of audio.
         mutating func scale(before index: Int, lasting seconds: Double, placed: Double) -> Double {
             spokenSeconds += seconds
             spokenLetters += letters[index]
+            lettersAhead -= letters[index]
             let pauses = pausesBefore[index]
+            pausesAhead -= pauses
             guard pauses > 0 else { return 1 }
             let perLetter = spokenLetters > 0 ? spokenSeconds / Double(spokenLetters) : 0
-            let rest = perLetter * Double(letters[(index + 1)...].reduce(0, +))
-            let pausesAhead = pausesBefore[(index + 1)...].reduce(0, +) + pausesAfter
+            let rest = perLetter * Double(lettersAhead)
             let room = target - placed - seconds
             let foreseen = (room - rest) / (pauses + pausesAhead)
             let safe = (room - 1.25 * rest - 0.25 * pausesAhead) / pauses
@@ -129,10 +137,10 @@ public struct ScriptRenderer: Sendable {
         /// The factor on the pauses after the last phrase, with `placed` seconds of audio
         /// placed; nil when there are none (the end is padded with silence instead).
         /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
-        func last(placed: Double, pausesAll: Double) throws -> Double? {
+        func last(placed: Double) throws -> Double? {
             guard spokenSeconds <= target else { throw SpeechError.cannotFit(speech: spokenSeconds, target: target) }
-            guard spokenSeconds + 0.25 * pausesAll <= target + 1e-9 else {
-                throw SpeechError.cannotFit(speech: spokenSeconds + pausesAll * 0.25, target: target)
+            guard spokenSeconds + 0.25 * pauses <= target + 1e-9 else {
+                throw SpeechError.cannotFit(speech: spokenSeconds + pauses * 0.25, target: target)
             }
             guard placed <= target + 1e-9 else { throw SpeechError.cannotFit(speech: placed, target: target) }
             return pausesAfter > 0 ? (target - placed) / pausesAfter : nil
@@ -239,7 +247,6 @@ public struct ScriptRenderer: Sendable {
         let total = texts.count
         progress(0, total)
         let engine = engine
-        let pauseSeconds = parsed.segments.reduce(0) { if case let .pause(pause) = $1 { $0 + pause.seconds } else { $0 } }
         var fitting = target.map { Fitting(target: $0, segments: parsed.segments) }
 
         var placer: Placer?
@@ -292,27 +299,26 @@ public struct ScriptRenderer: Sendable {
         profile.speaking = seconds(since: started)
 
         let finalRate = sampleRate ?? 22050
-        if placer == nil { placer = Placer(segments: parsed.segments, sampleRate: finalRate, pauseScale: 1) }
-        if let fitting, let target {
+        var finished = placer ?? Placer(segments: parsed.segments, sampleRate: finalRate, pauseScale: 1)
+        if let fitting {
             // The pauses after the last phrase take up the rest; rounding each pause to whole
             // samples may leave a few samples over or under, evened out in that last silence.
-            if let scale = try fitting.last(placed: placer!.audio.duration, pausesAll: pauseSeconds) { placer!.pauseScale = scale }
-            placer!.placePauses()
-            let exact = AudioBuffer.sampleCount(target, finalRate)
-            let count = placer!.audio.samples.count
-            if count < exact { placer!.audio.append(.silence(seconds: Double(exact - count) / Double(finalRate), sampleRate: finalRate)) }
-            if count > exact, exact >= handedOn { placer!.audio.samples.removeLast(count - exact) }
+            if let scale = try fitting.last(placed: finished.audio.duration) { finished.pauseScale = scale }
+            finished.placePauses()
+            let exact = AudioBuffer.sampleCount(fitting.target, finalRate)
+            let count = finished.audio.samples.count
+            if count < exact { finished.audio.append(.silence(seconds: Double(exact - count) / Double(finalRate), sampleRate: finalRate)) }
+            if count > exact, exact >= handedOn { finished.audio.samples.removeLast(count - exact) }
         } else {
-            placer!.placePauses()
+            finished.placePauses()
         }
-        guard let placer else { throw SpeechError.synthesisFailed("nothing was placed") }
-        try await handOn(placer)
+        try await handOn(finished)
         profile.total = seconds(since: started)
         let timeline = RenderTimeline(
             engine: engine.name, voice: voice, rate: rate,
-            durationMs: placer.milliseconds(placer.audio.samples.count),
-            phrases: placer.phrases, pauses: placer.pauses,
+            durationMs: finished.milliseconds(finished.audio.samples.count),
+            phrases: finished.phrases, pauses: finished.pauses,
             warnings: parsed.warnings.map { .init(line: $0.line, column: $0.column, message: $0.message) })
-        return RenderedSpeech(audio: placer.audio, timeline: timeline, profile: profile)
+        return RenderedSpeech(audio: finished.audio, timeline: timeline, profile: profile)
     }
 }

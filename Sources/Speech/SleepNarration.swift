@@ -66,9 +66,9 @@ public struct SleepNarration: Sendable {
                        progress: @Sendable (Int, Int) -> Void = { _, _ in },
                        output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
         let mixing = MixState(self, seconds: seconds, output: output)
-        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, progress: progress) { chunk in
-            try await mixing.take(chunk)
-        }
+        // Only a render of a known length can be mixed as it comes (the bed fades out at the end).
+        let take: (@Sendable (RenderedChunk) async throws -> Void)? = seconds == nil ? nil : { @Sendable chunk in try await mixing.take(chunk) }
+        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, progress: progress, output: take)
         speech.audio = try await mixing.finish(speech.audio, phrases: speech.timeline.phrases.count)
         return speech
     }
@@ -90,7 +90,7 @@ public struct SleepNarration: Sendable {
 
         /// A stretch of the fitted voice (only when the length is known from the start).
         func take(_ chunk: RenderedChunk) async throws {
-            guard let seconds else { return }
+            guard let seconds else { preconditionFailure("a render of no set length is mixed whole, at the end") }
             let rate = chunk.audio.sampleRate
             if mix == nil { mix = Mix(narration, count: AudioBuffer.sampleCount(seconds, rate), sampleRate: rate) }
             received += chunk.audio.samples.count

@@ -75,16 +75,9 @@ struct ExtractCommand: AsyncParsableCommand {
         let data: Data
         var url: URL?
         var encoding: String?
-        if let remote = URL(string: source), ["http", "https"].contains(remote.scheme?.lowercased() ?? "") {
-            let allow = ["1", "true"].contains((ProcessInfo.processInfo.environment["REVERIE_ALLOW_PRIVATE_FETCH"] ?? "").lowercased())
-            do {
-                let answer = try await OutsideFetch.data(from: remote, maxBytes: Self.maximumBytes, allowPrivate: allow,
-                                                         accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.5")
-                (data, url) = (answer.data, answer.finalURL)
-                encoding = answer.contentType.flatMap(Reader.charset(fromContentType:))
-            } catch let error as APIError {
-                throw CommandFailure("\(source): \(error.message)")
-            }
+        if let answer = try await OutsideSource.fetch(source, maxBytes: Self.maximumBytes, accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.5") {
+            (data, url) = (answer.data, answer.url)
+            encoding = answer.contentType.flatMap(Reader.charset(fromContentType:))
         } else {
             let file = URL(fileURLWithPath: source)
             guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int else {
@@ -93,7 +86,7 @@ struct ExtractCommand: AsyncParsableCommand {
             guard size <= Self.maximumBytes else { throw CommandFailure("\(source): over 10 MB, too large to read as a page.") }
             do {
                 switch file.pathExtension.lowercased() {
-                case "pdf": return try Documents.pdf(file, name: file.lastPathComponent)
+                case "pdf": return try await Documents.pdf(file, name: file.lastPathComponent)
                 case "txt", "text", "md": return try Documents.plainText(try Data(contentsOf: file), name: file.lastPathComponent)
                 default: break
                 }

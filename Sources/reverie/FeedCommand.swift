@@ -125,13 +125,9 @@ struct FeedCommand: AsyncParsableCommand {
         func parse(_ source: String) async throws {
             let data: Data
             var url: URL?
-            if let remote = URL(string: source), ["http", "https"].contains(remote.scheme?.lowercased() ?? "") {
-                let allow = ["1", "true"].contains((ProcessInfo.processInfo.environment["REVERIE_ALLOW_PRIVATE_FETCH"] ?? "").lowercased())
-                do {
-                    (data, url, _) = try await OutsideFetch.data(from: remote, maxBytes: 64 << 20, allowPrivate: allow)
-                } catch let error as APIError {
-                    throw CommandFailure("\(source): \(error.message)")
-                }
+            if let answer = try await OutsideSource.fetch(source, maxBytes: 64 << 20,
+                                                          accept: "application/rss+xml, application/atom+xml, application/xml, text/xml, */*") {
+                (data, url) = (answer.data, answer.url)
             } else {
                 // Mapped, not copied: a feed can be tens of megabytes.
                 guard let contents = try? Data(contentsOf: URL(fileURLWithPath: source), options: .alwaysMapped) else {

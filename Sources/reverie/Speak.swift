@@ -77,14 +77,10 @@ struct Speak: AsyncParsableCommand {
                 }, output: write)
             }
             if let sink { try await sink.finish(else: rendered.audio) } else { try WAVFile.encode(rendered.audio).write(to: destination, options: .atomic) }
-        } catch let error as SpokenScriptError {
-            sink?.cancel()
-            throw CommandFailure(error.description)
-        } catch let error as SpeechError {
-            sink?.cancel()
-            throw CommandFailure(error.description)
         } catch {
             sink?.cancel()
+            if let error = error as? SpokenScriptError { throw CommandFailure(error.description) }
+            if let error = error as? SpeechError { throw CommandFailure(error.description) }
             throw error
         }
         await engines.shutdown()

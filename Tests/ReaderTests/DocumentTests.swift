@@ -84,7 +84,7 @@ struct DocumentTests {
     }
 
     @Test("a PDF: pages joined into paragraphs (one runs over the page break), broken words mended, running headers and page numbers dropped")
-    func pdf() throws {
+    func pdf() async throws {
         let file = try makePDF([
             ["Snowfall", "", "The first snow of the year came quietly in the night, and by morning the whole valley",
              "was white and still. Even the river seemed to move more slowly under its thin new",
@@ -94,7 +94,7 @@ struct DocumentTests {
             ["Frost", "", "The frost that followed was sharp enough to sing on the windows at dawn."],
         ], title: "The Quiet Almanac")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let article = try Documents.pdf(file, name: "almanac.pdf")
+        let article = try await Documents.pdf(file, name: "almanac.pdf")
         #expect(article.title == "The Quiet Almanac")
         #expect(article.text.contains("whole valley was white and still."))
         #expect(article.text.contains("leaving the first footprints in the fresh snow"), "\(article.text)")
@@ -104,6 +104,6 @@ struct DocumentTests {
         let notPDF = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).pdf")
         try Data("<html>not a pdf</html>".utf8).write(to: notPDF)
         defer { try? FileManager.default.removeItem(at: notPDF) }
-        #expect(throws: ReaderError.unreadable("the file is not a PDF")) { try Documents.pdf(notPDF, name: "x.pdf") }
+        await #expect(throws: ReaderError.unreadable("the file is not a PDF")) { try await Documents.pdf(notPDF, name: "x.pdf") }
     }
 }

@@ -330,8 +330,7 @@ extension Request {
 public enum OutsideFetch {
     /// The body at `url`, at most `maxBytes`; private addresses only with `allowPrivate`.
     /// Errors say what went wrong in a sentence.
-    public static func data(from url: URL, maxBytes: Int, allowPrivate: Bool,
-                            accept: String = "application/rss+xml, application/atom+xml, application/xml, text/xml, */*") async throws
+    public static func data(from url: URL, maxBytes: Int, allowPrivate: Bool, accept: String) async throws
         -> (data: Data, finalURL: URL, contentType: String?) {
         let client = GuardedHTTPClient(policy: .init(allowPrivate: allowPrivate), group: MultiThreadedEventLoopGroup.singleton)
         do {
