@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CReverieZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "Feeds", dependencies: ["CReverieXML"]),
-        .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender"]),
+        .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender", "Feeds", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
@@ -53,6 +53,7 @@ let package = Package(
                 "Bedside",
                 "MediaFormats",
                 "Feeds",
+                "Reader",
                 "CReverieZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -98,7 +99,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
-        .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender"], exclude: ["Fixtures"]),
+        .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender", .product(name: "ZIPFoundation", package: "ZIPFoundation")], exclude: ["Fixtures"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),

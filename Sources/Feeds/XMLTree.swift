@@ -4,29 +4,29 @@ import Foundation
 /// An XML document read by libxml2 into plain Swift values, with the network off and entities
 /// never expanded: a document that declares entities (the XXE and billion-laughs attacks both
 /// need one) is refused before anything else is read.
-struct XMLElement: Sendable {
+public struct XMLElement: Sendable {
     /// The local name (`enclosure`, `duration`).
-    var name: String
+    public var name: String
     /// The namespace URI, or "" for none.
-    var namespace: String
-    var attributes: [String: String]
-    var children: [XMLElement]
+    public var namespace: String
+    public var attributes: [String: String]
+    public var children: [XMLElement]
     /// The text directly inside (CDATA included), not trimmed.
-    var text: String
+    public var text: String
 
-    func attribute(_ name: String) -> String? { attributes[name] }
+    public func attribute(_ name: String) -> String? { attributes[name] }
 
     /// The first child with this name in this namespace ("" for none).
-    func child(_ name: String, _ namespace: String = "") -> XMLElement? {
+    public func child(_ name: String, _ namespace: String = "") -> XMLElement? {
         children.first { $0.name == name && $0.namespace == namespace }
     }
 
-    func children(_ name: String, _ namespace: String = "") -> [XMLElement] {
+    public func children(_ name: String, _ namespace: String = "") -> [XMLElement] {
         children.filter { $0.name == name && $0.namespace == namespace }
     }
 
     /// The trimmed text of the first such child, nil when missing or empty.
-    func value(_ name: String, _ namespace: String = "") -> String? {
+    public func value(_ name: String, _ namespace: String = "") -> String? {
         // By index: no copy of the child element is made just to read its text.
         guard let index = children.firstIndex(where: { $0.name == name && $0.namespace == namespace }) else { return nil }
         let text = children[index].text.trimmed
@@ -34,7 +34,7 @@ struct XMLElement: Sendable {
     }
 }
 
-enum XMLTree {
+public enum XMLTree {
     /// Elements deeper than this are an attack or a mistake, not a feed.
     static let maximumDepth = 64
     /// Elements in one document.
@@ -42,7 +42,7 @@ enum XMLTree {
 
     /// The document's root element; `namespace` may fold a namespace URI into another spelling
     /// (each distinct URI is asked once).
-    static func parse(_ data: Data, namespace fold: @escaping (String) -> String = { $0 }) throws -> XMLElement {
+    public static func parse(_ data: Data, namespace fold: @escaping (String) -> String = { $0 }) throws -> XMLElement {
         guard !data.isEmpty else { throw FeedError.malformed("the document is empty") }
         guard data.count <= Int(Int32.max) else { throw FeedError.tooLarge }
         // Refused before libxml2 sees it: a document type that declares entities.

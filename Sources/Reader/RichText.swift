@@ -42,8 +42,9 @@ struct RichTextBuilder {
     private var pendingBreak = 0        // 0 none, 1 line, 2 paragraph
     private var pendingSpace = false
 
-    let document: HTMLDocument
-    let base: URL?
+    /// The page being added; a book's builder is handed one page after another.
+    var document: HTMLDocument
+    var base: URL?
 
     init(document: HTMLDocument, base: URL?) {
         self.document = document
