@@ -67,7 +67,8 @@ public enum Documents {
     /// A plain text file: paragraphs at blank lines, hard-wrapped lines joined (a line that ends
     /// well short of its neighbours', as in verse or lists, keeps its break), chapter lines as
     /// headings. The title is a short first line standing alone, else the file's name.
-    public static func plainText(_ data: Data, name: String) throws -> ExtractedArticle {
+    /// - Parameter findTitle: whether a short first line is the title (false when the person named it).
+    public static func plainText(_ data: Data, name: String, findTitle: Bool = true) throws -> ExtractedArticle {
         guard !data.isEmpty else { throw ReaderError.empty }
         let text = decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         var paragraphs: [[String]] = [[]]
@@ -78,7 +79,7 @@ public enum Documents {
         paragraphs.removeAll { $0.isEmpty }
         var blocks: [Block] = []
         var title = (name as NSString).deletingPathExtension
-        if let first = paragraphs.first, first.count == 1, first[0].count <= 100, paragraphs.count > 1, !isChapterLine(first[0]) {
+        if findTitle, let first = paragraphs.first, first.count == 1, first[0].count <= 100, paragraphs.count > 1, !isChapterLine(first[0]) {
             title = first[0]
             paragraphs.removeFirst()
         }
@@ -195,5 +196,61 @@ public enum Documents {
         }
         close()
         return blocks
+    }
+}
+
+// MARK: - Any file
+
+extension Documents {
+    /// What a file is, by its first bytes (its name only breaks ties between kinds of text).
+    public enum Kind: String, Sendable {
+        case html, txt, epub, pdf
+    }
+
+    /// The kind of a file from its opening bytes and name.
+    /// - Throws: `ReaderError.unreadable` for a file whose bytes are not what its name says
+    ///   (a `.pdf` that is no PDF, an `.epub` that is no zip) or that is not text at all.
+    public static func kind(of head: Data, name: String) throws -> Kind {
+        let bytes = [UInt8](head.prefix(4096))
+        let claimed = (name as NSString).pathExtension.lowercased()
+        let isPDF = bytes.starts(with: Array("%PDF-".utf8))
+        let isZip = bytes.starts(with: [0x50, 0x4B, 0x03, 0x04])
+        if isPDF { return .pdf }
+        if isZip { return .epub }
+        if claimed == "pdf" { throw ReaderError.unreadable("“\(name)” is named as a PDF but is not one (a PDF starts with %PDF-)") }
+        if claimed == "epub" { throw ReaderError.unreadable("“\(name)” is named as an EPUB but is not one (an EPUB is a zip file)") }
+        // Text has no NUL bytes, unless it is UTF-16 (which has them in every other byte).
+        let utf16 = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
+            || (bytes.count >= 4 && (bytes[1] == 0 && bytes[3] == 0 || bytes[0] == 0 && bytes[2] == 0))
+        if !utf16, bytes.contains(0) {
+            throw ReaderError.unreadable("“\(name)” is not a web page, text, EPUB or PDF file (it holds binary data)")
+        }
+        if ["html", "htm", "xhtml"].contains(claimed) { return .html }
+        if ["txt", "text", "md"].contains(claimed) { return .txt }
+        let opening = decode(Data(bytes.prefix(1024))).lowercased()
+        return ["<!doctype html", "<html", "<head", "<body", "<article", "<p>", "<div"].contains(where: opening.contains) ? .html : .txt
+    }
+
+    /// Reads a file of any kind Reverie takes (a web page, text, EPUB or PDF).
+    /// - Parameters:
+    ///   - encoding: a web page's character set as its server named it.
+    ///   - url: where a web page came from (its links are made absolute against it).
+    ///   - progress: how far an EPUB is, (pages read, pages).
+    public static func read(_ file: URL, name: String, encoding: String? = nil, url: URL? = nil,
+                            progress: @escaping (Int, Int) -> Void = { _, _ in }) async throws -> (article: ExtractedArticle, kind: Kind) {
+        let handle = try FileHandle(forReadingFrom: file)
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        try? handle.close()
+        guard !head.isEmpty else { throw ReaderError.empty }
+        let kind = try kind(of: head, name: name)
+        switch kind {
+        case .pdf: return (try await pdf(file, name: name), kind)
+        case .epub: return (try EPUB.read(file, name: name, progress: progress), kind)
+        case .txt: return (try plainText(try Data(contentsOf: file), name: name), kind)
+        case .html:
+            var article = try Reader.extract(html: try Data(contentsOf: file), url: url, encoding: encoding, source: url?.absoluteString ?? name)
+            if url == nil, article.title == name { article.title = (name as NSString).deletingPathExtension }
+            return (article, kind)
+        }
     }
 }

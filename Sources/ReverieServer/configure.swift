@@ -47,6 +47,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateLibraryItems())
     app.migrations.add(CreateJobs())
     app.migrations.add(CreatePodcasts())
+    app.migrations.add(CreateArticles())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -87,7 +88,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         signIns: Recent(lifetime: SessionAuthenticator.recheckAfter),
         bedsideSounds: SynthesizedAudio(directory: config.cacheDirectory("bedside")),
         outside: GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup),
-        jobs: JobWorkers(handlers: [LibriVoxDownload.kind: LibriVoxDownload.run, FeedRefresh.kind: FeedRefresh.run, EpisodeDownload.kind: EpisodeDownload.run])
+        jobs: JobWorkers(handlers: [LibriVoxDownload.kind: LibriVoxDownload.run, FeedRefresh.kind: FeedRefresh.run, EpisodeDownload.kind: EpisodeDownload.run, ArticleImport.kind: ArticleImport.run])
     )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(JobWorkersLifecycle())
@@ -122,6 +123,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: LibraryController(maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: LibriVoxController(base: config.librivoxBaseURL))
     try app.register(collection: JobController())
+    try app.register(collection: ArticleController())
     try app.register(collection: PodcastController())
     try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL)))
     try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))

@@ -248,7 +248,7 @@ struct LibraryAPITests {
         damaged.replaceSubrange(damaged.count - 30..<damaged.count, with: Data(count: 30))
         try await withTestApp(.sqlite) { client in
             let owner = try await client.setUpOwner()
-            let cases: [(Data, String)] = [(traversal, "outside itself"), (bomb, "expands more than"), (nothing, "holds no MP3"), (damaged, "cannot be read")]
+            let cases: [(Data, String)] = [(traversal, "outside itself"), (bomb, "expands far more than"), (nothing, "holds no MP3"), (damaged, "cannot be read")]
             for (body, message) in cases {
                 let reply = try await client.send(.POST, "/api/library", data: body, contentType: "application/zip", auth: .cookie(owner))
                 #expect(reply.status == .unprocessableEntity && reply.text.contains(message), "\(message): \(reply.status) \(reply.text)")

@@ -35,7 +35,7 @@ enum SafeZip {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 let last = String(components.last ?? "part.mp3")
                 let target = folder.appendingPathComponent(last.isEmpty ? "part.mp3" : last)
-                FileManager.default.createFile(atPath: target.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: target.path, contents: nil)
                 let handle = try FileHandle(forWritingTo: target)
                 defer { try? handle.close() }
                 try archive.extract(entry) { try handle.write(contentsOf: $0) }

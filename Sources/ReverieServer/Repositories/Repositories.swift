@@ -15,6 +15,7 @@ public struct Repositories: Sendable {
     public var library: any LibraryRepository
     public var jobs: any JobRepository
     public var podcasts: any PodcastRepository
+    public var articles: any ArticleRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -31,7 +32,8 @@ public struct Repositories: Sendable {
             bedsidePieces: FluentBedsidePieceRepository(database: database),
             library: FluentLibraryRepository(database: database),
             jobs: FluentJobRepository(database: database),
-            podcasts: FluentPodcastRepository(database: database)
+            podcasts: FluentPodcastRepository(database: database),
+            articles: FluentArticleRepository(database: database)
         )
     }
 }

@@ -1,0 +1,146 @@
+import Foundation
+import Reader
+import ReverieAPI
+import Vapor
+
+/// The job that makes an article: a page fetched through the guarded client (at most five
+/// redirects, 10 MB, its character set from the header, then the page's meta tag, then its
+/// byte-order mark), or a file uploaded to `<data>/media/.incoming` (a web page, text, EPUB or
+/// PDF, told apart by its bytes), read by the `Reader` engine and saved.
+enum ArticleImport {
+    static let kind = "article.import"
+    /// A page is read at most this large.
+    static let maxPageBytes = 10 << 20
+    /// An uploaded document at most this large.
+    static let maxDocumentBytes = 200 << 20
+
+    struct Payload: Codable {
+        /// A page to fetch…
+        var url: String?
+        /// …or an uploaded file: its scratch name under `.incoming`, and the name it came with.
+        var file: String?
+        var name: String?
+    }
+
+    static func scratch(_ name: String, _ config: ServerConfig) -> URL? {
+        // Only names this server made (a UUID), so a payload can never point elsewhere.
+        guard UUID(uuidString: name) != nil else { return nil }
+        return config.mediaDirectory(".incoming").appendingPathComponent(name)
+    }
+
+    static func run(_ job: JobContext, _ app: Application) async throws -> String? {
+        let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
+        let config = app.services.config
+        let read: (article: ExtractedArticle, kind: String, url: String?)
+        if let address = payload.url {
+            read = try await fetch(address, job: job, app: app)
+        } else if let name = payload.file, let file = scratch(name, config) {
+            defer { try? FileManager.default.removeItem(at: file) }
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                throw APIError(.gone, code: "upload_gone", "The uploaded file is no longer on the server; upload it again.")
+            }
+            await job.report(0.1, "Reading \(payload.name ?? "the file")…")
+            let result = try await document(file, name: payload.name ?? "Document", job: job)
+            read = (result.article, result.kind.rawValue, nil)
+        } else {
+            throw APIError(.badRequest, code: "invalid_job", "This import names nothing to read.")
+        }
+        await job.report(0.95, "Saving…")
+        let row = ArticleModel(read.article, kind: read.kind, sourceURL: read.url, ownerID: job.ownerID)
+        try await app.repositories.articles.create(row)
+        return String(decoding: try JSONEncoder().encode(LibriVoxDownload.Result(itemID: try row.requireID().uuidString.lowercased())), as: UTF8.self)
+    }
+
+    /// A page from the web: HTML, or a PDF, EPUB or text file someone linked to.
+    static func fetch(_ address: String, job: JobContext, app: Application) async throws -> (article: ExtractedArticle, kind: String, url: String?) {
+        guard let url = URL(string: address) else { throw OutsideFetchError.badURL(address).apiError }
+        await job.report(0.05, "Fetching \(url.host ?? "the page")…")
+        let answer: OutsideResponse
+        do {
+            answer = try await app.services.outside.get(url, accept: "text/html, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/pdf;q=0.5, application/epub+zip;q=0.5", maxBytes: maxPageBytes)
+        } catch let error as OutsideFetchError {
+            throw error.apiError
+        }
+        await job.report(0.5, "Finding the article…")
+        let data = Data(answer.body.readableBytesView)
+        let type = answer.headers.first(name: .contentType) ?? ""
+        let name = answer.url.lastPathComponent.isEmpty ? (answer.url.host ?? "page") : answer.url.lastPathComponent
+        let looksLikeHTML = type.lowercased().contains("html") || (type.isEmpty && (try? Documents.kind(of: data, name: name)) == .html)
+        do {
+            if looksLikeHTML {
+                let article = try Reader.extract(html: data, url: answer.url, encoding: Reader.charset(fromContentType: type), source: answer.url.absoluteString)
+                return (article, "web", answer.url.absoluteString)
+            }
+            // Anything else is read as the file it is, by its bytes.
+            let file = app.services.config.mediaDirectory(".incoming").appendingPathComponent(UUID().uuidString)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = try await document(file, name: name, job: job, encoding: Reader.charset(fromContentType: type), url: answer.url)
+            return (result.article, result.kind == .html ? "web" : result.kind.rawValue, answer.url.absoluteString)
+        } catch let error as ReaderError {
+            throw unreadable(error, name: answer.url.host ?? "The page")
+        }
+    }
+
+    /// A file read by the engine, its errors made the API's.
+    static func document(_ file: URL, name: String, job: JobContext, encoding: String? = nil, url: URL? = nil) async throws -> (article: ExtractedArticle, kind: Documents.Kind) {
+        do {
+            return try await Documents.read(file, name: name, encoding: encoding, url: url) { done, total in
+                guard total > 0 else { return }
+                let fraction = 0.1 + 0.8 * Double(done) / Double(total)
+                Task { await job.report(fraction, "Reading page \(min(done + 1, total)) of \(total)…") }
+            }
+        } catch let error as ReaderError {
+            throw unreadable(error, name: name)
+        } catch let error as ArchiveError {
+            throw SafeZip.apiError(error)
+        }
+    }
+
+    static func unreadable(_ error: ReaderError, name: String) -> APIError {
+        switch error {
+        case .noArticle: APIError(.unprocessableEntity, code: "no_article", "\(name): \(error.description)")
+        case .tooLarge: APIError(.payloadTooLarge, code: "too_large", "\(name): \(error.description)")
+        default: APIError(.unprocessableEntity, code: "unreadable_document", "\(name): \(error.description)")
+        }
+    }
+}
+
+extension ArticleModel {
+    /// A new article from what the engine read.
+    convenience init(_ article: ExtractedArticle, kind: String, sourceURL: String?, ownerID: UUID) {
+        self.init()
+        self.$owner.id = ownerID
+        self.title = String(article.title.prefix(500))
+        self.source = article.siteName ?? sourceURL.flatMap { URL(string: $0)?.host } ?? article.source
+        self.sourceURL = sourceURL
+        self.byline = article.byline
+        self.siteName = article.siteName
+        self.published = article.published
+        self.language = article.language
+        self.kind = kind
+        self.text = article.text
+        self.textLength = article.text.utf16.count
+        self.words = article.text.split(whereSeparator: \.isWhitespace).count
+        self.spans = String(decoding: (try? JSONEncoder().encode(article.spans)) ?? Data("[]".utf8), as: UTF8.self)
+        self.chapters = String(decoding: (try? JSONEncoder().encode(article.chapters)) ?? Data("[]".utf8), as: UTF8.self)
+        self.chapterCount = article.chapters.count
+        self.lastReadChapter = 0
+        self.lastReadPosition = 0
+        self.readLocation = 0
+    }
+
+    var decodedChapters: [ArticleChapterInfo] {
+        (try? JSONDecoder().decode([ArticleChapterInfo].self, from: Data(chapters.utf8))) ?? [ArticleChapterInfo(title: title, location: 0, length: textLength)]
+    }
+
+    var summary: ArticleSummary {
+        let status = finishedAt != nil ? "finished" : (readLocation > 0 || lastReadChapter > 0 ? "inProgress" : "saved")
+        return ArticleSummary(id: id?.uuidString.lowercased() ?? "", title: title, source: source, sourceURL: sourceURL, byline: byline,
+                              kind: kind, words: words, readingMinutes: max(1, Int((Double(words) / 230).rounded())), status: status,
+                              chapterCount: chapterCount, lastReadChapter: lastReadChapter, lastReadPosition: lastReadPosition,
+                              fraction: finishedAt != nil ? 1 : (textLength > 0 ? min(1, Double(readLocation) / Double(textLength)) : 0),
+                              createdAt: createdAt, finishedAt: finishedAt)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Reader
+import ReverieAPI
+import Vapor
+
+extension ArticleSummary: Content {}
+extension ArticleList: Content {}
+extension ArticleInfo: Content {}
+extension ArticleSpeechInfo: Content {}
+
+/// Listen's articles: saved from a URL (a job through the guarded client), pasted text, or an
+/// uploaded web page, text, EPUB or PDF (a job); read with their formatting, listened to chapter
+/// by chapter through the speech pipeline, and resumed where the person left off.
+struct ArticleController: RouteCollection {
+    /// Pasted text at most this long (a long book is an upload).
+    static let maxPastedCharacters = 2_000_000
+
+    func boot(routes: any RoutesBuilder) throws {
+        let articles = routes.grouped("api", "articles")
+        articles.get(use: list)
+        articles.post(use: save)
+        articles.on(.POST, "upload", body: .stream, use: upload)
+        articles.get(":articleID", use: show)
+        articles.patch(":articleID", use: update)
+        articles.delete(":articleID", use: delete)
+        articles.get(":articleID", "chapters", ":chapter", "speech", use: speech)
+    }
+
+    /// `GET /api/articles`: newest first.
+    func list(req: Request) async throws -> ArticleList {
+        ArticleList(items: try await req.repositories.articles.list(ownedBy: try req.user).map(\.summary))
+    }
+
+    /// `POST /api/articles`: `{url}` starts an import job (202 with the job); `{text, title}`
+    /// saves the text at once (201 with the article).
+    func save(req: Request) async throws -> Response {
+        let user = try req.user
+        let body = try req.content.decode(ArticleSaveRequest.self)
+        if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty {
+            guard address.count <= 4_000, let url = URL(string: address) else { throw OutsideFetchError.badURL(address).apiError }
+            do {
+                _ = try await req.outside.check(url)
+            } catch let error as OutsideFetchError {
+                throw error.apiError
+            }
+            let payload = String(decoding: try JSONEncoder().encode(ArticleImport.Payload(url: url.absoluteString)), as: UTF8.self)
+            let job = JobModel(ownerID: user.id, kind: ArticleImport.kind, title: url.host ?? "Article", payload: payload)
+            try await req.repositories.jobs.enqueue(job)
+            req.application.jobs.poke()
+            return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
+        }
+        guard let text = body.text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw APIError(.badRequest, code: "nothing_to_save", "Give a web address (url) or some text (text) to save.")
+        }
+        guard text.count <= Self.maxPastedCharacters else {
+            throw APIError(.payloadTooLarge, code: "text_too_long", "The text has \(text.count) characters; paste at most \(Self.maxPastedCharacters), or upload it as a file.")
+        }
+        let title = body.title?.trimmingCharacters(in: .whitespacesAndNewlines)
+        var article: ExtractedArticle
+        do {
+            let named = title?.isEmpty == false
+            article = try Documents.plainText(Data(text.utf8), name: named ? title! : "Pasted text", findTitle: !named)
+        } catch let error as ReaderError {
+            throw ArticleImport.unreadable(error, name: "The text")
+        }
+        if let title, !title.isEmpty { article.title = title }
+        let row = ArticleModel(article, kind: "text", sourceURL: nil, ownerID: user.id)
+        row.source = "Pasted text"
+        try await req.repositories.articles.create(row)
+        return try await row.summary.encodeResponse(status: .created, for: req)
+    }
+
+    /// `POST /api/articles/upload`: the file as the body (`X-File-Name` names it); 202 with the job.
+    func upload(req: Request) async throws -> Response {
+        let user = try req.user
+        let received = try await req.receiveUpload(limit: min(req.services.config.maxUploadBytes, ArticleImport.maxDocumentBytes))
+        let name = received.originalName ?? "Document"
+        // Told at once when the bytes are not what the name says; the job reads the rest.
+        let head = (try? FileHandle(forReadingFrom: received.file)).flatMap { handle in defer { try? handle.close() }; return try? handle.read(upToCount: 4096) } ?? Data()
+        do {
+            _ = try Documents.kind(of: head, name: name)
+        } catch let error as ReaderError {
+            try? FileManager.default.removeItem(at: received.file)
+            throw ArticleImport.unreadable(error, name: name)
+        }
+        let payload = String(decoding: try JSONEncoder().encode(ArticleImport.Payload(file: received.file.lastPathComponent, name: name)), as: UTF8.self)
+        let job = JobModel(ownerID: user.id, kind: ArticleImport.kind, title: name, payload: payload)
+        try await req.repositories.jobs.enqueue(job)
+        req.application.jobs.poke()
+        return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `GET /api/articles/{id}`: the text, its spans and chapters, and where the person is.
+    func show(req: Request) async throws -> ArticleInfo {
+        let row = try await article(req)
+        let spans = (try? JSONDecoder().decode([ArticleSpanInfo].self, from: Data(row.spans.utf8))) ?? []
+        return ArticleInfo(summary: row.summary, siteName: row.siteName, published: row.published, language: row.language,
+                           text: row.text, spans: spans, chapters: row.decodedChapters)
+    }
+
+    /// `PATCH /api/articles/{id}`: the place (chapter, and UTF-16 units into it), or finished.
+    func update(req: Request) async throws -> ArticleSummary {
+        let row = try await article(req)
+        let body = try req.content.decode(ArticleUpdateRequest.self)
+        let chapters = row.decodedChapters
+        if body.lastReadChapter != nil || body.lastReadPosition != nil {
+            let chapter = body.lastReadChapter ?? row.lastReadChapter
+            guard chapters.indices.contains(chapter) else {
+                throw APIError(.badRequest, code: "invalid_field", "lastReadChapter: must be from 0 to \(chapters.count - 1).")
+            }
+            let position = body.lastReadPosition ?? 0
+            guard (0...chapters[chapter].length).contains(position) else {
+                throw APIError(.badRequest, code: "invalid_field", "lastReadPosition: must be from 0 to \(chapters[chapter].length), the chapter's length in UTF-16 units.")
+            }
+            row.lastReadChapter = chapter
+            row.lastReadPosition = position
+            row.readLocation = chapters[chapter].location + position
+        }
+        if let finished = body.finished {
+            row.finishedAt = finished ? (row.finishedAt ?? req.services.now()) : nil
+            if !finished, body.lastReadChapter == nil { (row.lastReadChapter, row.lastReadPosition, row.readLocation) = (0, 0, 0) }
+        }
+        try await req.repositories.articles.save(row)
+        return row.summary
+    }
+
+    /// `DELETE /api/articles/{id}`.
+    func delete(req: Request) async throws -> HTTPStatus {
+        let id = try req.uuidParameter("articleID", naming: "article")
+        guard try await req.repositories.articles.delete(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
+        return .noContent
+    }
+
+    /// `GET /api/articles/{id}/chapters/{n}/speech`: the chapter as render segments.
+    func speech(req: Request) async throws -> ArticleSpeechInfo {
+        let row = try await article(req)
+        let chapters = row.decodedChapters
+        guard let text = req.parameters.get("chapter"), let index = Int(text), chapters.indices.contains(index) else {
+            throw APIError.notFound("chapter")
+        }
+        let chapter = chapters[index]
+        let segments = ArticleSpeech.segments(of: row.text, in: chapter.location..<chapter.location + chapter.length)
+        return ArticleSpeechInfo(chapter: index, segments: segments.map { segment in
+            .init(script: segment.script, lines: segment.lines.map { .init(location: $0.location, length: $0.length) })
+        })
+    }
+
+    private func article(_ req: Request) async throws -> ArticleModel {
+        let id = try req.uuidParameter("articleID", naming: "article")
+        guard let row = try await req.repositories.articles.find(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
+        return row
+    }
+}
