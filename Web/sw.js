@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v27";
+const CACHE = "reverie-shell-v28";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -43,6 +43,7 @@ const SHELL = [
   "/screens/librivox.js",
   "/screens/podcasts.js",
   "/screens/radio.js",
+  "/screens/articles.js",
   "/write/drafts.js",
   "/meditation/run.js",
   "/meditation/player.js",

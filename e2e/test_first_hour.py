@@ -217,7 +217,7 @@ def blend(top, bottom, alpha):
     return tuple(alpha * t + (1 - alpha) * b for t, b in zip(top, bottom))
 
 
-SCREENS = ["/meditate", "/meditate#active", "/write", "/write/new", "/settings", "/wind-down", "/bedside", "/listen", "/listen/playing", "/listen/librivox", "/listen/podcasts", "/listen/radio"]
+SCREENS = ["/meditate", "/meditate#active", "/write", "/write/new", "/settings", "/wind-down", "/bedside", "/listen", "/listen/playing", "/listen/librivox", "/listen/podcasts", "/listen/radio", "/listen/articles"]
 
 LAYOUT_CHECK = """() => {
     const problems = [];

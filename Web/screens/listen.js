@@ -11,6 +11,7 @@ import { renderNowPlaying } from "../player/now-playing.js";
 import { followJob, renderLibriVox } from "./librivox.js";
 import { renderPodcasts } from "./podcasts.js";
 import { renderRadio } from "./radio.js";
+import { renderArticles } from "./articles.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/player.js";
 
@@ -52,6 +53,7 @@ class ListenScreen {
     if (/^\/listen\/librivox\/?$/.test(path)) { this.cleanup = renderLibriVox(this.container); return; }
     if (/^\/listen\/(podcasts(\/[0-9a-f-]{36})?|episode\/[0-9a-f-]{36})\/?$/i.test(path)) { this.cleanup = renderPodcasts(this.container, path.replace(/\/$/, "")); return; }
     if (/^\/listen\/radio\/?$/.test(path)) { this.cleanup = renderRadio(this.container); return; }
+    if (/^\/listen\/(articles(\/[0-9a-f-]{36})?|save)\/?$/i.test(path)) { this.cleanup = renderArticles(this.container, path.replace(/\/$/, "")); return; }
     const match = path.match(/^\/listen\/book\/([0-9a-f-]{36})$/i);
     return match ? this.book(match[1]) : this.library();
   }
@@ -84,6 +86,7 @@ class ListenScreen {
         <header class="listen-head">
           <h1 id="listen-heading">Listen</h1>
           <span class="listen-actions">
+          <a class="button" href="/listen/articles" data-link>Articles</a>
           <a class="button" href="/listen/podcasts" data-link>Podcasts</a>
           <a class="button" href="/listen/radio" data-link>Radio</a>
           <a class="button" href="/listen/librivox" data-link>LibriVox</a>
@@ -418,9 +421,14 @@ class ListenScreen {
 
 /** POSTs one file with upload progress (fetch cannot report it; XMLHttpRequest can). */
 function send(file, progress) {
+  return sendFile("/api/library", file, progress);
+}
+
+/** Sends a file as a request body to `path` with its name, telling `progress(fraction)`; resolves with the JSON answer. */
+export function sendFile(path, file, progress) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open("POST", "/api/library");
+    request.open("POST", path);
     request.setRequestHeader("Accept", "application/json");
     request.setRequestHeader("X-File-Name", encodeURIComponent(file.name));
     request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
