@@ -1,0 +1,27 @@
+"""Listening plays on: when an article has been read to its end it is marked read, and the next
+saved article (the oldest not yet finished) opens and is read aloud in turn."""
+
+from playwright.sync_api import expect
+
+from conftest import close, open_page, sign_in, wait_until
+
+SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify(note)}).then((answer) => answer.json())"""
+
+
+def test_listening_plays_on_through_saved_articles(server, browser):
+    page = open_page(browser)
+    sign_in(server, page, "Listen")
+    older = page.evaluate(SAVE, {"title": "Queue one", "text": "The harbour lights came on one by one."})
+    newer = page.evaluate(SAVE, {"title": "Queue two", "text": "A short note to hear."})
+    page.goto(f"{server.url}/listen/articles/{newer['id']}?action=listen")
+    expect(page.get_by_role("heading", name="Queue two", level=1)).to_be_visible()
+    wait_until(page, "document.querySelector('.reader-text .w.spoken') !== null", timeout=30, message="the deep link did not start listening")
+    # The end of the note: marked read, and the older one opens and speaks.
+    expect(page.get_by_role("heading", name="Queue one", level=1)).to_be_visible(timeout=60_000)
+    assert page.url.endswith(f"/listen/articles/{older['id']}?action=listen")
+    wait_until(page, "document.querySelector('.reader-text .w.spoken') !== null", timeout=30, message="the next article did not play")
+    finished = page.evaluate(f"fetch('/api/articles/{newer['id']}').then((answer) => answer.json())")
+    assert finished["summary"]["status"] == "finished"
+    page.get_by_role("button", name="Pause").click()
+    close(page)
