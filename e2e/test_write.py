@@ -366,3 +366,24 @@ def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, b
     assert stored["lyrics"] == "The first line\nPHONE WORDS"
     assert laptop.stale_save["seen"] == 1
     close(phone, laptop)
+
+
+def test_import_a_text_file_and_export_a_lyric_sheet(server, page, tmp_path):
+    sign_in(server, page, "Write")
+    song = tmp_path / "Harbour Blues.txt"
+    song.write_text("Down by the harbour wall\nI heard the seagulls call\n", encoding="utf-8")
+    page.locator("[data-import]").set_input_files([str(song)])
+    row = page.locator(".song", has_text="Harbour Blues")
+    expect(row).to_be_visible()
+    row.get_by_role("link").first.click()
+    expect(page.get_by_role("textbox", name="Lyrics")).to_have_value("Down by the harbour wall\nI heard the seagulls call")
+    page.locator(".export-menu summary").click()
+    screenshot(page, "write-export")
+    with page.expect_download() as text:
+        page.get_by_role("link", name="Text (.txt)").click()
+    assert text.value.suggested_filename == "Harbour Blues.txt"
+    assert open(text.value.path(), encoding="utf-8").read() == "Harbour Blues\n\nDown by the harbour wall\nI heard the seagulls call\n"
+    with page.expect_download() as sheet:
+        page.get_by_role("link", name="Lyric sheet (PDF)").click()
+    assert sheet.value.suggested_filename == "Harbour Blues.pdf"
+    assert open(sheet.value.path(), "rb").read(8) == b"%PDF-1.4"

@@ -134,6 +134,51 @@ struct CompositionAPITests {
 
 @Suite("Rhymes API")
 struct RhymesAPITests {
+    @Test("a song exports as plain text and as a PDF lyric sheet (read back by pdftotext) with scheme letters and syllables; a .txt file imports as a song")
+    func exportAndImport() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let song = try await client.compose("Harbour (Night) Song", "Under the moon\nOver the dune\n\nCafé lights are low\nSoftly now we go", as: ada)
+            let text = try await client.send(.GET, "/api/compositions/\(song.id)/export?format=txt", auth: .cookie(ada))
+            #expect(text.status == .ok && text.headers.contentType?.subType == "plain")
+            #expect(text.text == "Harbour (Night) Song\n\nUnder the moon\nOver the dune\n\nCafé lights are low\nSoftly now we go\n")
+            #expect(text.headers.first(name: .contentDisposition)?.contains("filename=\"Harbour Night Song.txt\"") == true)
+
+            let pdf = try await client.send(.GET, "/api/compositions/\(song.id)/export?format=pdf", auth: .cookie(ada))
+            #expect(pdf.status == .ok && pdf.headers.contentType?.subType == "pdf" && pdf.bytes.starts(with: Data("%PDF-1.4".utf8)))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-\(UUID().uuidString).pdf")
+            try pdf.bytes.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+            process.arguments = ["-layout", file.path, "-"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let read = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let lines = read.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+            #expect(lines.contains("Harbour (Night) Song"), "\(read)")
+            // The margin: the stanza's scheme letter and the line's syllables, then the line.
+            #expect(lines.contains("A 4 Under the moon") && lines.contains("A 4 Over the dune"), "\(read)")
+            #expect(lines.contains("A 5 Café lights are low") && lines.contains("A 5 Softly now we go"), "\(read)")
+            #expect(try await client.send(.GET, "/api/compositions/\(song.id)/export?format=doc", auth: .cookie(ada)).status == .badRequest)
+            let bea = try await client.addUser("bea", by: ada)
+            #expect(try await client.send(.GET, "/api/compositions/\(song.id)/export?format=txt", auth: .cookie(bea)).status == .notFound)
+
+            // A .txt file in UTF-16 becomes a song named after the file.
+            let upload = try await client.send(.POST, "/api/compositions/import", data: "First line\r\nSecond line\r\n".data(using: .utf16)!,
+                                               contentType: "text/plain", auth: .cookie(bea), headers: ["X-File-Name": "Night%20Ferry.txt"])
+            #expect(upload.status == .created, "\(upload.text)")
+            let imported = try upload.decode(Composition.self)
+            #expect(imported.title == "Night Ferry" && imported.lyrics == "First line\nSecond line")
+            let binary = try await client.send(.POST, "/api/compositions/import", data: Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 1]),
+                                               contentType: "application/octet-stream", auth: .cookie(bea), headers: ["X-File-Name": "cover.png"])
+            #expect(binary.status == .unprocessableEntity && binary.error?.code == "not_text")
+        }
+    }
+
     @Test("analysis, a word's rhymes and suggestions at the caret")
     func rhymes() async throws {
         try await withTestApp(.sqlite) { client in

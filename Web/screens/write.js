@@ -48,6 +48,7 @@ class Home {
         <div class="row search-row">
           <input type="search" name="q" aria-label="Search titles and lyrics" placeholder="Search titles and lyrics" autocomplete="off">
           <button class="button primary" type="button" data-action="new">New song</button>
+          <label class="button import-songs">Import .txt<input type="file" accept=".txt,text/plain" multiple data-import></label>
         </div>
         <p class="form-error" role="alert" hidden></p>
         <ul class="list song-list" data-list aria-live="polite"><li class="list-empty">Loading…</li></ul>
@@ -56,6 +57,7 @@ class Home {
     this.container.querySelector('input[name="q"]').addEventListener("input", () => this.search());
     drafts.syncAll().then(() => this.load()).catch(() => {});
     this.container.querySelector('[data-action="new"]').addEventListener("click", () => this.session.navigate("/write/new"));
+    this.container.querySelector("[data-import]").addEventListener("change", (event) => this.importFiles([...event.target.files]));
     this.container.querySelector("[data-list]").addEventListener("click", (event) => {
       const button = event.target.closest("[data-delete]");
       if (button) this.remove(button.dataset.delete, button.dataset.title);
@@ -65,6 +67,29 @@ class Home {
 
   leave() {
     this.search.cancel();
+  }
+
+  /** Each .txt file becomes a song named after it. */
+  async importFiles(files) {
+    const error = this.container.querySelector(".form-error");
+    showError(error, null);
+    let added = 0;
+    for (const file of files) {
+      try {
+        const response = await fetch("/api/compositions/import", {
+          method: "POST", credentials: "same-origin", body: file,
+          headers: { Accept: "application/json", "Content-Type": "text/plain", "X-File-Name": encodeURIComponent(file.name) },
+        });
+        const answer = await response.json().catch(() => null);
+        if (!response.ok) throw new Error(`${file.name}: ${answer?.error?.message || `the server answered ${response.status}`}`);
+        added += 1;
+      } catch (problem) {
+        showError(error, problem);
+      }
+    }
+    this.container.querySelector("[data-import]").value = "";
+    if (added) announce(`Imported ${added} song${added === 1 ? "" : "s"}.`);
+    await this.load();
   }
 
   async load() {
@@ -162,7 +187,16 @@ class Editor {
         <h1 id="editor-heading" class="visually-hidden">Lyrics editor</h1>
         <div class="editor-top">
           <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
-          <span class="save-state" role="status" data-save>${this.id ? "Saved" : "New song"}</span>
+          <span class="editor-top-end">
+            <span class="save-state" role="status" data-save>${this.id ? "Saved" : "New song"}</span>
+            <details class="export-menu" data-export ${this.id ? "" : "hidden"}>
+              <summary class="button small">Export</summary>
+              <div class="export-choices">
+                <a class="button small" data-export-format="txt" download>Text (.txt)</a>
+                <a class="button small" data-export-format="pdf" download>Lyric sheet (PDF)</a>
+              </div>
+            </details>
+          </span>
         </div>
         <p class="conflict-note" role="status" data-conflict hidden><span></span> <a data-link>Open your copy</a></p>
         <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled" ${this.id ? "" : "data-autofocus"}>
@@ -173,6 +207,7 @@ class Editor {
         <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.</p>
         <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
       </section>`;
+    this.paintExport();
     this.title = this.container.querySelector(".title-input");
     this.textarea = this.container.querySelector("textarea");
     this.backdrop = this.container.querySelector("[data-backdrop]");
@@ -306,6 +341,16 @@ class Editor {
     }
   }
 
+  /** Export links for a song the server has: the saved version as text, or as a lyric sheet. */
+  paintExport() {
+    const menu = this.container.querySelector("[data-export]");
+    if (!menu) return;
+    menu.hidden = !this.id;
+    for (const link of menu.querySelectorAll("[data-export-format]")) {
+      if (this.id) link.href = `/api/compositions/${this.id}/export?format=${link.dataset.exportFormat}`;
+    }
+  }
+
   /** The first keystroke in a new song: the server makes it, and the address becomes the song's. */
   async createNow() {
     this.dirty = false;
@@ -317,6 +362,7 @@ class Editor {
       if (!this.left) {
         drafts.setEditing(this.id);
         history.replaceState({}, "", `/write/${song.id}`);
+        this.paintExport();
       }
       this.setState(this.dirty ? "Editing…" : "Saved");  // words typed meanwhile go in the next save
     } catch (problem) {

@@ -1,4 +1,6 @@
 import Foundation
+import Reader
+import Rhymes
 import ReverieAPI
 import Vapor
 
@@ -19,6 +21,8 @@ struct CompositionController: RouteCollection {
         compositions.put(":compositionID", use: save)
         compositions.delete(":compositionID", use: delete)
         compositions.post(":compositionID", "restore", use: restore)
+        compositions.get(":compositionID", "export", use: export)
+        compositions.on(.POST, "import", body: .collect(maxSize: "1mb"), use: importText)
     }
 
     /// Newest edit first; `?q=` keeps those whose title or lyrics have words starting with every
@@ -102,6 +106,59 @@ struct CompositionController: RouteCollection {
             throw APIError(.notFound, code: "not_found", "No deleted composition with that id.")
         }
         return try Self.respond(row, status: .ok)
+    }
+
+    /// `GET …/export?format=txt|pdf`: the song as plain text (the title, a blank line, the
+    /// lyrics), or as a printable lyric sheet with scheme letters and syllables in the margin.
+    func export(req: Request) async throws -> Response {
+        let user = try req.user
+        let id = try req.uuidParameter("compositionID", naming: "composition")
+        let format = try req.queryString("format", maximumLength: 10) ?? "txt"
+        guard ["txt", "pdf"].contains(format) else {
+            throw APIError(.badRequest, code: "invalid_field", "format: txt or pdf.")
+        }
+        guard let row = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        let name = Self.fileName(row.title) + "." + format
+        let response: Response
+        if format == "txt" {
+            response = Response(status: .ok, body: .init(string: LyricSheet.text(title: row.title, lyrics: row.lyrics)))
+            response.headers.contentType = HTTPMediaType(type: "text", subType: "plain", parameters: ["charset": "utf-8"])
+        } else {
+            let engine = try await RhymesController.engine(req)
+            let (title, lyrics) = (row.title, row.lyrics)
+            let pdf = try await req.application.threadPool.runIfActive { LyricSheet.pdf(title: title, analysis: engine.analyze(lyrics)) }
+            response = Response(status: .ok, body: .init(data: pdf))
+            response.headers.contentType = HTTPMediaType(type: "application", subType: "pdf")
+        }
+        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(name)\"; filename*=UTF-8''\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "song")")
+        return response
+    }
+
+    /// `POST /api/compositions/import`: a text file as the body (`X-File-Name` names it) becomes a
+    /// song: its name the title, its text (any encoding) the lyrics.
+    func importText(req: Request) async throws -> Response {
+        let user = try req.user
+        guard let body = req.body.data, body.readableBytes > 0 else {
+            throw APIError(.badRequest, code: "empty_upload", "The file is empty: send the text file as the request body.")
+        }
+        let data = Data(body.readableBytesView)
+        let name = req.headers.first(name: "X-File-Name").map { ($0.removingPercentEncoding ?? $0).split(separator: "/").last.map(String.init) ?? "" } ?? ""
+        guard (try? Documents.kind(of: data, name: name.isEmpty ? "song.txt" : name)) == .txt else {
+            throw APIError(.unprocessableEntity, code: "not_text", "“\(name.isEmpty ? "The file" : name)” is not a plain text file; Write imports .txt files.")
+        }
+        let text = Documents.decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let title = (name as NSString).deletingPathExtension
+        let input = try Self.validated(CompositionInput(title: String(title.prefix(Self.maximumTitle)), lyrics: text.trimmingCharacters(in: .newlines)))
+        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: nil,
+                                                                 conflictOf: nil, ownedBy: user, at: req.services.now())
+        return try Self.respond(row, status: .created)
+    }
+
+    /// A title as a file name: letters, digits, spaces and dashes kept.
+    static func fileName(_ title: String) -> String {
+        let kept = title.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || $0 == " " || $0 == "-" ? Character($0) : " " }
+        let name = String(kept).split(separator: " ").joined(separator: " ")
+        return name.isEmpty ? "song" : String(name.prefix(80))
     }
 
     // MARK: - Helpers
