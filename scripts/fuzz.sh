@@ -20,7 +20,7 @@ declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=Audio
 declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
 # Reader (extract, epub) is built with Feeds and ZIPFoundation, which it imports, as one module.
-reader_shared="Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift $(echo Sources/Feeds/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)"
+reader_shared="Fuzz/ArticleChecks.swift Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift $(echo Sources/Feeds/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)"
 reader_clibs="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs"
 declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [extract]="$reader_shared" [epub]="$reader_shared")
 # C libraries a harness's module uses (its system-library module map, compiler and linker flags)

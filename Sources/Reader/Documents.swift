@@ -121,10 +121,15 @@ public enum Documents {
     /// running headers, footers and page numbers that repeat from page to page dropped.
     /// - Throws: `ReaderError.unreadable` when the file is not a PDF or has no text (a scan).
     public static func pdf(_ file: URL, name: String, runner: CommandRunner = .live) async throws -> ExtractedArticle {
-        guard let handle = try? FileHandle(forReadingFrom: file), let head = try? handle.read(upToCount: 5), head == Data("%PDF-".utf8) else {
-            throw ReaderError.unreadable("the file is not a PDF")
-        }
-        try? handle.close()
+        let handle = try? FileHandle(forReadingFrom: file)
+        let head = try? handle?.read(upToCount: 5)
+        try? handle?.close()
+        guard head == Data("%PDF-".utf8) else { throw ReaderError.unreadable("the file is not a PDF") }
+        return try await pdfText(file, name: name, runner: runner)
+    }
+
+    /// A file known to start as a PDF, through `pdftotext` and `pdfinfo`.
+    static func pdfText(_ file: URL, name: String, runner: CommandRunner = .live) async throws -> ExtractedArticle {
         let text: CommandRunner.Result
         do {
             text = try await runner.run("pdftotext", ["-q", "-enc", "UTF-8", "-eol", "unix", file.path, "-"], nil)
@@ -231,26 +236,46 @@ extension Documents {
         return ["<!doctype html", "<html", "<head", "<body", "<article", "<p>", "<div"].contains(where: opening.contains) ? .html : .txt
     }
 
+    /// A web page is read at most this large, whether fetched or from a file.
+    public static let maximumPageBytes = 10 << 20
+    /// A document (a book, a PDF) at most this large.
+    public static let maximumDocumentBytes = 200 << 20
+
     /// Reads a file of any kind Reverie takes (a web page, text, EPUB or PDF).
     /// - Parameters:
     ///   - encoding: a web page's character set as its server named it.
     ///   - url: where a web page came from (its links are made absolute against it).
     ///   - progress: how far an EPUB is, (pages read, pages).
     public static func read(_ file: URL, name: String, encoding: String? = nil, url: URL? = nil,
-                            progress: @escaping (Int, Int) -> Void = { _, _ in }) async throws -> (article: ExtractedArticle, kind: Kind) {
+                            progress: (Int, Int) async -> Void = { _, _ in }) async throws -> (article: ExtractedArticle, kind: Kind) {
         let handle = try FileHandle(forReadingFrom: file)
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         try? handle.close()
         guard !head.isEmpty else { throw ReaderError.empty }
         let kind = try kind(of: head, name: name)
         switch kind {
-        case .pdf: return (try await pdf(file, name: name), kind)
-        case .epub: return (try EPUB.read(file, name: name, progress: progress), kind)
+        case .pdf: return (try await pdfText(file, name: name), kind)
+        case .epub: return (try await EPUB.read(file, name: name, progress: progress), kind)
         case .txt: return (try plainText(try Data(contentsOf: file), name: name), kind)
         case .html:
             var article = try Reader.extract(html: try Data(contentsOf: file), url: url, encoding: encoding, source: url?.absoluteString ?? name)
             if url == nil, article.title == name { article.title = (name as NSString).deletingPathExtension }
             return (article, kind)
         }
+    }
+
+    /// What an address answered: a web page by its `Content-Type` (or, without one, by its
+    /// bytes); anything else (a linked PDF, EPUB or text file) read as the file it is.
+    public static func read(_ data: Data, name: String, contentType: String?, url: URL?,
+                            progress: (Int, Int) async -> Void = { _, _ in }) async throws -> (article: ExtractedArticle, kind: Kind) {
+        let encoding = contentType.flatMap(Reader.charset(fromContentType:))
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("html") || (type.isEmpty && (try? kind(of: data, name: name)) == .html) {
+            return (try Reader.extract(html: data, url: url, encoding: encoding, source: url?.absoluteString ?? name), .html)
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-document-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try await read(file, name: name, encoding: encoding, url: url, progress: progress)
     }
 }

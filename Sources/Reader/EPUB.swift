@@ -20,7 +20,7 @@ public enum EPUB {
     /// - Throws: `ArchiveError` for an unsafe or damaged zip, `ReaderError.unreadable` for a zip
     ///   that is not an EPUB, `ReaderError.noArticle` for a book without text.
     public static func read(_ file: URL, name: String, limits: SafeArchive.Limits = EPUB.limits,
-                            progress: (Int, Int) -> Void = { _, _ in }) throws -> ExtractedArticle {
+                            progress: (Int, Int) async -> Void = { _, _ in }) async throws -> ExtractedArticle {
         guard SafeArchive.isZip(file) else { throw ReaderError.unreadable("it is not an EPUB (an EPUB is a zip file, and this is not one)") }
         var archive = try SafeArchive(url: file, limits: limits)
         func xml(_ path: String, _ what: String) throws -> XMLElement {
@@ -71,7 +71,7 @@ public enum EPUB {
         var starts: [String: Int] = [:]
         var firstHeadings: [String: String] = [:]
         for (index, path) in spine.enumerated() {
-            progress(index, spine.count)
+            await progress(index, spine.count)
             guard starts[path] == nil, let entry = archive.entry(path) else { continue }
             let data = try archive.data(entry)
             guard let document = try? HTMLDocument(data, encoding: nil) else { continue }
@@ -87,7 +87,7 @@ public enum EPUB {
             starts[path] = before == 0 ? 0 : before + 2
             if builder!.headings.count > headingsBefore { firstHeadings[path] = builder!.headings[headingsBefore].title }
         }
-        progress(spine.count, spine.count)
+        await progress(spine.count, spine.count)
         guard let built = builder, !built.text.isEmpty else { throw ReaderError.noArticle }
 
         // Chapters: at each entry of the contents whose page has text, in reading order; a page

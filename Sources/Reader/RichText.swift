@@ -180,6 +180,8 @@ struct RichTextBuilder {
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
         guard let url = URL(string: trimmed, relativeTo: base)?.absoluteURL, let scheme = url.scheme?.lowercased(),
               ["http", "https", "mailto"].contains(scheme) else { return nil }
+        // A web address names a host ("https:?/example.org" does not).
+        if scheme != "mailto", url.host?.isEmpty ?? true { return nil }
         return url.absoluteString
     }
 }

@@ -7,11 +7,11 @@ import ReverieServer
 struct ExtractCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
-        abstract: "Show the article Reverie reads out of a web page (an HTML file, or an http(s) URL fetched through the guarded client), a .txt or a .pdf file.",
-        discussion: "A URL on a private or loopback address is refused unless REVERIE_ALLOW_PRIVATE_FETCH=1. Pages are read at most 10 MB."
+        abstract: "Show the article Reverie reads out of a web page (an HTML file, or an http(s) URL fetched through the guarded client), a text file, an EPUB or a PDF.",
+        discussion: "Files are told apart by their bytes. A URL on a private or loopback address is refused unless REVERIE_ALLOW_PRIVATE_FETCH=1. Pages are read at most 10 MB, files 200 MB."
     )
 
-    @Argument(help: "HTML, .txt or .pdf files, or http(s) URLs, read in turn in one process.")
+    @Argument(help: "HTML, text, EPUB or PDF files, or http(s) URLs, read in turn in one process.")
     var sources: [String]
 
     @Flag(help: "Print only the article's plain text (what the voice reads).")
@@ -19,8 +19,6 @@ struct ExtractCommand: AsyncParsableCommand {
 
     @Flag(help: #"Print one JSON object per page, one per line: {"source", "title", "byline", "siteName", "published", "language", "text", "spans": [{"location", "length", "style", "url", "level"}], "chapters": [{"title", "location", "length"}]}; locations and lengths in UTF-16 code units of "text"."#)
     var json = false
-
-    static let maximumBytes = 10 << 20
 
     func validate() throws {
         if text && json { throw ValidationError("Choose --text or --json, not both.") }
@@ -72,36 +70,28 @@ struct ExtractCommand: AsyncParsableCommand {
     }
 
     func extract(_ source: String) async throws -> ExtractedArticle {
-        let data: Data
-        var url: URL?
-        var encoding: String?
-        if let answer = try await OutsideSource.fetch(source, maxBytes: Self.maximumBytes, accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.5") {
-            (data, url) = (answer.data, answer.url)
-            encoding = answer.contentType.flatMap(Reader.charset(fromContentType:))
-        } else {
+        do {
+            if let answer = try await OutsideSource.fetch(source, maxBytes: Documents.maximumPageBytes,
+                                                           accept: "text/html, application/xhtml+xml;q=0.9, */*;q=0.5") {
+                let name = answer.url.lastPathComponent.isEmpty ? (answer.url.host ?? "page") : answer.url.lastPathComponent
+                return try await Documents.read(answer.data, name: name, contentType: answer.contentType, url: answer.url).article
+            }
             let file = URL(fileURLWithPath: source)
             guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int else {
                 throw CommandFailure("\(source): no such file, or it cannot be read.")
             }
-            guard size <= Self.maximumBytes else { throw CommandFailure("\(source): over 10 MB, too large to read as a page.") }
-            do {
-                switch file.pathExtension.lowercased() {
-                case "pdf": return try await Documents.pdf(file, name: file.lastPathComponent)
-                case "txt", "text", "md": return try Documents.plainText(try Data(contentsOf: file), name: file.lastPathComponent)
-                default: break
-                }
-            } catch let error as ReaderError {
-                throw CommandFailure("\(source): \(error.description)")
-            } catch {
-                throw CommandFailure("\(source): no such file, or it cannot be read.")
+            guard size <= Documents.maximumDocumentBytes else {
+                throw CommandFailure("\(source): over \(Documents.maximumDocumentBytes >> 20) MB, too large to read.")
             }
-            guard let contents = try? Data(contentsOf: file) else { throw CommandFailure("\(source): no such file, or it cannot be read.") }
-            data = contents
-        }
-        do {
-            return try Reader.extract(html: data, url: url, encoding: encoding, source: source)
+            return try await Documents.read(file, name: file.lastPathComponent).article
         } catch let error as ReaderError {
             throw CommandFailure("\(source): \(error.description)")
+        } catch let error as ArchiveError {
+            throw CommandFailure("\(source): \(error.description)")
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure("\(source): no such file, or it cannot be read.")
         }
     }
 }

@@ -106,10 +106,10 @@ struct EPUBTests {
     }
 
     @Test("an EPUB 3 book: its chapters are its nav document's table of contents, in spine order, with its facts and formatting")
-    func epub3() throws {
+    func epub3() async throws {
         let file = try BookMaker.book(nav: true)
         defer { try? FileManager.default.removeItem(at: file) }
-        let article = try EPUB.read(file, name: "lighthouse.epub")
+        let article = try await EPUB.read(file, name: "lighthouse.epub")
         #expect(article.title == "The Lighthouse Keeper")
         #expect(article.byline == "Ada Marlow")
         #expect(article.language == "en")
@@ -134,38 +134,38 @@ struct EPUBTests {
     }
 
     @Test("an EPUB 2 book: chapters from its NCX, nested points included")
-    func epub2() throws {
+    func epub2() async throws {
         let file = try BookMaker.book(nav: false)
         defer { try? FileManager.default.removeItem(at: file) }
-        let article = try EPUB.read(file, name: "lighthouse.epub")
+        let article = try await EPUB.read(file, name: "lighthouse.epub")
         #expect(article.chapters.map(\.title) == ["The Lighthouse Keeper", "I. The Lamp", "Notes", "II. The Storm"])
         #expect(chapterTexts(article)[2] == "The steps were counted by his daughter.")
     }
 
     @Test("progress is told page by page, ending at all of them")
-    func progress() throws {
+    func progress() async throws {
         let file = try BookMaker.book(nav: true)
         defer { try? FileManager.default.removeItem(at: file) }
         nonisolated(unsafe) var heard: [Int] = []
-        _ = try EPUB.read(file, name: "b.epub") { done, total in heard.append(done); #expect(total == 4) }
+        _ = try await EPUB.read(file, name: "b.epub") { done, total in heard.append(done); #expect(total == 4) }
         #expect(heard == [0, 1, 2, 3, 4])
     }
 
     @Test("a file that is not an EPUB, or a zip that is not a book, is refused with what it is")
-    func notABook() throws {
+    func notABook() async throws {
         let text = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString).epub")
         try Data("just some words".utf8).write(to: text)
         defer { try? FileManager.default.removeItem(at: text) }
-        #expect(throws: ReaderError.unreadable("it is not an EPUB (an EPUB is a zip file, and this is not one)")) { try EPUB.read(text, name: "x.epub") }
+        await #expect(throws: ReaderError.unreadable("it is not an EPUB (an EPUB is a zip file, and this is not one)")) { try await EPUB.read(text, name: "x.epub") }
 
         let zip = try BookMaker.zip([("notes.txt", Data("hello".utf8))])
         defer { try? FileManager.default.removeItem(at: zip) }
-        #expect(throws: ReaderError.unreadable("the EPUB has no container file (META-INF/container.xml)")) { try EPUB.read(zip, name: "x.epub") }
+        await #expect(throws: ReaderError.unreadable("the EPUB has no container file (META-INF/container.xml)")) { try await EPUB.read(zip, name: "x.epub") }
 
         let entities = try BookMaker.zip([("META-INF/container.xml", Data(#"<?xml version="1.0"?><!DOCTYPE c [<!ENTITY a "aaaa">]><container>&a;</container>"#.utf8))])
         defer { try? FileManager.default.removeItem(at: entities) }
         do {
-            _ = try EPUB.read(entities, name: "x.epub")
+            _ = try await EPUB.read(entities, name: "x.epub")
             Issue.record("a container declaring entities was read")
         } catch let error as ReaderError {
             #expect(error.description.contains("entities"))
@@ -173,27 +173,27 @@ struct EPUBTests {
     }
 
     @Test("a path that leaves the archive is refused before anything is read")
-    func traversal() throws {
+    func traversal() async throws {
         let zip = try BookMaker.zip([("META-INF/container.xml", BookMaker.container), ("../../etc/evil.xhtml", Data("x".utf8))])
         defer { try? FileManager.default.removeItem(at: zip) }
-        #expect(throws: ArchiveError.unsafePath("../../etc/evil.xhtml")) { try EPUB.read(zip, name: "x.epub") }
+        await #expect(throws: ArchiveError.unsafePath("../../etc/evil.xhtml")) { try await EPUB.read(zip, name: "x.epub") }
     }
 
     @Test("a zip bomb is refused by its ratio, and bytes past the limit are never read")
-    func bomb() throws {
+    func bomb() async throws {
         let zeros = Data(count: 20 << 20)
         let zip = try BookMaker.zip([("META-INF/container.xml", BookMaker.container), ("OEBPS/big.xhtml", zeros)])
         defer { try? FileManager.default.removeItem(at: zip) }
-        #expect(throws: ArchiveError.bomb("OEBPS/big.xhtml")) { try EPUB.read(zip, name: "x.epub") }
+        await #expect(throws: ArchiveError.bomb("OEBPS/big.xhtml")) { try await EPUB.read(zip, name: "x.epub") }
 
         // Under the ratio but over the bytes allowed: stopped as the bytes come.
         let book = try BookMaker.book(nav: true)
         defer { try? FileManager.default.removeItem(at: book) }
-        #expect(throws: ArchiveError.tooLarge(limit: 600)) {
-            try EPUB.read(book, name: "x.epub", limits: .init(maxEntries: 100, maxRatio: 1000, maxBytes: 600))
+        await #expect(throws: ArchiveError.tooLarge(limit: 600)) {
+            try await EPUB.read(book, name: "x.epub", limits: .init(maxEntries: 100, maxRatio: 1000, maxBytes: 600))
         }
-        #expect(throws: ArchiveError.tooManyEntries(3)) {
-            try EPUB.read(book, name: "x.epub", limits: .init(maxEntries: 3, maxRatio: 1000, maxBytes: 1 << 20))
+        await #expect(throws: ArchiveError.tooManyEntries(3)) {
+            try await EPUB.read(book, name: "x.epub", limits: .init(maxEntries: 3, maxRatio: 1000, maxBytes: 1 << 20))
         }
     }
 

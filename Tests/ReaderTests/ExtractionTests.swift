@@ -99,6 +99,13 @@ struct ExtractionTests {
         #expect(Reader.charset(fromContentType: "text/html") == nil)
     }
 
+    @Test("links become absolute web or mail addresses; a web address without a host is no link (found by the EPUB fuzzer)")
+    func links() throws {
+        let page = #"<html><body><article><p>Read <a href="https:?/example.org/">the broken one</a>, <a href="/tides">the tides</a>, <a href="mailto:keeper@example.org">the keeper</a> and <a href="javascript:alert(1)">a script</a> in one long enough sentence.</p></article></body></html>"#
+        let article = try Reader.extract(html: Data(page.utf8), url: URL(string: "https://coast.example/news/today"))
+        #expect(article.spans.filter { $0.style == .link }.compactMap(\.url) == ["https://coast.example/tides", "mailto:keeper@example.org"])
+    }
+
     @Test("hostile pages: deep nesting, entity bombs, 10 MB of divs, nothing at all")
     func hostile() throws {
         // libxml2 stops reading 256 levels down: what is deeper is lost, with a clear error, never a crash.

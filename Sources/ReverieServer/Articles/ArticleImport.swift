@@ -9,10 +9,6 @@ import Vapor
 /// PDF, told apart by its bytes), read by the `Reader` engine and saved.
 enum ArticleImport {
     static let kind = "article.import"
-    /// A page is read at most this large.
-    static let maxPageBytes = 10 << 20
-    /// An uploaded document at most this large.
-    static let maxDocumentBytes = 200 << 20
 
     struct Payload: Codable {
         /// A page to fetch…
@@ -30,25 +26,33 @@ enum ArticleImport {
 
     static func run(_ job: JobContext, _ app: Application) async throws -> String? {
         let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
-        let config = app.services.config
         let read: (article: ExtractedArticle, kind: String, url: String?)
         if let address = payload.url {
             read = try await fetch(address, job: job, app: app)
-        } else if let name = payload.file, let file = scratch(name, config) {
-            defer { try? FileManager.default.removeItem(at: file) }
+        } else if let name = payload.file, let file = scratch(name, app.services.config) {
             guard FileManager.default.fileExists(atPath: file.path) else {
                 throw APIError(.gone, code: "upload_gone", "The uploaded file is no longer on the server; upload it again.")
             }
             await job.report(0.1, "Reading \(payload.name ?? "the file")…")
-            let result = try await document(file, name: payload.name ?? "Document", job: job)
-            read = (result.article, result.kind.rawValue, nil)
+            do {
+                let result = try await reading(payload.name ?? "Document", job: job) { progress in
+                    try await Documents.read(file, name: payload.name ?? "Document", progress: progress)
+                }
+                read = (result.article, result.kind.rawValue, nil)
+            } catch is CancellationError {
+                throw CancellationError()   // the server is stopping: the file stays for the next attempt
+            } catch {
+                try? FileManager.default.removeItem(at: file)
+                throw error
+            }
+            try? FileManager.default.removeItem(at: file)
         } else {
             throw APIError(.badRequest, code: "invalid_job", "This import names nothing to read.")
         }
         await job.report(0.95, "Saving…")
         let row = ArticleModel(read.article, kind: read.kind, sourceURL: read.url, ownerID: job.ownerID)
         try await app.repositories.articles.create(row)
-        return String(decoding: try JSONEncoder().encode(LibriVoxDownload.Result(itemID: try row.requireID().uuidString.lowercased())), as: UTF8.self)
+        return JobResult(row.id).json
     }
 
     /// A page from the web: HTML, or a PDF, EPUB or text file someone linked to.
@@ -57,39 +61,28 @@ enum ArticleImport {
         await job.report(0.05, "Fetching \(url.host ?? "the page")…")
         let answer: OutsideResponse
         do {
-            answer = try await app.services.outside.get(url, accept: "text/html, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/pdf;q=0.5, application/epub+zip;q=0.5", maxBytes: maxPageBytes)
+            answer = try await app.services.outside.get(url, accept: "text/html, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/pdf;q=0.5, application/epub+zip;q=0.5",
+                                                        maxBytes: Documents.maximumPageBytes)
         } catch let error as OutsideFetchError {
             throw error.apiError
         }
         await job.report(0.5, "Finding the article…")
-        let data = Data(answer.body.readableBytesView)
-        let type = answer.headers.first(name: .contentType) ?? ""
         let name = answer.url.lastPathComponent.isEmpty ? (answer.url.host ?? "page") : answer.url.lastPathComponent
-        let looksLikeHTML = type.lowercased().contains("html") || (type.isEmpty && (try? Documents.kind(of: data, name: name)) == .html)
-        do {
-            if looksLikeHTML {
-                let article = try Reader.extract(html: data, url: answer.url, encoding: Reader.charset(fromContentType: type), source: answer.url.absoluteString)
-                return (article, "web", answer.url.absoluteString)
-            }
-            // Anything else is read as the file it is, by its bytes.
-            let file = app.services.config.mediaDirectory(".incoming").appendingPathComponent(UUID().uuidString)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let result = try await document(file, name: name, job: job, encoding: Reader.charset(fromContentType: type), url: answer.url)
-            return (result.article, result.kind == .html ? "web" : result.kind.rawValue, answer.url.absoluteString)
-        } catch let error as ReaderError {
-            throw unreadable(error, name: answer.url.host ?? "The page")
+        let result = try await reading(answer.url.host ?? "The page", job: job) { progress in
+            try await Documents.read(Data(answer.body.readableBytesView), name: name, contentType: answer.headers.first(name: .contentType),
+                                     url: answer.url, progress: progress)
         }
+        return (result.article, result.kind == .html ? "web" : result.kind.rawValue, answer.url.absoluteString)
     }
 
-    /// A file read by the engine, its errors made the API's.
-    static func document(_ file: URL, name: String, job: JobContext, encoding: String? = nil, url: URL? = nil) async throws -> (article: ExtractedArticle, kind: Documents.Kind) {
+    /// Reads with the engine, a book's pages told as the job's progress, its errors made the API's.
+    static func reading(_ name: String, job: JobContext,
+                        _ read: ((Int, Int) async -> Void) async throws -> (article: ExtractedArticle, kind: Documents.Kind))
+        async throws -> (article: ExtractedArticle, kind: Documents.Kind) {
         do {
-            return try await Documents.read(file, name: name, encoding: encoding, url: url) { done, total in
+            return try await read { done, total in
                 guard total > 0 else { return }
-                let fraction = 0.1 + 0.8 * Double(done) / Double(total)
-                Task { await job.report(fraction, "Reading page \(min(done + 1, total)) of \(total)…") }
+                await job.report(0.1 + 0.8 * Double(done) / Double(total), "Reading page \(min(done + 1, total)) of \(total)…")
             }
         } catch let error as ReaderError {
             throw unreadable(error, name: name)
@@ -125,10 +118,8 @@ extension ArticleModel {
         self.words = article.text.split(whereSeparator: \.isWhitespace).count
         self.spans = String(decoding: (try? JSONEncoder().encode(article.spans)) ?? Data("[]".utf8), as: UTF8.self)
         self.chapters = String(decoding: (try? JSONEncoder().encode(article.chapters)) ?? Data("[]".utf8), as: UTF8.self)
-        self.chapterCount = article.chapters.count
         self.lastReadChapter = 0
         self.lastReadPosition = 0
-        self.readLocation = 0
     }
 
     var decodedChapters: [ArticleChapterInfo] {
@@ -136,11 +127,14 @@ extension ArticleModel {
     }
 
     var summary: ArticleSummary {
-        let status = finishedAt != nil ? "finished" : (readLocation > 0 || lastReadChapter > 0 ? "inProgress" : "saved")
+        let chapters = decodedChapters
+        // Where the person is from the start of the whole text, for the list's progress.
+        let location = chapters.indices.contains(lastReadChapter) ? chapters[lastReadChapter].location + lastReadPosition : 0
+        let status = finishedAt != nil ? "finished" : (location > 0 ? "inProgress" : "saved")
         return ArticleSummary(id: id?.uuidString.lowercased() ?? "", title: title, source: source, sourceURL: sourceURL, byline: byline,
                               kind: kind, words: words, readingMinutes: max(1, Int((Double(words) / 230).rounded())), status: status,
-                              chapterCount: chapterCount, lastReadChapter: lastReadChapter, lastReadPosition: lastReadPosition,
-                              fraction: finishedAt != nil ? 1 : (textLength > 0 ? min(1, Double(readLocation) / Double(textLength)) : 0),
+                              chapterCount: chapters.count, lastReadChapter: lastReadChapter, lastReadPosition: lastReadPosition,
+                              fraction: finishedAt != nil ? 1 : (textLength > 0 ? min(1, Double(location) / Double(textLength)) : 0),
                               createdAt: createdAt, finishedAt: finishedAt)
     }
 }

@@ -73,7 +73,7 @@ struct ArticleController: RouteCollection {
     /// `POST /api/articles/upload`: the file as the body (`X-File-Name` names it); 202 with the job.
     func upload(req: Request) async throws -> Response {
         let user = try req.user
-        let received = try await req.receiveUpload(limit: min(req.services.config.maxUploadBytes, ArticleImport.maxDocumentBytes))
+        let received = try await req.receiveUpload(limit: min(req.services.config.maxUploadBytes, Documents.maximumDocumentBytes))
         let name = received.originalName ?? "Document"
         // Told at once when the bytes are not what the name says; the job reads the rest.
         let head = (try? FileHandle(forReadingFrom: received.file)).flatMap { handle in defer { try? handle.close() }; return try? handle.read(upToCount: 4096) } ?? Data()
@@ -114,11 +114,10 @@ struct ArticleController: RouteCollection {
             }
             row.lastReadChapter = chapter
             row.lastReadPosition = position
-            row.readLocation = chapters[chapter].location + position
         }
         if let finished = body.finished {
             row.finishedAt = finished ? (row.finishedAt ?? req.services.now()) : nil
-            if !finished, body.lastReadChapter == nil { (row.lastReadChapter, row.lastReadPosition, row.readLocation) = (0, 0, 0) }
+            if !finished, body.lastReadChapter == nil { (row.lastReadChapter, row.lastReadPosition) = (0, 0) }
         }
         try await req.repositories.articles.save(row)
         return row.summary

@@ -99,7 +99,7 @@ struct JobController: RouteCollection {
     }
 
     static func info(_ job: JobModel) -> JobInfo {
-        let result = job.result.flatMap { try? JSONDecoder().decode(LibriVoxDownload.Result.self, from: Data($0.utf8)) }
+        let result = JobResult.decode(job.result)
         return JobInfo(id: job.id?.uuidString.lowercased() ?? "", kind: job.kind, title: job.title, status: job.status,
                        progress: job.progress, message: job.message, itemID: result?.itemID, createdAt: job.createdAt)
     }

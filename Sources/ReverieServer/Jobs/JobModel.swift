@@ -44,6 +44,19 @@ public final class JobModel: Model, UserOwnedModel, @unchecked Sendable {
     }
 }
 
+/// What a job that makes something leaves in `result`: the id of what it made (a library item,
+/// an article), which `GET /api/jobs/{id}` answers as `itemID`.
+struct JobResult: Codable {
+    var itemID: String
+
+    init(_ id: UUID?) { itemID = id?.uuidString.lowercased() ?? "" }
+
+    /// As `result` keeps it.
+    var json: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
+
+    static func decode(_ json: String?) -> JobResult? { json.flatMap { try? JSONDecoder().decode(JobResult.self, from: Data($0.utf8)) } }
+}
+
 struct CreateJobs: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(JobModel.schema)

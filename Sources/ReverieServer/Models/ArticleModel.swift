@@ -27,12 +27,9 @@ public final class ArticleModel: Model, UserOwnedModel, @unchecked Sendable {
     @Field(key: "spans") public var spans: String
     /// `[ArticleChapterInfo]` as JSON.
     @Field(key: "chapters") public var chapters: String
-    @Field(key: "chapter_count") public var chapterCount: Int
     /// The seed's `lastReadChapter` (0-based) and `lastReadPosition` (UTF-16 units into it).
     @Field(key: "last_read_chapter") public var lastReadChapter: Int
     @Field(key: "last_read_position") public var lastReadPosition: Int
-    /// The same place from the start of the whole text (for the list's progress).
-    @Field(key: "read_location") public var readLocation: Int
     @OptionalField(key: "finished_at") public var finishedAt: Date?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) public var updatedAt: Date?
@@ -58,10 +55,8 @@ struct CreateArticles: AsyncMigration {
             .field("words", .int, .required)
             .field("spans", .string, .required)
             .field("chapters", .string, .required)
-            .field("chapter_count", .int, .required)
             .field("last_read_chapter", .int, .required)
             .field("last_read_position", .int, .required)
-            .field("read_location", .int, .required)
             .field("finished_at", .datetime)
             .field("created_at", .datetime)
             .field("updated_at", .datetime)

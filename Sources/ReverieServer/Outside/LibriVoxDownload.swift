@@ -14,10 +14,6 @@ enum LibriVoxDownload {
         var bookID: Int
     }
 
-    struct Result: Codable {
-        var itemID: String
-    }
-
     static func run(_ job: JobContext, _ app: Application) async throws -> String? {
         let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
         let config = app.services.config
@@ -58,7 +54,6 @@ enum LibriVoxDownload {
             chapters: book.sections.map { (title: $0.title, readers: $0.readers) })
         let (item, _) = try await store.addBook(parts: parts, in: work, name: book.title, originalName: "LibriVox \(book.id)",
                                                 ownerID: job.ownerID, described: description)
-        let result = Result(itemID: item.id?.uuidString.lowercased() ?? "")
-        return String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+        return JobResult(item.id).json
     }
 }

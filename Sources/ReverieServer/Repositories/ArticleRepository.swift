@@ -5,7 +5,7 @@ import Foundation
 public protocol ArticleRepository: Sendable {
     func create(_ article: ArticleModel) async throws
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> ArticleModel?
-    /// Every article, newest first, without its text, spans or chapters (the list never shows them).
+    /// Every article, newest first, without its text or spans (the list never shows them).
     func list(ownedBy user: AuthenticatedUser) async throws -> [ArticleModel]
     func save(_ article: ArticleModel) async throws
     /// False when there was nothing to delete.
@@ -24,8 +24,8 @@ struct FluentArticleRepository: ArticleRepository {
     func list(ownedBy user: AuthenticatedUser) async throws -> [ArticleModel] {
         try await ArticleModel.query(ownedBy: user, on: database)
             .field(\.$id).field(\.$owner.$id).field(\.$title).field(\.$source).field(\.$sourceURL).field(\.$byline).field(\.$kind)
-            .field(\.$textLength).field(\.$words).field(\.$chapterCount).field(\.$lastReadChapter).field(\.$lastReadPosition)
-            .field(\.$readLocation).field(\.$finishedAt).field(\.$createdAt).field(\.$updatedAt)
+            .field(\.$textLength).field(\.$words).field(\.$chapters).field(\.$lastReadChapter).field(\.$lastReadPosition)
+            .field(\.$finishedAt).field(\.$createdAt).field(\.$updatedAt)
             .sort(\.$createdAt, .descending).all()
     }
 
