@@ -87,12 +87,18 @@ window.addEventListener("popstate", () => route());
 // MARK: - Routing
 
 let setupNeeded = false;
+/** sessionStorage: the address a signed-out person opened, to go on to once signed in. */
+const AFTER_SIGN_IN = "afterSignIn";
 
 async function route() {
   const path = location.pathname.replace(/\/+$/, "") || "/";
 
   if (setupNeeded) return show(setupScreen, "Welcome", "/setup");
-  if (!session.user) return show(loginScreen, "Sign in", "/login");
+  if (!session.user) {
+    // Where the person was going (a shared page to save, an article's link) is where signing in leads.
+    if (!["/", "/login", "/setup", "/password"].includes(path)) sessionStorage.setItem(AFTER_SIGN_IN, location.pathname + location.search);
+    return show(loginScreen, "Sign in", "/login");
+  }
   if (session.user.mustChangePassword) return show(passwordScreen, "New password", "/password");
 
   if (path === "/" || path === "/login" || path === "/setup" || path === "/password") {
@@ -168,7 +174,9 @@ async function signedIn(user) {
   setupNeeded = false;
   await loadTheme({ animate: true });  // the settings, through the worker
   rememberForOfflineStart(["/api/setup", "/api/auth/me"]);
-  navigate("/", { replace: true });
+  const next = sessionStorage.getItem(AFTER_SIGN_IN);
+  sessionStorage.removeItem(AFTER_SIGN_IN);
+  navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/", { replace: true });
 }
 
 async function signedOut() {

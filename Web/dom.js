@@ -170,3 +170,49 @@ export function storedJSON(key, fallback) {
     return fallback;
   }
 }
+
+/**
+ * A delete that waits out its Undo, for a list: `start(item)` hides the item (the list leaves
+ * out `hiddenID` when it paints) and says "Deleted “title”." with an Undo button in `box` (a
+ * `<p>` with a `<span>` and a `<button>`); after `seconds`, or at `commit()` (the screen is left,
+ * another delete starts), `deleted(item)` does the deleting. `undo()` brings the item back.
+ */
+export class UndoableDelete {
+  constructor(box, { deleted, repaint, seconds = 10 }) {
+    this.box = box;
+    this.deleted = deleted;
+    this.repaint = repaint;
+    this.seconds = seconds;
+    this.pending = null;   // {item, timer}
+    box.querySelector("button").addEventListener("click", () => this.undo());
+  }
+
+  get hiddenID() { return this.pending?.item.id; }
+
+  start(item) {
+    this.commit();
+    this.pending = { item, timer: setTimeout(() => this.commit(), this.seconds * 1000) };
+    this.box.querySelector("span").textContent = `Deleted “${item.title}”.`;
+    this.box.hidden = false;
+    this.repaint();
+    this.box.querySelector("button").focus();
+  }
+
+  undo() {
+    if (!this.pending) return;
+    clearTimeout(this.pending.timer);
+    announce(`“${this.pending.item.title}” is back.`);
+    this.pending = null;
+    this.box.hidden = true;
+    this.repaint();
+  }
+
+  commit() {
+    const pending = this.pending;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pending = null;
+    this.box.hidden = true;
+    this.deleted(pending.item);
+  }
+}

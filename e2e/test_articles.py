@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import OWNER, PASSWORD, close, expect_error, open_page, screenshot, sign_in, wait_until
 
 PARAGRAPHS = [
     "The lighthouse on Gull Rock was the last in the county to be kept by hand, and Nora Penhale kept it for thirty-one years.",
@@ -216,6 +216,23 @@ def test_error_sheet_retry_cancel_and_a_shared_note(server, browser):
     expect(page.get_by_role("heading", name="Articles", level=1)).to_be_visible(timeout=8_000)
     assert time.monotonic() - started >= 3.0, "the success sheet left before its four seconds"
     expect(page.locator(".article-item", has_text="Tide note")).to_contain_text("Pasted text")
+    close(page)
+
+
+def test_sharing_while_signed_out_saves_after_signing_in(server, browser):
+    # The owner exists (another device set it up); this one is signed out.
+    first = open_page(browser)
+    sign_in(server, first, "Listen")
+    close(first)
+    page = open_page(browser)
+    expect_error(page, 401, r"/api/auth/me$")
+    page.goto(server.url + "/listen/save?title=Ferry%20times&text=" + "The%20last%20ferry%20leaves%20at%20ten.")
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    page.get_by_label("Username").fill(OWNER)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    # Signed in, the share goes on where it was going.
+    expect(page.locator(".save-sheet .save-title")).to_have_text("Ferry times", timeout=20_000)
     close(page)
 
 

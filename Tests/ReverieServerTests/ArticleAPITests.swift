@@ -7,47 +7,29 @@ import ZIPFoundation
 
 /// A local site articles are saved from: a French news page sent in windows-1252 (its header says
 /// so, its meta tag says UTF-8), a chain of redirects, an EPUB, and a page with no article.
-final class ArticleSite: Sendable {
-    let app: Application
-    let url: URL
-
+enum ArticleSite {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ReaderTests/Fixtures")
 
-    static func start() async throws -> ArticleSite {
-        let app = try await Application.make(.testing)
-        app.logger.logLevel = .error
-        app.http.server.configuration.hostname = "127.0.0.1"
-        app.http.server.configuration.port = 0
+    static func start() async throws -> LocalSite {
         let page = try String(contentsOf: fixtures.appendingPathComponent("french-news.html"), encoding: .utf8)
         let latin1 = try #require(page.data(using: .windowsCP1252))
-        app.get("news.html") { _ in
-            Response(status: .ok, headers: ["Content-Type": "text/html; charset=windows-1252"], body: .init(data: latin1))
-        }
-        app.get("hop", ":n") { req -> Response in
-            let n = req.parameters.get("n").flatMap(Int.init) ?? 0
-            return req.redirect(to: n <= 1 ? "/news.html" : "/hop/\(n - 1)")
-        }
-        app.get("nothing.html") { _ in
-            Response(status: .ok, headers: ["Content-Type": "text/html"], body: .init(string: "<html><body><nav><a href='/'>Home</a></nav></body></html>"))
-        }
         let book = try ArticleAPITests.epub()
-        app.get("book.epub") { _ in
-            Response(status: .ok, headers: ["Content-Type": "application/epub+zip"], body: .init(data: book))
+        return try await LocalSite.start { app in
+            app.get("news.html") { _ in
+                Response(status: .ok, headers: ["Content-Type": "text/html; charset=windows-1252"], body: .init(data: latin1))
+            }
+            app.get("hop", ":n") { req -> Response in
+                let n = req.parameters.get("n").flatMap(Int.init) ?? 0
+                return req.redirect(to: n <= 1 ? "/news.html" : "/hop/\(n - 1)")
+            }
+            app.get("nothing.html") { _ in
+                Response(status: .ok, headers: ["Content-Type": "text/html"], body: .init(string: "<html><body><nav><a href='/'>Home</a></nav></body></html>"))
+            }
+            app.get("book.epub") { _ in
+                Response(status: .ok, headers: ["Content-Type": "application/epub+zip"], body: .init(data: book))
+            }
         }
-        try await app.server.start()
-        let port = app.http.server.shared.localAddress?.port ?? 0
-        return ArticleSite(app: app, url: URL(string: "http://127.0.0.1:\(port)")!)
-    }
-
-    private init(app: Application, url: URL) {
-        self.app = app
-        self.url = url
-    }
-
-    func stop() async {
-        await app.server.shutdown()
-        try? await app.asyncShutdown()
     }
 }
 
@@ -77,7 +59,7 @@ struct ArticleAPITests {
         return try Data(contentsOf: url)
     }
 
-    static func withSite(_ body: (ArticleSite) async throws -> Void) async throws {
+    static func withSite(_ body: (LocalSite) async throws -> Void) async throws {
         let site = try await ArticleSite.start()
         do { try await body(site) } catch { await site.stop(); throw error }
         await site.stop()

@@ -163,6 +163,10 @@ struct RhymesAPITests {
             // The margin: the stanza's scheme letter and the line's syllables, then the line.
             #expect(lines.contains("A 4 Under the moon") && lines.contains("A 4 Over the dune"), "\(read)")
             #expect(lines.contains("A 5 Café lights are low") && lines.contains("A 5 Softly now we go"), "\(read)")
+            // Opened, the song keeps its analysis; the sheet made from it is the same file.
+            _ = try await client.send(.GET, "/api/compositions/\(song.id)", auth: .cookie(ada))
+            let again = try await client.send(.GET, "/api/compositions/\(song.id)/export?format=pdf", auth: .cookie(ada))
+            #expect(again.bytes == pdf.bytes)
             #expect(try await client.send(.GET, "/api/compositions/\(song.id)/export?format=doc", auth: .cookie(ada)).status == .badRequest)
             let bea = try await client.addUser("bea", by: ada)
             #expect(try await client.send(.GET, "/api/compositions/\(song.id)/export?format=txt", auth: .cookie(bea)).status == .notFound)

@@ -6,15 +6,9 @@ import Vapor
 
 /// A LibriVox-shaped site on 127.0.0.1: the catalog API, the sections' MP3s, and the awkward
 /// answers an outside service can give (redirect loops, oversize bodies).
-final class FixtureSite: Sendable {
-    let app: Application
-    let url: URL
-
-    static func start(sections: [Data]) async throws -> FixtureSite {
-        let app = try await Application.make(.testing)
-        app.logger.logLevel = .error
-        app.http.server.configuration.hostname = "127.0.0.1"
-        app.http.server.configuration.port = 0
+enum FixtureSite {
+    static func start(sections: [Data]) async throws -> LocalSite {
+      try await LocalSite.start { app in
         app.get("api", "feed", "audiobooks") { req async throws -> Response in
             let base = "http://127.0.0.1:\(req.application.http.server.shared.localAddress?.port ?? 0)"
             let title = req.query[String.self, at: "title"], id = req.query[String.self, at: "id"], author = req.query[String.self, at: "author"]
@@ -41,19 +35,7 @@ final class FixtureSite: Sendable {
             return Response(status: .found, headers: ["Location": "/loop/\(n + 1)"])
         }
         app.get("big") { _ in Response(status: .ok, body: .init(data: Data(repeating: 7, count: 300_000))) }
-        try await app.server.start()
-        let port = app.http.server.shared.localAddress?.port ?? 0
-        return FixtureSite(app: app, url: URL(string: "http://127.0.0.1:\(port)")!)
-    }
-
-    private init(app: Application, url: URL) {
-        self.app = app
-        self.url = url
-    }
-
-    func stop() async {
-        await app.server.shutdown()
-        try? await app.asyncShutdown()
+      }
     }
 }
 

@@ -7,8 +7,7 @@ import Vapor
 /// first time), a chapters file, a transcript, the iTunes Search API, Podcast Index, and
 /// radio-browser (a server list naming a broken server beside the working one).
 final class PodcastSite: Sendable {
-    let app: Application
-    let url: URL
+    let site: LocalSite
     private let state: NIOLockedValueBox<State>
 
     struct State {
@@ -29,14 +28,15 @@ final class PodcastSite: Sendable {
     /// `chaptered`: audio with chapters of its own (ID3 CHAP), the enclosure of feed 3's episodes,
     /// which name no chapters file.
     static func start(audio: Data, chaptered: Data? = nil) async throws -> PodcastSite {
-        let app = try await Application.make(.testing)
-        app.logger.logLevel = .error
-        app.http.server.configuration.hostname = "127.0.0.1"
-        app.http.server.configuration.port = 0
         let state = NIOLockedValueBox(State())
         state.withLockedValue { $0.episodes = [1: ["Owls", "Moths"]] }
         func base(_ req: Request) -> String { "http://127.0.0.1:\(req.application.http.server.shared.localAddress?.port ?? 0)" }
         func count(_ key: String) { state.withLockedValue { $0.hits[key, default: 0] += 1 } }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podcast-site-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try audio.write(to: folder.appendingPathComponent("tone.mp3"))
+        try (chaptered ?? audio).write(to: folder.appendingPathComponent("chaptered.mp3"))
+        let site = try await LocalSite.start { app in
 
         app.get("feeds", ":n") { req -> Response in
             let name = req.parameters.get("n") ?? ""
@@ -71,10 +71,6 @@ final class PodcastSite: Sendable {
             """
             return Response(status: .ok, headers: ["Content-Type": "application/rss+xml", "ETag": etag], body: .init(string: feed))
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("podcast-site-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try audio.write(to: folder.appendingPathComponent("tone.mp3"))
-        try (chaptered ?? audio).write(to: folder.appendingPathComponent("chaptered.mp3"))
         app.get("audio", "chaptered.mp3") { req async throws -> Response in
             try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent("chaptered.mp3").path)
         }
@@ -169,16 +165,16 @@ final class PodcastSite: Sendable {
             state.withLockedValue { $0.clicks.append(req.parameters.get("id") ?? "") }
             return Response(status: .ok, body: .init(string: #"{"ok":true}"#))
         }
-        try await app.server.start()
-        let port = app.http.server.shared.localAddress?.port ?? 0
-        return PodcastSite(app: app, url: URL(string: "http://127.0.0.1:\(port)")!, state: state)
+        }
+        return PodcastSite(site: site, state: state)
     }
 
-    private init(app: Application, url: URL, state: NIOLockedValueBox<State>) {
-        self.app = app
-        self.url = url
+    private init(site: LocalSite, state: NIOLockedValueBox<State>) {
+        self.site = site
         self.state = state
     }
+
+    var url: URL { site.url }
 
     func feed(_ n: Int) -> String { url.appendingPathComponent("feeds/\(n).xml").absoluteString }
 
@@ -192,10 +188,7 @@ final class PodcastSite: Sendable {
 
     var snapshot: State { state.withLockedValue { $0 } }
 
-    func stop() async {
-        await app.server.shutdown()
-        try? await app.asyncShutdown()
-    }
+    func stop() async { await site.stop() }
 }
 
 /// Answers 500 to radio-browser questions asked of the server by the name "localhost".

@@ -181,3 +181,31 @@ struct TestClient: Sendable {
         return try await login(username, password)
     }
 }
+
+/// A web server of a test's own on 127.0.0.1, on a free port: the outside world a fetch meets
+/// (LibriVox, podcast directories and feeds, article sites). `routes` adds its pages.
+struct LocalSite: Sendable {
+    let app: Application
+    let url: URL
+
+    static func start(_ routes: (Application) throws -> Void) async throws -> LocalSite {
+        let app = try await Application.make(.testing)
+        app.logger.logLevel = .error
+        app.http.server.configuration.hostname = "127.0.0.1"
+        app.http.server.configuration.port = 0
+        do {
+            try routes(app)
+            try await app.server.start()
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        let port = app.http.server.shared.localAddress?.port ?? 0
+        return LocalSite(app: app, url: URL(string: "http://127.0.0.1:\(port)")!)
+    }
+
+    func stop() async {
+        await app.server.shutdown()
+        try? await app.asyncShutdown()
+    }
+}

@@ -6,8 +6,9 @@
 
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
-import { announce, escapeHTML, setImmersive, storedJSON } from "../dom.js";
+import { UndoableDelete, announce, escapeHTML, setImmersive, storedJSON } from "../dom.js";
 import { follow, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { deck } from "../player/deck.js";
 import { followJob } from "./librivox.js";
 import { sendFile } from "./listen.js";
 
@@ -48,13 +49,13 @@ class ArticleList {
   constructor(container) {
     this.container = container;
     this.closed = false;
-    this.pending = null;
+    this.deletes = null;
     this.load();
   }
 
   close() {
     this.closed = true;
-    this.commitDelete();
+    this.deletes?.commit();
   }
 
   async load() {
@@ -94,13 +95,13 @@ class ArticleList {
             <button class="button" type="submit">Save text</button>
           </form>
         </details>
-        <label class="button article-upload">
+        <label class="button file-button article-upload">
           ${icon("M12 16V4m0 0-4.5 4.5M12 4l4.5 4.5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3", 20)}<span>Import a file (EPUB, PDF, HTML, TXT)</span>
           <input type="file" accept=".epub,.pdf,.html,.htm,.xhtml,.txt,.md,application/epub+zip,application/pdf,text/html,text/plain" multiple data-upload>
         </label>
-        <p class="article-error" role="alert" hidden></p>
-        <ul class="article-jobs" aria-label="Articles being saved"></ul>
-        <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button" data-undo>Undo</button></p>
+        <p class="listen-error article-error" role="alert" hidden></p>
+        <ul class="listen-jobs article-jobs" aria-label="Articles being saved"></ul>
+        <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button">Undo</button></p>
         <div class="article-groups"></div>
         <section class="bookmarklet" aria-labelledby="bookmarklet-heading">
           <h2 id="bookmarklet-heading">Save from any page</h2>
@@ -123,7 +124,15 @@ class ArticleList {
     });
     $("[data-paste]").addEventListener("submit", (event) => this.paste(event));
     $("[data-upload]").addEventListener("change", (event) => this.upload([...event.target.files]));
-    $("[data-undo]").addEventListener("click", () => this.undoDelete());
+    this.deletes = new UndoableDelete($(".listen-undo"), {
+      seconds: UNDO_SECONDS,
+      repaint: () => this.paint(),
+      deleted: (item) => {
+        api(`/api/articles/${item.id}`, { method: "DELETE" }).catch(() => {});
+        this.items = this.items.filter((known) => known.id !== item.id);
+        if (!this.closed) this.paint();
+      },
+    });
     this.paint();
     this.showJobs();
   }
@@ -229,7 +238,7 @@ class ArticleList {
 
   paint() {
     const groups = this.container.querySelector(".article-groups");
-    const shown = this.items.filter((item) => item.id !== this.pending?.item.id);
+    const shown = this.items.filter((item) => item.id !== this.deletes?.hiddenID);
     if (!shown.length) {
       groups.innerHTML = `
         <div class="listen-empty">
@@ -249,12 +258,12 @@ class ArticleList {
         </section>`;
     }).join("");
     for (const button of groups.querySelectorAll("[data-delete]")) {
-      button.addEventListener("click", () => this.remove(this.items.find((item) => item.id === button.dataset.delete)));
+      button.addEventListener("click", () => this.deletes.start(this.items.find((item) => item.id === button.dataset.delete)));
     }
   }
 
   itemHTML(item) {
-    const facts = [item.source, `${item.readingMinutes} min read`,
+    const facts = [item.byline, item.source, `${item.readingMinutes} min read`,
       item.chapterCount > 1 ? `${item.chapterCount} chapters` : null,
       item.status === "inProgress" ? `${Math.round(item.fraction * 100)}% read` : null].filter(Boolean).map(escapeHTML).join(" · ");
     return `
@@ -268,37 +277,6 @@ class ArticleList {
       </li>`;
   }
 
-  remove(item) {
-    this.commitDelete();
-    const undo = this.container.querySelector(".listen-undo");
-    this.pending = { item, timer: setTimeout(() => this.commitDelete(), UNDO_SECONDS * 1000) };
-    undo.querySelector("span").textContent = `Deleted “${item.title}”.`;
-    undo.hidden = false;
-    this.paint();
-    undo.querySelector("button").focus();
-  }
-
-  undoDelete() {
-    if (!this.pending) return;
-    clearTimeout(this.pending.timer);
-    announce(`“${this.pending.item.title}” is back.`);
-    this.pending = null;
-    this.container.querySelector(".listen-undo").hidden = true;
-    this.paint();
-  }
-
-  commitDelete() {
-    if (!this.pending) return;
-    const { item, timer } = this.pending;
-    clearTimeout(timer);
-    this.pending = null;
-    api(`/api/articles/${item.id}`, { method: "DELETE" }).catch(() => {});
-    this.items = (this.items || []).filter((known) => known.id !== item.id);
-    if (!this.closed) {
-      this.container.querySelector(".listen-undo").hidden = true;
-      this.paint();
-    }
-  }
 }
 
 // MARK: - Rich text
@@ -649,6 +627,8 @@ class ArticleReader {
     const token = (this.token || 0) + 1;
     this.token = token;
     this.listening = true;
+    // One voice at a time: a book or episode in Listen's speech player pauses (its music plays on).
+    deck.speech.pause();
     this.audio.pause();
     this.paintButton();
     this.status("Preparing the voice…");
@@ -694,21 +674,20 @@ class ArticleReader {
     this.status("");
     this.places = ready.places;
     // The full segment: at the opening's time when it played, else at the word asked for.
+    // (A person who paused the opening finds the whole segment paused at the same place.)
     const wasAt = openingPlayed ? this.audio.currentTime : null;
-    const openingEnded = openingPlayed && this.audio.ended;
+    const pausedByPerson = openingPlayed && !this.audio.ended && this.audio.paused;
     const word = ready.places.findLast((place) => place.at <= offset);
     const start = wasAt !== null ? wasAt : word && !fromStart ? word.start : 0;
-    if (!(openingPlayed && !openingEnded && this.audio.paused)) {
-      this.audio.src = ready.render.audioURL;
-      this.audio.playbackRate = this.settings.speed;
-      await new Promise((resolve) => {
-        this.audio.addEventListener("loadedmetadata", resolve, { once: true });
-        this.audio.addEventListener("error", resolve, { once: true });
-      });
-      if (token !== this.token) return;
-      this.audio.currentTime = Math.max(0, start - 0.05);
-      this.audio.play().catch(() => {});
-    }
+    this.audio.src = ready.render.audioURL;
+    this.audio.playbackRate = this.settings.speed;
+    await new Promise((resolve) => {
+      this.audio.addEventListener("loadedmetadata", resolve, { once: true });
+      this.audio.addEventListener("error", resolve, { once: true });
+    });
+    if (token !== this.token) return;
+    this.audio.currentTime = Math.max(0, start - 0.05);
+    if (!pausedByPerson) this.audio.play().catch(() => {});
     this.updateMediaSession();
     // The next segment renders while this one plays.
     if (index + 1 < segments.length) this.prepare(this.chapter, index + 1, segments[index + 1]).catch(() => {});
@@ -816,6 +795,8 @@ class ArticleReader {
     if (!navigator.mediaSession) return;
     const { summary, chapters } = this.article;
     navigator.mediaSession.metadata = new MediaMetadata({ title: summary.title, artist: summary.byline || summary.source, album: chapters[this.chapter].title });
+    if (this.sessionHandlers) return;
+    this.sessionHandlers = true;
     navigator.mediaSession.setActionHandler("play", () => this.audio.play().catch(() => {}));
     navigator.mediaSession.setActionHandler("pause", () => this.audio.pause());
   }

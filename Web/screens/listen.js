@@ -5,7 +5,7 @@
 
 import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
-import { announce, escapeHTML } from "../dom.js";
+import { UndoableDelete, announce, escapeHTML } from "../dom.js";
 import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "../player/deck.js";
 import { renderNowPlaying } from "../player/now-playing.js";
 import { followJob, renderLibriVox } from "./librivox.js";
@@ -39,12 +39,12 @@ class ListenScreen {
     this.container = container;
     this.closed = false;
     this.kind = sessionStorage.getItem("listenKind") === "music" ? "music" : "book";
-    this.pending = null;   // {item, timer}: a delete waiting out its Undo
+    this.deletes = null;   // an UndoableDelete for the library's list
   }
 
   close() {
     this.closed = true;
-    this.commitDelete();
+    this.deletes?.commit();
     this.cleanup?.();
   }
 
@@ -90,7 +90,7 @@ class ListenScreen {
           <a class="button" href="/listen/podcasts" data-link>Podcasts</a>
           <a class="button" href="/listen/radio" data-link>Radio</a>
           <a class="button" href="/listen/librivox" data-link>LibriVox</a>
-          <label class="button primary listen-upload">
+          <label class="button primary file-button">
             ${icon(UPLOAD_ICON, 20)}<span>Upload</span>
             <input type="file" accept=".mp3,.m4a,.m4b,.mp4,.zip,audio/*,application/zip" multiple data-upload>
           </label>
@@ -106,7 +106,7 @@ class ListenScreen {
         </div>
         <p class="listen-error" role="alert" hidden></p>
         <ul class="listen-jobs" aria-label="Books being added"></ul>
-        <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button" data-undo>Undo</button></p>
+        <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button">Undo</button></p>
         <ul class="listen-list"></ul>
       </section>`;
     const $ = (selector) => this.container.querySelector(selector);
@@ -118,7 +118,17 @@ class ListenScreen {
       });
     }
     $("[data-upload]").addEventListener("change", (event) => this.upload([...event.target.files]));
-    $("[data-undo]").addEventListener("click", () => this.undoDelete());
+    this.deletes?.commit();
+    this.deletes = new UndoableDelete($(".listen-undo"), {
+      seconds: UNDO_SECONDS,
+      repaint: () => this.paintList(),
+      deleted: (item) => {
+        if (this.items) this.items = this.items.filter((known) => known.id !== item.id);
+        api(`/api/library/${item.id}`, { method: "DELETE" }).catch((problem) => {
+          if (problem.status !== 404) console.warn("delete failed", problem.message);
+        });
+      },
+    });
     this.paintList();
     this.showJobs();
   }
@@ -153,7 +163,7 @@ class ListenScreen {
   paintList() {
     for (const tab of this.container.querySelectorAll("[data-kind]")) tab.setAttribute("aria-selected", String(tab.dataset.kind === this.kind));
     const list = this.container.querySelector(".listen-list");
-    const shown = this.items.filter((item) => item.kind === this.kind && item.id !== this.pending?.item.id);
+    const shown = this.items.filter((item) => item.kind === this.kind && item.id !== this.deletes?.hiddenID);
     if (!shown.length) {
       list.innerHTML = `
         <li class="listen-empty">
@@ -189,7 +199,7 @@ class ListenScreen {
       });
     }
     for (const button of list.querySelectorAll("[data-delete]")) {
-      button.addEventListener("click", () => this.remove(this.items.find((item) => item.id === button.dataset.delete)));
+      button.addEventListener("click", () => this.deletes.start(this.items.find((item) => item.id === button.dataset.delete)));
     }
   }
 
@@ -222,39 +232,6 @@ class ListenScreen {
     box.hidden = true;
     this.container.querySelector("[data-upload]").value = "";
     this.paintList();
-  }
-
-  /** Hides the item at once and deletes it when the Undo has had its time (or the screen is left). */
-  remove(item) {
-    this.commitDelete();
-    const undo = this.container.querySelector(".listen-undo");
-    this.pending = { item, timer: setTimeout(() => this.commitDelete(), UNDO_SECONDS * 1000) };
-    undo.querySelector("span").textContent = `Deleted “${item.title}”.`;
-    undo.hidden = false;
-    this.paintList();
-    undo.querySelector("button").focus();
-  }
-
-  undoDelete() {
-    if (!this.pending) return;
-    clearTimeout(this.pending.timer);
-    announce(`“${this.pending.item.title}” is back.`);
-    this.pending = null;
-    this.container.querySelector(".listen-undo").hidden = true;
-    this.paintList();
-  }
-
-  commitDelete() {
-    const pending = this.pending;
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    this.pending = null;
-    if (this.items) this.items = this.items.filter((item) => item.id !== pending.item.id);
-    const undo = !this.closed && this.container.querySelector(".listen-undo");
-    if (undo) undo.hidden = true;
-    api(`/api/library/${pending.item.id}`, { method: "DELETE" }).catch((problem) => {
-      if (problem.status !== 404) console.warn("delete failed", problem.message);
-    });
   }
 
   // MARK: - A book

@@ -48,7 +48,7 @@ class Home {
         <div class="row search-row">
           <input type="search" name="q" aria-label="Search titles and lyrics" placeholder="Search titles and lyrics" autocomplete="off">
           <button class="button primary" type="button" data-action="new">New song</button>
-          <label class="button import-songs">Import .txt<input type="file" accept=".txt,text/plain" multiple data-import></label>
+          <label class="button file-button">Import .txt<input type="file" accept=".txt,text/plain" multiple data-import></label>
         </div>
         <p class="form-error" role="alert" hidden></p>
         <ul class="list song-list" data-list aria-live="polite"><li class="list-empty">Loading…</li></ul>

@@ -119,19 +119,18 @@ struct CompositionController: RouteCollection {
         }
         guard let row = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
         let name = Self.fileName(row.title) + "." + format
-        let response: Response
         if format == "txt" {
-            response = Response(status: .ok, body: .init(string: LyricSheet.text(title: row.title, lyrics: row.lyrics)))
-            response.headers.contentType = HTTPMediaType(type: "text", subType: "plain", parameters: ["charset": "utf-8"])
-        } else {
-            let engine = try await RhymesController.engine(req)
-            let (title, lyrics) = (row.title, row.lyrics)
-            let pdf = try await req.application.threadPool.runIfActive { LyricSheet.pdf(title: title, analysis: engine.analyze(lyrics)) }
-            response = Response(status: .ok, body: .init(data: pdf))
-            response.headers.contentType = HTTPMediaType(type: "application", subType: "pdf")
+            return .download(.init(string: LyricSheet.text(title: row.title, lyrics: row.lyrics)),
+                             type: HTTPMediaType(type: "text", subType: "plain", parameters: ["charset": "utf-8"]), name: name)
         }
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(name)\"; filename*=UTF-8''\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "song")")
-        return response
+        // The analysis kept with this version of the lyrics, else made now.
+        let kept = row.rhymeAnalysisCache.flatMap { try? JSONDecoder().decode(LyricsAnalysis.self, from: Data($0.utf8)) }
+        let engine = kept == nil ? try await RhymesController.engine(req) : nil
+        let (title, lyrics) = (row.title, row.lyrics)
+        let pdf = try await req.application.threadPool.runIfActive {
+            LyricSheet.pdf(title: title, analysis: kept ?? engine!.analyze(lyrics))
+        }
+        return .download(.init(data: pdf), type: HTTPMediaType(type: "application", subType: "pdf"), name: name)
     }
 
     /// `POST /api/compositions/import`: a text file as the body (`X-File-Name` names it) becomes a

@@ -1,6 +1,19 @@
 import Foundation
 import Vapor
 
+extension Response {
+    /// Something made for the person to save (an export): `name` is what the browser calls the
+    /// file (`filename*` carries it whole in UTF-8; `filename` an ASCII stand-in).
+    static func download(_ body: Response.Body, type: HTTPMediaType, name: String) -> Response {
+        let response = Response(status: .ok, body: body)
+        response.headers.contentType = type
+        let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" ? Character($0) : "_" })
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? ascii
+        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)")
+        return response
+    }
+}
+
 extension Request {
     /// A file with Range support: 206 for a satisfiable single range, 416 (with the size) otherwise.
     /// A range that runs past the end is clamped to the file, as RFC 9110 §14.1.2 says: on a

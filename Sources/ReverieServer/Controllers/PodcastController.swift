@@ -137,10 +137,8 @@ struct PodcastController: RouteCollection {
         let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: try req.user)
         let outlines = subscriptions.sorted { $0.podcast.title.lowercased() < $1.podcast.title.lowercased() }
             .map { OPMLOutline(title: $0.podcast.title, feedURL: $0.podcast.feedURL, siteURL: $0.podcast.link) }
-        var headers = HTTPHeaders()
-        headers.replaceOrAdd(name: .contentType, value: "text/x-opml; charset=utf-8")
-        headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"reverie-podcasts.opml\"")
-        return Response(status: .ok, headers: headers, body: .init(string: OPML.export(outlines, created: req.services.now())))
+        return .download(.init(string: OPML.export(outlines, created: req.services.now())),
+                         type: HTTPMediaType(type: "text", subType: "x-opml", parameters: ["charset": "utf-8"]), name: "reverie-podcasts.opml")
     }
 
     /// `POST /api/podcasts/opml` (the file as the body): subscribes to every feed in it. Feeds
