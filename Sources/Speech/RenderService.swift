@@ -68,7 +68,7 @@ public actor RenderService {
 
     /// The cache key of a request spoken by `engine`.
     public nonisolated func key(for request: Request, engine: any SpeechEngine) -> String {
-        ContentKey.of([engine.name, engine.version, "renderer-3", request.voice ?? "", String(request.rate),
+        ContentKey.of([engine.name, engine.version, "renderer-4", request.voice ?? "", String(request.rate),
                        request.format.rawValue, request.script])
     }
 

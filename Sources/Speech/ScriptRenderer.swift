@@ -186,23 +186,42 @@ public struct ScriptRenderer: Sendable {
 
         func milliseconds(_ samples: Int) -> Int { Int((Double(samples) * 1000 / Double(sampleRate)).rounded()) }
 
-        /// The pauses up to the next phrase.
-        mutating func placePauses() {
+        /// Quiet samples placed after the last phrase's voice (its fade-out margin).
+        var trailingMargin = 0
+
+        /// The pauses up to the next phrase, whose voice begins `leadingMargin` samples into its
+        /// audio. A pause is heard from one voice to the next, so the quiet margins on either side
+        /// (where the edges fade) are taken out of the silence placed: voice to voice, a pause
+        /// lasts what the script says.
+        mutating func placePauses(leadingMargin: Int = 0) {
+            var lengths: [(seconds: Double, samples: Int)] = []
             while next < segments.count, case let .pause(pause) = segments[next] {
-                let start = audio.samples.count
-                audio.append(.silence(seconds: pause.seconds * pauseScale, sampleRate: sampleRate))
-                pauses.append(.init(startMs: milliseconds(start), endMs: milliseconds(audio.samples.count), seconds: pause.seconds * pauseScale))
+                let seconds = pause.seconds * pauseScale
+                lengths.append((seconds, AudioBuffer.sampleCount(seconds, sampleRate)))
                 next += 1
             }
+            guard !lengths.isEmpty else { return }
+            lengths[0].samples -= trailingMargin
+            lengths[lengths.count - 1].samples -= leadingMargin
+            for (index, length) in lengths.enumerated() {
+                let start = audio.samples.count
+                let samples = max(0, length.samples)
+                audio.samples.append(contentsOf: repeatElement(0, count: samples))
+                let heardFrom = index == 0 ? start - trailingMargin : start
+                let heardTo = audio.samples.count + (index == lengths.count - 1 ? leadingMargin : 0)
+                pauses.append(.init(startMs: milliseconds(heardFrom), endMs: milliseconds(heardTo), seconds: length.seconds))
+            }
+            trailingMargin = 0
         }
 
         /// The pauses before the next phrase, then the phrase.
         mutating func place(_ shaped: Shaped) {
-            placePauses()
+            placePauses(leadingMargin: shaped.voice.lowerBound - shaped.range.lowerBound)
             guard next < segments.count, case let .phrase(phrase) = segments[next] else { return }
             next += 1
             let start = audio.samples.count
             audio.append(shaped.audio)
+            trailingMargin = shaped.range.upperBound - shaped.voice.upperBound
             let voiceStart = start + (shaped.voice.lowerBound - shaped.range.lowerBound)
             let voiceEnd = voiceStart + shaped.voice.count
             let offset = Double(shaped.voice.lowerBound) / Double(sampleRate)

@@ -18,7 +18,7 @@ public struct SleepNarration: Sendable {
     public var duck: Double
 
     /// Changes whenever the output for the same script would sound different (part of cache keys).
-    public static let version = "sleep-narration-3"
+    public static let version = "sleep-narration-4"
 
     public init(engine: any SpeechEngine, bed: SleepBed = .night, rate: Double = 0.9, bedLoudness: Double = -36, duck: Double = 9) {
         self.renderer = ScriptRenderer(engine: engine)

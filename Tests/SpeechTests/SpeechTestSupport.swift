@@ -70,14 +70,24 @@ func heardLoudness(_ rendered: RenderedSpeech, _ phrase: RenderTimeline.Phrase) 
     return try Loudness.integrated(quiet.appending(audio).appending(quiet))
 }
 
-/// The largest sample-to-sample jump within 2 ms of each pause's start and end (where phrases are
-/// spliced to digital silence), by the boundary's place in milliseconds: a click shows as a jump.
+/// The largest sample-to-sample jump within 2 ms of each place a phrase is spliced to digital
+/// silence, by the place in milliseconds: a click shows as a jump. A pause in the timeline runs
+/// voice to voice; the splices are where its run of exact zeros begins and ends (the phrases'
+/// faded margins lie between).
 func jumpsAtPauses(_ rendered: RenderedSpeech) -> [(boundary: Int, jump: Float)] {
     let samples = rendered.audio.samples
-    let edge = AudioBuffer.sampleCount(0.002, rendered.audio.sampleRate)
-    return rendered.timeline.pauses.flatMap { [$0.startMs, $0.endMs] }.map { boundary in
-        let center = AudioBuffer.sampleCount(Double(boundary) / 1000, rendered.audio.sampleRate)
+    let rate = rendered.audio.sampleRate
+    let edge = AudioBuffer.sampleCount(0.002, rate)
+    let splices = rendered.timeline.pauses.flatMap { pause -> [Int] in
+        let from = min(samples.count - 1, AudioBuffer.sampleCount(Double(pause.startMs) / 1000, rate))
+        let to = min(samples.count - 1, AudioBuffer.sampleCount(Double(pause.endMs) / 1000, rate))
+        guard from < to, let first = (from...to).first(where: { samples[$0] == 0 }), let last = (from...to).last(where: { samples[$0] == 0 }) else {
+            return [from, to]
+        }
+        return [first, last + 1]
+    }
+    return splices.map { center in
         let range = max(1, center - edge)..<min(samples.count, center + edge)
-        return (boundary, range.map { abs(samples[$0] - samples[$0 - 1]) }.max() ?? 0)
+        return (Int((Double(center) * 1000 / Double(rate)).rounded()), range.map { abs(samples[$0] - samples[$0 - 1]) }.max() ?? 0)
     }
 }
