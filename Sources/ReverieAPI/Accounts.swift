@@ -27,13 +27,16 @@ public struct UserInfo: Codable, Sendable, Equatable {
     /// `true` after the owner set a temporary password: the person chooses a new one before
     /// anything else (`POST /api/auth/password`).
     public var mustChangePassword: Bool
+    /// Free or Plus, as the owner granted.
+    public var plan: Plan
 
-    public init(id: UUID, username: String, isOwner: Bool, createdAt: Date, mustChangePassword: Bool = false) {
+    public init(id: UUID, username: String, isOwner: Bool, createdAt: Date, mustChangePassword: Bool = false, plan: Plan = .free) {
         self.id = id
         self.username = username
         self.isOwner = isOwner
         self.createdAt = createdAt
         self.mustChangePassword = mustChangePassword
+        self.plan = plan
     }
 }
 
@@ -97,10 +100,13 @@ public struct CreatedToken: Codable, Sendable, Equatable {
 /// A user's settings. Every field is optional in an update; absent fields are left as they are.
 public struct UserSettings: Codable, Sendable, Equatable {
     public var theme: Theme?
+    /// The icon for new installs (the manifest's and the favicon).
+    public var icon: AppIcon?
     /// Bedside's settings; in a PATCH, only the fields present change.
     public var bedside: BedsideSettings?
-    public init(theme: Theme? = nil, bedside: BedsideSettings? = nil) {
+    public init(theme: Theme? = nil, icon: AppIcon? = nil, bedside: BedsideSettings? = nil) {
         self.theme = theme
+        self.icon = icon
         self.bedside = bedside
     }
 }

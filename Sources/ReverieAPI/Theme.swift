@@ -1,4 +1,4 @@
-/// The four themes of the Write design, applied to the whole app.
+/// The themes of the Write design, applied to the whole app: the seed's four, free, and two for Plus.
 ///
 /// Raw values are the names the seed gives them and are what is stored in the `theme` setting.
 public enum Theme: String, Codable, Sendable, CaseIterable {
@@ -8,7 +8,14 @@ public enum Theme: String, Codable, Sendable, CaseIterable {
     case plainDark = "PlainDark"
     /// Catppuccin Mocha with a lavender accent.
     case dirtyDishes = "DirtyDishes"
+    /// Plus: deep plum with candle gold.
+    case velvetHour = "VelvetHour"
+    /// Plus: warm paper and ink, a light theme for long writing sessions.
+    case paperMoon = "PaperMoon"
 
     /// The theme a new user gets.
     public static let `default` = Theme.retroFuturistic
+
+    /// Needs Plus.
+    public var isPremium: Bool { self == .velvetHour || self == .paperMoon }
 }

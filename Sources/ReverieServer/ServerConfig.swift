@@ -13,6 +13,7 @@ import Foundation
 /// | largest request body | — | `REVERIE_MAX_BODY_BYTES` | 1 MiB |
 /// | largest audio upload | — | `REVERIE_MAX_UPLOAD_BYTES` | 4 GiB |
 /// | files kept in memory | — | `REVERIE_FILE_CACHE_BYTES` | 256 MiB |
+/// | development mode (the paywall bypass) | — | `REVERIE_ENV` | `production` |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
     public enum Database: Sendable, Equatable {
@@ -99,6 +100,9 @@ public struct ServerConfig: Sendable, Equatable {
     public var radioBrowserBaseURL = URL(string: "https://all.api.radio-browser.info")!
     /// How often a feed is refreshed when all is well (`REVERIE_FEED_REFRESH_MINUTES`, 60).
     public var feedRefreshMinutes = 60
+    /// `REVERIE_ENV=development`: the server offers "Bypass IAP (Dev)", which unlocks Plus for the
+    /// account that turns it on. Any other run (`production`, the default) refuses it.
+    public var developmentMode = false
 
     /// Files people gave the server, under the data directory: `<data>/media/<name>`.
     public func mediaDirectory(_ name: String) -> URL {
@@ -240,6 +244,12 @@ extension ServerConfig {
                 throw ConfigError.invalid(setting: "REVERIE_FEED_REFRESH_MINUTES", reason: "'\(text)' is not a number of minutes from 5 to 10080")
             }
             config.feedRefreshMinutes = parsed
+        }
+        if let text = value(nil, "REVERIE_ENV") {
+            guard ["development", "production"].contains(text.lowercased()) else {
+                throw ConfigError.invalid(setting: "REVERIE_ENV", reason: "'\(text)' is not development or production")
+            }
+            config.developmentMode = text.lowercased() == "development"
         }
         if let text = value(nil, "REVERIE_IDLE_TIMEOUT") {
             guard let parsed = Int(text), (1...3600).contains(parsed) else {

@@ -48,6 +48,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateJobs())
     app.migrations.add(CreatePodcasts())
     app.migrations.add(CreateArticles())
+    app.migrations.add(AddPlans())
+    app.migrations.add(CreateSongTracks())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -115,6 +117,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: HealthController(databaseKind: config.database.kind))
     try app.register(collection: SpeechController())
     try app.register(collection: CompositionController())
+    try app.register(collection: SongTrackController())
     try app.register(collection: RhymesController())
     let bedsideLibrary = try BedsideLibrary.bundled()
     try app.register(collection: ProgressController(library: sleepLibrary, bedside: bedsideLibrary))
@@ -130,6 +133,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())
     try app.register(collection: UserController())
+    try app.register(collection: PlanController(developmentMode: config.developmentMode))
     try app.register(collection: SettingsController())
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
 

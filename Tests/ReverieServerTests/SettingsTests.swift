@@ -5,12 +5,14 @@ import Vapor
 
 @Suite("Settings")
 struct SettingsTests {
-    @Test("the theme defaults to RetroFuturistic and every theme can be saved", arguments: TestDatabase.all)
+    @Test("the theme defaults to RetroFuturistic and every theme can be saved (the premium ones with Plus)", arguments: TestDatabase.all)
     func theme(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
             let cookie = try await client.setUpOwner()
             #expect(try await client.send(.GET, "/api/settings", auth: .cookie(cookie)).decode(UserSettings.self)
-                == UserSettings(theme: .retroFuturistic, bedside: SettingsController.bedsideDefaults))
+                == UserSettings(theme: .retroFuturistic, icon: .classic, bedside: SettingsController.bedsideDefaults))
+            let me = try await client.send(.GET, "/api/auth/me", auth: .cookie(cookie)).decode(SessionInfo.self).user.id
+            _ = try await client.send(.PUT, "/api/users/\(me)/plan", json: PlanGrant(plan: .plus), auth: .cookie(cookie))
             for theme in Theme.allCases {
                 let saved = try await client.send(.PATCH, "/api/settings", json: UserSettings(theme: theme), auth: .cookie(cookie))
                 #expect(try saved.decode(UserSettings.self).theme == theme)

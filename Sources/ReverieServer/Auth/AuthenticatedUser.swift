@@ -1,3 +1,4 @@
+import ReverieAPI
 import Vapor
 
 /// The user a request is acting for, and the credential that proved it.
@@ -12,9 +13,13 @@ public struct AuthenticatedUser: Authenticatable, Sendable, Equatable {
     public var mustChangePassword: Bool
     /// When the account was made.
     public var accountCreatedAt: Date
+    /// What the owner granted.
+    public var plan: Plan
+    /// The account's "Bypass IAP (Dev)" switch (it counts only in development mode).
+    public var planBypass: Bool
 
     public init(id: UUID, username: String, isOwner: Bool, tokenID: UUID, tokenKind: AuthTokenModel.Kind,
-                mustChangePassword: Bool = false, accountCreatedAt: Date) {
+                mustChangePassword: Bool = false, accountCreatedAt: Date, plan: Plan = .free, planBypass: Bool = false) {
         self.id = id
         self.username = username
         self.isOwner = isOwner
@@ -22,6 +27,8 @@ public struct AuthenticatedUser: Authenticatable, Sendable, Equatable {
         self.tokenKind = tokenKind
         self.mustChangePassword = mustChangePassword
         self.accountCreatedAt = accountCreatedAt
+        self.plan = plan
+        self.planBypass = planBypass
     }
 
     /// What a person with a temporary password may still do: see who they are, choose a new

@@ -62,7 +62,7 @@ struct AuthController: RouteCollection {
     func me(req: Request) throws -> SessionInfo {
         let user = try req.user
         return SessionInfo(user: UserInfo(id: user.id, username: user.username, isOwner: user.isOwner, createdAt: user.accountCreatedAt,
-                                          mustChangePassword: user.mustChangePassword))
+                                          mustChangePassword: user.mustChangePassword, plan: user.plan))
     }
 
     /// Changes the signed-in person's password: other sessions and tokens are signed out, this

@@ -13,7 +13,7 @@ extension UserModel {
     /// The API view of the account.
     func info() throws -> UserInfo {
         UserInfo(id: try requireID(), username: username, isOwner: isOwner, createdAt: createdAt ?? Date(timeIntervalSince1970: 0),
-                 mustChangePassword: mustChangePassword)
+                 mustChangePassword: mustChangePassword, plan: Plan(rawValue: plan) ?? .free)
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 import ReverieAPI
 import Vapor
 
-/// The signed-in user's settings: the theme, and Bedside's.
+/// The signed-in user's settings: the theme, the icon for new installs, and Bedside's.
 ///
 /// Each field is its own row (`theme`, `bedside.<field>`), so two devices changing different
 /// fields at once both keep their change.
@@ -28,7 +28,14 @@ struct SettingsController: RouteCollection {
     func update(req: Request) async throws -> UserSettings {
         let patch = try req.content.decode(UserSettings.self)
         var values: [String: String] = [:]
-        if let theme = patch.theme { values["theme"] = try Self.json(theme) }
+        if let theme = patch.theme {
+            if theme.isPremium { try Entitlements.requirePlus(req, for: "Premium themes") }
+            values["theme"] = try Self.json(theme)
+        }
+        if let icon = patch.icon {
+            if icon.isPremium { try Entitlements.requirePlus(req, for: "App icons") }
+            values["icon"] = try Self.json(icon)
+        }
         if let bedside = patch.bedside {
             try Self.validate(bedside)
             // Each field present becomes its own row: encode, then split the object by key.
@@ -46,8 +53,11 @@ struct SettingsController: RouteCollection {
     private func load(_ req: Request) async throws -> UserSettings {
         let stored = try await req.repositories.settings.all(ownedBy: req.user)
         // A stored value this version cannot read (an older theme name) falls back to the default.
-        let theme = stored["theme"].flatMap { try? JSONDecoder().decode(Theme.self, from: Data($0.utf8)) }
-        return UserSettings(theme: theme ?? .default, bedside: Self.bedside(from: stored))
+        // A premium theme or icon stays only while the account has Plus.
+        let plus = Entitlements.effectivePlan(of: try req.user, developmentMode: req.services.config.developmentMode) == .plus
+        let theme = stored["theme"].flatMap { try? JSONDecoder().decode(Theme.self, from: Data($0.utf8)) }.flatMap { !$0.isPremium || plus ? $0 : nil }
+        let icon = stored["icon"].flatMap { try? JSONDecoder().decode(AppIcon.self, from: Data($0.utf8)) }.flatMap { !$0.isPremium || plus ? $0 : nil }
+        return UserSettings(theme: theme ?? .default, icon: icon ?? .classic, bedside: Self.bedside(from: stored))
     }
 
     /// Bedside's settings from the stored rows (`bedside.<field>`), defaults for the rest.

@@ -75,6 +75,7 @@ struct SessionAuthenticator: Middleware {
 
     private static func user(_ token: SignIn) -> AuthenticatedUser {
         AuthenticatedUser(id: token.userID, username: token.username, isOwner: token.isOwner, tokenID: token.tokenID,
-                          tokenKind: token.kind, mustChangePassword: token.mustChangePassword, accountCreatedAt: token.accountCreatedAt)
+                          tokenKind: token.kind, mustChangePassword: token.mustChangePassword, accountCreatedAt: token.accountCreatedAt,
+                          plan: token.plan, planBypass: token.planBypass)
     }
 }

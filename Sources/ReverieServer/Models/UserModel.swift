@@ -14,6 +14,11 @@ public final class UserModel: Model, @unchecked Sendable {
     /// Set by a temporary password from the owner: until the person chooses their own, their
     /// session can do nothing else.
     @Field(key: "must_change_password") public var mustChangePassword: Bool
+    /// `free` or `plus`: the owner grants Plus (nobody pays on a self-hosted server).
+    @Field(key: "plan") public var plan: String
+    /// "Bypass IAP (Dev)": unlocks everything for this account while the server runs in
+    /// development mode; ignored otherwise.
+    @Field(key: "plan_bypass") public var planBypass: Bool
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
@@ -24,5 +29,7 @@ public final class UserModel: Model, @unchecked Sendable {
         self.passwordHash = passwordHash
         self.isOwner = isOwner
         self.mustChangePassword = false
+        self.plan = "free"
+        self.planBypass = false
     }
 }

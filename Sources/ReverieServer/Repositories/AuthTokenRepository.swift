@@ -1,4 +1,5 @@
 import Fluent
+import ReverieAPI
 import SQLKit
 import Vapor
 
@@ -29,6 +30,10 @@ public struct SignIn: Sendable, Equatable {
     public var mustChangePassword: Bool
     /// When the account was made (`GET /api/auth/me` gives it).
     public var accountCreatedAt: Date
+    /// `free` or `plus`, as the owner granted.
+    public var plan: Plan = .free
+    /// The account's development bypass switch.
+    public var planBypass = false
 }
 
 /// `AuthTokenRepository` on Fluent.
@@ -52,7 +57,7 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
         let sql = database as! any SQLDatabase
         guard let row = try await sql.raw("""
             SELECT t.id, t.kind, t.expires_at, t.last_used_at, u.id AS user_id, u.username, u.is_owner, u.must_change_password,
-                   u.created_at AS user_created_at
+                   u.created_at AS user_created_at, u.plan, u.plan_bypass
             FROM \(ident: AuthTokenModel.schema) t JOIN \(ident: UserModel.schema) u ON u.id = t.owner_id
             WHERE t.secret_hash = \(bind: secretHash)
             """).first()
@@ -65,7 +70,9 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
                       username: try row.decode(column: "username", as: String.self),
                       isOwner: try row.decode(column: "is_owner", as: Bool.self),
                       mustChangePassword: try row.decode(column: "must_change_password", as: Bool.self),
-                      accountCreatedAt: try row.decode(column: "user_created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0))
+                      accountCreatedAt: try row.decode(column: "user_created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0),
+                      plan: Plan(rawValue: try row.decode(column: "plan", as: String.self)) ?? .free,
+                      planBypass: try row.decode(column: "plan_bypass", as: Bool.self))
     }
 
     func recordUse(_ id: UUID, at time: Date, newExpiry: Date?) async throws {

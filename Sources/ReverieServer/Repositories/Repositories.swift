@@ -16,6 +16,7 @@ public struct Repositories: Sendable {
     public var jobs: any JobRepository
     public var podcasts: any PodcastRepository
     public var articles: any ArticleRepository
+    public var songTracks: any SongTrackRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -33,7 +34,8 @@ public struct Repositories: Sendable {
             library: FluentLibraryRepository(database: database),
             jobs: FluentJobRepository(database: database),
             podcasts: FluentPodcastRepository(database: database),
-            articles: FluentArticleRepository(database: database)
+            articles: FluentArticleRepository(database: database),
+            songTracks: FluentSongTrackRepository(database: database)
         )
     }
 }

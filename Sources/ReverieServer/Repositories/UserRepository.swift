@@ -17,6 +17,9 @@ public protocol UserRepository: Sendable {
     /// Stores a new password hash and revokes every session and personal token of the account
     /// except `keptToken`, in one transaction. `false` when there is no such account.
     func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool
+    /// Sets the plan (`plan`) and the development bypass switch (`bypass`) where given; the
+    /// account as it is now, `nil` when there is no such account.
+    func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserModel?
 }
 
 /// `UserRepository` on Fluent (SQLite or PostgreSQL).
@@ -57,6 +60,7 @@ struct FluentUserRepository: UserRepository {
         try await database.transaction { database in
             try await AuthTokenModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await UserSettingModel.query(on: database).filter(\.$owner.$id == id).delete()
+            try await SongTrackModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await CompositionModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await MeditationSessionModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await ProgressEventModel.query(on: database).filter(\.$owner.$id == id).delete()
@@ -65,6 +69,15 @@ struct FluentUserRepository: UserRepository {
             try await UserModel.query(on: database).filter(\.$id == id).delete()
         }
         signIns?.forgetAll()
+    }
+
+    func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserModel? {
+        defer { signIns?.forgetAll() }
+        guard let user = try await UserModel.find(id, on: database) else { return nil }
+        if let plan { user.plan = plan }
+        if let bypass { user.planBypass = bypass }
+        try await user.save(on: database)
+        return user
     }
 
     func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool {

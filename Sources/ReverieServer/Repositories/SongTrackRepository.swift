@@ -1,0 +1,58 @@
+import Fluent
+import Vapor
+
+/// The tracks attached to a person's songs.
+public protocol SongTrackRepository: Sendable {
+    /// The song's tracks with their music items, in the order they were attached.
+    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackModel, LibraryItemModel)]
+    /// The track if it is on that song and the person's.
+    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackModel, LibraryItemModel)?
+    /// Attaches an item; the existing attachment when the item is on the song already.
+    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> SongTrackModel
+    func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws
+    /// false when there was nothing to detach.
+    func detach(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool
+}
+
+/// `SongTrackRepository` on Fluent.
+struct FluentSongTrackRepository: SongTrackRepository {
+    let database: any Database
+
+    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackModel, LibraryItemModel)] {
+        let rows = try await SongTrackModel.query(ownedBy: user, on: database)
+            .filter(\.$composition.$id == compositionID)
+            .sort(\.$createdAt).sort(\.$id)
+            .with(\.$item).all()
+        return rows.map { ($0, $0.item) }
+    }
+
+    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackModel, LibraryItemModel)? {
+        guard let row = try await SongTrackModel.query(ownedBy: user, on: database)
+            .filter(\.$id == id).filter(\.$composition.$id == compositionID)
+            .with(\.$item).first() else { return nil }
+        return (row, row.item)
+    }
+
+    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> SongTrackModel {
+        if let existing = try await SongTrackModel.query(ownedBy: user, on: database)
+            .filter(\.$composition.$id == compositionID).filter(\.$item.$id == itemID).first() {
+            return existing
+        }
+        let row = SongTrackModel(ownerID: user.id, compositionID: compositionID, itemID: itemID)
+        try await row.create(on: database)
+        return row
+    }
+
+    func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws {
+        try await SongTrackModel.query(ownedBy: user, on: database).filter(\.$id == id)
+            .set(\.$loopStart, to: start).set(\.$loopEnd, to: end).set(\.$loopEnabled, to: enabled)
+            .update()
+    }
+
+    func detach(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool {
+        guard let row = try await SongTrackModel.query(ownedBy: user, on: database)
+            .filter(\.$id == id).filter(\.$composition.$id == compositionID).first() else { return false }
+        try await row.delete(on: database)
+        return true
+    }
+}
