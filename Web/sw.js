@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v28";
+const CACHE = "reverie-shell-v29";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -45,6 +45,8 @@ const SHELL = [
   "/screens/radio.js",
   "/screens/articles.js",
   "/write/drafts.js",
+  "/write/loop.js",
+  "/write/player.js",
   "/meditation/run.js",
   "/meditation/player.js",
   "/meditation/uploads.js",

@@ -19,9 +19,9 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 
 
-def start_server():
+def start_server(environment=None):
     """A running `reverie serve` on a free port with its own empty data directory."""
-    return ReverieProcess(BINARY, prefix="reverie-e2e-")
+    return ReverieProcess(BINARY, prefix="reverie-e2e-", environment=environment)
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ def call(url, method="GET", body=None, headers=None):
 
 
 class ReverieProcess:
-    def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None):
+    def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None, environment=None):
         # LibriVox is a local fixture (the given one, else a catalog of its own): never the real site.
         self.librivox_owned = librivox is None
         self.librivox = librivox or LibriVoxFixture()
@@ -51,6 +51,7 @@ class ReverieProcess:
         env.update(self.librivox.env())
         env.update(self.podcasts.env())
         env.pop("DATABASE_URL", None)
+        env.update(environment or {})  # e.g. REVERIE_ENV=development
         self.process = subprocess.Popen([str(binary), "serve", "--port", "0", "--data-dir", str(self.data)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         self.url = None

@@ -1,8 +1,10 @@
 import Foundation
 
 /// A section of a song played over and over for practice, A to B, with joins that neither gap
-/// nor click: both ends are moved to the nearest rising zero crossing (within `snapRadius`), so
-/// the last sample before B runs into A as it would run into the sample after it.
+/// nor click. A moves to the nearest rising zero crossing, and B to where every channel's sample
+/// and slope best match A's (each within `snapRadius`); then the section's last `crossfade`
+/// seconds fade from the music before B into the music just before A, so its last sample is
+/// the one that comes before A in the song and the join from B to A is as smooth as the music.
 ///
 /// The web player snaps the same way on the buffer it decodes (`Web/write/loop.js`); this is
 /// the server's half, for the loop rendered to a file.
@@ -14,6 +16,8 @@ public struct SongLoop: Sendable, Equatable {
 
     /// How far an end may move to reach a zero crossing: 5 ms, well under what an ear places.
     public static let snapRadius = 0.005
+    /// How long the end of the section takes to turn into what comes before A: 10 ms.
+    public static let crossfade = 0.01
 
     public init(samples: [Float], channels: Int, sampleRate: Int) {
         self.samples = samples
@@ -44,33 +48,70 @@ public struct SongLoop: Sendable, Equatable {
         return frame
     }
 
-    /// The loop's frames, `start..<end` snapped to rising zero crossings.
+    /// The frame within `radius` of `frame` that `a` best follows on from: each channel's value
+    /// and slope there closest to those at `a`.
+    public func bestMatch(for a: Int, near frame: Int, radius: Int) -> Int {
+        guard a >= 1, a < frameCount else { return frame }
+        var best = frame, bestCost = Float.infinity
+        for candidate in max(1, frame - radius)...max(1, min(frameCount - 1, frame + radius)) where candidate > a {
+            var cost: Float = 0
+            for channel in 0..<channels {
+                let value = samples[candidate * channels + channel] - samples[a * channels + channel]
+                let slope = (samples[candidate * channels + channel] - samples[(candidate - 1) * channels + channel])
+                    - (samples[a * channels + channel] - samples[(a - 1) * channels + channel])
+                cost += value * value + slope * slope
+            }
+            // The nearer of two equal matches, so a loop is never longer than it needs to be.
+            if cost < bestCost || (cost == bestCost && abs(candidate - frame) < abs(best - frame)) { best = candidate; bestCost = cost }
+        }
+        return best
+    }
+
+    /// The loop's frames for `start..<end`: A at a rising zero crossing, B where A follows on best.
     public func snappedRange(from start: Int, to end: Int) -> Range<Int> {
         let radius = Int((Self.snapRadius * Double(sampleRate)).rounded())
         let a = risingZeroCrossing(near: start, radius: radius)
-        var b = risingZeroCrossing(near: end, radius: radius)
+        var b = bestMatch(for: a, near: min(end, frameCount - 1), radius: radius)
         if b <= a { b = min(frameCount, max(a + 1, end)) }
         return a..<b
     }
 
-    /// `range` played `repeats` times, back to back with no sample added or lost.
-    public func repeated(_ range: Range<Int>, times repeats: Int) -> SongLoop {
-        let section = Array(samples[(range.lowerBound * channels)..<(range.upperBound * channels)])
+    /// The frames of `range`, their last `crossfade` seconds faded (a raised cosine) into the
+    /// frames just before the range, so the section runs back into its start without a step.
+    public func section(_ range: Range<Int>) -> [Float] {
+        var section = Array(samples[(range.lowerBound * channels)..<(range.upperBound * channels)])
+        let length = min(Int((Self.crossfade * Double(sampleRate)).rounded()), range.lowerBound, range.count / 2)
+        guard length > 1 else { return section }
+        for index in 0..<length {
+            let weight = Float(0.5 - 0.5 * cos(Double.pi * Double(index) / Double(length - 1)))
+            let at = range.count - length + index, before = range.lowerBound - length + index
+            for channel in 0..<channels {
+                section[at * channels + channel] = section[at * channels + channel] * (1 - weight) + samples[before * channels + channel] * weight
+            }
+        }
+        return section
+    }
+
+    /// `range` played `repeats` times, back to back with no sample added or lost; with
+    /// `crossfade` (the player's way), each pass ends running into its start.
+    public func repeated(_ range: Range<Int>, times repeats: Int, crossfade: Bool = true) -> SongLoop {
+        let section = crossfade ? section(range) : Array(samples[(range.lowerBound * channels)..<(range.upperBound * channels)])
         var out: [Float] = []
         out.reserveCapacity(section.count * max(0, repeats))
         for _ in 0..<max(0, repeats) { out.append(contentsOf: section) }
         return SongLoop(samples: out, channels: channels, sampleRate: sampleRate)
     }
 
-    /// How much the mix jumps across each join of a loop `length` frames long (from the last
-    /// frame of one pass to the first of the next), and the largest jump between neighbouring
-    /// frames anywhere inside a pass: a join that clicks jumps far more than the music does.
+    /// How much any channel jumps across each join of a loop `length` frames long (from the
+    /// last frame of one pass to the first of the next), and the largest jump between
+    /// neighbouring frames anywhere inside a pass: a join that clicks jumps more than the music.
     public func joins(loopLength length: Int) -> (joins: [Float], largestInside: Float) {
         guard length > 1 else { return ([], 0) }
         var joins: [Float] = []
         var inside: Float = 0
         for frame in 1..<frameCount {
-            let step = abs(mix(frame) - mix(frame - 1))
+            var step: Float = 0
+            for channel in 0..<channels { step = max(step, abs(samples[frame * channels + channel] - samples[(frame - 1) * channels + channel])) }
             if frame % length == 0 { joins.append(step) } else { inside = max(inside, step) }
         }
         return (joins, inside)

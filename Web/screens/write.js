@@ -5,6 +5,7 @@
 import { api } from "../api.js";
 import { announce, escapeHTML, friendlyDate, showError } from "../dom.js";
 import * as drafts from "../write/drafts.js";
+import { SongPlayer } from "../write/player.js";
 
 export const id = "write";
 
@@ -196,8 +197,10 @@ class Editor {
                 <a class="button small" data-export-format="pdf" download>Lyric sheet (PDF)</a>
               </div>
             </details>
+            <button class="button small player-button" type="button" data-player aria-label="Player: the song's tracks and loop">♪ Player</button>
           </span>
         </div>
+        ${(this.player = new SongPlayer(null, this.id)).html()}
         <p class="conflict-note" role="status" data-conflict hidden><span></span> <a data-link>Open your copy</a></p>
         <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled" ${this.id ? "" : "data-autofocus"}>
         <div class="lyrics">
@@ -208,6 +211,8 @@ class Editor {
         <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
       </section>`;
     this.paintExport();
+    this.player.host = this.container.querySelector(".editor");
+    this.player.wire(this.container.querySelector("[data-player]"));
     this.title = this.container.querySelector(".title-input");
     this.textarea = this.container.querySelector("textarea");
     this.backdrop = this.container.querySelector("[data-backdrop]");
@@ -268,6 +273,7 @@ class Editor {
 
   leave() {
     this.left = true;
+    if (this.player) this.player.close();
     drafts.setEditing(null);
     this.analyze.cancel();
     this.suggest.cancel();
@@ -363,6 +369,7 @@ class Editor {
         drafts.setEditing(this.id);
         history.replaceState({}, "", `/write/${song.id}`);
         this.paintExport();
+        this.player.setSong(song.id);
       }
       this.setState(this.dirty ? "Editing…" : "Saved");  // words typed meanwhile go in the next save
     } catch (problem) {

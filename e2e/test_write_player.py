@@ -1,0 +1,129 @@
+"""Write: the song's player — tracks attached to a song, the mini-player, the A–B loop."""
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from conftest import screenshot, sign_in, wait_until
+
+
+def beat_file():
+    """Eight seconds of a stereo chord, tagged as a demo beat, as MP3."""
+    path = Path(tempfile.mkdtemp(prefix="reverie-beat-")) / "demo-beat.mp3"
+    left = "0.3*sin(2*PI*220*t)+0.2*sin(2*PI*331*t)+0.1*sin(2*PI*1047*t)"
+    right = "0.3*sin(2*PI*220*t)+0.2*sin(2*PI*277*t)+0.1*sin(2*PI*880*t)"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"aevalsrc={left}|{right}:s=44100:d=8",
+                    "-metadata", "title=Demo Beat", "-metadata", "artist=Kit Drummer", "-c:a", "libmp3lame", "-b:a", "192k", str(path)],
+                   check=True)
+    return path
+
+
+# Renders the player's own graph (./loop.js) offline for twenty passes and a little more, and
+# compares every rendered sample with the section's: a gap, a lost or added sample, or a jump at
+# the boundary shows up as a mismatch or as a join steeper than anything inside the music.
+MEASURE_LOOP = """async ([url, a, b]) => {
+  const { loopFrames, sectionBuffer, startSource } = await import("/write/loop.js");
+  const bytes = await (await fetch(url, { credentials: "same-origin" })).arrayBuffer();
+  const probe = new OfflineAudioContext(2, 1, 44100);
+  const buffer = await probe.decodeAudioData(bytes);
+  const { first, end } = loopFrames(buffer, a, b);
+  const length = end - first;
+  const passes = 20;
+  const offline = new OfflineAudioContext(buffer.numberOfChannels, passes * length + 64, buffer.sampleRate);
+  const section = sectionBuffer(offline, buffer, first, end);
+  startSource(offline, offline.destination, section, { loop: true });
+  const rendered = await offline.startRendering();
+  let mismatches = 0, loops = 0, joinMax = 0, insideMax = 0;
+  for (let channel = 0; channel < rendered.numberOfChannels; channel += 1) {
+    const out = rendered.getChannelData(channel), source = section.getChannelData(channel);
+    for (let n = 0; n < rendered.length; n += 1) {
+      if (out[n] !== source[n % length]) mismatches += 1;
+      if (channel === 0 && n > 0 && n % length === 0 && out[n] === source[0]) loops += 1;
+      if (n > 0) {
+        const step = Math.abs(out[n] - out[n - 1]);
+        if (n % length === 0) joinMax = Math.max(joinMax, step); else insideMax = Math.max(insideMax, step);
+      }
+    }
+  }
+  return { loops, mismatches, joinMax, insideMax, seconds: length / buffer.sampleRate,
+           moved: [Math.abs(first / buffer.sampleRate - a), Math.abs(end / buffer.sampleRate - b)] };
+}"""
+
+
+def test_loop_the_chorus_while_writing(server, page):
+    sign_in(server, page, "Write")
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Chorus Practice")
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+    lyrics.fill("We keep on turning round")
+    expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
+
+    page.get_by_role("button", name="Player: the song's tracks and loop").click()
+    sheet = page.get_by_role("dialog", name="Player")
+    expect(sheet.get_by_text("No tracks yet")).to_be_visible()
+    sheet.locator("[data-upload]").set_input_files(str(beat_file()))
+    track = sheet.locator(".track")
+    expect(track).to_have_count(1, timeout=20_000)
+    expect(track).to_contain_text("Demo Beat")
+    expect(track).to_contain_text("Kit Drummer")
+    mini = page.locator(".mini-player")
+    expect(mini).to_contain_text("Demo Beat")
+
+    # A at 2 s, B at 4 s (a handle dragged, then nudged), the loop on.
+    sheet.get_by_label("A: loop start").fill("1.9")
+    sheet.get_by_role("button", name="A 0.1 seconds later").click()
+    sheet.get_by_label("B: loop end").fill("4.1")
+    sheet.get_by_role("button", name="B 0.1 seconds earlier").click()
+    expect(sheet.locator('[data-out="start"]')).to_have_text("0:02.0")
+    expect(sheet.locator('[data-out="end"]')).to_have_text("0:04.0")
+    sheet.get_by_label("Loop A–B").check()
+    # B cannot pass A: a nudge that would leaves them 0.1 s apart.
+    sheet.get_by_role("button", name="Play").click()
+    expect(mini.locator("[data-loop-count]")).to_have_text("Loop 1")
+    screenshot(page, "write-player-loop-sheet")
+
+    # Close the sheet and write the verse while the chorus loops.
+    sheet.get_by_role("button", name="Done").click()
+    lyrics.press("Control+End")
+    page.keyboard.type("\nThe verse goes in while the chorus comes back round again", delay=20)
+    wait_until(page, "document.querySelector('[data-loop-count]').textContent === 'Loop 3'", timeout=15,
+               message="the loop did not come round twice")
+    # The visualizer draws real levels: the canvas has lit pixels.
+    lit = page.evaluate("""() => { const c = document.querySelector('[data-visualizer]');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n; }""")
+    assert lit > 50, lit
+    screenshot(page, "write-mini-player")
+    expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
+
+    # The loop's boundary, measured from the audio graph: twenty passes, every sample in place.
+    song = page.evaluate("location.pathname.split('/').pop()")
+    tracks = page.evaluate(f"fetch('/api/compositions/{song}/tracks').then(r => r.json())")
+    assert tracks[0]["loop"] == {"start": 2, "end": 4, "enabled": True}, tracks
+    url = f"/api/compositions/{song}/tracks/{tracks[0]['id']}/audio"
+    measured = page.evaluate(MEASURE_LOOP, [url, 2, 4])
+    print("loop measured:", measured)
+    assert measured["loops"] == 20 and measured["mismatches"] == 0, measured
+    assert measured["joinMax"] <= measured["insideMax"], measured
+    assert max(measured["moved"]) <= 0.005 and abs(measured["seconds"] - 2) <= 0.01, measured
+
+    # Paused and opened again later: the loop points were saved with the song.
+    mini.get_by_role("button", name="Pause").click()
+    page.reload()
+    page.get_by_role("button", name="Player: the song's tracks and loop").click()
+    sheet = page.get_by_role("dialog", name="Player")
+    expect(sheet.locator('[data-out="start"]')).to_have_text("0:02.0")
+    expect(sheet.locator('[data-out="end"]')).to_have_text("0:04.0")
+    expect(sheet.get_by_label("Loop A–B")).to_be_checked()
+
+    # A slower practice speed keeps the loop (pitch kept on the server).
+    sheet.get_by_label("Speed (pitch kept)").fill("2")
+    expect(sheet.locator("[data-speed-out]")).to_have_text("0.75×", timeout=20_000)
+
+    # Detached: the song has no track; the music stays in Listen.
+    sheet.get_by_role("button", name="Detach Demo Beat").click()
+    expect(sheet.get_by_text("No tracks yet")).to_be_visible()
+    expect(page.locator(".mini-player")).to_be_hidden()
+    expect(sheet.locator("[data-music] option", has_text="Demo Beat")).to_have_count(1)
