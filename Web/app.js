@@ -3,7 +3,7 @@
 import { api, ApiError, connection, forgetSavedAnswers } from "./api.js";
 import { AREAS, SETTINGS, icon } from "./areas.js";
 import { announce } from "./dom.js";
-import { applyTheme, rememberedTheme } from "./theme.js";
+import { applyIcon, applyTheme, rememberedIcon, rememberedTheme } from "./theme.js";
 import * as setupScreen from "./screens/setup.js";
 import * as loginScreen from "./screens/login.js";
 import * as passwordScreen from "./screens/password.js";
@@ -21,6 +21,7 @@ import { mountDock, routed } from "./player/dock.js";
 const AREA_SCREENS = { bedside: bedsideScreen, meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen, listen: listenScreen };
 
 applyTheme(rememberedTheme());
+applyIcon(rememberedIcon());
 mountDock(document.getElementById("dock"));
 
 const screen = document.getElementById("screen");
@@ -163,6 +164,7 @@ async function loadTheme({ animate }) {
   try {
     const settings = await api("/api/settings");
     await applyTheme(settings.theme, { animate });
+    applyIcon(settings.icon);
   } catch {
     // The theme is cosmetic; the app works with the device's remembered theme.
   }

@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v29";
+const CACHE = "reverie-shell-v30";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -20,6 +20,7 @@ const SHELL = [
   "/areas.js",
   "/dom.js",
   "/theme.js",
+  "/plan.js",
   "/speech.js",
   "/screens/setup.js",
   "/screens/login.js",
@@ -52,6 +53,8 @@ const SHELL = [
   "/meditation/uploads.js",
   "/manifest.webmanifest",
   "/icons/icon.svg",
+  "/icons/icon-lavender.svg",
+  "/icons/icon-sunrise.svg",
   "/icons/icon-192.png",
   "/icons/icon-512.png",
 ];
@@ -75,7 +78,9 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== location.origin || request.headers.has("Range")) return;
   // Media streams straight from the server (the player seeks with Range).
-  if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/audio$/.test(url.pathname)) return;
+  if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/(audio|loop)$/.test(url.pathname)) return;
+  // A manifest for another app icon comes from the server as asked (the shell keeps the plain one).
+  if (url.pathname === "/manifest.webmanifest" && url.search) return;
   if (url.pathname.startsWith("/api/")) {
     event.respondWith(apiRead(request, event, !url.searchParams.has("q")));
     return;

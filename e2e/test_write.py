@@ -9,6 +9,7 @@ from conftest import ROOT, close, expect_error, open_page, screenshot, sign_in, 
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
+PLUS_THEMES = ["VelvetHour", "PaperMoon"]
 
 
 def saved(page):
@@ -217,7 +218,7 @@ def test_highlights_keep_text_readable_in_every_theme(server, page):
     """Every highlight colour of every theme against the text drawn on it: WCAG AA, 4.5:1."""
     sign_in(server, page, "Write")
     ratios = {}
-    for theme in THEMES:
+    for theme in THEMES + PLUS_THEMES:
         page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
         for index in range(6):
             colours = page.evaluate(f"""() => {{

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Renders Web/icons/icon.svg to the PNG icons the manifest lists, with headless Chromium.
+# Renders Web/icons/icon.svg (and the Plus icons, icon-<name>.svg) to the PNG icons the manifests
+# list, with headless Chromium.
 # Run after changing the SVG; the PNGs are committed (the server does not render them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,3 +24,10 @@ maskable() {
 render 192 "$(plain 192)" Web/icons/icon-192.png
 render 512 "$(plain 512)" Web/icons/icon-512.png
 render 512 "$(maskable 512)" Web/icons/icon-maskable-512.png
+
+# The Plus icons: 192 and 512 for a new install's manifest (GET /manifest.webmanifest?icon=…).
+for name in lavender sunrise; do
+  svg=$(cat "Web/icons/icon-$name.svg")
+  render 192 "$(plain 192)" "Web/icons/icon-$name-192.png"
+  render 512 "$(plain 512)" "Web/icons/icon-$name-512.png"
+done

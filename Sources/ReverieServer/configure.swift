@@ -136,6 +136,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: PlanController(developmentMode: config.developmentMode))
     try app.register(collection: SettingsController())
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
+    try app.register(collection: ManifestController(webDirectory: config.webDirectory))
 
     // After the routes, so the web app knows which of its paths they answer.
     app.middleware = Middlewares()

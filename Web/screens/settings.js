@@ -1,8 +1,11 @@
-// Settings: theme, a voice to try, account, personal tokens, people (owner only) and what this server is.
+// Settings: theme and app icon, your plan, a voice to try, account, songs' sync on this device,
+// personal tokens, people (owner only) and what this server is.
 
 import { api } from "../api.js";
 import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, passwordDialog, showError } from "../dom.js";
-import { THEMES, applyTheme, currentTheme } from "../theme.js";
+import { ICONS, THEMES, applyIcon, applyTheme, currentTheme, rememberedIcon } from "../theme.js";
+import { hasPlus, loadPlan, showPaywall } from "../plan.js";
+import * as drafts from "../write/drafts.js";
 import { voicePanelHTML, wireVoicePanel } from "./voice-panel.js";
 import { passwordFormHTML, wirePasswordForm } from "./password.js";
 
@@ -19,14 +22,50 @@ export async function render(container, session) {
         <p class="hint">Applies everywhere in Reverie, on every device you sign in on.</p>
         <div class="theme-grid" role="radiogroup" aria-labelledby="theme-heading">
           ${THEMES.map((theme) => `
-            <label class="theme-option" data-preview="${theme.id}">
+            <label class="theme-option${theme.premium ? " premium" : ""}" data-preview="${theme.id}">
               <input type="radio" name="theme" value="${theme.id}">
               <span class="swatch" aria-hidden="true"><i></i><i></i><i></i></span>
-              <span class="theme-name">${theme.name}</span>
+              <span class="theme-name">${theme.name}${theme.premium ? ' <span class="plus-badge">Plus</span>' : ""}</span>
               <span class="theme-note">${theme.note}</span>
             </label>`).join("")}
         </div>
         <p class="form-error" role="alert" data-for="theme" hidden></p>
+      </section>
+
+      <section class="card" aria-labelledby="icon-heading">
+        <h2 id="icon-heading">App icon</h2>
+        <p class="hint">The icon this browser shows, and the one a new install of Reverie gets. An app already installed keeps its icon until you install it again.</p>
+        <div class="icon-grid" role="radiogroup" aria-labelledby="icon-heading">
+          ${ICONS.map((icon) => `
+            <label class="icon-option${icon.premium ? " premium" : ""}">
+              <input type="radio" name="icon" value="${icon.id}">
+              <img src="${icon.file}" alt="" width="56" height="56">
+              <span>${icon.name}${icon.premium ? ' <span class="plus-badge">Plus</span>' : ""}</span>
+            </label>`).join("")}
+        </div>
+        <p class="form-error" role="alert" data-for="icon" hidden></p>
+      </section>
+
+      <section class="card" aria-labelledby="plan-heading">
+        <h2 id="plan-heading">Plan</h2>
+        <p data-plan-state>…</p>
+        <button class="button" type="button" data-action="paywall">See what Plus adds</button>
+        <div class="switch-row" data-bypass hidden>
+          <label for="bypass-switch"><strong>Bypass IAP (Dev)</strong><span class="hint"> Development mode only: unlocks everything for this account.</span></label>
+          <input id="bypass-switch" type="checkbox" data-bypass-switch>
+        </div>
+        <p class="form-error" role="alert" data-for="plan" hidden></p>
+      </section>
+
+      <section class="card" aria-labelledby="sync-heading">
+        <h2 id="sync-heading">Sync songs</h2>
+        <div class="switch-row">
+          <label for="sync-switch"><strong>Sync this device's songs with the server</strong></label>
+          <input id="sync-switch" type="checkbox" data-sync-switch>
+        </div>
+        <p class="hint" data-sync-explain></p>
+        <p class="notice" role="status" data-sync-done hidden></p>
+        <p class="form-error" role="alert" data-for="sync" hidden></p>
       </section>
 
       ${voicePanelHTML()}
@@ -84,23 +123,42 @@ export async function render(container, session) {
       </section>
     </div>`;
 
-  wireTheme(container);
+  const plan = { current: null };
+  wireTheme(container, session, plan);
+  wireIcon(container, session, plan);
+  wirePlan(container, session, plan);
+  wireSync(container);
   wireVoicePanel(container);
   wireAccount(container, session);
   wireTokens(container);
-  if (user.isOwner) wirePeople(container, user);
+  if (user.isOwner) wirePeople(container, user, plan);
   loadFacts(container);
 }
 
 // MARK: - Theme
 
-function wireTheme(container) {
+/** A Plus choice on a Free account: the paywall card instead, and the choice as it was. */
+async function lockedChoice(input, previous, session, plan, reason) {
+  input.checked = false;
+  const before = input.form || input.closest("[role=radiogroup]");
+  const kept = before.querySelector(`input[value="${previous}"]`);
+  if (kept) kept.checked = true;
+  plan.current = await showPaywall(session, plan.current, { reason });
+  paintPlan(input.closest(".settings"), plan.current);
+}
+
+function wireTheme(container, session, plan) {
   const current = currentTheme();
   const error = container.querySelector('[data-for="theme"]');
   for (const input of container.querySelectorAll('input[name="theme"]')) {
     input.checked = input.value === current;
     input.addEventListener("change", async () => {
       const previous = currentTheme();
+      const theme = THEMES.find((t) => t.id === input.value);
+      if (theme.premium && !hasPlus(plan.current)) {
+        await lockedChoice(input, previous, session, plan, `${theme.name} is a Plus theme.`);
+        return;
+      }
       applyTheme(input.value, { animate: true });
       showError(error, null);
       try {
@@ -113,6 +171,111 @@ function wireTheme(container) {
       }
     });
   }
+}
+
+// MARK: - App icon
+
+function wireIcon(container, session, plan) {
+  const error = container.querySelector('[data-for="icon"]');
+  const current = rememberedIcon();
+  for (const input of container.querySelectorAll('input[name="icon"]')) {
+    input.checked = input.value === current;
+    input.addEventListener("change", async () => {
+      const previous = rememberedIcon();
+      const icon = ICONS.find((one) => one.id === input.value);
+      if (icon.premium && !hasPlus(plan.current)) {
+        await lockedChoice(input, previous, session, plan, `The ${icon.name} icon comes with Plus.`);
+        return;
+      }
+      showError(error, null);
+      try {
+        await api("/api/settings", { method: "PATCH", body: { icon: input.value } });
+        applyIcon(input.value);
+        announce(`${icon.name} icon chosen. New installs of Reverie get it; an installed app keeps its icon until it is installed again.`);
+      } catch (problem) {
+        container.querySelector(`input[name="icon"][value="${previous}"]`).checked = true;
+        showError(error, new Error(`The icon was not saved: ${problem.message}`));
+      }
+    });
+  }
+}
+
+// MARK: - Plan
+
+function paintPlan(container, plan) {
+  if (!container || !plan) return;
+  const plus = hasPlus(plan);
+  container.querySelector("[data-plan-state]").innerHTML = plus
+    ? `<strong>Plus</strong> — ${plan.plan === "plus" ? `granted by ${escapeHTML(plan.ownerName)}` : "unlocked by Bypass IAP (Dev)"}.`
+    : `<strong>Free</strong> — the four themes, every rhyme and sound. Plus adds premium themes and icons; ${escapeHTML(plan.ownerName)} grants it.`;
+  for (const option of container.querySelectorAll(".theme-option.premium, .icon-option.premium")) option.classList.toggle("locked", !plus);
+  const bypass = container.querySelector("[data-bypass]");
+  bypass.hidden = !plan.developmentMode;
+  container.querySelector("[data-bypass-switch]").checked = plan.bypass;
+}
+
+async function wirePlan(container, session, plan) {
+  const error = container.querySelector('[data-for="plan"]');
+  container.querySelector('[data-action="paywall"]').addEventListener("click", async () => {
+    if (!plan.current) return;
+    plan.current = await showPaywall(session, plan.current);
+    paintPlan(container, plan.current);
+  });
+  container.querySelector("[data-bypass-switch]").addEventListener("change", async (event) => {
+    showError(error, null);
+    try {
+      plan.current = await api("/api/plan/bypass", { method: "PUT", body: { enabled: event.target.checked } });
+      announce(event.target.checked ? "Bypass on: everything is unlocked for this account." : "Bypass off.");
+    } catch (problem) {
+      event.target.checked = !event.target.checked;
+      showError(error, problem);
+    }
+    paintPlan(container, plan.current);
+  });
+  try {
+    plan.current = await loadPlan();
+    paintPlan(container, plan.current);
+  } catch (problem) {
+    container.querySelector("[data-plan-state]").textContent = `Your plan cannot be loaded: ${problem.message}`;
+  }
+}
+
+// MARK: - Sync
+
+const SYNC_ON = "On: songs you write here are saved to your Reverie server and appear on every device you sign in on. Offline edits wait on this device and go up when the connection returns.";
+const SYNC_OFF = "Off: this device keeps its songs to itself, in this browser's storage, and saves nothing to the server — for a shared computer, or for drafts you want nowhere else. Rhymes are still worked out by your server, which reads the lines and keeps none of them. Turning sync back on merges these songs with the server; a song changed on both sides keeps both, the other as a copy. Turning it off never deletes anything.";
+
+function wireSync(container) {
+  const toggle = container.querySelector("[data-sync-switch]");
+  const explain = container.querySelector("[data-sync-explain]");
+  const done = container.querySelector("[data-sync-done]");
+  const error = container.querySelector('[data-for="sync"]');
+  const paint = () => {
+    toggle.checked = drafts.syncEnabled();
+    explain.textContent = toggle.checked ? SYNC_ON : SYNC_OFF;
+  };
+  paint();
+  toggle.addEventListener("change", async () => {
+    showError(error, null);
+    done.hidden = true;
+    toggle.disabled = true;
+    try {
+      if (toggle.checked) {
+        const result = await drafts.turnSyncOn();
+        done.textContent = result.summary;
+      } else {
+        const kept = await drafts.turnSyncOff();
+        done.textContent = `Sync is off. ${kept} song${kept === 1 ? " is" : "s are"} kept on this device.`;
+      }
+      done.hidden = false;
+      announce(done.textContent);
+    } catch (problem) {
+      showError(error, new Error(`${toggle.checked ? "Sync was not turned on" : "Sync was not turned off"}: ${problem.message}`));
+    } finally {
+      toggle.disabled = false;
+      paint();
+    }
+  });
 }
 
 // MARK: - Account
@@ -210,7 +373,7 @@ function wireTokens(container) {
 
 // MARK: - People
 
-function wirePeople(container, owner) {
+function wirePeople(container, owner, plan) {
   const list = container.querySelector('[data-list="people"]');
   const form = container.querySelector('[data-form="person"]');
   const error = form.querySelector(".form-error");
@@ -219,7 +382,10 @@ function wirePeople(container, owner) {
     return fillList(list, "/api/users", (person) => `
         <li class="list-item">
           <div><strong>${escapeHTML(person.username)}</strong>
-            <span class="meta">${person.isOwner ? "Owner" : "Member"} · joined ${friendlyDate(person.createdAt)}</span></div>
+            <span class="meta">${person.isOwner ? "Owner" : "Member"} · ${person.plan === "plus" ? "Plus" : "Free"} · joined ${friendlyDate(person.createdAt)}</span></div>
+          <div class="item-actions">
+            <button class="button small" type="button" data-plan="${person.id}" data-to="${person.plan === "plus" ? "free" : "plus"}" data-name="${escapeHTML(person.username)}"
+              aria-label="${person.plan === "plus" ? `Take back Plus from ${escapeHTML(person.username)}` : `Grant Plus to ${escapeHTML(person.username)}`}">${person.plan === "plus" ? "Plus ✓" : "Grant Plus"}</button></div>
           ${person.id === owner.id ? "" : `<div class="item-actions">
             <button class="button small" type="button" data-reset="${person.id}" data-name="${escapeHTML(person.username)}">Temporary password</button>
             <button class="button danger small" type="button" data-remove="${person.id}" data-name="${escapeHTML(person.username)}">Remove</button></div>`}
@@ -227,6 +393,22 @@ function wirePeople(container, owner) {
   }
 
   list.addEventListener("click", async (event) => {
+    const grant = event.target.closest("[data-plan]");
+    if (grant) {
+      try {
+        await api(`/api/users/${grant.dataset.plan}/plan`, { method: "PUT", body: { plan: grant.dataset.to } });
+        announce(grant.dataset.to === "plus" ? `${grant.dataset.name} has Plus.` : `${grant.dataset.name} is back on Free.`);
+        if (grant.dataset.plan === owner.id) {
+          // The owner's own plan changed: the locks on this screen follow.
+          plan.current = await loadPlan();
+          paintPlan(list.closest(".settings"), plan.current);
+        }
+      } catch (problem) {
+        showError(error, problem);
+      }
+      load();
+      return;
+    }
     const reset = event.target.closest("[data-reset]");
     if (reset) {
       const password = await passwordDialog({

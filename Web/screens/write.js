@@ -51,12 +51,13 @@ class Home {
           <button class="button primary" type="button" data-action="new">New song</button>
           <label class="button file-button">Import .txt<input type="file" accept=".txt,text/plain" multiple data-import></label>
         </div>
+        ${drafts.syncEnabled() ? "" : `<p class="notice sync-off-note">Sync is off on this device: these songs are kept in this browser only. <a href="/settings" data-link>Sync settings</a></p>`}
         <p class="form-error" role="alert" hidden></p>
         <ul class="list song-list" data-list aria-live="polite"><li class="list-empty">Loading…</li></ul>
         <div class="toast" role="status" hidden></div>
       </section>`;
     this.container.querySelector('input[name="q"]').addEventListener("input", () => this.search());
-    drafts.syncAll().then(() => this.load()).catch(() => {});
+    if (drafts.syncEnabled()) drafts.syncAll().then(() => this.load()).catch(() => {});
     this.container.querySelector('[data-action="new"]').addEventListener("click", () => this.session.navigate("/write/new"));
     this.container.querySelector("[data-import]").addEventListener("change", (event) => this.importFiles([...event.target.files]));
     this.container.querySelector("[data-list]").addEventListener("click", (event) => {
@@ -77,6 +78,11 @@ class Home {
     let added = 0;
     for (const file of files) {
       try {
+        if (!drafts.syncEnabled()) {
+          await drafts.saveLocal({ id: crypto.randomUUID(), title: file.name.replace(/\.txt$/i, "").slice(0, 200) || "Untitled", lyrics: await file.text() });
+          added += 1;
+          continue;
+        }
         const response = await fetch("/api/compositions/import", {
           method: "POST", credentials: "same-origin", body: file,
           headers: { Accept: "application/json", "Content-Type": "text/plain", "X-File-Name": encodeURIComponent(file.name) },
@@ -103,7 +109,7 @@ class Home {
       // no IndexedDB: nothing waits on this device
     }
     try {
-      const songs = await api(`/api/compositions${query ? `?q=${encodeURIComponent(query)}` : ""}`);
+      const songs = drafts.syncEnabled() ? await api(`/api/compositions${query ? `?q=${encodeURIComponent(query)}` : ""}`) : await localList(query);
       if (!songs.length) {
         list.innerHTML = `<li class="list-empty">${query ? `No song has “${escapeHTML(query)}” in its title or lyrics.` : "No songs yet. Tap New song to start one."}</li>`;
         return;
@@ -128,8 +134,10 @@ class Home {
   }
 
   async remove(id, title) {
+    const local = !drafts.syncEnabled();
     try {
-      await api(`/api/compositions/${id}`, { method: "DELETE" });
+      if (local) await drafts.markLocalDeleted(id);
+      else await api(`/api/compositions/${id}`, { method: "DELETE" });
     } catch (problem) {
       showError(this.container.querySelector(".form-error"), problem);
       return;
@@ -141,13 +149,26 @@ class Home {
     this.toastTimer = setTimeout(() => { toast.hidden = true; }, 8000);
     toast.querySelector("button").addEventListener("click", async () => {
       toast.hidden = true;
-      await api(`/api/compositions/${id}/restore`, { method: "POST" });
+      if (local) await drafts.markLocalDeleted(id, false);
+      else await api(`/api/compositions/${id}/restore`, { method: "POST" });
       announce(`${title} is back.`);
       this.load();
     });
     announce(`Deleted ${title}. Undo is available for a few seconds.`);
     this.load();
   }
+}
+
+/** Sync off: this device's songs as the list shows them, those with every word of `query`. */
+async function localList(query) {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  return (await drafts.localSongs())
+    .filter((song) => words.every((word) => `${song.title}\n${song.lyrics}`.toLowerCase().includes(word)))
+    .map((song) => {
+      const lines = song.lyrics.split("\n").map((line) => line.trim()).filter(Boolean);
+      const hit = words.length ? lines.find((line) => words.some((word) => line.toLowerCase().includes(word))) : lines[0];
+      return { id: song.id, title: song.title || "Untitled", updatedAt: new Date(song.updatedAt).toISOString(), snippet: hit || "" };
+    });
 }
 
 // MARK: - Editor
@@ -163,6 +184,7 @@ class Editor {
     this.autosave = debounce(() => this.save(), 800);
     this.onViewport = () => this.placeBar();
     this.onSelection = () => { if (document.activeElement === this.textarea) this.suggest(); };
+    this.local = !drafts.syncEnabled();  // sync off: the song lives on this device only
   }
 
   async open() {
@@ -170,7 +192,11 @@ class Editor {
     try {
       // A new song exists only in this page until something is typed (see saveNow), so backing
       // out leaves no empty "Untitled" behind.
-      song = this.id === "new" ? { title: "", lyrics: "", version: null } : await api(`/api/compositions/${this.id}`);
+      if (this.id === "new") song = { title: "", lyrics: "", version: null };
+      else if (this.local) {
+        song = await drafts.localSong(this.id);
+        if (!song || song.deleted) throw Object.assign(new Error("This device has no such song. With sync off, only the songs kept here open."), { status: 404 });
+      } else song = await api(`/api/compositions/${this.id}`);
     } catch (problem) {
       const offline = problem.status === 0;
       this.container.innerHTML = `<section class="empty-state"><h1>${offline ? "Not on this device yet" : "Song not found"}</h1><p></p>
@@ -189,15 +215,15 @@ class Editor {
         <div class="editor-top">
           <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
           <span class="editor-top-end">
-            <span class="save-state" role="status" data-save>${this.id ? "Saved" : "New song"}</span>
-            <details class="export-menu" data-export ${this.id ? "" : "hidden"}>
+            <span class="save-state" role="status" data-save>${this.id ? (this.local ? "Saved on this device" : "Saved") : "New song"}</span>
+            <details class="export-menu" data-export ${this.id && !this.local ? "" : "hidden"}>
               <summary class="button small">Export</summary>
               <div class="export-choices">
                 <a class="button small" data-export-format="txt" download>Text (.txt)</a>
                 <a class="button small" data-export-format="pdf" download>Lyric sheet (PDF)</a>
               </div>
             </details>
-            <button class="button small player-button" type="button" data-player aria-label="Player: the song's tracks and loop">♪ Player</button>
+            <button class="button small player-button" type="button" data-player aria-label="Player: the song's tracks and loop" ${this.local ? "hidden" : ""}>♪ Player</button>
           </span>
         </div>
         ${(this.player = new SongPlayer(null, this.id)).html()}
@@ -240,7 +266,7 @@ class Editor {
     }
     this.draw();
     if (!this.analysis && this.textarea.value) this.runAnalysis();
-    if (this.id) await this.applyDraft(song);
+    if (this.id && !this.local) await this.applyDraft(song);
   }
 
   /** An edit this device kept but the server does not have yet (made offline, or the tab closed). */
@@ -301,7 +327,7 @@ class Editor {
   }
 
   keepDraft() {
-    if (!this.id) return Promise.resolve(null);  // a new song is kept once the server has made it
+    if (!this.id || this.local) return Promise.resolve(null);  // a new song is kept once the server has made it
     this.draftWrite = drafts.keep({ id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version })
       .catch(() => null);  // no IndexedDB: the server copy is all there is
     return this.draftWrite;
@@ -325,6 +351,7 @@ class Editor {
 
   async saveNow() {
     if (!this.textarea) return;
+    if (this.local) return this.saveOnDevice();
     if (!this.id) return this.createNow();
     this.dirty = false;
     this.setState("Saving…");
@@ -347,11 +374,26 @@ class Editor {
     }
   }
 
+  /** Sync off: the song is saved in this browser only (a new one gets its id here). */
+  async saveOnDevice() {
+    this.dirty = false;
+    const fresh = !this.id;
+    if (fresh) this.id = crypto.randomUUID();
+    try {
+      await drafts.saveLocal({ id: this.id, title: this.title.value, lyrics: this.textarea.value });
+      if (fresh && !this.left) history.replaceState({}, "", `/write/${this.id}`);
+      this.setState(this.dirty ? "Editing…" : "Saved on this device");
+    } catch (problem) {
+      this.dirty = true;
+      this.setState(`Not saved on this device: ${problem.message}`);
+    }
+  }
+
   /** Export links for a song the server has: the saved version as text, or as a lyric sheet. */
   paintExport() {
     const menu = this.container.querySelector("[data-export]");
     if (!menu) return;
-    menu.hidden = !this.id;
+    menu.hidden = !this.id || this.local;
     for (const link of menu.querySelectorAll("[data-export-format]")) {
       if (this.id) link.href = `/api/compositions/${this.id}/export?format=${link.dataset.exportFormat}`;
     }

@@ -3,24 +3,36 @@
 // version it was made from, so a song changed elsewhere meanwhile gets the usual rule: the
 // server keeps the draft as a conflict copy.
 
+//
+// With sync off (a switch in Settings, for this device), songs live in the "songs" store only:
+// { id, title, lyrics, baseVersion (the server's version it came from; null for a song made
+// here), changed (edited since), deleted, updatedAt }. Turning sync on again sends what changed
+// under the same rule.
+
 const DB = "reverie-write";
 const STORE = "drafts";
+const SONGS = "songs";
+const SYNC_KEY = "write.sync";
 
 function open() {
   return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE, { keyPath: "id" });
+    const request = indexedDB.open(DB, 2);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(STORE)) db.createObjectStore(STORE, { keyPath: "id" });
+      if (!db.objectStoreNames.contains(SONGS)) db.createObjectStore(SONGS, { keyPath: "id" });
+    };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
 }
 
-async function run(mode, action) {
+async function run(mode, action, store = STORE) {
   const db = await open();
   try {
     return await new Promise((resolve, reject) => {
-      const transaction = db.transaction(STORE, mode);
-      const request = action(transaction.objectStore(STORE));
+      const transaction = db.transaction(store, mode);
+      const request = action(transaction.objectStore(store));
       transaction.oncomplete = () => resolve(request ? request.result : undefined);
       transaction.onerror = () => reject(transaction.error);
     });
@@ -103,4 +115,118 @@ export function syncAll() {
   return syncing;
 }
 
-window.addEventListener("online", () => { syncAll(); });
+window.addEventListener("online", () => { if (syncEnabled()) syncAll(); });
+
+// MARK: - Sync off: songs on this device only
+
+/** Whether this device syncs its songs with the server (on unless turned off here). */
+export function syncEnabled() {
+  return localStorage.getItem(SYNC_KEY) !== "off";
+}
+
+/** This device's songs (sync off), newest edit first, deleted ones left out. */
+export async function localSongs() {
+  const songs = await run("readonly", (store) => store.getAll(), SONGS);
+  return songs.filter((song) => !song.deleted).sort((a, b) => b.updatedAt - a.updatedAt);
+}
+
+export function localSong(id) {
+  return run("readonly", (store) => store.get(id), SONGS);
+}
+
+/** Saves a song on this device: `{ id, title, lyrics }` (a new id makes a new song). */
+export async function saveLocal({ id, title, lyrics }) {
+  const existing = await localSong(id);
+  const song = { baseVersion: null, ...existing, id, title, lyrics, changed: true, deleted: false, updatedAt: Date.now() };
+  await run("readwrite", (store) => store.put(song), SONGS);
+  return song;
+}
+
+/** Deletes (or with `deleted: false`, restores) a song on this device; the server's copy goes only when sync is on again. */
+export async function markLocalDeleted(id, deleted = true) {
+  const song = await localSong(id);
+  if (!song) return;
+  await run("readwrite", (store) => store.put({ ...song, deleted, updatedAt: deleted ? song.updatedAt : Date.now() }), SONGS);
+}
+
+async function fetchJSON(path, init = {}) {
+  const response = await fetch(path, { credentials: "same-origin", ...init, headers: { Accept: "application/json", ...(init.headers || {}) } });
+  const body = await response.json().catch(() => null);
+  return { response, body };
+}
+
+/**
+ * Sync off: every song of the server is copied to this device (with what waited in drafts), and
+ * from now on nothing is sent. Nothing is deleted. Resolves with the number of songs kept here.
+ */
+export async function turnSyncOff() {
+  await syncAll();  // edits still waiting go up first, under the usual rule
+  const { response, body } = await fetchJSON("/api/compositions");
+  if (!response.ok) throw new Error(body && body.error ? body.error.message : "Reverie's server cannot be reached to copy your songs to this device.");
+  for (const summary of body) {
+    const { response: one, body: song } = await fetchJSON(`/api/compositions/${summary.id}`);
+    if (!one.ok) continue;
+    const existing = await localSong(song.id);
+    if (existing && existing.changed) continue;  // this device's edit from an earlier time off stays
+    await run("readwrite", (store) => store.put({
+      id: song.id, title: song.title, lyrics: song.lyrics, baseVersion: song.version, changed: false, deleted: false,
+      updatedAt: Date.parse(song.updatedAt) || Date.now(),
+    }), SONGS);
+  }
+  localStorage.setItem(SYNC_KEY, "off");
+  return (await localSongs()).length;
+}
+
+/**
+ * Sync on again: songs made here are created on the server, songs edited here are saved with the
+ * version they came from (changed on the server meanwhile: the server keeps this device's edit as
+ * a conflict copy), songs deleted here are deleted there (restorable). Only then is this device's
+ * copy let go. Resolves with `{ created, saved, conflicts, deleted, summary }`.
+ */
+export async function turnSyncOn() {
+  const all = await run("readonly", (store) => store.getAll(), SONGS);
+  const result = { created: 0, saved: 0, conflicts: [], deleted: 0 };
+  for (const song of all) {
+    let done = true;
+    if (song.deleted) {
+      if (song.baseVersion !== null) {
+        const { response } = await fetchJSON(`/api/compositions/${song.id}`, { method: "DELETE" });
+        done = response.ok || response.status === 404;
+        if (response.ok) result.deleted += 1;
+      }
+    } else if (song.baseVersion === null) {
+      const { response } = await fetchJSON("/api/compositions", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
+      });
+      done = response.ok;
+      if (done) result.created += 1;
+    } else if (song.changed) {
+      const { response, body } = await fetchJSON(`/api/compositions/${song.id}`, {
+        method: "PUT", headers: { "Content-Type": "application/json", "If-Match": `"${song.baseVersion}"` },
+        body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
+      });
+      if (response.status === 412 && body && body.conflictCopy) result.conflicts.push(body.conflictCopy.title);
+      else if (response.status === 404) {
+        // Deleted on the server meanwhile: this device's song comes back as a new one.
+        const { response: made } = await fetchJSON("/api/compositions", {
+          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
+        });
+        done = made.ok;
+        if (done) result.created += 1;
+      } else {
+        done = response.ok;
+        if (done) result.saved += 1;
+      }
+    }
+    if (!done) throw new Error("Reverie's server could not take every song; those not sent stay on this device. Try again when it can be reached.");
+    await run("readwrite", (store) => store.delete(song.id), SONGS);
+  }
+  localStorage.setItem(SYNC_KEY, "on");
+  const parts = [];
+  if (result.created) parts.push(`${result.created} new song${result.created === 1 ? "" : "s"} sent`);
+  if (result.saved) parts.push(`${result.saved} edit${result.saved === 1 ? "" : "s"} saved`);
+  if (result.deleted) parts.push(`${result.deleted} deletion${result.deleted === 1 ? "" : "s"} made`);
+  for (const title of result.conflicts) parts.push(`changed on both sides: this device's version is kept as “${title}”`);
+  result.summary = `Sync is on. ${parts.length ? `${parts.join("; ")}.` : "Nothing had changed on this device."}`;
+  return result;
+}
