@@ -5,10 +5,15 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, open_page, screenshot, sign_in, start_server
+from conftest import close, open_page, screenshot, sign_in, start_server, wait_until
 
 FREE_THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
 PLUS_THEMES = ["VelvetHour", "PaperMoon"]
+
+
+def settled(page):
+    """Waits for the card's entrance to finish, so the screenshot shows it as a person sees it."""
+    wait_until(page, "document.getAnimations().every(a => a.playState !== 'running')")
 
 
 def open_settings(server, page):
@@ -52,6 +57,7 @@ def test_a_plus_theme_meets_a_tidy_paywall_card(server, page):
         expect(page.locator("html")).to_have_attribute("data-theme", theme)
         page.get_by_role("button", name="See what Plus adds").click()
         expect(page.get_by_role("dialog", name="Reverie Plus")).to_be_visible()
+        settled(page)
         screenshot(page, f"paywall-{theme}")
         page.get_by_role("dialog", name="Reverie Plus").get_by_role("button", name="Not now").click()
 
@@ -81,6 +87,7 @@ def test_the_owner_grants_plus_and_the_locks_open(server, page):
         page.get_by_role("button", name="See what Plus adds").click()
         card = page.get_by_role("dialog", name="Reverie Plus")
         expect(card.locator(".status.included")).to_have_count(2)
+        settled(page)
         screenshot(page, f"paywall-{theme}")
         card.get_by_role("button", name="Done").click()
 
