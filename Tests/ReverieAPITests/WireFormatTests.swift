@@ -12,10 +12,12 @@ struct WireFormatTests {
         #expect(json == #"{"error":{"code":"not_found","message":"No token with that id."}}"#)
     }
 
-    @Test("themes keep the names the Write design gives them")
+    @Test("themes keep the names the Write design gives them; the two after them are Plus")
     func themeNames() {
-        #expect(Theme.allCases.map(\.rawValue) == ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"])
+        #expect(Theme.allCases.map(\.rawValue) == ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes", "VelvetHour", "PaperMoon"])
+        #expect(Theme.allCases.filter(\.isPremium) == [.velvetHour, .paperMoon])
         #expect(Theme.default == .retroFuturistic)
+        #expect(AppIcon.allCases.filter { !$0.isPremium } == [.classic])
     }
 
     @Test("settings decode with every field optional")
