@@ -74,12 +74,14 @@ def test_loop_the_chorus_while_writing(server, page):
     # A at 2 s, B at 4 s (a handle dragged, then nudged), the loop on.
     sheet.get_by_label("A: loop start").fill("1.9")
     sheet.get_by_role("button", name="A 0.1 seconds later").click()
+    # B cannot pass A: dragged before it, it stops 0.1 s after A.
+    sheet.get_by_label("B: loop end").fill("1.5")
+    expect(sheet.locator('[data-out="end"]')).to_have_text("0:02.1")
     sheet.get_by_label("B: loop end").fill("4.1")
     sheet.get_by_role("button", name="B 0.1 seconds earlier").click()
     expect(sheet.locator('[data-out="start"]')).to_have_text("0:02.0")
     expect(sheet.locator('[data-out="end"]')).to_have_text("0:04.0")
     sheet.get_by_label("Loop A–B").check()
-    # B cannot pass A: a nudge that would leaves them 0.1 s apart.
     sheet.get_by_role("button", name="Play").click()
     expect(mini.locator("[data-loop-count]")).to_have_text("Loop 1")
     screenshot(page, "write-player-loop-sheet")
@@ -127,3 +129,15 @@ def test_loop_the_chorus_while_writing(server, page):
     expect(sheet.get_by_text("No tracks yet")).to_be_visible()
     expect(page.locator(".mini-player")).to_be_hidden()
     expect(sheet.locator("[data-music] option", has_text="Demo Beat")).to_have_count(1)
+
+    # Streaming services are a Plus feature still to come: the paywall card says so.
+    sheet.get_by_role("button", name="From a streaming service").click()
+    card = page.get_by_role("dialog", name="Reverie Plus")
+    expect(card.get_by_text("Music integrations (streaming services beside your own files) are coming to Plus", exact=False)).to_be_visible()
+    card.get_by_role("button", name="Not now").click()
+    # So are online rhymes and the AI co-writer, from the editor.
+    page.get_by_role("button", name="Online rhymes and AI ideas").click()
+    expect(card.get_by_text("Online rhymes and the AI co-writer are coming to Plus", exact=False)).to_be_visible()
+    expect(card.locator(".status.coming")).to_have_count(3)
+    card.get_by_role("button", name="Not now").click()
+    expect(card).to_be_hidden()

@@ -92,10 +92,11 @@ public struct SongLoop: Sendable, Equatable {
         return section
     }
 
-    /// `range` played `repeats` times, back to back with no sample added or lost; with
-    /// `crossfade` (the player's way), each pass ends running into its start.
-    public func repeated(_ range: Range<Int>, times repeats: Int, crossfade: Bool = true) -> SongLoop {
-        let section = crossfade ? section(range) : Array(samples[(range.lowerBound * channels)..<(range.upperBound * channels)])
+    /// `range` played `repeats` times, back to back with no sample added or lost, each pass
+    /// ending in the fade into its start (none when the range starts the audio: nothing
+    /// comes before it to fade into).
+    public func repeated(_ range: Range<Int>, times repeats: Int) -> SongLoop {
+        let section = section(range)
         var out: [Float] = []
         out.reserveCapacity(section.count * max(0, repeats))
         for _ in 0..<max(0, repeats) { out.append(contentsOf: section) }

@@ -133,7 +133,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: AuthController())
     try app.register(collection: TokenController())
     try app.register(collection: UserController())
-    try app.register(collection: PlanController(developmentMode: config.developmentMode))
+    try app.register(collection: PlanController())
     try app.register(collection: SettingsController())
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
     try app.register(collection: ManifestController(webDirectory: config.webDirectory))

@@ -49,6 +49,24 @@ struct CompositionAPITests {
         }
     }
 
+    @Test("every song whole in one answer, newest first, without the deleted ones, opening none", arguments: TestDatabase.all)
+    func whole(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let first = try await client.compose("First", "Line one\nLine two", as: ada)
+            client.clock.advance(by: 60)
+            let second = try await client.compose("Second", String(repeating: "a long verse ", count: 400), as: ada)
+            let gone = try await client.compose("Gone", "", as: ada)
+            _ = try await client.compose("Hers", "Not Ada's", as: grace)
+            #expect(try await client.send(.DELETE, "/api/compositions/\(gone.id)", auth: .cookie(ada)).status == .noContent)
+            let songs = try await client.send(.GET, "/api/compositions/whole", auth: .cookie(ada)).decode([Composition].self)
+            #expect(songs.map(\.id) == [second.id, first.id])
+            #expect(songs.last?.lyrics == "Line one\nLine two" && songs.first?.lyrics == second.lyrics && songs.allSatisfy { $0.version == 1 })
+            #expect(songs.allSatisfy { $0.lastOpenedAt == nil && $0.rhymeAnalysisCache == nil })
+        }
+    }
+
     @Test("a save from an old version answers 412 and keeps the losing edit as a conflict copy", arguments: TestDatabase.all)
     func conflicts(database: TestDatabase) async throws {
         try await withTestApp(database) { client in

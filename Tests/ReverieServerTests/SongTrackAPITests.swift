@@ -96,6 +96,7 @@ struct SongTrackAPITests {
             _ = try await client.send(.PUT, "\(tracks)/\(track.id)/loop", json: SongLoopPoints(start: start, end: end, enabled: true), auth: .cookie(ada))
             let rendered = try await client.send(.GET, "\(tracks)/\(track.id)/loop?repeats=20", auth: .cookie(ada))
             #expect(rendered.status == .ok && rendered.headers.contentType?.description == "audio/flac", "\(rendered.text.prefix(300))")
+            #expect(rendered.headers.first(name: .contentDisposition)?.hasPrefix("attachment; filename=\"Demo Beat loop") == true)
 
             let file = scratchFile("loop.flac")
             try Data(rendered.bytes).write(to: file)
@@ -117,7 +118,7 @@ struct SongTrackAPITests {
             let beatFile = scratchFile("beat.mp3")
             try beat.write(to: beatFile)
             let source = try await AudioFiles().decodeSection(beatFile, from: start, to: end)
-            let naive = source.repeated(0..<source.frameCount, times: 3, crossfade: false).joins(loopLength: source.frameCount)
+            let naive = source.repeated(0..<source.frameCount, times: 3).joins(loopLength: source.frameCount)
             #expect(naive.joins.contains { $0 > naive.largestInside }, "\(naive.joins) vs \(naive.largestInside)")
 
             // A practice speed keeps the length in proportion (pitch is atempo's to keep).

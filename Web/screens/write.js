@@ -6,6 +6,7 @@ import { api } from "../api.js";
 import { announce, escapeHTML, friendlyDate, showError } from "../dom.js";
 import * as drafts from "../write/drafts.js";
 import { SongPlayer } from "../write/player.js";
+import { loadPlan, showPaywall } from "../plan.js";
 
 export const id = "write";
 
@@ -226,14 +227,15 @@ class Editor {
             <button class="button small player-button" type="button" data-player aria-label="Player: the song's tracks and loop" ${this.local ? "hidden" : ""}>♪ Player</button>
           </span>
         </div>
-        ${(this.player = new SongPlayer(null, this.id)).html()}
+        ${(this.player = new SongPlayer(null, this.id, (reason) => this.showPlus(reason))).html()}
         <p class="conflict-note" role="status" data-conflict hidden><span></span> <a data-link>Open your copy</a></p>
         <input class="title-input" name="title" aria-label="Title" maxlength="200" placeholder="Untitled" ${this.id ? "" : "data-autofocus"}>
         <div class="lyrics">
           <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
           <textarea name="lyrics" aria-label="Lyrics" spellcheck="true" autocapitalize="sentences" placeholder="Start writing…"></textarea>
         </div>
-        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.</p>
+        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.
+          <button class="plus-link" type="button" data-plus="Online rhymes and the AI co-writer are coming to Plus; neither is built yet, so no plan has them.">Online rhymes and AI ideas <span class="plus-badge">Plus · coming</span></button></p>
         <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
       </section>`;
     this.paintExport();
@@ -248,6 +250,7 @@ class Editor {
     this.title.addEventListener("input", () => { this.dirty = true; this.setState("Editing…"); this.keepDraft(); this.autosave(); });
     this.title.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); this.textarea.focus(); } });
     this.textarea.addEventListener("input", () => this.changed());
+    this.container.querySelector("[data-plus]").addEventListener("click", (event) => this.showPlus(event.currentTarget.dataset.plus));
     this.bar.addEventListener("pointerdown", (event) => event.preventDefault());  // keep the keyboard up
     this.bar.addEventListener("click", (event) => {
       const chip = event.target.closest("[data-word]");
@@ -267,6 +270,15 @@ class Editor {
     this.draw();
     if (!this.analysis && this.textarea.value) this.runAnalysis();
     if (this.id && !this.local) await this.applyDraft(song);
+  }
+
+  /** A Plus feature was tapped: the paywall card, with the reason. */
+  async showPlus(reason) {
+    try {
+      await showPaywall(this.session, await loadPlan(), { reason });
+    } catch (problem) {
+      announce(`The plan cannot be loaded: ${problem.message}`);
+    }
   }
 
   /** An edit this device kept but the server does not have yet (made offline, or the tab closed). */

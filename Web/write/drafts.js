@@ -161,11 +161,15 @@ async function fetchJSON(path, init = {}) {
  */
 export async function turnSyncOff() {
   await syncAll();  // edits still waiting go up first, under the usual rule
-  const { response, body } = await fetchJSON("/api/compositions");
-  if (!response.ok) throw new Error(body && body.error ? body.error.message : "Reverie's server cannot be reached to copy your songs to this device.");
-  for (const summary of body) {
-    const { response: one, body: song } = await fetchJSON(`/api/compositions/${summary.id}`);
-    if (!one.ok) continue;
+  let answer;
+  try {
+    answer = await fetchJSON("/api/compositions/whole");
+  } catch {
+    throw new Error("Reverie's server cannot be reached to copy your songs to this device; try again when it can.");
+  }
+  const { response, body } = answer;
+  if (!response.ok) throw new Error(body && body.error ? body.error.message : `The server answered ${response.status}.`);
+  for (const song of body) {
     const existing = await localSong(song.id);
     if (existing && existing.changed) continue;  // this device's edit from an earlier time off stays
     await run("readwrite", (store) => store.put({
@@ -186,40 +190,36 @@ export async function turnSyncOff() {
 export async function turnSyncOn() {
   const all = await run("readonly", (store) => store.getAll(), SONGS);
   const result = { created: 0, saved: 0, conflicts: [], deleted: 0 };
-  for (const song of all) {
-    let done = true;
-    if (song.deleted) {
-      if (song.baseVersion !== null) {
-        const { response } = await fetchJSON(`/api/compositions/${song.id}`, { method: "DELETE" });
-        done = response.ok || response.status === 404;
-        if (response.ok) result.deleted += 1;
+  const create = async (song) => {
+    const { response } = await fetchJSON("/api/compositions", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
+    });
+    if (response.ok) result.created += 1;
+    return response.ok;
+  };
+  try {
+    for (const song of all) {
+      let done = true;
+      if (song.deleted) {
+        if (song.baseVersion !== null) {
+          const { response } = await fetchJSON(`/api/compositions/${song.id}`, { method: "DELETE" });
+          done = response.ok || response.status === 404;
+          if (response.ok) result.deleted += 1;
+        }
+      } else if (song.baseVersion === null) {
+        done = await create(song);
+      } else if (song.changed) {
+        // The same rule as an offline edit: sent with the version it was made from.
+        const sent = await send(song);
+        if (sent.conflict) result.conflicts.push(sent.conflict.conflictCopy.title);
+        else if (sent.gone) done = await create(song);  // deleted on the server meanwhile: it comes back as new
+        else result.saved += 1;
       }
-    } else if (song.baseVersion === null) {
-      const { response } = await fetchJSON("/api/compositions", {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
-      });
-      done = response.ok;
-      if (done) result.created += 1;
-    } else if (song.changed) {
-      const { response, body } = await fetchJSON(`/api/compositions/${song.id}`, {
-        method: "PUT", headers: { "Content-Type": "application/json", "If-Match": `"${song.baseVersion}"` },
-        body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
-      });
-      if (response.status === 412 && body && body.conflictCopy) result.conflicts.push(body.conflictCopy.title);
-      else if (response.status === 404) {
-        // Deleted on the server meanwhile: this device's song comes back as a new one.
-        const { response: made } = await fetchJSON("/api/compositions", {
-          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: song.title, lyrics: song.lyrics }),
-        });
-        done = made.ok;
-        if (done) result.created += 1;
-      } else {
-        done = response.ok;
-        if (done) result.saved += 1;
-      }
+      if (!done) throw new Error("the server refused a song");
+      await run("readwrite", (store) => store.delete(song.id), SONGS);
     }
-    if (!done) throw new Error("Reverie's server could not take every song; those not sent stay on this device. Try again when it can be reached.");
-    await run("readwrite", (store) => store.delete(song.id), SONGS);
+  } catch (problem) {
+    throw new Error(`${problem instanceof TypeError ? "Reverie's server cannot be reached" : problem.message}. The songs not sent stay on this device; try again when it can be reached.`);
   }
   localStorage.setItem(SYNC_KEY, "on");
   const parts = [];

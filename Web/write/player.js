@@ -21,8 +21,10 @@ function clock(seconds) {
 
 export class SongPlayer {
   /** `host` is the editor's section: the bar goes at its top, the sheet into the page. */
-  constructor(host, songID) {
+  /** `onLocked(reason)` shows the paywall card for a Plus feature. */
+  constructor(host, songID, onLocked = () => {}) {
     this.host = host;
+    this.onLocked = onLocked;
     this.songID = songID;
     this.tracks = [];
     this.current = null;   // the track loaded
@@ -71,7 +73,7 @@ export class SongPlayer {
 
   buildSheet() {
     const sheet = document.createElement("dialog");
-    sheet.className = "dialog player-sheet";
+    sheet.className = "dialog bs-sheet player-sheet";
     sheet.setAttribute("aria-labelledby", "player-heading");
     sheet.innerHTML = `
       <div class="bs-sheet-head"><h2 id="player-heading">Player</h2>
@@ -81,6 +83,7 @@ export class SongPlayer {
         <label class="button file-button">Upload a track<input type="file" accept=".mp3,.m4a,.mp4,audio/mpeg,audio/mp4" data-upload></label>
         <select aria-label="From your music" data-music><option value="">From your music…</option></select>
       </div>
+      <button class="plus-link" type="button" data-streaming>From a streaming service <span class="plus-badge">Plus · coming</span></button>
       <p class="meta" data-upload-state hidden></p>
       <p class="form-error" role="alert" hidden></p>
       <section class="loop-panel" data-panel hidden aria-label="Loop">
@@ -112,6 +115,10 @@ export class SongPlayer {
     this.sheet = sheet;
     const $ = (selector) => sheet.querySelector(selector);
     $("[data-close]").addEventListener("click", () => sheet.close());
+    $("[data-streaming]").addEventListener("click", () => {
+      sheet.close();
+      this.onLocked("Music integrations (streaming services beside your own files) are coming to Plus; they are not built yet, so no plan has them.");
+    });
     $("[data-toggle]").addEventListener("click", () => this.toggle());
     $("[data-upload]").addEventListener("change", (event) => this.upload(event.target.files[0]));
     $("[data-music]").addEventListener("change", (event) => { if (event.target.value) this.attach(event.target.value); });
@@ -402,6 +409,7 @@ export class SongPlayer {
       });
     }
     this.playing = { source, startedAt: when, offset, section, rate };
+    this.levelColour = getComputedStyle(this.canvas).color;  // read once, not every frame
     this.paintToggles();
     this.tick();
   }
@@ -433,16 +441,21 @@ export class SongPlayer {
     }
   }
 
+  /**
+   * The time and playhead in the sheet (while it is open) and the bar's loop count. Runs every
+   * frame while playing, beside the person's typing: it writes only what changed.
+   */
   paintTime() {
     if (!this.current) return;
-    const here = this.now();
-    const duration = this.current.durationMs / 1000;
-    if (this.sheet) {
+    if (this.sheet && this.sheet.open) {
+      const here = this.now();
+      const duration = this.current.durationMs / 1000;
       this.sheet.querySelector("[data-time]").textContent = `${clock(here)} / ${clock(duration)}`;
       this.sheet.querySelector("[data-head]").style.left = `${Math.min(100, (here / duration) * 100)}%`;
     }
-    const loops = this.loopsDone();
-    this.bar.querySelector("[data-loop-count]").textContent = this.playing && this.playing.section ? `Loop ${loops + 1}` : "";
+    const count = this.playing && this.playing.section ? `Loop ${this.loopsDone() + 1}` : "";
+    const label = this.bar.querySelector("[data-loop-count]");
+    if (label.textContent !== count) label.textContent = count;
   }
 
   /** One frame of the bar: the levels and the time (only while playing). */
@@ -467,7 +480,7 @@ export class SongPlayer {
     const bins = new Uint8Array(this.analyser.frequencyBinCount);
     this.analyser.getByteFrequencyData(bins);
     const bars = 16, gap = 2, barWidth = (width - gap * (bars - 1)) / bars;
-    g.fillStyle = getComputedStyle(this.canvas).color;
+    g.fillStyle = this.levelColour;
     for (let bar = 0; bar < bars; bar += 1) {
       // Lower bins are wider apart in pitch: give the bars a roughly even share of octaves.
       const from = Math.floor((bins.length / 2) * Math.pow(bar / bars, 2));

@@ -17,6 +17,7 @@ struct CompositionController: RouteCollection {
         let compositions = routes.grouped("api", "compositions")
         compositions.get(use: list)
         compositions.post(use: create)
+        compositions.get("whole", use: whole)
         compositions.get(":compositionID", use: show)
         compositions.put(":compositionID", use: save)
         compositions.delete(":compositionID", use: delete)
@@ -34,6 +35,17 @@ struct CompositionController: RouteCollection {
         return try await req.repositories.compositions.listings(matching: words, ownedBy: user).map { row in
             CompositionSummary(id: row.id, title: row.title, version: row.version, updatedAt: row.updatedAt,
                                snippet: Self.snippet(row.lyrics, words: words))
+        }
+    }
+
+    /// `GET /api/compositions/whole`: every song whole (not its rhyme analysis), newest edit
+    /// first, in one answer — for a device that keeps its own copy when sync is off. Reading
+    /// them so opens none of them.
+    func whole(req: Request) async throws -> [Composition] {
+        try await req.repositories.compositions.all(ownedBy: req.user).map { row in
+            var song = try Self.api(row)
+            song.rhymeAnalysisCache = nil
+            return song
         }
     }
 

@@ -7,10 +7,16 @@ extension Response {
     static func download(_ body: Response.Body, type: HTTPMediaType, name: String) -> Response {
         let response = Response(status: .ok, body: body)
         response.headers.contentType = type
+        response.markAsDownload(named: name)
+        return response
+    }
+
+    /// Asks the browser to save the answer as `name` (`filename*` carries it whole in UTF-8;
+    /// `filename` an ASCII stand-in).
+    func markAsDownload(named name: String) {
         let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" ? Character($0) : "_" })
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? ascii
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)")
-        return response
+        headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)")
     }
 }
 

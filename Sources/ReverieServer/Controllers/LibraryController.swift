@@ -60,7 +60,11 @@ struct LibraryController: RouteCollection {
 
     /// `GET /api/library/{id}/audio`: the file, with Range.
     func audio(req: Request) async throws -> Response {
-        let row = try await item(req)
+        try await Self.serveAudio(of: try await item(req), req)
+    }
+
+    /// An item's file, with Range (a song's player plays Listen's music through it too).
+    static func serveAudio(of row: LibraryItemModel, _ req: Request) async throws -> Response {
         let type = row.format == "mp3" ? "audio/mpeg" : "audio/mp4"
         return try await req.serveFile(path: req.libraryStore.file(of: row).path, type: type, name: nil)
     }

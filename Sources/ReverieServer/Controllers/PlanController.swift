@@ -6,8 +6,6 @@ extension PlanInfo: Content {}
 /// Plans: Free or Plus for each account, granted by the owner (nobody pays on a self-hosted
 /// server), and the development-only "Bypass IAP (Dev)" switch.
 struct PlanController: RouteCollection {
-    let developmentMode: Bool
-
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "plan", use: show)
         routes.put("api", "plan", "bypass", use: bypass)
@@ -22,7 +20,7 @@ struct PlanController: RouteCollection {
     func bypass(req: Request) async throws -> PlanInfo {
         let user = try req.user
         let body = try req.content.decode(PlanBypass.self)
-        guard developmentMode else {
+        guard req.services.config.developmentMode else {
             throw APIError(.forbidden, code: "development_only",
                            "Bypass IAP is for development: this server runs in production mode (start it with REVERIE_ENV=development to offer it).")
         }
@@ -47,8 +45,9 @@ struct PlanController: RouteCollection {
     }
 
     private func info(for user: AuthenticatedUser, _ req: Request) async throws -> PlanInfo {
+        let developmentMode = req.services.config.developmentMode
         let effective = Entitlements.effectivePlan(of: user, developmentMode: developmentMode)
-        let owner = try await req.repositories.users.all().first(where: \.isOwner)?.username ?? "the owner"
+        let owner = try await req.repositories.users.owner()?.username ?? "the owner"
         return PlanInfo(plan: user.plan, effective: effective, bypass: user.planBypass, developmentMode: developmentMode,
                         ownerName: owner, features: Entitlements.features(for: effective))
     }
@@ -73,10 +72,14 @@ enum Entitlements {
         ]
     }
 
+    /// Whether the request's account has Plus now.
+    static func hasPlus(_ req: Request) throws -> Bool {
+        effectivePlan(of: try req.user, developmentMode: req.services.config.developmentMode) == .plus
+    }
+
     /// Throws 403 `plus_required` unless the account has Plus.
     static func requirePlus(_ req: Request, for feature: String) throws {
-        let user = try req.user
-        guard effectivePlan(of: user, developmentMode: req.services.config.developmentMode) == .plus else {
+        guard try hasPlus(req) else {
             throw APIError(.forbidden, code: "plus_required",
                            "\(feature) come with Plus. On this server the owner grants Plus: ask them, or see Settings → Plan.")
         }

@@ -54,7 +54,7 @@ struct SettingsController: RouteCollection {
         let stored = try await req.repositories.settings.all(ownedBy: req.user)
         // A stored value this version cannot read (an older theme name) falls back to the default.
         // A premium theme or icon stays only while the account has Plus.
-        let plus = Entitlements.effectivePlan(of: try req.user, developmentMode: req.services.config.developmentMode) == .plus
+        let plus = try Entitlements.hasPlus(req)
         let theme = stored["theme"].flatMap { try? JSONDecoder().decode(Theme.self, from: Data($0.utf8)) }.flatMap { !$0.isPremium || plus ? $0 : nil }
         let icon = stored["icon"].flatMap { try? JSONDecoder().decode(AppIcon.self, from: Data($0.utf8)) }.flatMap { !$0.isPremium || plus ? $0 : nil }
         return UserSettings(theme: theme ?? .default, icon: icon ?? .classic, bedside: Self.bedside(from: stored))

@@ -37,10 +37,8 @@ struct SongTrackController: RouteCollection {
         guard let item = try await req.repositories.library.find(body.itemID, ownedBy: user), item.kind == "music" else {
             throw APIError.notFound("music item")
         }
-        let before = try await req.repositories.songTracks.all(of: song, ownedBy: user).count
-        let row = try await req.repositories.songTracks.attach(try item.requireID(), to: song, ownedBy: user)
-        let after = try await req.repositories.songTracks.all(of: song, ownedBy: user).count
-        return try await Self.api((row, item)).encodeResponse(status: after > before ? .created : .ok, for: req)
+        let (row, created) = try await req.repositories.songTracks.attach(try item.requireID(), to: song, ownedBy: user)
+        return try await Self.api((row, item)).encodeResponse(status: created ? .created : .ok, for: req)
     }
 
     func detach(req: Request) async throws -> HTTPStatus {
@@ -73,20 +71,18 @@ struct SongTrackController: RouteCollection {
     /// lossless so the player's loop stays sample-exact.
     func audio(req: Request) async throws -> Response {
         let (_, item) = try await track(req)
-        let source = req.libraryStore.file(of: item)
         let speed = ((try req.queryDouble("speed", in: Self.speeds) ?? 1) * 20).rounded() / 20
-        guard speed != 1 else {
-            return try await req.serveFile(path: source.path, type: item.format == "mp3" ? "audio/mpeg" : "audio/mp4", name: nil)
-        }
+        guard speed != 1 else { return try await LibraryController.serveAudio(of: item, req) }
         let file = try Self.practiceFile("\(item.fileHash)-x\(String(format: "%.2f", speed)).flac", req)
         if !FileManager.default.fileExists(atPath: file.path) {
-            try await AudioFiles().changeTempo(source, speed: speed, into: file)
+            try await AudioFiles().changeTempo(req.libraryStore.file(of: item), speed: speed, into: file)
         }
         return try await req.serveFile(path: file.path, type: "audio/flac", name: nil)
     }
 
     /// `GET …/loop[?repeats=8]`: the saved A–B section played `repeats` times (1 to 32) as FLAC,
-    /// both ends at rising zero crossings so no join clicks: to practise away from the editor.
+    /// its ends snapped and its last moments faded into the music before A (`SongLoop`), so no
+    /// join clicks: to practise away from the editor.
     func renderLoop(req: Request) async throws -> Response {
         let (row, item) = try await track(req)
         guard let start = row.loopStart, let end = row.loopEnd else {
@@ -97,8 +93,8 @@ struct SongTrackController: RouteCollection {
         let file = try Self.practiceFile(name, req)
         if !FileManager.default.fileExists(atPath: file.path) {
             let files = AudioFiles()
-            // A little either side, for the ends to find their zero crossings.
-            let margin = SongLoop.snapRadius * 2
+            // Either side, room for the ends to move and, before A, for the fade into it.
+            let margin = SongLoop.snapRadius + SongLoop.crossfade
             let from = max(0, start - margin)
             let section = try await files.decodeSection(req.libraryStore.file(of: item), from: from, to: end + margin)
             let rate = Double(section.sampleRate)
@@ -106,7 +102,7 @@ struct SongTrackController: RouteCollection {
             try await files.writeFLAC(section.repeated(range, times: repeats), to: file)
         }
         let response = try await req.serveFile(path: file.path, type: "audio/flac", name: nil)
-        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"loop.flac\"")
+        response.markAsDownload(named: "\(item.title) loop ×\(repeats).flac")
         return response
     }
 

@@ -7,6 +7,8 @@ public protocol CompositionRepository: Sendable {
     func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
     /// The composition unless it is deleted (or someone else's).
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
+    /// Every song the person has (not the deleted ones), newest edit first.
+    func all(ownedBy user: AuthenticatedUser) async throws -> [CompositionModel]
     /// What the song list shows, newest edit first: with no words every song and the start of
     /// its lyrics; with words, the songs where every word starts a word of the title or the
     /// lyrics, and their whole lyrics (for the snippet around the hit).
@@ -54,6 +56,10 @@ struct FluentCompositionRepository: CompositionRepository {
 
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel? {
         try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$deletedAt == nil).first()
+    }
+
+    func all(ownedBy user: AuthenticatedUser) async throws -> [CompositionModel] {
+        try await CompositionModel.query(ownedBy: user, on: database).filter(\.$deletedAt == nil).sort(\.$updatedAt, .descending).all()
     }
 
     func listings(matching words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionListing] {

@@ -7,8 +7,8 @@ public protocol SongTrackRepository: Sendable {
     func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackModel, LibraryItemModel)]
     /// The track if it is on that song and the person's.
     func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackModel, LibraryItemModel)?
-    /// Attaches an item; the existing attachment when the item is on the song already.
-    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> SongTrackModel
+    /// Attaches an item; the existing attachment (`created` false) when the item is on the song already.
+    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackModel, created: Bool)
     func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws
     /// false when there was nothing to detach.
     func detach(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool
@@ -33,14 +33,14 @@ struct FluentSongTrackRepository: SongTrackRepository {
         return (row, row.item)
     }
 
-    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> SongTrackModel {
+    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackModel, created: Bool) {
         if let existing = try await SongTrackModel.query(ownedBy: user, on: database)
             .filter(\.$composition.$id == compositionID).filter(\.$item.$id == itemID).first() {
-            return existing
+            return (existing, false)
         }
         let row = SongTrackModel(ownerID: user.id, compositionID: compositionID, itemID: itemID)
         try await row.create(on: database)
-        return row
+        return (row, true)
     }
 
     func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws {

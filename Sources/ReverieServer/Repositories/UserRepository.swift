@@ -12,6 +12,8 @@ public protocol UserRepository: Sendable {
     func find(id: UUID) async throws -> UserModel?
     /// Every account, oldest first.
     func all() async throws -> [UserModel]
+    /// The account that owns the server (the first one made).
+    func owner() async throws -> UserModel?
     /// Removes an account with everything it owns.
     func delete(id: UUID) async throws
     /// Stores a new password hash and revokes every session and personal token of the account
@@ -48,6 +50,10 @@ struct FluentUserRepository: UserRepository {
 
     func find(id: UUID) async throws -> UserModel? {
         try await UserModel.find(id, on: database)
+    }
+
+    func owner() async throws -> UserModel? {
+        try await UserModel.query(on: database).filter(\.$isOwner == true).first()
     }
 
     func all() async throws -> [UserModel] {
