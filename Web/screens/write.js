@@ -234,8 +234,8 @@ class Editor {
           <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
           <textarea name="lyrics" aria-label="Lyrics" spellcheck="true" autocapitalize="sentences" placeholder="Start writing…"></textarea>
         </div>
-        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.
-          <button class="plus-link" type="button" data-plus="Online rhymes and the AI co-writer are coming to Plus; neither is built yet, so no plan has them.">Online rhymes and AI ideas <span class="plus-badge">Plus · coming</span></button></p>
+        <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.</p>
+        <p class="plus-row"><button class="plus-link" type="button" data-plus="Online rhymes and the AI co-writer are coming to Plus; neither is built yet, so no plan has them.">Online rhymes and AI ideas <span class="plus-badge">Plus · coming</span></button></p>
         <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
       </section>`;
     this.paintExport();
