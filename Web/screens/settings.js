@@ -123,7 +123,9 @@ export async function render(container, session) {
       </section>
     </div>`;
 
+  // The plan, asked for once; a tap that needs it before it arrives waits for it.
   const plan = { current: null };
+  plan.ready = loadPlan().then((answer) => { plan.current = answer; return answer; });
   wireTheme(container, session, plan);
   wireIcon(container, session, plan);
   wirePlan(container, session, plan);
@@ -137,12 +139,21 @@ export async function render(container, session) {
 
 // MARK: - Theme
 
+/** The plan, once the server has answered (throws when it cannot be loaded). */
+async function knownPlan(plan) {
+  return plan.current || plan.ready;
+}
+
 /** A Plus choice on a Free account: the paywall card instead, and the choice as it was. */
-async function lockedChoice(input, previous, session, plan, reason) {
+async function lockedChoice(input, previous, session, plan, reason, error) {
   input.checked = false;
   const before = input.form || input.closest("[role=radiogroup]");
   const kept = before.querySelector(`input[value="${previous}"]`);
   if (kept) kept.checked = true;
+  if (!plan.current) {
+    showError(error, new Error(`${reason} Your plan cannot be loaded right now; try again when the server can be reached.`));
+    return;
+  }
   plan.current = await showPaywall(session, plan.current, { reason });
   paintPlan(input.closest(".settings"), plan.current);
 }
@@ -155,8 +166,8 @@ function wireTheme(container, session, plan) {
     input.addEventListener("change", async () => {
       const previous = currentTheme();
       const theme = THEMES.find((t) => t.id === input.value);
-      if (theme.premium && !hasPlus(plan.current)) {
-        await lockedChoice(input, previous, session, plan, `${theme.name} is a Plus theme.`);
+      if (theme.premium && !hasPlus(await knownPlan(plan).catch(() => null))) {
+        await lockedChoice(input, previous, session, plan, `${theme.name} is a Plus theme.`, error);
         return;
       }
       applyTheme(input.value, { animate: true });
@@ -183,8 +194,8 @@ function wireIcon(container, session, plan) {
     input.addEventListener("change", async () => {
       const previous = rememberedIcon();
       const icon = ICONS.find((one) => one.id === input.value);
-      if (icon.premium && !hasPlus(plan.current)) {
-        await lockedChoice(input, previous, session, plan, `The ${icon.name} icon comes with Plus.`);
+      if (icon.premium && !hasPlus(await knownPlan(plan).catch(() => null))) {
+        await lockedChoice(input, previous, session, plan, `The ${icon.name} icon comes with Plus.`, error);
         return;
       }
       showError(error, null);
@@ -217,7 +228,12 @@ function paintPlan(container, plan) {
 async function wirePlan(container, session, plan) {
   const error = container.querySelector('[data-for="plan"]');
   container.querySelector('[data-action="paywall"]').addEventListener("click", async () => {
-    if (!plan.current) return;
+    try {
+      await knownPlan(plan);
+    } catch (problem) {
+      showError(error, new Error(`Your plan cannot be loaded: ${problem.message}`));
+      return;
+    }
     plan.current = await showPaywall(session, plan.current);
     paintPlan(container, plan.current);
   });
@@ -233,8 +249,7 @@ async function wirePlan(container, session, plan) {
     paintPlan(container, plan.current);
   });
   try {
-    plan.current = await loadPlan();
-    paintPlan(container, plan.current);
+    paintPlan(container, await plan.ready);
   } catch (problem) {
     container.querySelector("[data-plan-state]").textContent = `Your plan cannot be loaded: ${problem.message}`;
   }
