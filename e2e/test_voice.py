@@ -62,14 +62,18 @@ def test_try_a_voice_plays_the_first_phrase_while_the_rest_is_spoken(server, pag
     panel.get_by_label("Line to speak").fill("Ready.")
     panel.get_by_role("button", name="Speak").click()
     expect(panel.get_by_role("list", name="Captions").locator("li")).to_have_count(1, timeout=90_000)
+    # The warm-up's own opening hands over to its whole render before Speak is free again; that
+    # handover plays the warm-up's audio on from where the opening ended, which is not heard here.
+    expect(panel.get_by_role("button", name="Speak")).to_be_enabled(timeout=30_000)
 
     # A paragraph of a dozen sentences: its opening plays while the rest is still being spoken.
     sentences = [f"This is sentence number {n}, spoken slowly by the lake at night." for n in range(1, 13)]
     panel.get_by_label("Line to speak").fill(" (0.4s) ".join(sentences))
     page.evaluate("""() => {
         const audio = document.querySelector('.voice-panel audio');
+        const warmUp = audio.src;
         window.heard = [];
-        audio.addEventListener('playing', () => window.heard.push({
+        audio.addEventListener('playing', () => audio.currentSrc !== warmUp && window.heard.push({
             src: audio.currentSrc, rendering: !document.querySelector('.voice-panel [data-progress]').hidden }));
     }""")
     panel.get_by_role("button", name="Speak").click()

@@ -149,7 +149,8 @@ export async function wireVoicePanel(container) {
       const goOn = audio.ended;
       audio.addEventListener("loadedmetadata", () => {
         audio.currentTime = Math.min(at, audio.duration || at);
-        if (goOn) audio.play().catch(() => {});
+        // A script of one phrase was all in its opening: nothing is left to go on with.
+        if (goOn && !(audio.duration - at < 0.05)) audio.play().catch(() => {});
       }, { once: true });
     }
     audio.src = render.audioURL;
