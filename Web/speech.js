@@ -95,11 +95,3 @@ export function captionHTML(caption) {
   if (!phrase.words.length) return escapeHTML(phrase.text);
   return phrase.words.map((w, index) => (index === word ? `<mark>${escapeHTML(w.text)}</mark>` : escapeHTML(w.text))).join(" ");
 }
-
-/** "about 5 min" / "about 40 s" for an estimate in seconds. */
-export function aboutLength(seconds) {
-  const whole = Math.round(seconds || 0);
-  if (whole < 60) return `about ${whole} s`;
-  const minutes = Math.floor(whole / 60), rest = whole % 60;
-  return rest ? `about ${minutes} min ${rest} s` : `about ${minutes} min`;
-}

@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v31";
+const CACHE = "reverie-shell-v32";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -22,6 +22,7 @@ const SHELL = [
   "/theme.js",
   "/plan.js",
   "/speech.js",
+  "/time.js",
   "/screens/setup.js",
   "/screens/login.js",
   "/screens/password.js",

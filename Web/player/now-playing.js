@@ -5,7 +5,8 @@
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
-import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, clock, timerDialog } from "./player.js";
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, timerDialog } from "./player.js";
+import { clock } from "../time.js";
 
 const EMPTY = {
   speech: "Nothing to listen to yet. Open a book in your library and pick a chapter.",

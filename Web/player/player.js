@@ -9,6 +9,7 @@
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
+import { clock } from "../time.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
@@ -18,21 +19,6 @@ const REARM_WINDOW = 5 * 60_000;
 /** The play and pause shapes every player's button draws. */
 export const PLAY_ICON = "M8 5v14l11-7Z";
 export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
-
-/** "12:40" or "1:02:05". */
-export function clock(seconds) {
-  const whole = Math.max(0, Math.floor(seconds || 0));
-  const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), s = whole % 60;
-  return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
-}
-
-/** A length as a list shows it: "1 h 5 min", "12 min", "40 s". */
-export function length(seconds) {
-  const s = Math.round(seconds || 0);
-  if (s < 60) return `${s} s`;
-  const m = Math.round(s / 60);
-  return m >= 60 ? `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ""}` : `${m} min`;
-}
 
 /** Artwork for the lock screen: the type's icon on its colour, drawn here. */
 export function artwork(color, iconPath) {

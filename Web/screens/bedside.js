@@ -14,7 +14,8 @@ import { artwork } from "../player/player.js";
 import { record } from "../player/progress.js";
 import * as mode from "../bedside/mode.js";
 import * as alarms from "../bedside/alarm.js";
-import { aboutLength, captionAt, captionHTML, follow, speak, voiceOptionsHTML } from "../speech.js";
+import { captionAt, captionHTML, follow, speak, voiceOptionsHTML } from "../speech.js";
+import { aboutLength } from "../time.js";
 
 export const id = "bedside";
 

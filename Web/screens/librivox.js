@@ -7,7 +7,7 @@ import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { deck, librivoxTracks } from "../player/deck.js";
-import { length } from "../player/player.js";
+import { length } from "../time.js";
 
 const POLL = 1000;
 

@@ -13,7 +13,7 @@ import { renderPodcasts } from "./podcasts.js";
 import { renderRadio } from "./radio.js";
 import { renderArticles } from "./articles.js";
 import { localPosition, record } from "../player/progress.js";
-import { clock, length } from "../player/player.js";
+import { clock, length } from "../time.js";
 
 export const id = "listen";
 

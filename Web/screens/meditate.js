@@ -5,6 +5,7 @@ import { announce, confirmDialog, escapeHTML, setImmersive, timeZone } from "../
 import * as machine from "../meditation/run.js";
 import { MeditationPlayer } from "../meditation/player.js";
 import { enqueue, flush, pendingCount } from "../meditation/uploads.js";
+import { clock } from "../time.js";
 
 export const id = "meditate";
 
@@ -26,9 +27,9 @@ export function leave() {
   current = null;
 }
 
-function clock(seconds) {
-  const whole = Math.max(0, Math.ceil(seconds));
-  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
+/** A session's times round up: the countdown shows 0:01 until the last second is breathed. */
+function sessionClock(seconds) {
+  return clock(Math.ceil(seconds));
 }
 
 function daysAgo(iso) {
@@ -186,7 +187,7 @@ class MeditateScreen {
         <h1 class="page-title">Meditate</h1>
         <div class="card meditate-resume">
           <h2 id="resume-heading">Resume your session?</h2>
-          <p>You were ${clock(done)} into a ${saved.durationMinutes}-minute session${saved.status === "paused" ? " (paused)" : ""}.</p>
+          <p>You were ${sessionClock(done)} into a ${saved.durationMinutes}-minute session${saved.status === "paused" ? " (paused)" : ""}.</p>
           <div class="row">
             <button class="button primary" type="button" data-action="resume">Resume</button>
             <button class="button" type="button" data-action="discard">Start over</button>
@@ -284,7 +285,7 @@ class MeditateScreen {
     const phase = plan.phases[machine.phaseIndex(plan, seconds)];
     const remaining = root.querySelector("[data-remaining]");
     if (!remaining) return;
-    remaining.textContent = clock(plan.totalSeconds - seconds);
+    remaining.textContent = sessionClock(plan.totalSeconds - seconds);
     root.querySelector("[data-progress]").style.width = `${(100 * seconds) / plan.totalSeconds}%`;
     const title = run.status === "paused" ? "Paused" : phase.title;
     if (title !== this.lastPhase) {
@@ -393,8 +394,8 @@ class MeditateScreen {
         <h1 class="page-title">Meditate</h1>
         <div class="card">
           <h2 id="complete-heading">${full ? "Session complete" : "Session ended"}</h2>
-          <p class="complete-time">${full ? `${clock(record.actual_duration_seconds)} of calm breathing.`
-            : `You breathed for ${clock(record.actual_duration_seconds)} of ${clock(record.planned_duration_seconds)}.`}</p>
+          <p class="complete-time">${full ? `${sessionClock(record.actual_duration_seconds)} of calm breathing.`
+            : `You breathed for ${sessionClock(record.actual_duration_seconds)} of ${sessionClock(record.planned_duration_seconds)}.`}</p>
           ${timedOut ? `<p class="hint">The session was paused for 30 minutes, so it ended there.</p>` : ""}
           ${tooShort ? `<p class="hint" data-too-short>Sessions shorter than ${minimum / 60 === 1 ? "a minute" : `${Math.round(minimum / 60)} minutes`} stay in your history but do not count toward your streak or totals.</p>` : ""}
           <div data-history aria-live="polite"><p class="hint">Saving…</p></div>

@@ -5,7 +5,8 @@
 import { api, ApiError } from "../api.js";
 import { AREAS, icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
-import { PLAY_ICON, length, player } from "../player/player.js";
+import { PLAY_ICON, player } from "../player/player.js";
+import { length } from "../time.js";
 
 export const id = "wind-down";
 

@@ -8,16 +8,11 @@ import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
 import { sendFile } from "../screens/listen.js";
 import { loopFrames, sectionBuffer, startSource } from "./loop.js";
+import { clockTenths } from "../time.js";
 
 const SPEEDS = [0.5, 0.6, 0.75, 0.9, 1, 1.1, 1.25];
 const NUDGE = 0.1;
 const SHORTEST = 0.1;
-
-function clock(seconds) {
-  const whole = Math.max(0, seconds);
-  const minutes = Math.floor(whole / 60);
-  return `${minutes}:${(whole - minutes * 60).toFixed(1).padStart(4, "0")}`;
-}
 
 export class SongPlayer {
   /** `host` is the editor's section: the bar goes at its top, the sheet into the page. */
@@ -169,7 +164,7 @@ export class SongPlayer {
     list.innerHTML = this.tracks.length ? this.tracks.map((track) => `
       <li class="list-item track${this.current && this.current.id === track.id ? " current" : ""}">
         <button class="track-pick" type="button" data-pick="${track.id}" aria-pressed="${this.current && this.current.id === track.id}">
-          <strong>${escapeHTML(track.title)}</strong><span class="meta">${escapeHTML(track.artist || "Unknown artist")} · ${clock(track.durationMs / 1000)}</span></button>
+          <strong>${escapeHTML(track.title)}</strong><span class="meta">${escapeHTML(track.artist || "Unknown artist")} · ${clockTenths(track.durationMs / 1000)}</span></button>
         <button class="button small" type="button" data-detach="${track.id}" aria-label="Detach ${escapeHTML(track.title)}">Detach</button>
       </li>`).join("")
       : `<li class="list-empty">No tracks yet. Attach the beat or demo you are writing to: upload one, or pick it from your music in Listen.</li>`;
@@ -262,8 +257,8 @@ export class SongPlayer {
       handle.max = String(duration);
       handle.value = String(loop[handle.dataset.handle]);
     }
-    panel.querySelector('[data-out="start"]').textContent = clock(loop.start);
-    panel.querySelector('[data-out="end"]').textContent = clock(loop.end);
+    panel.querySelector('[data-out="start"]').textContent = clockTenths(loop.start);
+    panel.querySelector('[data-out="end"]').textContent = clockTenths(loop.end);
     panel.querySelector("[data-loop]").checked = loop.enabled;
     const span = panel.querySelector("[data-span]");
     span.style.left = `${(loop.start / duration) * 100}%`;
@@ -297,7 +292,7 @@ export class SongPlayer {
     clearTimeout(this.saveLoop);
     this.pendingLoop = { track: this.current, loop };
     this.saveLoop = setTimeout(() => this.flushLoop(), 400);
-    if (change.enabled !== undefined) announce(loop.enabled ? `Looping ${clock(loop.start)} to ${clock(loop.end)}.` : "Loop off.");
+    if (change.enabled !== undefined) announce(loop.enabled ? `Looping ${clockTenths(loop.start)} to ${clockTenths(loop.end)}.` : "Loop off.");
   }
 
   /** Saves the loop points waiting to be saved. */
@@ -450,7 +445,7 @@ export class SongPlayer {
     if (this.sheet && this.sheet.open) {
       const here = this.now();
       const duration = this.current.durationMs / 1000;
-      this.sheet.querySelector("[data-time]").textContent = `${clock(here)} / ${clock(duration)}`;
+      this.sheet.querySelector("[data-time]").textContent = `${clockTenths(here)} / ${clockTenths(duration)}`;
       this.sheet.querySelector("[data-head]").style.left = `${Math.min(100, (here / duration) * 100)}%`;
     }
     const count = this.playing && this.playing.section ? `Loop ${this.loopsDone() + 1}` : "";
