@@ -23,6 +23,8 @@ const SHELL = [
   "/plan.js",
   "/speech.js",
   "/time.js",
+  "/upload.js",
+  "/jobs.js",
   "/screens/setup.js",
   "/screens/login.js",
   "/screens/password.js",

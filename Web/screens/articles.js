@@ -9,8 +9,8 @@ import { icon } from "../areas.js";
 import { UndoableDelete, announce, escapeHTML, setImmersive, storedJSON } from "../dom.js";
 import { follow, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
-import { followJob } from "./librivox.js";
-import { sendFile } from "./listen.js";
+import { followJob } from "../jobs.js";
+import { sendFile } from "../upload.js";
 
 const TRASH_ICON = "M4 7h16M10 11v6m4-6v6M6 7l1 13h10l1-13M9 7V4h6v3";
 const ARTICLE_ICON = "M6 3h9l4 4v14H6zM14 3v5h5M9 12h7M9 16h7";

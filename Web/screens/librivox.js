@@ -7,32 +7,13 @@ import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { deck, librivoxTracks } from "../player/deck.js";
+import { followJob } from "../jobs.js";
 import { length } from "../time.js";
-
-const POLL = 1000;
 
 /** Shows the page in `container`; returns what to call when the screen goes. */
 export function renderLibriVox(container) {
   const page = new LibriVoxPage(container);
   return () => page.close();
-}
-
-/** Follows a job until it is done or failed, calling `paint(job)` on each answer. */
-export function followJob(id, paint, isClosed) {
-  const step = async () => {
-    if (isClosed()) return;
-    let job;
-    try {
-      job = await api(`/api/jobs/${id}`);
-    } catch (error) {
-      if (!isClosed()) setTimeout(step, POLL * 3);
-      return;
-    }
-    if (isClosed()) return;
-    paint(job);
-    if (job.status === "queued" || job.status === "running") setTimeout(step, POLL);
-  };
-  step();
 }
 
 class LibriVoxPage {

@@ -3,17 +3,19 @@
 // and the now-playing view. Books play in the deck's speech player and music in its music player
 // (Web/player/deck.js), both at once; picking a chapter starts there, never at a saved place.
 
-import { api, ApiError, errorFromAnswer } from "../api.js";
+import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { UndoableDelete, announce, escapeHTML } from "../dom.js";
 import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "../player/deck.js";
 import { renderNowPlaying } from "../player/now-playing.js";
-import { followJob, renderLibriVox } from "./librivox.js";
+import { renderLibriVox } from "./librivox.js";
 import { renderPodcasts } from "./podcasts.js";
 import { renderRadio } from "./radio.js";
 import { renderArticles } from "./articles.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../time.js";
+import { followJob } from "../jobs.js";
+import { sendFile } from "../upload.js";
 
 export const id = "listen";
 
@@ -212,7 +214,7 @@ class ListenScreen {
       box.hidden = false;
       box.querySelector("[data-upload-name]").textContent = `Uploading ${file.name}…`;
       try {
-        const result = await send(file, (fraction) => {
+        const result = await sendFile("/api/library", file, (fraction) => {
           if (this.closed) return;
           box.querySelector("progress").value = Math.round(fraction * 100);
           box.querySelector("[data-upload-percent]").textContent = fraction >= 1 ? "reading chapters…" : `${Math.round(fraction * 100)}%`;
@@ -395,29 +397,3 @@ class ListenScreen {
     this.paintBook();
   }
 }
-
-/** POSTs one file with upload progress (fetch cannot report it; XMLHttpRequest can). */
-function send(file, progress) {
-  return sendFile("/api/library", file, progress);
-}
-
-/** Sends a file as a request body to `path` with its name, telling `progress(fraction)`; resolves with the JSON answer. */
-export function sendFile(path, file, progress) {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open("POST", path);
-    request.setRequestHeader("Accept", "application/json");
-    request.setRequestHeader("X-File-Name", encodeURIComponent(file.name));
-    request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
-    request.upload.addEventListener("progress", (event) => { if (event.lengthComputable) progress(event.loaded / event.total); });
-    request.addEventListener("load", () => {
-      let data = null;
-      try { data = JSON.parse(request.responseText); } catch { data = null; }
-      if (request.status >= 200 && request.status < 300) return resolve(data);
-      reject(errorFromAnswer(request.status, data));
-    });
-    request.addEventListener("error", () => reject(new ApiError(0, "offline", "The upload stopped: Reverie's server cannot be reached. Try again.")));
-    request.send(file);
-  });
-}
-

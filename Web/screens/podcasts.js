@@ -10,7 +10,7 @@ import { announce, confirmDialog, escapeHTML, friendlyDate } from "../dom.js";
 import { deck, episodeTracks, toFile } from "../player/deck.js";
 import { length } from "../time.js";
 import { deviceName } from "../player/progress.js";
-import { followJob } from "./librivox.js";
+import { followJob } from "../jobs.js";
 
 const BACK_ICON = "M15 18l-6-6 6-6";
 const STAR_ICON = "M12 3.5l2.6 5.3 5.9.9-4.3 4.1 1 5.8-5.2-2.7-5.2 2.7 1-5.8-4.3-4.1 5.9-.9z";

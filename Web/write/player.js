@@ -6,7 +6,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
-import { sendFile } from "../screens/listen.js";
+import { sendFile } from "../upload.js";
 import { loopFrames, sectionBuffer, startSource } from "./loop.js";
 import { clockTenths } from "../time.js";
 
