@@ -171,6 +171,17 @@ export function storedJSON(key, fallback) {
   }
 }
 
+/** Calls `fn` once calls stop coming for `ms` (typing, say); `.cancel()` drops the call waiting. */
+export function debounce(fn, ms) {
+  let timer = null;
+  const debounced = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+  debounced.cancel = () => clearTimeout(timer);
+  return debounced;
+}
+
 /**
  * A delete that waits out its Undo, for a list: `start(item)` hides the item (the list leaves
  * out `hiddenID` when it paints) and says "Deleted “title”." with an Undo button in `box` (a

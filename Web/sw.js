@@ -51,6 +51,8 @@ const SHELL = [
   "/write/drafts.js",
   "/write/loop.js",
   "/write/player.js",
+  "/write/song-list.js",
+  "/write/editor.js",
   "/meditation/run.js",
   "/meditation/player.js",
   "/meditation/uploads.js",
