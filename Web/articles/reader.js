@@ -1,0 +1,463 @@
+// The article reader (/listen/articles/{id}[?action=read|listen]): the rich text, a text size, the
+// chapters and mark as read; and its own audio, reading aloud chapter by chapter through the
+// speech pipeline (the opening plays while the rest renders, the next segment renders ahead) with
+// the spoken word lit, a tapped word played from, the place kept, speed, voice, and playing on
+// through the saved articles.
+
+import { api, ApiError } from "../api.js";
+import { icon } from "../areas.js";
+import { announce, escapeHTML, storedJSON } from "../dom.js";
+import { follow, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { deck } from "../player/deck.js";
+import { richTextHTML } from "./rich-text.js";
+
+const BACK_ICON = "M15 18l-6-6 6-6";
+const SPEEDS = [0.75, 1, 1.25, 1.5, 1.75, 2];
+const SIZES = [1, 2, 3, 4, 5, 6];
+/** How often the place is saved while listening. */
+const SAVE_EVERY = 10_000;
+
+/**
+ * Where each timed word of a segment's render is in the text: the timeline's phrases say their
+ * script line, each line a stretch of the text, and the words are found there in order.
+ */
+export function wordPlaces(timeline, lines, text) {
+  const places = [];
+  const cursors = new Map();
+  for (const phrase of timeline.phrases) {
+    const line = lines[phrase.line - 1];
+    if (!line) continue;
+    const slice = text.slice(line.location, line.location + line.length);
+    let cursor = cursors.get(phrase.line) || 0;
+    for (const word of phrase.words) {
+      const core = word.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+      const found = core ? slice.indexOf(core, cursor) : -1;
+      if (found < 0) continue;
+      places.push({ at: line.location + found, length: core.length, start: word.startMs / 1000, end: word.endMs / 1000 });
+      cursor = found + core.length;
+    }
+    cursors.set(phrase.line, cursor);
+  }
+  return places;
+}
+
+export class ArticleReader {
+  constructor(container, id, action) {
+    this.container = container;
+    this.id = id;
+    this.closed = false;
+    this.settings = storedJSON("readerSettings", { size: 3, speed: 1, voice: "", playOn: true });
+    this.audio = new Audio();
+    this.audio.preload = "auto";
+    this.renders = new Map();   // `${chapter}:${segment}:${voice}` → Promise<{render, places}>
+    this.listening = false;
+    this.wordsShown = [];
+    this.userScrolledAt = 0;
+    this.stopFollowing = follow(this.audio, () => this.paintWord());
+    this.audio.addEventListener("ended", () => this.segmentEnded());
+    this.audio.addEventListener("play", () => this.paintButton());
+    this.audio.addEventListener("pause", () => { this.paintButton(); this.savePlace(); });
+    this.saver = setInterval(() => { if (!this.audio.paused) this.savePlace(); }, SAVE_EVERY);
+    this.load(action);
+  }
+
+  close() {
+    this.closed = true;
+    this.savePlace();
+    clearInterval(this.saver);
+    if (this.onUserScroll) {
+      window.removeEventListener("wheel", this.onUserScroll);
+      window.removeEventListener("touchmove", this.onUserScroll);
+    }
+    this.stopFollowing();
+    this.audio.pause();
+    this.audio.removeAttribute("src");
+    this.audio.load();
+    if (navigator.mediaSession) navigator.mediaSession.metadata = null;
+  }
+
+  async load(action) {
+    this.container.innerHTML = `<p class="loading" role="status">Opening the article…</p>`;
+    try {
+      [this.article, this.voices] = await Promise.all([api(`/api/articles/${this.id}`), api("/api/speech/voices").catch(() => [])]);
+    } catch (error) {
+      if (this.closed) return;
+      this.container.innerHTML = `
+        <section class="empty-state"><h1>Article</h1>
+          <p role="alert">${escapeHTML(error instanceof ApiError && error.status === 404 ? "This article is not in your list: it may have been deleted." : error.message)}</p>
+          <a class="button" href="/listen/articles" data-link>Your articles</a></section>`;
+      return;
+    }
+    if (this.closed) return;
+    const { summary, chapters } = this.article;
+    this.chapter = Math.min(summary.lastReadChapter, chapters.length - 1);
+    this.place = chapters[this.chapter].location + summary.lastReadPosition;
+    const facts = [summary.source, summary.byline, `${summary.readingMinutes} min read`].filter(Boolean).map(escapeHTML).join(" · ");
+    this.container.innerHTML = `
+      <section class="reader" data-size="${this.settings.size}" aria-labelledby="reader-title">
+        <a class="back-link" href="/listen/articles" data-link>${icon(BACK_ICON, 20)}<span>Articles</span></a>
+        <h1 id="reader-title">${escapeHTML(summary.title)}</h1>
+        <p class="reader-facts">${facts}${summary.sourceURL ? ` · <a href="${escapeHTML(summary.sourceURL)}" target="_blank" rel="noopener noreferrer">Original</a>` : ""}</p>
+        <div class="reader-tools">
+          <button class="button primary reader-listen" type="button" data-listen>Listen</button>
+          <span class="reader-size" role="group" aria-label="Text size">
+            <button class="button small" type="button" data-size="-1" aria-label="Smaller text">A−</button>
+            <button class="button small" type="button" data-size="1" aria-label="Larger text">A+</button>
+          </span>
+          <button class="button small" type="button" data-finished></button>
+        </div>
+        <details class="reader-options">
+          <summary>Voice and speed</summary>
+          <label for="reader-voice">Voice</label>
+          <select id="reader-voice" data-voice><option value="">The server's default</option>${voiceOptionsHTML(this.voices || [])}</select>
+          <label for="reader-speed">Speed</label>
+          <select id="reader-speed" data-speed>${SPEEDS.map((speed) => `<option value="${speed}">${speed}×</option>`).join("")}</select>
+          <label class="check"><input type="checkbox" data-play-on> Play on through my saved articles</label>
+        </details>
+        ${chapters.length > 1 ? `<label class="reader-chapter-label" for="reader-chapter">Chapter</label>
+          <select id="reader-chapter" data-chapter>${chapters.map((chapter, index) => `<option value="${index}">${escapeHTML(chapter.title)}</option>`).join("")}</select>` : ""}
+        <p class="reader-status" role="status"></p>
+        <article class="reader-text" lang="${escapeHTML(this.article.language || "")}"></article>
+        <nav class="reader-next" aria-label="Chapters"></nav>
+      </section>`;
+    const $ = (selector) => this.container.querySelector(selector);
+    $("[data-listen]").addEventListener("click", () => this.toggle());
+    for (const button of this.container.querySelectorAll("button[data-size]")) {
+      button.addEventListener("click", () => this.resize(Number(button.dataset.size)));
+    }
+    $("[data-finished]").addEventListener("click", () => this.markFinished(this.article.summary.status !== "finished"));
+    $("[data-voice]").value = this.settings.voice || "";
+    $("[data-voice]").addEventListener("change", (event) => this.changeVoice(event.target.value));
+    $("[data-speed]").value = String(this.settings.speed);
+    $("[data-speed]").addEventListener("change", (event) => this.changeSpeed(Number(event.target.value)));
+    $("[data-play-on]").checked = this.settings.playOn !== false;
+    $("[data-play-on]").addEventListener("change", (event) => this.store({ playOn: event.target.checked }));
+    $("[data-chapter]")?.addEventListener("change", (event) => this.openChapter(Number(event.target.value), { listen: this.listening }));
+    $(".reader-text").addEventListener("click", (event) => this.tapped(event));
+    window.addEventListener("wheel", this.onUserScroll = () => { this.userScrolledAt = Date.now(); }, { passive: true });
+    window.addEventListener("touchmove", this.onUserScroll, { passive: true });
+    this.audio.playbackRate = this.settings.speed;
+    this.paintFinished();
+    this.showChapter(this.chapter);
+    this.scrollToPlace();
+    if (action === "listen") this.listen(this.place);
+  }
+
+  store(change) {
+    this.settings = { ...this.settings, ...change };
+    localStorage.setItem("readerSettings", JSON.stringify(this.settings));
+  }
+
+  status(text) {
+    const box = this.container.querySelector(".reader-status");
+    if (box) box.textContent = text || "";
+  }
+
+  resize(step) {
+    const size = Math.min(SIZES.at(-1), Math.max(SIZES[0], (this.settings.size || 3) + step));
+    this.store({ size });
+    this.container.querySelector(".reader").dataset.size = String(size);
+    announce(`Text size ${size} of ${SIZES.length}.`);
+  }
+
+  showChapter(index) {
+    const { text, spans, chapters } = this.article;
+    this.chapter = index;
+    const chapter = chapters[index];
+    const box = this.container.querySelector(".reader-text");
+    box.innerHTML = richTextHTML(text, spans, chapter.location, chapter.location + chapter.length)
+      || `<p class="hint">This chapter has no text.</p>`;
+    this.wordsShown = [...box.querySelectorAll(".w")];
+    this.offsets = this.wordsShown.map((element) => Number(element.dataset.at));
+    const select = this.container.querySelector("[data-chapter]");
+    if (select) select.value = String(index);
+    const next = this.container.querySelector(".reader-next");
+    next.innerHTML = index + 1 < chapters.length
+      ? `<button class="button" type="button" data-next-chapter>Next: ${escapeHTML(chapters[index + 1].title)}</button>` : "";
+    next.querySelector("[data-next-chapter]")?.addEventListener("click", () => this.openChapter(index + 1, { listen: this.listening }));
+    this.lit = null;
+  }
+
+  openChapter(index, { listen = false } = {}) {
+    this.stopAudio();
+    this.showChapter(index);
+    this.place = this.article.chapters[index].location;
+    window.scrollTo({ top: 0 });
+    this.savePlace(true);
+    if (listen) this.listen(this.place);
+  }
+
+  /** The index of the word shown at or before `offset`. */
+  wordAt(offset) {
+    let low = 0, high = this.offsets.length - 1, found = -1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      if (this.offsets[middle] <= offset) { found = middle; low = middle + 1; } else { high = middle - 1; }
+    }
+    return found;
+  }
+
+  scrollToPlace() {
+    const index = this.wordAt(this.place);
+    if (index > 0) this.wordsShown[index].scrollIntoView({ block: "center" });
+  }
+
+  paintFinished() {
+    const finished = this.article.summary.status === "finished";
+    const button = this.container.querySelector("[data-finished]");
+    button.textContent = finished ? "Mark as unread" : "Mark as read";
+    button.setAttribute("aria-pressed", String(finished));
+  }
+
+  async markFinished(finished) {
+    try {
+      this.article.summary = await api(`/api/articles/${this.id}`, { method: "PATCH", body: { finished } });
+      this.paintFinished();
+      announce(finished ? "Marked as read." : "Marked as unread.");
+    } catch (error) {
+      this.status(error.message);
+    }
+  }
+
+  /** Saves where the person is: the word being spoken, or the one they last tapped. */
+  savePlace(force = false) {
+    if (!this.article || (!force && this.place === this.savedPlace)) return;
+    const chapter = this.article.chapters[this.chapter];
+    const position = Math.max(0, Math.min(chapter.length, this.place - chapter.location));
+    this.savedPlace = this.place;
+    api(`/api/articles/${this.id}`, { method: "PATCH", body: { lastReadChapter: this.chapter, lastReadPosition: position } })
+      .then((summary) => { if (this.article) this.article.summary = summary; })
+      .catch(() => { this.savedPlace = null; });
+  }
+
+  // MARK: Listening
+
+  paintButton() {
+    const button = this.container.querySelector("[data-listen]");
+    if (!button) return;
+    const playing = this.listening && !this.audio.paused;
+    button.textContent = playing ? "Pause" : this.listening ? "Resume" : "Listen";
+    button.setAttribute("aria-pressed", String(playing));
+  }
+
+  toggle() {
+    if (this.listening && !this.audio.paused) { this.audio.pause(); return; }
+    if (this.listening && this.audio.src) { this.audio.play().catch(() => {}); return; }
+    this.listen(this.place);
+  }
+
+  stopAudio() {
+    this.listening = false;
+    this.token = (this.token || 0) + 1;
+    this.audio.pause();
+    this.paintButton();
+  }
+
+  /** The chapter's segments (fetched once a chapter). */
+  async segments(chapter) {
+    if (this.speech?.chapter !== chapter) this.speech = await api(`/api/articles/${this.id}/chapters/${chapter}/speech`);
+    return this.speech.segments;
+  }
+
+  /** A segment's render and where its words are; renders ahead share the same promise. */
+  prepare(chapter, index, segment, { opening } = {}) {
+    const key = `${chapter}:${index}:${this.settings.voice || ""}`;
+    if (!this.renders.has(key)) {
+      const made = (async () => {
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            const done = await renderSpeech(segment.script, { voice: this.settings.voice, rate: 1 }, { opening: opening ? (url) => opening(url) : null });
+            const timeline = await api(done.timelineURL);
+            return { render: done, places: wordPlaces(timeline, segment.lines, this.article.text) };
+          } catch (error) {
+            // Two renders at a time per person: wait for one to finish.
+            if (error instanceof ApiError && error.status === 429 && attempt < 30) { await new Promise((resolve) => setTimeout(resolve, 1000)); continue; }
+            throw error;
+          }
+        }
+      })();
+      made.catch(() => this.renders.delete(key));
+      this.renders.set(key, made);
+    }
+    return this.renders.get(key);
+  }
+
+  /** Plays from the word at `offset` in the current chapter. */
+  async listen(offset) {
+    const token = (this.token || 0) + 1;
+    this.token = token;
+    this.listening = true;
+    // One voice at a time: a book or episode in Listen's speech player pauses (its music plays on).
+    deck.speech.pause();
+    this.audio.pause();
+    this.paintButton();
+    this.status("Preparing the voice…");
+    let segments;
+    try {
+      segments = await this.segments(this.chapter);
+    } catch (error) {
+      if (token === this.token) { this.status(error.message); this.stopAudio(); }
+      return;
+    }
+    if (token !== this.token) return;
+    if (!segments.length) return this.chapterEnded(token);
+    let index = segments.findIndex((segment) => segment.lines.some((line) => line.location + line.length > offset));
+    if (index < 0) index = 0;
+    this.playSegment(segments, index, offset, token);
+  }
+
+  async playSegment(segments, index, offset, token) {
+    this.segmentIndex = index;
+    this.places = null;
+    const segment = segments[index];
+    let openingPlayed = false;
+    const fromStart = offset <= segment.lines[0].location;
+    const prepared = this.prepare(this.chapter, index, segment, {
+      // The opening plays while the rest of the segment is spoken, when the segment starts from its beginning.
+      opening: (url) => {
+        if (token !== this.token || !fromStart) return;
+        openingPlayed = true;
+        this.status("");
+        this.audio.src = url;
+        this.audio.playbackRate = this.settings.speed;
+        this.audio.play().catch(() => {});
+      },
+    });
+    let ready;
+    try {
+      ready = await prepared;
+    } catch (error) {
+      if (token === this.token) { this.status(error.message); this.stopAudio(); }
+      return;
+    }
+    if (token !== this.token) return;
+    this.status("");
+    this.places = ready.places;
+    // The full segment: at the opening's time when it played, else at the word asked for.
+    // (A person who paused the opening finds the whole segment paused at the same place.)
+    const wasAt = openingPlayed ? this.audio.currentTime : null;
+    const pausedByPerson = openingPlayed && !this.audio.ended && this.audio.paused;
+    const word = ready.places.findLast((place) => place.at <= offset);
+    const start = wasAt !== null ? wasAt : word && !fromStart ? word.start : 0;
+    this.audio.src = ready.render.audioURL;
+    this.audio.playbackRate = this.settings.speed;
+    await new Promise((resolve) => {
+      this.audio.addEventListener("loadedmetadata", resolve, { once: true });
+      this.audio.addEventListener("error", resolve, { once: true });
+    });
+    if (token !== this.token) return;
+    this.audio.currentTime = Math.max(0, start - 0.05);
+    if (!pausedByPerson) this.audio.play().catch(() => {});
+    this.updateMediaSession();
+    // The next segment renders while this one plays.
+    if (index + 1 < segments.length) this.prepare(this.chapter, index + 1, segments[index + 1]).catch(() => {});
+  }
+
+  async segmentEnded() {
+    if (!this.listening) return;
+    const token = this.token;
+    if (!this.places) return;   // the opening ended before the whole segment: it takes over when ready
+    const segments = this.speech?.segments || [];
+    if (this.segmentIndex + 1 < segments.length) {
+      const next = segments[this.segmentIndex + 1];
+      return this.playSegment(segments, this.segmentIndex + 1, next.lines[0].location, token);
+    }
+    this.chapterEnded(token);
+  }
+
+  async chapterEnded(token) {
+    const chapters = this.article.chapters;
+    if (this.chapter + 1 < chapters.length) {
+      this.showChapter(this.chapter + 1);
+      this.place = chapters[this.chapter].location;
+      this.savePlace(true);
+      window.scrollTo({ top: 0 });
+      return this.listen(this.place);
+    }
+    // The end: marked as read, and on to the next saved article when the person wants.
+    this.listening = false;
+    this.paintButton();
+    await this.markFinished(true);
+    if (token !== this.token || this.settings.playOn === false) return;
+    try {
+      const list = await api("/api/articles");
+      const next = list.items.filter((item) => item.status !== "finished" && item.id !== this.id).at(-1);
+      if (next && !this.closed) {
+        this.status(`Next: “${next.title}”.`);
+        history.pushState({}, "", `/listen/articles/${next.id}?action=listen`);
+        window.dispatchEvent(new PopStateEvent("popstate"));
+      }
+    } catch { /* the end of the queue */ }
+  }
+
+  /** Lights the word being spoken and keeps it in view (unless the person is scrolling). */
+  paintWord() {
+    if (!this.places || !this.listening) return;
+    const time = this.audio.currentTime;
+    let current = null;
+    for (const place of this.places) {
+      if (place.start > time) break;
+      current = place;
+    }
+    if (!current) return;
+    this.place = current.at;
+    const index = this.wordAt(current.at);
+    const element = this.wordsShown[index];
+    if (element === this.lit) return;
+    this.lit?.classList.remove("spoken");
+    this.lit = element;
+    if (!element) return;
+    element.classList.add("spoken");
+    const box = element.getBoundingClientRect();
+    const away = box.top < 80 || box.bottom > window.innerHeight - 160;
+    if (away && Date.now() - this.userScrolledAt > 4000) element.scrollIntoView({ block: "center", behavior: "smooth" });
+  }
+
+  /** A tapped word: played from there while listening, else the place to start from. */
+  tapped(event) {
+    if (event.target.closest("a")) return;   // links open in a new tab
+    const word = event.target.closest(".w");
+    if (!word) return;
+    const offset = Number(word.dataset.at);
+    this.place = offset;
+    if (!this.listening) {
+      this.lit?.classList.remove("spoken");
+      this.lit = word;
+      word.classList.add("spoken");
+      this.savePlace();
+      this.status("Listen starts here.");
+      return;
+    }
+    const inSegment = this.places && this.speech?.segments[this.segmentIndex]?.lines.some((line) => offset >= line.location && offset <= line.location + line.length);
+    if (inSegment) {
+      const place = this.places.findLast((candidate) => candidate.at <= offset) || this.places[0];
+      this.audio.currentTime = place.start;
+      if (this.audio.paused) this.audio.play().catch(() => {});
+      this.userScrolledAt = 0;
+      this.paintWord();
+    } else {
+      this.listen(offset);
+    }
+  }
+
+  changeSpeed(speed) {
+    this.store({ speed });
+    this.audio.playbackRate = speed;
+    announce(`Speed ${speed}×.`);
+  }
+
+  changeVoice(voice) {
+    this.store({ voice });
+    if (this.listening) this.listen(this.place);
+  }
+
+  updateMediaSession() {
+    if (!navigator.mediaSession) return;
+    const { summary, chapters } = this.article;
+    navigator.mediaSession.metadata = new MediaMetadata({ title: summary.title, artist: summary.byline || summary.source, album: chapters[this.chapter].title });
+    if (this.sessionHandlers) return;
+    this.sessionHandlers = true;
+    navigator.mediaSession.setActionHandler("play", () => this.audio.play().catch(() => {}));
+    navigator.mediaSession.setActionHandler("pause", () => this.audio.pause());
+  }
+}
