@@ -1,0 +1,208 @@
+// Bedside's pieces: a meditation or poem spoken by the server's speech pipeline with the room's
+// sound under the voice, the captions following the audio's own clock, the listening log, the lock
+// screen, and the fade when the Leaf/Masks machine stops a piece.
+
+import { api } from "../api.js";
+import { announce } from "../dom.js";
+import { artwork } from "../player/player.js";
+import { record } from "../player/progress.js";
+import { captionAt, captionHTML, follow, speak } from "../speech.js";
+import * as mode from "./mode.js";
+import { COLORS, ICONS, MODE_NAME } from "./scene.js";
+
+const KIND = { meditation: "meditation", poetry: "poem" };
+const MODE_FOR = { meditation: "meditation", poem: "poetry" };
+const FADE_MS = 600;
+
+/** The piece playing and its voice; `bedside` is the screen, whose machine it tells what happened. */
+export class PiecePlayer {
+  constructor(bedside) {
+    this.bedside = bedside;
+    this.token = 0;             // a start that is no longer wanted sees a newer token
+    this.piece = null;
+    this.timeline = null;
+    this.ready = null;          // a piece made ready whose play the browser refused
+    this.pinned = null;         // a piece chosen in My Content to play next
+    this.voice = new Audio();
+    this.voice.preload = "auto";
+    this.voice.className = "bs-voice";
+  }
+
+  /** Follows the voice once the scene is drawn. */
+  mount() {
+    this.voice.addEventListener("ended", () => this.pieceEnded());
+    this.unfollow = follow(this.voice, () => this.paintCaption());
+  }
+
+  close() {
+    this.token += 1;
+    if (this.unfollow) this.unfollow();
+    this.voice.pause();
+    this.voice.removeAttribute("src");
+  }
+
+  get root() { return this.bedside.root; }
+
+  /** Speaks a random piece of `modeName` (or the one chosen in My Content). */
+  async start(modeName) {
+    const token = ++this.token;
+    this.leavePiece();  // a new room or My Content's Play replaces the piece playing
+    this.silenceVoice();
+    this.piece = null;
+    this.timeline = null;
+    this.paintCaption();
+    const kind = KIND[modeName];
+    try {
+      let prepared = this.ready && this.ready.mode === modeName ? this.ready : null;
+      this.ready = null;
+      if (!prepared) {
+        let piece = this.pinned && this.pinned.kind === kind ? this.pinned : null;
+        this.pinned = null;
+        if (!piece) {
+          this.bedside.status(`Choosing a ${kind}…`);
+          piece = await api("/api/bedside/next", { method: "POST", body: { kind } });
+        }
+        if (token !== this.token) return;
+        this.showTitle(piece);
+        this.bedside.status(`Preparing “${piece.title}”…`);
+        const spoken = await speak(piece.script, this.voiceSettings(), {
+          progress: (fraction) => { if (token === this.token && fraction < 1) this.bedside.status(`Preparing “${piece.title}”… ${Math.round(fraction * 100)}%`); },
+          cancelled: () => token !== this.token,
+        });
+        prepared = { mode: modeName, piece, ...spoken };
+      }
+      if (token !== this.token) return;
+      this.piece = prepared.piece;
+      this.timeline = prepared.timeline;
+      this.showTitle(prepared.piece);
+      this.voice.src = prepared.render.audioURL;
+      this.voice.volume = 1;
+      this.bedside.scene.playRoom();
+      try {
+        await this.voice.play();
+      } catch (refusal) {
+        if (token !== this.token) return;
+        if (refusal && refusal.name === "NotAllowedError") {
+          // The browser wants a gesture first: one button offers to go on.
+          this.ready = prepared;
+          this.bedside.status("");
+          this.bedside.dispatch("refused");
+          return;
+        }
+        throw refusal;
+      }
+      if (token !== this.token) return;
+      this.bedside.status("");
+      this.showOnLockScreen(prepared.piece, modeName);
+      announce(`${MODE_NAME[modeName]}: ${prepared.piece.title}`);
+      this.bedside.dispatch("started");
+    } catch (problem) {
+      if (token !== this.token || (problem && problem.name === "AbortError")) return;
+      this.bedside.status(`${problem.message || "The piece could not play."} Tap the leaf to try again.`);
+      this.bedside.dispatch("failed");
+    }
+  }
+
+  /** Fades the voice out, then tells the machine it stopped. */
+  stopPiece() {
+    const token = ++this.token;
+    this.leavePiece();
+    const startVolume = this.voice.volume;
+    const steps = 6;
+    let step = 0;
+    const fade = () => {
+      step += 1;
+      this.voice.volume = Math.max(0, startVolume * (1 - step / steps));
+      if (step < steps) {
+        setTimeout(fade, FADE_MS / steps);
+        return;
+      }
+      this.silenceVoice();
+      this.piece = null;
+      this.timeline = null;
+      this.showTitle(null);
+      this.paintCaption();
+      if (token === this.token && !this.bedside.closed) this.bedside.dispatch("stopped");
+    };
+    fade();
+  }
+
+  /** The listening log keeps where the piece playing was left (stopped, or replaced by another). */
+  leavePiece() {
+    if (this.piece && this.voice.currentTime > 0) record(`bedside:${this.piece.id}`, "pause", this.voice.currentTime);
+  }
+
+  silenceVoice() {
+    this.voice.pause();
+    this.voice.removeAttribute("src");
+    this.voice.load();
+    if ("mediaSession" in navigator) navigator.mediaSession.playbackState = "none";
+  }
+
+  pieceEnded() {
+    if (this.bedside.machine.phase !== "playing") return;
+    const title = this.piece ? this.piece.title : "The piece";
+    if (this.piece) record(`bedside:${this.piece.id}`, "ended", this.voice.duration || this.voice.currentTime);
+    this.piece = null;
+    this.timeline = null;
+    this.paintCaption();
+    this.showTitle(null);
+    this.bedside.status(`“${title}” finished.`);
+    if ("mediaSession" in navigator) navigator.mediaSession.playbackState = "none";
+    this.bedside.dispatch("finished");
+  }
+
+  voiceSettings() {
+    return { voice: this.bedside.settings.voice || "", rate: Number(this.bedside.settings.rate) || 1 };
+  }
+
+  showTitle(piece) {
+    const title = this.root.querySelector(".bs-title");
+    title.textContent = piece ? (piece.author ? `${piece.title} · ${piece.author}` : piece.title) : "";
+    title.dataset.kind = piece ? piece.kind : "";
+  }
+
+  paintCaption() {
+    if (!this.root) return;
+    const box = this.root.querySelector(".bs-caption");
+    const caption = this.timeline && this.bedside.settings.captions !== false && this.voice.src ? captionAt(this.timeline, this.voice.currentTime) : null;
+    box.hidden = !caption;
+    const html = captionHTML(caption);
+    if (box.innerHTML !== html) box.innerHTML = html;
+    box.dataset.phraseStart = caption ? String(caption.phrase.startMs) : "";
+    box.dataset.word = caption ? String(caption.word) : "";
+  }
+
+  showOnLockScreen(piece, modeName) {
+    if (!("mediaSession" in navigator) || !("MediaMetadata" in window)) return;
+    const color = COLORS[modeName];
+    navigator.mediaSession.metadata = new MediaMetadata({
+      title: piece.title,
+      artist: piece.author || "Reverie",
+      album: `Bedside · ${MODE_NAME[modeName]}`,
+      artwork: [{ src: artwork(color, modeName === "poetry" ? ICONS.masks : ICONS.leaf), sizes: "512x512", type: "image/svg+xml" }],
+    });
+    navigator.mediaSession.playbackState = "playing";
+    for (const [action, handler] of [["play", () => this.voice.play().catch(() => {})], ["pause", () => this.voice.pause()]]) {
+      try { navigator.mediaSession.setActionHandler(action, handler); } catch { /* not offered here */ }
+    }
+  }
+
+  /** Plays a piece chosen in My Content now, in its mode. */
+  playNow(piece) {
+    if (mode.isBusy(this.bedside.machine)) {
+      this.bedside.status("One moment: Bedside is changing pieces.");
+      return;
+    }
+    const modeName = MODE_FOR[piece.kind];
+    this.pinned = piece;
+    this.ready = null;
+    if (this.bedside.machine.phase === "playing" && this.bedside.settings.contentCompletedSuccessfully) this.bedside.save({ contentCompletedSuccessfully: false });
+    const opened = mode.opened(modeName);
+    this.bedside.machine = opened.machine;
+    this.bedside.scene.paintLeaf();
+    this.bedside.saveMode(modeName);
+    this.bedside.scene.startRoomSound();
+    for (const effect of opened.effects) this.bedside.carryOut(effect);
+  }
+}

@@ -1,0 +1,175 @@
+// Bedside's alarm as it runs on the screen (the rule and its run are Web/bedside/alarm.js): the line
+// under the clock, the wake lock while an alarm is set, the rising chime, Snooze and Stop, and the
+// wake greeting spoken 5 s later when a piece played to its end since the alarm was set.
+
+import { api } from "../api.js";
+import { icon } from "../areas.js";
+import { announce, escapeHTML, timeZone } from "../dom.js";
+import { speak } from "../speech.js";
+import * as alarms from "./alarm.js";
+import { ICONS, clockParts } from "./scene.js";
+
+const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** The alarm's run on this screen and its sounds; `bedside` is the screen, whose settings keep the rule. */
+export class AlarmRinging {
+  constructor(bedside) {
+    this.bedside = bedside;
+    this.run = alarms.createRun();
+    this.wakeLock = null;
+    this.greeting = null;
+    this.chime = new Audio();
+    this.chime.className = "bs-chime";
+    this.greetingAudio = new Audio();
+    this.greetingAudio.className = "bs-greeting-audio";
+  }
+
+  /** The chime's and the greeting's endings, once the scene is drawn. */
+  mount() {
+    this.chime.addEventListener("ended", () => {
+      // After the rise, the chime goes on at full until Snooze or Stop.
+      this.chime.currentTime = alarms.CHIME_RISE_SECONDS;
+      this.chime.play().catch(() => {});
+    });
+    this.greetingAudio.addEventListener("ended", () => { this.chime.volume = 1; });
+  }
+
+  close() {
+    for (const audio of [this.chime, this.greetingAudio]) {
+      audio.pause();
+      audio.removeAttribute("src");
+    }
+    if (this.wakeLock) this.wakeLock.release().catch(() => {});
+  }
+
+  get root() { return this.bedside.root; }
+
+  /** The alarm's part of the screen's tick: the rule's run at `now`. */
+  tick(now) {
+    for (const effect of alarms.tick(this.run, now, Boolean(this.bedside.settings.contentCompletedSuccessfully))) this.alarmEffect(effect);
+  }
+
+  describeRing(at) {
+    const date = new Date(at);
+    const { time, period } = clockParts(date, this.bedside.settings.clock24);
+    const today = new Date();
+    const tomorrow = new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1);
+    const day = date.toDateString() === today.toDateString() ? "today"
+      : date.toDateString() === tomorrow.toDateString() ? "tomorrow" : DAY_NAMES[date.getDay()];
+    return `${day} at ${time}${period ? ` ${period}` : ""}`;
+  }
+
+  setAlarm(alarm) {
+    this.bedside.save({ alarm });
+    for (const effect of alarms.set(this.run, alarms.rule(alarm), Date.now())) this.alarmEffect(effect);
+    this.paintAlarm();
+    this.holdWakeLock();
+    if (this.run.state === "armed") {
+      this.bedside.scene.startRoomSound();  // the audio session stays alive until the morning
+      announce(`Alarm set for ${this.describeRing(this.run.ringAt)}.`);
+    } else {
+      announce("Alarm off.");
+    }
+  }
+
+  paintAlarm() {
+    if (!this.root) return;
+    const line = this.root.querySelector(".bs-alarm-line");
+    const at = this.run.ringAt;
+    line.hidden = !at;
+    if (!at) return;
+    const { time, period } = clockParts(new Date(at), this.bedside.settings.clock24);
+    line.innerHTML = `${icon(ICONS.clock, 16)}<span></span>`;
+    line.querySelector("span").textContent = this.run.state === "snoozed" ? `Snoozed until ${time}${period ? ` ${period}` : ""}` : `${this.describeRing(at)}`;
+  }
+
+  alarmEffect(effect) {
+    if (effect === "startChime") this.ring();
+    else if (effect === "stopChime") this.quiet();
+    else if (effect === "speakGreeting") this.sayGreeting();
+    else if (effect === "clearCompleted") { if (this.bedside.settings.contentCompletedSuccessfully) this.bedside.save({ contentCompletedSuccessfully: false }); }
+    else if (effect === "disable") this.bedside.save({ alarm: { ...this.bedside.settings.alarm, enabled: false } });
+    this.paintAlarm();
+    this.holdWakeLock();
+  }
+
+  ring() {
+    // The night's content ends: a piece speaking (or being made) stops, and the mode goes Off.
+    this.bedside.player.ready = null;
+    this.bedside.dispatch("alarmRang");
+    this.chime.src = "/api/bedside/sounds/chime";
+    this.chime.volume = 1;
+    this.chime.play().catch(() => {});
+    const { time, period } = clockParts(new Date(), this.bedside.settings.clock24);
+    const overlay = document.createElement("div");
+    overlay.className = "bs-ringing";
+    overlay.setAttribute("role", "alertdialog");
+    overlay.setAttribute("aria-modal", "true");
+    overlay.setAttribute("aria-labelledby", "bs-ring-title");
+    overlay.innerHTML = `
+      <p class="bs-ring-time">${escapeHTML(time)}<span>${escapeHTML(period)}</span></p>
+      <h2 id="bs-ring-title">Alarm</h2>
+      <p class="bs-greeting" aria-live="polite"></p>
+      <div class="bs-ring-actions">
+        <button class="button bs-snooze" type="button">Snooze 9 min</button>
+        <button class="button primary bs-stop" type="button">Stop</button>
+      </div>`;
+    this.root.append(overlay);
+    overlay.querySelector(".bs-snooze").addEventListener("click", () => this.alarmAction(alarms.snooze));
+    overlay.querySelector(".bs-stop").addEventListener("click", () => this.alarmAction(alarms.stop));
+    overlay.querySelector(".bs-stop").focus();
+    announce("The alarm is ringing.");
+    // The greeting is made ready at once, so it can be spoken 5 s after the chime starts.
+    this.greeting = this.run.greetingDue ? this.prepareGreeting() : null;
+  }
+
+  async prepareGreeting() {
+    const { text } = await api(`/api/bedside/greeting?timeZone=${encodeURIComponent(timeZone())}`);
+    const spoken = await speak(text, this.bedside.player.voiceSettings());
+    return { text, ...spoken };
+  }
+
+  async sayGreeting() {
+    const overlay = this.root.querySelector(".bs-ringing");
+    try {
+      const greeting = await (this.greeting || this.prepareGreeting());
+      if (!this.root.querySelector(".bs-ringing") || this.bedside.closed) return;
+      overlay.querySelector(".bs-greeting").textContent = greeting.text;
+      this.chime.volume = 0.35;  // the voice over the chime
+      this.greetingAudio.src = greeting.render.audioURL;
+      await this.greetingAudio.play();
+    } catch (problem) {
+      if (overlay.isConnected) overlay.querySelector(".bs-greeting").textContent = `The greeting could not be spoken: ${problem.message}`;
+    }
+  }
+
+  alarmAction(step) {
+    for (const effect of step(this.run, Date.now())) this.alarmEffect(effect);
+  }
+
+  quiet() {
+    this.chime.pause();
+    this.chime.removeAttribute("src");
+    this.greetingAudio.pause();
+    this.greeting = null;
+    const overlay = this.root.querySelector(".bs-ringing");
+    if (overlay) overlay.remove();
+    this.root.querySelector(".bs-leaf").focus();
+  }
+
+  /** While an alarm is set, the screen stays on (where the browser allows it). */
+  async holdWakeLock() {
+    const wanted = this.run.state !== "off" && document.visibilityState === "visible" && !this.bedside.closed;
+    if (wanted && !this.wakeLock && navigator.wakeLock) {
+      try {
+        this.wakeLock = await navigator.wakeLock.request("screen");
+        this.wakeLock.addEventListener("release", () => { this.wakeLock = null; });
+      } catch {
+        this.wakeLock = null;  // refused (battery saver, no gesture yet): the notice still says what to do
+      }
+    } else if (!wanted && this.wakeLock) {
+      this.wakeLock.release().catch(() => {});
+      this.wakeLock = null;
+    }
+  }
+}
