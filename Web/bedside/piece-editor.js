@@ -9,9 +9,9 @@ import { openSheet } from "./sheet.js";
 
 /**
  * The editor: the script read as one types (pauses, warnings at line:column, the length), and Listen.
- * `saved()` is called once the piece is saved (My Content shows it).
+ * `onSaved()` is called once the piece is saved (My Content shows it).
  */
-export function openPieceEditor(bedside, piece, saved) {
+export function openPieceEditor(bedside, piece, onSaved) {
   const isNew = !piece.id;
   const noun = piece.kind === "poem" ? "poem" : "meditation";
   const heading = isNew ? `New ${noun}` : `Edit ${noun}`;
@@ -130,7 +130,7 @@ export function openPieceEditor(bedside, piece, saved) {
         : await api(`/api/bedside/pieces/${encodeURIComponent(piece.id)}`, { method: "PUT", body: { title, script } });
       dialog.close();
       announce(`Saved “${saved.title}”.`);
-      await saved();
+      await onSaved();
     } catch (problem) {
       button.disabled = false;
       showError(error, problem);
