@@ -97,12 +97,11 @@ struct WindDownAudioTests {
                                                  json: ["script": "Lie still. (2s) Feel the weight of your hands. (3s) Rest. (4s)"], auth: .cookie(owner))
             #expect(accepted.status == .accepted, "\(accepted.text)")
             #expect(try accepted.decode(Entry.self).audio.source == "script")
-            var entry = try accepted.decode(Entry.self)
-            for _ in 0..<600 where entry.audio.state != "ready" {
-                try await Task.sleep(for: .milliseconds(50))
-                entry = try await client.send(.GET, "/api/winddown/meditation_body_scan", auth: .cookie(owner)).decode(Entry.self)
+            let entry = try await eventually("the script's audio no longer being prepared") {
+                let entry = try await client.send(.GET, "/api/winddown/meditation_body_scan", auth: .cookie(owner)).decode(Entry.self)
+                return entry.audio.state == "preparing" ? nil : entry
             }
-            #expect(entry.audio.state == "ready" && !entry.comingSoon)
+            #expect(entry.audio.state == "ready" && !entry.comingSoon, "\(entry.audio)")
             let audio = try await client.send(.GET, "/api/winddown/meditation_body_scan/audio", auth: .cookie(owner))
             #expect(audio.status == .ok && audio.headers.contentType?.description == "audio/mp4")
         }

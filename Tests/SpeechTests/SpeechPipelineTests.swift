@@ -152,7 +152,8 @@ struct EncoderStreamTests {
         cancelled.cancel()
         // ffmpeg is stopped and its partial file removed in the background: soon, however busy the machine.
         var left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        for _ in 0..<200 where left != ["audio.m4a"] {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while left != ["audio.m4a"], ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         }
