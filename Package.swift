@@ -22,9 +22,10 @@ let package = Package(
     ],
     targets: [
         // MARK: - Engines
+        .target(name: "Installation"),
         .target(name: "SpokenScript"),
         .target(name: "AudioRender"),
-        .target(name: "Rhymes"),
+        .target(name: "Rhymes", dependencies: ["Installation"]),
         .target(name: "Breathing", dependencies: ["AudioRender"], resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
         .target(name: "SleepLibrary", dependencies: ["Playback"], resources: [.copy("Resources/catalog.json"), .copy("Resources/scripts")]),
         .target(name: "Playback"),
@@ -35,7 +36,7 @@ let package = Package(
         .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "Feeds", dependencies: ["CReverieXML"]),
         .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender", "Feeds", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .target(name: "Speech", dependencies: ["SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Speech", dependencies: ["Installation", "SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
         .target(name: "ReverieAPI"),
@@ -45,6 +46,7 @@ let package = Package(
             name: "ReverieServer",
             dependencies: [
                 "ReverieAPI",
+                "Installation",
                 "Speech",
                 "Breathing",
                 "Rhymes",
@@ -91,6 +93,7 @@ let package = Package(
         .executableTarget(name: "rhymes-bench", dependencies: ["Rhymes", "Speech"], path: "Benchmarks/RhymesBench"),
 
         // MARK: - Tests
+        .testTarget(name: "InstallationTests", dependencies: ["Installation"]),
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Installation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -334,7 +335,7 @@ public final class PronouncingDictionary: @unchecked Sendable {
     /// `.venv` (found from the working directory or above the running binary).
     public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         if let path = environment["REVERIE_CMUDICT"], FileManager.default.fileExists(atPath: path) { return URL(fileURLWithPath: path) }
-        for root in repositoryRoots() {
+        for root in RepositoryRoots().candidates {
             let lib = root + "/.venv/lib"
             for version in (try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? [] {
                 let path = "\(lib)/\(version)/site-packages/cmudict/data/cmudict.dict"
@@ -348,8 +349,8 @@ public final class PronouncingDictionary: @unchecked Sendable {
     /// wordfreq), or `REVERIE_WORD_RANKS`.
     public static func locateWordRanks(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         if let path = environment["REVERIE_WORD_RANKS"], FileManager.default.fileExists(atPath: path) { return URL(fileURLWithPath: path) }
-        return repositoryRoots().map { URL(fileURLWithPath: $0 + "/.venv/share/reverie/word-ranks-v2.txt") }
-            .first { FileManager.default.fileExists(atPath: $0.path) }
+        let list = ".venv/share/reverie/word-ranks-v2.txt"
+        return RepositoryRoots().first(containing: list).map { URL(fileURLWithPath: $0 + "/" + list) }
     }
 
     /// Word → rank (0 = most common) from a list with one word per line, most common first. The
@@ -366,17 +367,6 @@ public final class PronouncingDictionary: @unchecked Sendable {
             if ranks[word] == nil { ranks[word] = index + offset }
         }
         return ranks
-    }
-
-    /// The working directory and the folders above the running binary (`.build/<config>/reverie`).
-    static func repositoryRoots() -> [String] {
-        var candidates = [FileManager.default.currentDirectoryPath]
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<4 {
-            candidates.append(directory.path)
-            directory = directory.deletingLastPathComponent()
-        }
-        return candidates
     }
 }
 

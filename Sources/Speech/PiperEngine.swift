@@ -1,5 +1,6 @@
 import AudioRender
 import Foundation
+import Installation
 
 /// Piper neural speech through a pool of long-lived worker processes (`scripts/piper_worker.py`).
 ///
@@ -57,13 +58,7 @@ public actor PiperEngine: SpeechEngine {
             if let python = environment["REVERIE_PIPER_PYTHON"], let worker = environment["REVERIE_PIPER_WORKER"] {
                 return Configuration(python: python, workerScript: worker, workers: workers, threadsPerWorker: threads)
             }
-            var candidates = [FileManager.default.currentDirectoryPath]
-            var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-            for _ in 0..<4 {
-                candidates.append(directory.path)
-                directory = directory.deletingLastPathComponent()
-            }
-            let root = candidates.first { FileManager.default.fileExists(atPath: $0 + "/scripts/piper_worker.py") }
+            let root = RepositoryRoots().first(containing: "scripts/piper_worker.py")
             return .repository(root ?? FileManager.default.currentDirectoryPath, workers: workers, threadsPerWorker: threads)
         }
 

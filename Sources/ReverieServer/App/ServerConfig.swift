@@ -1,4 +1,5 @@
 import Foundation
+import Installation
 
 /// Everything the server needs to start, resolved from command-line flags, environment variables
 /// and defaults, in that order of precedence.
@@ -283,17 +284,7 @@ extension ServerConfig {
     /// `Web` in the working directory when it holds `index.html`, else `Web` beside the repository
     /// the binary was built in (`.build/<config>/reverie` → `../../Web`), else `Web`.
     public static func defaultWebDirectory() -> String {
-        let fileManager = FileManager.default
-        let cwdWeb = (fileManager.currentDirectoryPath as NSString).appendingPathComponent("Web")
-        if fileManager.fileExists(atPath: (cwdWeb as NSString).appendingPathComponent("index.html")) { return cwdWeb }
-        let binary = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        var directory = binary.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("Web")
-            if fileManager.fileExists(atPath: candidate.appendingPathComponent("index.html").path) { return candidate.path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return "Web"
+        RepositoryRoots().first(containing: "Web/index.html").map { ($0 as NSString).appendingPathComponent("Web") } ?? "Web"
     }
 }
 
