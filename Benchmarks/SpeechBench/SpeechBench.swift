@@ -98,7 +98,7 @@ struct SpeechBench {
         print("  (\(configuration.workers) workers of \(configuration.threadsPerWorker == 0 ? "all" : String(configuration.threadsPerWorker)) thread(s); shaping and handing on overlap the speaking)")
 
         // eSpeak NG, the fallback: our warm render beside the espeak-ng command line, same text.
-        let espeak = ScriptRenderer(engine: ESpeakEngine.shared)
+        let espeak = ScriptRenderer(engine: ESpeakEngine())
         start = Date()
         _ = try await espeak.render(script)   // cold: the library loads its voice data
         let espeakCold = Date().timeIntervalSince(start)

@@ -5,15 +5,13 @@ import Foundation
 /// eSpeak NG through its C library: the fallback when Piper is not installed. Robotic but clear,
 /// very fast, with word timings from eSpeak's own word events.
 ///
-/// The library keeps global state, so every call goes through the one shared instance, one at a
-/// time. The text is handed to the library as data, never through a shell.
+/// The library keeps global state, so every engine's calls go through `ESpeakLibrary`, one at a
+/// time; any number of engines may be made (each lists the voices once for itself). The text is
+/// handed to the library as data, never through a shell.
 public actor ESpeakEngine: SpeechEngine {
     public nonisolated let name = "espeak-ng"
     public nonisolated var version: String { "espeak-ng-\(Self.libraryVersion)/1" }
     public nonisolated let defaultVoice = "en-us"
-
-    /// The one engine per process (eSpeak NG cannot run twice in one process).
-    public static let shared = ESpeakEngine()
 
     private let library = ESpeakLibrary.shared
     /// Voice id (its language, `en-gb`) → eSpeak's voice file (`gmw/en`), which is what it loads by.
@@ -21,7 +19,7 @@ public actor ESpeakEngine: SpeechEngine {
     /// The English voices, listed once: listing reads every voice file (some 650 system calls).
     private var listed: [Voice]?
 
-    private init() {}
+    public init() {}
 
     /// Whether the library and its voice data load.
     public func isAvailable() -> Bool { (try? library.run { _ in () }) != nil }
@@ -91,7 +89,13 @@ public actor ESpeakEngine: SpeechEngine {
 
 /// eSpeak NG's process-wide state behind one lock: loaded once, one call at a time, and the
 /// voice last set (speaking and the phonemizer share it).
+///
+/// This stays a single `shared` instance on purpose: the C library keeps its voice, its
+/// parameters and its synthesis callback in globals of the process, so two instances would only
+/// be two locks around the same state and could interleave calls. Engines and the phonemizer are
+/// values made where they are needed; they all reach the library through this one gate.
 final class ESpeakLibrary: @unchecked Sendable {
+    /// The one gate to the library in this process.
     static let shared = ESpeakLibrary()
     private let lock = NSLock()
     private var sampleRate: Int?

@@ -31,8 +31,9 @@ public struct SpeechEngines: Sendable {
         } else {
             missing.append(.init(name: "piper", reason: "Piper and its voice are not installed in .venv; run scripts/bootstrap.sh run (make run does)."))
         }
-        if await ESpeakEngine.shared.isAvailable() {
-            engines.append(ESpeakEngine.shared)
+        let espeak = ESpeakEngine()
+        if await espeak.isAvailable() {
+            engines.append(espeak)
         } else {
             missing.append(.init(name: "espeak-ng", reason: "eSpeak NG's library or voice data does not load; install espeak-ng (scripts/bootstrap.sh does)."))
         }

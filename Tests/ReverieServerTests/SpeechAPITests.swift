@@ -225,7 +225,7 @@ struct SpeechAPITests {
 
     @Test("real speech through the API: eSpeak NG to Opus")
     func realEngine() async throws {
-        try await withTestApp(.sqlite, speech: SpeechEngines([ESpeakEngine.shared])) { client in
+        try await withTestApp(.sqlite, speech: SpeechEngines([ESpeakEngine()])) { client in
             let ada = try await client.setUpOwner()
             let voices = try await client.send(.GET, "/api/speech/voices", auth: .cookie(ada)).decode([VoiceInfo].self)
             #expect(voices.contains { $0.id == "en-us" })

@@ -7,7 +7,7 @@ import Testing
 enum RealEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case piper, espeak
 
-    var engine: any SpeechEngine { self == .piper ? sharedPiper : ESpeakEngine.shared }
+    var engine: any SpeechEngine { self == .piper ? sharedPiper : sharedESpeak }
     var testDescription: String { rawValue }
 }
 
@@ -28,10 +28,11 @@ struct RealEngineTests {
 
     @Test("eSpeak NG loads and offers English voices")
     func espeakVoices() async throws {
-        #expect(await ESpeakEngine.shared.isAvailable())
-        let voices = try await ESpeakEngine.shared.voices()
-        #expect(voices.contains { $0.id == ESpeakEngine.shared.defaultVoice })
-        await #expect(throws: SpeechError.self) { _ = try await ESpeakEngine.shared.synthesize("Hello.", voice: "xx-nowhere", rate: 1) }
+        let espeak = ESpeakEngine()
+        #expect(await espeak.isAvailable())
+        let voices = try await espeak.voices()
+        #expect(voices.contains { $0.id == espeak.defaultVoice })
+        await #expect(throws: SpeechError.self) { _ = try await espeak.synthesize("Hello.", voice: "xx-nowhere", rate: 1) }
     }
 
     @Test("every pause measured in the audio is within 25 ms of the script's", arguments: RealEngine.allCases)

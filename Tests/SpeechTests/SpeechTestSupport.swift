@@ -7,6 +7,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// One warm Piper worker shared by the tests that speak (loading the voice takes seconds).
 let sharedPiper = PiperEngine(configuration: .repository(repositoryRoot))
 
+/// One eSpeak NG engine for the tests that speak with it (it lists its voices once).
+let sharedESpeak = ESpeakEngine()
+
 /// Two warm Piper workers of a thread each, shared by the tests of the pool.
 let sharedPiperPool = PiperEngine(configuration: .repository(repositoryRoot, workers: 2, threadsPerWorker: 1))
 

@@ -18,7 +18,7 @@ struct SpokenLevellingTests {
         var show = AudioBuffer(sampleRate: 22_050)
         var speech: [(Double, Double)] = []
         for (sentence, pause) in zip(sentences, pauses) {
-            let spoken = try await ESpeakEngine.shared.synthesize(sentence, voice: nil, rate: 1).audio
+            let spoken = try await ESpeakEngine().synthesize(sentence, voice: nil, rate: 1).audio
             if show.samples.isEmpty { show = AudioBuffer(sampleRate: spoken.sampleRate) }
             let start = show.duration
             show.append(AudioBuffer(sampleRate: spoken.sampleRate, samples: spoken.samples.map { $0 * amplitude(decibels: -32) }))
