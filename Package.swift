@@ -93,17 +93,19 @@ let package = Package(
         .executableTarget(name: "rhymes-bench", dependencies: ["Rhymes", "Speech"], path: "Benchmarks/RhymesBench"),
 
         // MARK: - Tests
+        // The case files in Tests/Shared that engines and their web twins are both held to.
+        .target(name: "SharedCases", path: "Tests/SharedCases"),
         .testTarget(name: "InstallationTests", dependencies: ["Installation"]),
         .testTarget(name: "SpokenScriptTests", dependencies: ["SpokenScript"]),
-        .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender"]),
-        .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
-        .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech"]),
+        .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender", "SharedCases"]),
+        .testTarget(name: "BreathingTests", dependencies: ["Breathing", "SharedCases"]),
+        .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech", "SharedCases"]),
         .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "SharedCases"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
         .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender", .product(name: "ZIPFoundation", package: "ZIPFoundation")], exclude: ["Fixtures"]),
-        .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript"]),
+        .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript", "SharedCases"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender", "Reader"]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(

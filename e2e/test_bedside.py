@@ -2,13 +2,12 @@
 cases in Tests/Shared/bedside-mode-cases.json, which the Swift machine (Bedside's ContentModeMachine)
 answers too: one truth for both."""
 
-import json
-
-from conftest import ROOT, expect_error
+from conftest import expect_error
+from shared_cases import shared_cases
 
 
 def test_the_browser_machine_answers_the_shared_cases(server, page):
-    shared = json.loads((ROOT / "Tests" / "Shared" / "bedside-mode-cases.json").read_text())
+    shared = shared_cases("bedside-mode-cases.json")
     expect_error(page, 404, r"/favicon\.ico$")  # a bare image asks for it; the app's pages name their icons
     page.goto(server.url + "/icons/icon.svg")  # the app's origin, without running the app
     problems = page.evaluate("""async (shared) => {
@@ -559,7 +558,7 @@ def test_the_gear_voice_speaks_meditations_and_poems(server, browser):
 def test_the_browser_alarm_answers_the_shared_cases(server, browser):
     """Web/bedside/alarm.js against Tests/Shared/bedside-alarm-cases.json, which Bedside's AlarmRule
     and AlarmRun (Swift) answer too: each case in a device set to its time zone."""
-    shared = json.loads((ROOT / "Tests" / "Shared" / "bedside-alarm-cases.json").read_text())
+    shared = shared_cases("bedside-alarm-cases.json")
     zones = sorted({c["timeZone"] for c in shared["nextRing"] + shared["runs"]})
     problems = []
     for zone in zones:

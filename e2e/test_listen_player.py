@@ -6,14 +6,14 @@ The headset and the lock screen call the Media Session's play and pause handlers
 `deck.press()`; a pause the system imposes is a pause of one <audio> element that the page did
 not ask for, done here with the element's own pause()."""
 
-import json
 import tempfile
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, close, open_page, screenshot, sign_in, wait_until
+from conftest import close, open_page, screenshot, sign_in, wait_until
+from shared_cases import shared_cases
 from test_listen import make
 
 BOOK = "The Lantern Book"
@@ -81,7 +81,7 @@ def test_the_browser_rule_answers_the_shared_lock_screen_cases(server, page):
     """Web/player/lock-screen.js against Tests/Shared/lock-screen-cases.json, which Playback's
     LockScreenRule runs in Swift: every step of every case agrees."""
     sign_in(server, page)
-    shared = json.loads((ROOT / "Tests" / "Shared" / "lock-screen-cases.json").read_text())
+    shared = shared_cases("lock-screen-cases.json")
     mismatches = page.evaluate("""async (cases) => {
         const rule = await import('/player/lock-screen.js');
         const state = (name) => ({ loaded: name === 'playing' || name === 'paused', playing: name === 'playing' });

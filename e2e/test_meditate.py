@@ -1,12 +1,12 @@
 """Meditate: a breathing session with narration on a phone, in virtual time (Playwright's clock)."""
 
-import json
 import re
 from datetime import datetime, timedelta
 
 from playwright.sync_api import expect
 
-from conftest import ROOT, expect_error, screenshot, sign_in, wait_until
+from conftest import expect_error, screenshot, sign_in, wait_until
+from shared_cases import shared_cases
 
 
 
@@ -208,7 +208,7 @@ def test_stale_session_is_discarded(server, page):
 def test_the_browser_machine_answers_the_shared_cases(server, page):
     """Web/meditation/run.js against Tests/Shared/meditation-session-cases.json, the same cases
     the Swift machine (Breathing's MeditationRun) answers in BreathingTests: one truth for both."""
-    shared = json.loads((ROOT / "Tests" / "Shared" / "meditation-session-cases.json").read_text())
+    shared = shared_cases("meditation-session-cases.json")
     expect_error(page, 404, r"/favicon\.ico$")  # a bare image asks for it; the app's pages name their icons
     page.goto(server.url + "/icons/icon.svg")  # the app's origin, without running the app
     mismatches = page.evaluate("""async (shared) => {

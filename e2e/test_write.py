@@ -1,11 +1,10 @@
 """Write: songs, the lyrics editor with live rhyme highlights, suggestions, search, undo, offline saving."""
 
-import json
-
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, close, expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
+from shared_cases import shared_cases
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
@@ -102,7 +101,7 @@ def test_rhyme_kinds_and_the_next_line(server, page):
 
 
 # The stanzas the engine's scheme tests read too, with the letters a poet would write.
-VERSE = json.loads((ROOT / "Tests" / "Shared" / "verse-schemes.json").read_text(encoding="utf-8"))["cases"]
+VERSE = shared_cases("verse-schemes.json")["cases"]
 
 
 def test_a_sonnet_a_ballad_and_a_slant_song_get_a_poets_letters(server, page):

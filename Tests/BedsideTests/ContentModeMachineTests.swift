@@ -1,5 +1,6 @@
 @testable import Bedside
 import Foundation
+import SharedCases
 import Testing
 
 /// `Tests/Shared/bedside-mode-cases.json`, which the browser's machine is held to as well.
@@ -23,11 +24,8 @@ struct SharedModeCases: Decodable {
 
     var cases: [Case]
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Shared/bedside-mode-cases.json")
-
     static func load() throws -> SharedModeCases {
-        try JSONDecoder().decode(SharedModeCases.self, from: Data(contentsOf: file))
+        try SharedCases.load("bedside-mode-cases.json")
     }
 }
 

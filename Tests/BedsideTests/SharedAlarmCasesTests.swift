@@ -1,5 +1,6 @@
 import Bedside
 import Foundation
+import SharedCases
 import Testing
 
 /// `Tests/Shared/bedside-alarm-cases.json`, which the browser's alarm (Web/bedside/alarm.js) is held to as well.
@@ -40,11 +41,8 @@ struct SharedAlarmCases: Decodable {
     var nextRing: [NextRing]
     var runs: [Run]
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Shared/bedside-alarm-cases.json")
-
     static func load() throws -> SharedAlarmCases {
-        try JSONDecoder().decode(SharedAlarmCases.self, from: Data(contentsOf: file))
+        try SharedCases.load("bedside-alarm-cases.json")
     }
 
     static func calendar(_ zone: String) -> Calendar {

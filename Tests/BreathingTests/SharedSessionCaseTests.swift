@@ -1,5 +1,6 @@
 @testable import Breathing
 import Foundation
+import SharedCases
 import Testing
 
 /// The cases in `Tests/Shared/meditation-session-cases.json`, which the browser's session machine
@@ -47,11 +48,8 @@ struct SharedSessionCases: Decodable {
     var plan: Plan
     var cases: [Case]
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Shared/meditation-session-cases.json")
-
     static func load() throws -> SharedSessionCases {
-        try JSONDecoder().decode(SharedSessionCases.self, from: Data(contentsOf: file))
+        try SharedCases.load("meditation-session-cases.json")
     }
 }
 

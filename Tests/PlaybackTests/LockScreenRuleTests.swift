@@ -1,5 +1,6 @@
 import Foundation
 import Playback
+import SharedCases
 import Testing
 
 /// The lock screen while music and speech play side by side: the seed's checklist, as sequences
@@ -25,12 +26,7 @@ struct LockScreenRuleTests {
         let cases: [Case]
     }
 
-    static let cases: [Case] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Shared/lock-screen-cases.json")
-        guard let data = try? Data(contentsOf: url), let file = try? JSONDecoder().decode(File.self, from: data) else { return [] }
-        return file.cases
-    }()
+    static let cases: [Case] = (try? SharedCases.load("lock-screen-cases.json", as: File.self))?.cases ?? []
 
     static func player(_ name: String?) -> LockScreenRule.Player {
         switch name {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Rhymes
+import SharedCases
 import Testing
 
 /// Rhyme schemes as writers hear them: each case is named after the pair or stanza that showed it.
@@ -73,8 +74,7 @@ struct SchemeTests {
             struct Case: Decodable { var text: String; var scheme: String }
             var cases: [Case]
         }
-        let url = repositoryRoot.appendingPathComponent("Tests/Shared/verse-schemes.json")
-        let file = try! JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+        let file = try! SharedCases.load("verse-schemes.json", as: File.self)
         return file.cases.map { ($0.text, $0.scheme) }
     }()
 
