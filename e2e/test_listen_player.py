@@ -112,6 +112,41 @@ def test_the_browser_rule_answers_the_shared_lock_screen_cases(server, page):
     assert rewinds[0] == 0 and 0 < rewinds[1] < rewinds[2] < rewinds[3] == 30 == rewinds[4], rewinds
 
 
+def test_the_browser_timer_answers_the_shared_sleep_timer_cases(server, page):
+    """The players' sleep-timer rule (Web/player/player.js, used by Wind Down's player and Listen's
+    deck) against Tests/Shared/sleep-timer-cases.json, which Playback's SleepTimer runs in Swift:
+    when it ends, the fade, the countdown, the start again after a stop, and the fade's length."""
+    sign_in(server, page)
+    shared = shared_cases("sleep-timer-cases.json")
+    mismatches = page.evaluate("""async (shared) => {
+        const timer = await import('/player/player.js');
+        const wrong = [];
+        if (timer.SLEEP_FADE_SECONDS !== shared.fadeSeconds) wrong.push(`the fade is ${timer.SLEEP_FADE_SECONDS} s, not ${shared.fadeSeconds}`);
+        if (timer.SLEEP_REARM_SECONDS !== shared.rearmWindowSeconds) wrong.push(`the rearm window is ${timer.SLEEP_REARM_SECONDS} s`);
+        for (const c of shared.cases) {
+            const endsIn = timer.sleepTimerLength(c.option, c.position, c.duration, c.rate);
+            if (endsIn !== c.endsIn) wrong.push(`${c.name}: ends in ${endsIn} s, not ${c.endsIn}`);
+            for (const moment of c.at) {
+                const left = endsIn - moment.seconds;
+                const volume = timer.sleepTimerVolume(left), countdown = `${timer.sleepTimerClock(left)} remaining`;
+                if (Math.abs(volume - moment.volume) > 1e-9) wrong.push(`${c.name}: volume ${volume} at ${moment.seconds} s`);
+                if (countdown !== moment.countdown) wrong.push(`${c.name}: "${countdown}" at ${moment.seconds} s`);
+            }
+            for (const play of c.play) {
+                const resumeAt = timer.sleepTimerResume(play.after, play.stoppedAt);
+                if (resumeAt !== play.resumeAt) wrong.push(`${c.name}: play ${play.after} s after resumes at ${resumeAt}`);
+                if (resumeAt != null && play.endsIn != null) {
+                    const again = timer.sleepTimerLength(c.option, resumeAt, c.duration);
+                    if (again !== play.endsIn) wrong.push(`${c.name}: play ${play.after} s after ends in ${again} s`);
+                }
+            }
+        }
+        return wrong;
+    }""", shared)
+    assert len(shared["cases"]) >= 8
+    assert mismatches == []
+
+
 def test_book_with_music_underneath_the_lock_screen_and_the_headset(server, page, library):
     """Lock Screen / Controls: Play music only - shows music info + artwork; Play BOTH - shows
     combined title + app logo; Pause while both playing - still shows combined info; Pause music

@@ -81,13 +81,14 @@ public struct AudioFiles: Sendable {
     }
 
     /// The sleep timer's rendition: `source` (AAC in M4A, as every file we make is) up to `end`
-    /// seconds, its last `fade` seconds falling evenly to silence.
+    /// seconds, its last `fade` seconds falling evenly to silence (the server passes
+    /// Playback's `SleepTimer.fadeSeconds`, the one place that length is written).
     ///
     /// Only the fade is encoded. The audio before it is copied packet for packet, and the fade is
     /// encoded from one AAC frame before the cut (so its first frame overlaps the copied audio's
     /// last exactly as the original's did, and the join is seamless); the concatenation drops the
     /// encoder's priming frames. An hour-long file takes about a second.
-    public func fadeOut(_ source: URL, at end: Double, fade: Double = 30, into destination: URL) async throws {
+    public func fadeOut(_ source: URL, at end: Double, fade: Double, into destination: URL) async throws {
         let probe = try await probe(source)
         let end = min(end, probe.duration)
         let frame = 1024 / Double(probe.sampleRate)

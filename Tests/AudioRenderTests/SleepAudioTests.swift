@@ -117,7 +117,7 @@ struct SleepAudioTests {
         let tone = Signals.noise(seconds: 100, decibels: -18)
         try await AudioEncoder().encode(tone, as: .m4a, to: source)
         let rendition = source.deletingLastPathComponent().appendingPathComponent("rendition.m4a")
-        try await AudioFiles().fadeOut(source, at: 75.3, into: rendition)
+        try await AudioFiles().fadeOut(source, at: 75.3, fade: 30, into: rendition)
         let probe = try await AudioFiles().probe(rendition)
         #expect(abs(probe.duration - 75.3) < 0.05, "lasts \(probe.duration) s")
         let heard = try await decoded(rendition), original = try await decoded(source)

@@ -17,7 +17,7 @@
 
 import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
-import { artwork } from "./player.js";
+import { artwork, sleepTimerVolume } from "./player.js";
 import * as lockScreen from "./lock-screen.js";
 
 export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
@@ -34,7 +34,6 @@ export const DUCKING = [
 ];
 export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter", "episode"];
 const COOLDOWN = 1000;
-const FADE = 30;
 const SAVE_LOCAL_EVERY = 5000;
 const SAVE_SERVER_EVERY = 15_000;
 const STATE_KEYS = { music: "playbackState_Music", speech: "playbackState_Speech" };
@@ -698,7 +697,7 @@ class Deck extends EventTarget {
   tick() {
     if (!this.timer?.endsAt) return;
     const left = this.timerLeft;
-    const fade = Math.min(1, left / FADE);
+    const fade = sleepTimerVolume(left);
     for (const channel of this.channels) { channel.fade = fade; channel.applyGain(); }
     if (left <= 0) this.timerEnded();
     this.dispatchEvent(new Event("timer"));

@@ -5,7 +5,7 @@
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
-import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, timerDialog } from "./player.js";
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, SLEEP_FADE_SECONDS, sleepTimerClock, timerDialog } from "./player.js";
 import { clock } from "../time.js";
 
 const EMPTY = {
@@ -43,7 +43,7 @@ export function renderNowPlaying(container) {
       ? { value: option, label: "End of Chapter", disabled: !deck.speech.loaded }
       : option === "episode" ? { value: option, label: "End of Episode" }
       : { value: option, label: `${option} minutes` });
-    const value = await timerDialog(choices, "Both players fade out over the last 30 seconds and pause. End of Chapter pauses when the chapter ends; End of Episode when the episode does.");
+    const value = await timerDialog(choices, `Both players fade out over the last ${SLEEP_FADE_SECONDS} seconds and pause. End of Chapter pauses when the chapter ends; End of Episode when the episode does.`);
     if (value == null) return;
     const atEnd = value === "chapter" || value === "episode";
     deck.setTimer(atEnd ? value : Number(value));
@@ -63,7 +63,7 @@ export function renderNowPlaying(container) {
     const timer = $("[data-timer]");
     timer.setAttribute("aria-pressed", String(Boolean(deck.timer)));
     timer.querySelector("span").textContent = !deck.timer ? "Sleep timer"
-      : deck.timer.option === "chapter" ? "End of chapter" : deck.timer.option === "episode" ? "End of episode" : `${clock(deck.timerLeft)} left`;
+      : deck.timer.option === "chapter" ? "End of chapter" : deck.timer.option === "episode" ? "End of episode" : `${sleepTimerClock(deck.timerLeft)} left`;
     timer.setAttribute("aria-label", deck.timer ? `${timer.querySelector("span").textContent}. Tap to cancel the sleep timer.` : "Sleep timer");
   };
   const onChange = () => { paintTop(); for (const card of Object.values(cards)) card.paint(); };

@@ -5,7 +5,10 @@
 //
 // The sleep timer runs on wall-clock time (a hidden page's timers fire late). When one is set,
 // the player switches to the server's rendition of the item that ends at the timer with its last
-// 30 s faded to silence, so the fade reaches the ear even when a locked phone suspends this script.
+// SLEEP_FADE_SECONDS faded to silence, so the fade reaches the ear even when a locked phone
+// suspends this script. The timer's rule (below) is the twin of Playback's SleepTimer
+// (Sources/Playback/SleepTimer.swift); both answer Tests/Shared/sleep-timer-cases.json, which
+// also pins the fade's length, so it is written once on each side and held equal.
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
@@ -13,8 +16,42 @@ import { clock } from "../time.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
-const FADE = 30;
-const REARM_WINDOW = 5 * 60_000;
+
+// MARK: - The sleep timer's rule
+
+/** Seconds of fade before a sleep timer ends (Playback's `SleepTimer.fadeSeconds`). */
+export const SLEEP_FADE_SECONDS = 30;
+/** Pressing play this many seconds after a timer stopped starts the same timer again. */
+export const SLEEP_REARM_SECONDS = 5 * 60;
+
+/**
+ * Seconds from now until a timer set now ends: `option` minutes (a number) or "end" (End of
+ * Content), with the player at `position` of an item `duration` seconds long played at `rate`.
+ * No timer outlasts the item.
+ */
+export function sleepTimerLength(option, position, duration, rate = 1) {
+  const toEnd = Math.max(0, duration - position) / Math.max(rate, 0.01);
+  return option === "end" ? toEnd : Math.min(option * 60, toEnd);
+}
+
+/** The volume (0…1) with `left` seconds to go: full until the fade, then evenly down to silence. */
+export function sleepTimerVolume(left) {
+  return left <= 0 ? 0 : Math.min(1, left / SLEEP_FADE_SECONDS);
+}
+
+/** What is left as the countdown shows it ("15:32"), rounded up so it never shows 0:00 while sound plays. */
+export function sleepTimerClock(left) {
+  return clock(Math.ceil(Math.max(0, left)));
+}
+
+/**
+ * Where playback resumes when play is pressed `since` seconds after a timer stopped it at
+ * `position` (seconds into the item): within the rearm window, the same timer starts again from
+ * the fade's length back, so nothing heard during the fade is lost; otherwise null (play as usual).
+ */
+export function sleepTimerResume(since, position) {
+  return since >= 0 && since <= SLEEP_REARM_SECONDS ? Math.max(0, position - SLEEP_FADE_SECONDS) : null;
+}
 
 /** The play and pause shapes every player's button draws. */
 export const PLAY_ICON = "M8 5v14l11-7Z";
@@ -212,10 +249,11 @@ export class Player {
   async play() {
     const audio = this.audio;
     // Play within five minutes of a timer stopping: the same timer again, 30 s back.
-    if (this.stopped && Date.now() - this.stopped.at <= REARM_WINDOW) {
-      const { option, position } = this.stopped;
+    const resumeAt = this.stopped ? sleepTimerResume((Date.now() - this.stopped.at) / 1000, this.stopped.position) : null;
+    if (resumeAt != null) {
+      const { option } = this.stopped;
       this.stopped = null;
-      await this.setTimer(option, { resumeAt: Math.max(0, position - FADE) });
+      await this.setTimer(option, { resumeAt });
       return;
     }
     this.stopped = null;
@@ -284,7 +322,7 @@ export class Player {
 
   async timerSheet() {
     const value = await timerDialog(TIMER_OPTIONS.map((option) => ({ value: option, label: option === "end" ? "End of Content" : `${option} minutes` })),
-      "The sound fades out over 30 seconds, then stops. It fades even with the phone locked.");
+      `The sound fades out over ${SLEEP_FADE_SECONDS} seconds, then stops. It fades even with the phone locked.`);
     if (value != null) this.setTimer(value === "end" ? "end" : Number(value));
     this.root?.querySelector(".player-timer").focus();
   }
@@ -295,12 +333,10 @@ export class Player {
     if ("Notification" in window && Notification.permission === "default") Notification.requestPermission().catch(() => {});
     const start = resumeAt ?? this.position();
     const duration = this.audio.duration || this.options.duration;
-    if (option === "end") {
-      this.timer = { option, endsAt: Date.now() + Math.max(0, duration - start) * 1000, mediaEnd: null };
-    } else {
-      const mediaEnd = start + option * 60;
-      this.timer = { option, endsAt: Date.now() + option * 60_000, mediaEnd: mediaEnd < duration - 1 ? mediaEnd : null };
-    }
+    const length = sleepTimerLength(option, start, duration);
+    // A minutes timer that ends before the item plays a rendition of it ending at the timer.
+    const mediaEnd = option === "end" ? null : start + length;
+    this.timer = { option, endsAt: Date.now() + length * 1000, mediaEnd: mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null };
     announce(option === "end" ? "Sleep timer: end of content." : `Sleep timer: ${option} minutes.`);
     this.paintTimer();
     await this.useRendition(start);
@@ -356,7 +392,7 @@ export class Player {
     this.stopped = { option, at: Date.now(), position };
     this.save("timer");
     this.paintTimer();
-    this.status("The sleep timer stopped playback. Play within 5 minutes to go on from 30 seconds back.");
+    this.status(`The sleep timer stopped playback. Play within ${SLEEP_REARM_SECONDS / 60} minutes to go on from ${SLEEP_FADE_SECONDS} seconds back.`);
     if ("Notification" in window && Notification.permission === "granted") {
       try { new Notification("Reverie", { body: `Sleep timer ended: “${this.options.title}” is paused. Sleep well.`, silent: true }); } catch { /* not from a page here */ }
     }
@@ -372,9 +408,9 @@ export class Player {
       return;
     }
     const left = Math.max(0, (this.timer.endsAt - Date.now()) / 1000);
-    label.textContent = `${clock(left)} remaining`;
+    label.textContent = `${sleepTimerClock(left)} remaining`;
     button.setAttribute("aria-pressed", "true");
-    button.setAttribute("aria-label", `Sleep timer: ${clock(left)} remaining. Tap to cancel.`);
+    button.setAttribute("aria-label", `Sleep timer: ${sleepTimerClock(left)} remaining. Tap to cancel.`);
   }
 
   // MARK: - Closing

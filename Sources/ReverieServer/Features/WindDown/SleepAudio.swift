@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 import NIOCore
+import Playback
 import SleepLibrary
 import Speech
 
@@ -144,8 +145,8 @@ actor SleepAudio {
         }
     }
 
-    /// A rendition of `file` that ends at `end` seconds, its last 30 s fading to silence (the
-    /// sleep timer's). Made once per file and end (to the 100 ms), and kept for a day.
+    /// A rendition of `file` that ends at `end` seconds, its last `SleepTimer.fadeSeconds` fading
+    /// to silence (the sleep timer's). Made once per file and end (to the 100 ms), and kept for a day.
     func rendition(of file: File, endingAt end: Double) async throws -> URL {
         let tenths = Int((end * 10).rounded())
         let name = "\(file.key)-\(tenths)"
@@ -154,7 +155,7 @@ actor SleepAudio {
         return try await shared("rendition-" + name) {
             try FileManager.default.createDirectory(at: self.renditionDirectory, withIntermediateDirectories: true)
             self.sweepRenditions()
-            try await self.files.fadeOut(file.url, at: Double(tenths) / 10, into: url)
+            try await self.files.fadeOut(file.url, at: Double(tenths) / 10, fade: SleepTimer.fadeSeconds, into: url)
             return File(url: url, durationMs: tenths * 100, key: name)
         }.url
     }
