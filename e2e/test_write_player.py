@@ -7,6 +7,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from conftest import screenshot, sign_in, wait_until
+from shared_cases import shared_cases
 
 
 def beat_file():
@@ -50,6 +51,65 @@ MEASURE_LOOP = """async ([url, a, b]) => {
   return { loops, mismatches, joinMax, insideMax, seconds: length / buffer.sampleRate,
            moved: [Math.abs(first / buffer.sampleRate - a), Math.abs(end / buffer.sampleRate - b)] };
 }"""
+
+
+# A signal from Tests/Shared/ab-loop-cases.json as an AudioBuffer, each sample made as Swift makes it.
+SHARED_SIGNAL = """(signal) => {
+  const channels = signal.samples ? signal.channels : signal.channels.length;
+  const frames = signal.samples ? signal.samples.length / channels : signal.frames;
+  const buffer = new AudioBuffer({ length: frames, numberOfChannels: channels, sampleRate: signal.sampleRate });
+  for (let channel = 0; channel < channels; channel += 1) {
+    const data = new Float32Array(frames);
+    for (let frame = 0; frame < frames; frame += 1) {
+      if (signal.samples) { data[frame] = signal.samples[frame * channels + channel]; continue; }
+      let value = 0;
+      for (const p of signal.channels[channel]) value += p.amplitude * Math.sin(2 * Math.PI * p.hz * frame / signal.sampleRate + p.phase);
+      data[frame] = value;
+    }
+    buffer.copyToChannel(data, channel);
+  }
+  return buffer;
+}"""
+
+
+def test_the_browser_loop_answers_the_shared_loop_cases(server, page):
+    """Web/write/loop.js against Tests/Shared/ab-loop-cases.json, which AudioRender's SongLoop (the
+    server's rendered loop) runs in Swift: where A and B snap to, and the section's fade into A."""
+    sign_in(server, page)
+    shared = shared_cases("ab-loop-cases.json")
+    mismatches = page.evaluate("""async (shared) => {
+        const loop = await import('/write/loop.js');
+        const signal = """ + SHARED_SIGNAL + """;
+        const buffers = Object.fromEntries(Object.entries(shared.signals).map(([name, s]) => [name, signal(s)]));
+        const wrong = [];
+        if (loop.SNAP_RADIUS !== shared.snapRadiusSeconds) wrong.push(`the snap radius is ${loop.SNAP_RADIUS}`);
+        if (loop.CROSSFADE !== shared.crossfadeSeconds) wrong.push(`the fade is ${loop.CROSSFADE}`);
+        for (const c of shared.zeroCrossing) {
+            const frame = loop.risingZeroCrossing(buffers[c.signal], c.near, c.radius);
+            if (frame !== c.frame) wrong.push(`${c.name}: A at ${frame}, not ${c.frame}`);
+        }
+        for (const c of shared.bestMatch) {
+            const frame = loop.bestMatch(buffers[c.signal], c.a, c.near, c.radius);
+            if (frame !== c.frame) wrong.push(`${c.name}: B at ${frame}, not ${c.frame}`);
+        }
+        for (const c of shared.loops) {
+            const buffer = buffers[c.signal], rate = buffer.sampleRate, channels = buffer.numberOfChannels;
+            const { first, end } = loop.loopFrames(buffer, c.start / rate, c.end / rate);
+            if (first !== c.a || end !== c.b) { wrong.push(`${c.name}: ${first}..<${end}, not ${c.a}..<${c.b}`); continue; }
+            const section = loop.sectionBuffer(new OfflineAudioContext(channels, 1, rate), buffer, first, end);
+            const interleaved = [];
+            for (let frame = 0; frame < section.length; frame += 1) {
+                for (let channel = 0; channel < channels; channel += 1) interleaved.push(section.getChannelData(channel)[frame]);
+            }
+            const head = interleaved.slice(0, c.head.length), tail = interleaved.slice(interleaved.length - c.tail.length);
+            const off = (got, want) => got.length !== want.length || got.some((value, index) => Math.abs(value - want[index]) > 1e-6);
+            if (off(head, c.head)) wrong.push(`${c.name}: head ${head}`);
+            if (off(tail, c.tail)) wrong.push(`${c.name}: tail ${tail}`);
+        }
+        return wrong;
+    }""", shared)
+    assert len(shared["zeroCrossing"]) >= 8 and len(shared["loops"]) >= 6
+    assert mismatches == []
 
 
 def test_loop_the_chorus_while_writing(server, page):
