@@ -10,6 +10,8 @@ struct AppServices: Sendable {
     let speech: SpeechJobs
     /// What is warm (engines, rhymes, narration), for health.
     let readiness: Readiness
+    /// The rhyme engine, loaded once (by the warm-up, or by whoever asks first).
+    let rhymes: RhymesProvider
     /// The meditation's audio files, made on first use or while the server warms up.
     let meditationAudio: MeditationAudio
     /// Wind Down's catalog and its audio: rendered scripts, the owner's uploads, timer renditions.

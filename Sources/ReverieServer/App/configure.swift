@@ -71,6 +71,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let engines: SpeechEngines
     if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
     let jobs = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
+    let readiness = Readiness(engines)
+    let rhymes = RhymesProvider(cacheDirectory: config.cacheDirectory("rhymes"), readiness: readiness)
     let manifest = try MeditationManifest.bundled()
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
                                           cacheDirectory: config.cacheDirectory("meditation"))
@@ -83,7 +85,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         throttle: LoginThrottle(now: now),
         now: now,
         speech: jobs,
-        readiness: Readiness(engines),
+        readiness: readiness,
+        rhymes: rhymes,
         meditationAudio: meditationAudio,
         sleepAudio: sleepAudio,
         files: FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes),
@@ -116,9 +119,9 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
 
     try app.register(collection: HealthController(databaseKind: config.database.kind))
     try app.register(collection: SpeechController())
-    try app.register(collection: CompositionController())
+    try app.register(collection: CompositionController(rhymes: rhymes))
     try app.register(collection: SongTrackController())
-    try app.register(collection: RhymesController())
+    try app.register(collection: RhymesController(rhymes: rhymes))
     let bedsideLibrary = try BedsideLibrary.bundled()
     try app.register(collection: ProgressController(library: sleepLibrary, bedside: bedsideLibrary))
     try app.register(collection: WindDownController(library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))

@@ -73,7 +73,7 @@ extension Application {
             // The speech workers load their voices while the rhymes index loads.
             async let workers: Void = app.speech.engines.warm()
             do {
-                _ = try await RhymesController.engine(app)
+                _ = try await app.services.rhymes.engine()
                 app.readiness.setRhymes(.init(state: .ready))
             } catch {
                 app.readiness.setRhymes(.init(state: .failed, detail: (error as? APIError)?.message ?? "\(error)"))

@@ -13,6 +13,9 @@ struct CompositionController: RouteCollection {
     static let maximumTitle = 200
     static let maximumLyrics = 100_000
 
+    /// Analyses the lyrics kept with each version and printed on the PDF sheet.
+    let rhymes: RhymesProvider
+
     func boot(routes: any RoutesBuilder) throws {
         let compositions = routes.grouped("api", "compositions")
         compositions.get(use: list)
@@ -64,7 +67,7 @@ struct CompositionController: RouteCollection {
         let repository = req.repositories.compositions
         try await repository.markOpened(id, ownedBy: user, at: req.services.now())
         guard let row = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
-        if row.rhymeAnalysisCache == nil, let analysis = await Self.analysis(of: row.lyrics, req) {
+        if row.rhymeAnalysisCache == nil, let analysis = await analysis(of: row.lyrics) {
             try await repository.setAnalysisCache(id, analysis, forVersion: row.version, ownedBy: user)
             row.rhymeAnalysisCache = analysis
         }
@@ -137,7 +140,7 @@ struct CompositionController: RouteCollection {
         }
         // The analysis kept with this version of the lyrics, else made now.
         let kept = row.rhymeAnalysisCache.flatMap { try? JSONDecoder().decode(LyricsAnalysis.self, from: Data($0.utf8)) }
-        let engine = kept == nil ? try await RhymesController.engine(req) : nil
+        let engine = kept == nil ? try await rhymes.engine() : nil
         let (title, lyrics) = (row.title, row.lyrics)
         let pdf = try await req.application.threadPool.runIfActive {
             LyricSheet.pdf(title: title, analysis: kept ?? engine!.analyze(lyrics))
@@ -189,8 +192,8 @@ struct CompositionController: RouteCollection {
 
     /// The rhyme analysis of lyrics as JSON, to keep with them; nil when rhymes are unavailable.
     /// Encoded like every answer (`POST /api/rhymes/analyze` gives the same JSON).
-    static func analysis(of lyrics: String, _ req: Request) async -> String? {
-        guard let engine = try? await RhymesController.engine(req) else { return nil }
+    func analysis(of lyrics: String) async -> String? {
+        guard let engine = try? await rhymes.engine() else { return nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(engine.analyze(lyrics))).map { String(decoding: $0, as: UTF8.self) }

@@ -7,21 +7,41 @@ extension LyricsAnalysis: Content {}
 extension RhymeSuggestions: Content {}
 extension WordRhymes: Content {}
 
-/// The rhyme engine, loaded once per process and cache directory on first use or while the
-/// server warms up (indexing the dictionary takes a moment the first time; later starts map the
-/// cached index). Whoever asks while it loads waits for the same load.
+/// The rhyme engine of one server, loaded from its cache directory once, on first use or while
+/// the server warms up (indexing the dictionary takes a moment the first time; later starts map
+/// the cached index). Whoever asks while it loads waits for the same load. `configure` makes one
+/// and hands it to the features that rhyme.
 actor RhymesProvider {
-    static let shared = RhymesProvider()
-    private var loading: [URL: Task<RhymeEngine, any Error>] = [:]
+    /// Where the dictionary's index is kept (`<data>/cache/rhymes`).
+    let cacheDirectory: URL
+    /// Told when loading fails, for health.
+    private let readiness: Readiness
+    private var loading: Task<RhymeEngine, any Error>?
 
-    func engine(cacheDirectory: URL) async throws -> RhymeEngine {
-        if let task = loading[cacheDirectory] { return try await task.value }
-        let task = Task.detached { try RhymeEngine.installed(cacheDirectory: cacheDirectory, guess: ESpeakPhonemes.arpabet(for:)) }
-        loading[cacheDirectory] = task
+    init(cacheDirectory: URL, readiness: Readiness) {
+        self.cacheDirectory = cacheDirectory
+        self.readiness = readiness
+    }
+
+    /// The engine. A failed load is kept for health and answered as 503 `rhymes_unavailable`;
+    /// the warm-up records a successful one, so requests pay nothing for it.
+    func engine() async throws -> RhymeEngine {
+        do {
+            return try await load()
+        } catch let error as RhymesError {
+            readiness.setRhymes(.init(state: .failed, detail: error.description))
+            throw APIError(.serviceUnavailable, code: "rhymes_unavailable", error.description)
+        }
+    }
+
+    private func load() async throws -> RhymeEngine {
+        if let loading { return try await loading.value }
+        let task = Task.detached { [cacheDirectory] in try RhymeEngine.installed(cacheDirectory: cacheDirectory, guess: ESpeakPhonemes.arpabet(for:)) }
+        loading = task
         do {
             return try await task.value
         } catch {
-            loading[cacheDirectory] = nil   // try again next time (the bootstrap may have run meanwhile)
+            loading = nil   // try again next time (the bootstrap may have run meanwhile)
             throw error
         }
     }
@@ -29,6 +49,8 @@ actor RhymesProvider {
 
 /// Rhymes for the editor: analysis of a text, rhymes of a word, suggestions at the caret.
 struct RhymesController: RouteCollection {
+    let rhymes: RhymesProvider
+
     /// Characters of text analysed at once: an anthology of about 50,000 lines, which takes
     /// about a second (analysis is linear in the text). A song saved in Write holds at most
     /// `CompositionController.maximumLyrics`.
@@ -57,7 +79,7 @@ struct RhymesController: RouteCollection {
         _ = try req.user
         let body = try req.content.decode(AnalyzeRequest.self)
         try Self.check(body.text)
-        let engine = try await Self.engine(req)
+        let engine = try await rhymes.engine()
         // Off the event loop: a long text takes a moment that other requests should not wait for.
         return try await req.application.threadPool.runIfActive { engine.analyze(body.text) }
     }
@@ -69,7 +91,7 @@ struct RhymesController: RouteCollection {
         guard (0...body.text.utf16.count).contains(body.caret) else {
             throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")
         }
-        let engine = try await Self.engine(req)
+        let engine = try await rhymes.engine()
         return try await req.application.threadPool.runIfActive { engine.suggestions(for: body.text, caret: body.caret) }
     }
 
@@ -81,7 +103,7 @@ struct RhymesController: RouteCollection {
         guard raw.count <= 100 else {
             throw APIError(.badRequest, code: "invalid_field", "word: at most 100 characters.")
         }
-        guard let rhymes = try await Self.engine(req).rhymes(of: raw, near: near) else {
+        guard let rhymes = try await rhymes.engine().rhymes(of: raw, near: near) else {
             throw APIError(.badRequest, code: "not_a_word", "“\(raw)” has no letters to pronounce.")
         }
         return rhymes
@@ -90,22 +112,6 @@ struct RhymesController: RouteCollection {
     static func check(_ text: String) throws {
         guard text.count <= maximumText else {
             throw APIError(.badRequest, code: "invalid_field", "text: at most \(maximumText) characters.")
-        }
-    }
-
-    static func engine(_ req: Request) async throws -> RhymeEngine {
-        try await engine(req.application)
-    }
-
-    /// The engine for this server's cache directory. A failed load is kept for health; the
-    /// warm-up records a successful one, so requests pay nothing for it.
-    static func engine(_ app: Application) async throws -> RhymeEngine {
-        let cache = app.services.config.cacheDirectory("rhymes")
-        do {
-            return try await RhymesProvider.shared.engine(cacheDirectory: cache)
-        } catch let error as RhymesError {
-            app.readiness.setRhymes(.init(state: .failed, detail: error.description))
-            throw APIError(.serviceUnavailable, code: "rhymes_unavailable", error.description)
         }
     }
 }
