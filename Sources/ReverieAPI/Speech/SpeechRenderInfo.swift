@@ -1,0 +1,64 @@
+import Foundation
+
+/// A render job and, when done, where its files are.
+public struct SpeechRenderInfo: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable {
+        case rendering, done, failed
+    }
+
+    /// A problem in the script that did not stop the render (for example an unreadable marker).
+    public struct Warning: Codable, Sendable, Equatable {
+        public var line: Int
+        public var column: Int
+        public var message: String
+        public init(line: Int, column: Int, message: String) {
+            self.line = line
+            self.column = column
+            self.message = message
+        }
+    }
+
+    public var id: UUID
+    public var status: Status
+    /// 0…1; 1 when done.
+    public var progress: Double
+    public var engine: String
+    public var voice: String?
+    public var rate: Double
+    public var format: String
+    public var characters: Int
+    /// Length of the audio once done.
+    public var durationMs: Int?
+    public var warnings: [Warning]
+    /// What went wrong, when failed.
+    public var error: String?
+    public var createdAt: Date
+    /// `…/audio`, `…/captions.vtt`, `…/timeline` (present when done).
+    public var audioURL: String?
+    public var captionsURL: String?
+    public var timelineURL: String?
+    /// `…/first`: the opening up to the end of the first phrase, as WAV, present as soon as the
+    /// first phrase is spoken (while the rest renders) and after.
+    public var firstPhraseURL: String?
+
+    public init(id: UUID, status: Status, progress: Double, engine: String, voice: String?, rate: Double, format: String,
+                characters: Int, durationMs: Int?, warnings: [Warning], error: String?, createdAt: Date,
+                audioURL: String?, captionsURL: String?, timelineURL: String?, firstPhraseURL: String? = nil) {
+        self.firstPhraseURL = firstPhraseURL
+        self.id = id
+        self.status = status
+        self.progress = progress
+        self.engine = engine
+        self.voice = voice
+        self.rate = rate
+        self.format = format
+        self.characters = characters
+        self.durationMs = durationMs
+        self.warnings = warnings
+        self.error = error
+        self.createdAt = createdAt
+        self.audioURL = audioURL
+        self.captionsURL = captionsURL
+        self.timelineURL = timelineURL
+    }
+}
