@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -17,6 +17,24 @@ ARTIFACTS = ROOT / "e2e" / "artifacts"
 BINARY = Path(os.environ.get("REVERIE_BINARY", ROOT / ".build" / "debug" / "reverie"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
+
+# Every expect() waits for its condition; on a machine busy with a build or a render a page can
+# take longer than Playwright's 5 s to show what it will show, so the limit is wider. Nothing waits
+# longer than its condition needs: it only makes a slow machine slow, not red.
+expect.set_options(timeout=20_000)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "real_speech: the file's tests wait for the real Piper voice (minutes on a "
+                                       "fresh checkout); such files run first")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files marked `real_speech` first, then the rest, each in its own order. With xdist
+    (`--dist loadfile --no-loadscope-reorder`, as scripts/test.sh runs them) a worker takes the
+    next file in this order when it is nearly done, so the slow files start at once, one per
+    worker, instead of landing on one worker at the end. Every test still runs, once."""
+    items.sort(key=lambda item: 0 if item.get_closest_marker("real_speech") else 1)  # a stable sort
 
 
 def start_server(environment=None):
@@ -122,6 +140,26 @@ def wait_until(page, expression, timeout=15.0, message=None):
         if time.monotonic() > deadline:
             raise AssertionError(message or f"never true within {timeout} s: {expression}")
         time.sleep(0.2)
+
+
+def wait_for(page, check, timeout=30.0, message=None):
+    """Calls `check` (a condition the test itself sees: a request the page made, a hit on a fixture
+    site) until it is truthy, letting the page's events in between; fails after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(message or f"never true within {timeout} s: {check}")
+        page.wait_for_timeout(50)
+    return value
+
+
+def settled(page, timeout=15.0):
+    """Waits until every animation and transition on the page that ends has ended (a sheet's spring,
+    a crossfade), for a screenshot or a colour read after it; endless ones (a breathing leaf) are
+    not waited for."""
+    wait_until(page, """document.getAnimations().every((a) => a.playState !== 'running'
+                        || a.effect?.getComputedTiming().endTime === Infinity)""",
+               timeout=timeout, message="an animation never finished")
 
 
 OWNER, PASSWORD = "ada", "correct horse battery"
