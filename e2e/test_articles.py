@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from conftest import OWNER, PASSWORD, close, expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import OWNER, PASSWORD, close, expect_error, open_page, screenshot, settled, sign_in, wait_until
 
 PARAGRAPHS = [
     "The lighthouse on Gull Rock was the last in the county to be kept by hand, and Nora Penhale kept it for thirty-one years.",
@@ -136,12 +136,12 @@ def test_save_with_the_bookmarklet_read_and_listen(server, site, browser):
     expect(sheet.get_by_role("link", name="Read")).to_be_visible()
     expect(sheet.get_by_role("link", name="Listen")).to_be_visible()
     assert sheet.get_attribute("data-auto-dismiss") == "4000"
-    sheet_page.wait_for_timeout(1300)   # the drawing and the spring have played
+    settled(sheet_page)   # the drawing and the spring have played
     screenshot(sheet_page, "article-saved-sheet")
     # Touching the sheet keeps it open past its four seconds.
     sheet.locator(".save-title").click()
     assert sheet.get_attribute("data-auto-dismiss") is None
-    sheet_page.wait_for_timeout(4300)
+    sheet_page.wait_for_timeout(4300)  # the behaviour itself: past the four seconds, it is still there
     expect(sheet.locator(".save-title")).to_be_visible()
     sheet.get_by_role("link", name="Read").click()
 
@@ -199,7 +199,7 @@ def test_error_sheet_retry_cancel_and_a_shared_note(server, browser):
     expect(sheet.locator(".save-error-message")).to_contain_text("could not be reached")
     assert sheet.get_attribute("data-auto-dismiss") == "6000"
     expect(sheet.get_by_role("button", name="Retry")).to_be_visible()
-    page.wait_for_timeout(500)
+    settled(page)
     screenshot(page, "article-save-error")
     sheet.get_by_role("button", name="Retry").click()
     expect(sheet.get_by_role("heading", name="Couldn't Save Article")).to_be_visible(timeout=30_000)

@@ -301,7 +301,7 @@ def test_mode_is_kept_and_restarts_on_open_but_off_stays_off(server, browser):
     count = len(started)
     page.reload()
     expect(page.locator(".bs-leaf")).to_have_attribute("data-mode", "off")
-    time.sleep(1.5)
+    time.sleep(1.5)  # the behaviour itself: a while after opening, still nothing was started
     assert len(started) == count, "Off started a piece on open"
     assert not voice_playing(page)
     close(page)

@@ -13,6 +13,8 @@ from playwright.sync_api import expect
 from conftest import ROOT, PASSWORD, PHONE, close, expect_error, open_page, screenshot, sign_in, wait_until
 from test_write import THEMES, contrast, rgb
 
+pytestmark = pytest.mark.real_speech  # the first meditation waits for the narration Piper speaks
+
 SMALL = {"width": 320, "height": 568}
 
 

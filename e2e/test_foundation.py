@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from conftest import expect_error, screenshot, sign_in, start_server
+from conftest import expect_error, screenshot, settled, sign_in, start_server
 
 AREAS = [("bedside", "Bedside"), ("meditate", "Meditate"), ("wind-down", "Wind Down"), ("listen", "Listen"), ("write", "Write")]
 OWNER, PASSWORD = "ada", "correct horse battery"
@@ -122,7 +122,7 @@ def test_every_theme_in_every_area(server, page):
         for area_id, name in AREAS:
             page.get_by_role("link", name=name, exact=True).click()
             expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
-            page.wait_for_timeout(400)  # let the crossfade finish before the picture
+            settled(page)  # the crossfade has finished before the colours are read and the picture taken
             # The area is drawn in the theme: its background is the theme's own.
             body = page.evaluate("getComputedStyle(document.body).backgroundColor")
             bg = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bg').trim()")

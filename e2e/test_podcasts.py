@@ -9,7 +9,7 @@ plays, and after closing the app the station comes back paused."""
 import pytest
 from playwright.sync_api import expect
 
-from conftest import BINARY, expect_error, screenshot, sign_in, wait_until
+from conftest import BINARY, expect_error, screenshot, sign_in, wait_for, wait_until
 from podcast_fixture import BROKEN_STATION, STATION, PodcastFixture
 from reverie_process import ReverieProcess
 
@@ -118,11 +118,7 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     page.locator("[data-favourites] .station").get_by_role("button", name="Play").click()
     wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio')",
                message="the station did not play")
-    for _ in range(50):
-        if STATION in site.clicks:
-            break
-        page.wait_for_timeout(100)
-    assert STATION in site.clicks, "the play was not counted with radio-browser"
+    wait_for(page, lambda: STATION in site.clicks, message="the play was not counted with radio-browser")
 
     # Its listed stream is gone: the other address plays instead, and the page says so.
     expect_error(page, 502, r"/api/radio/stations/[0-9a-f-]+/stream$")
@@ -145,6 +141,6 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     expect(page.get_by_role("heading", name="Radio", level=1)).to_be_visible()
     wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.loaded && deck.music.track.title === 'Owl Radio Backup')",
                message="the station was not restored")
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(1500)  # the behaviour itself: a while after loading, it still has not started by itself
     assert page.evaluate("import('/player/deck.js').then(({ deck }) => deck.music.playing)") is False
     expect(page.locator(".radio-playing")).to_contain_text("Paused: Owl Radio Backup")

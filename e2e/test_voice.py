@@ -1,8 +1,11 @@
 """Settings › Try a voice: a line typed, spoken by the server's real engine, played with captions."""
 
+import pytest
 from playwright.sync_api import expect
 
 from conftest import screenshot, sign_in, wait_until
+
+pytestmark = pytest.mark.real_speech  # the line is spoken by Piper
 
 
 

@@ -14,6 +14,8 @@ from playwright.sync_api import expect
 
 from conftest import close, open_page, screenshot, sign_in, wait_until
 
+pytestmark = pytest.mark.real_speech  # the first server of a checkout speaks the three yoga nidra scripts with Piper
+
 READY_SECONDS = 420  # the first server of a checkout speaks the three yoga nidra scripts
 
 

@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
+from conftest import close, expect_error, open_page, screenshot, sign_in, wait_for, wait_until
 from shared_cases import shared_cases
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
@@ -347,13 +347,9 @@ def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, b
 
     laptop.route(f"**/api/compositions/{song}", hold_first_save)
     type_at_end(laptop, "\nLAPTOP WORDS")
-    for _ in range(150):
-        if held:
-            break
-        laptop.wait_for_timeout(100)
-    assert held, "the laptop never saved"
+    wait_for(laptop, lambda: held, message="the laptop never saved")
     type_at_end(laptop, " AND MORE")
-    laptop.wait_for_timeout(1000)  # its own autosave comes due while the first save is out
+    laptop.wait_for_timeout(1000)  # the behaviour itself: its own autosave comes due while the first save is out
     held[0].continue_()
     expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
     expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nPHONE WORDS")
