@@ -26,12 +26,10 @@ struct PodcastAPITests {
     }
 
     static func waitForJob(_ id: String, _ client: TestClient, _ cookie: String) async throws -> JobInfo {
-        for _ in 0..<600 {
+        try await eventually("job \(id) finishing") {
             let job = try await client.send(.GET, "/api/jobs/\(id)", auth: .cookie(cookie)).decode(JobInfo.self)
-            if job.status == "done" || job.status == "failed" { return job }
-            try await Task.sleep(nanoseconds: 50_000_000)
+            return job.status == "done" || job.status == "failed" ? job : nil
         }
-        throw Abort(.requestTimeout, reason: "job \(id) did not finish")
     }
 
     @Test("find by name (iTunes, and Podcast Index once the owner gives a key), subscribe, new episodes with a badge, 304 refreshes, back-off with the error shown, favourites, OPML out and in",

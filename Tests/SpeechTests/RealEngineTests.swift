@@ -98,7 +98,8 @@ struct RealEngineTests {
         let pid = try #require(await engine.workerProcessIDs.first)
         let speaking = Task { try await engine.synthesize(String(repeating: "A long sentence to keep the worker busy. ", count: 20), voice: nil, rate: 1) }
         // Killed once the phrase is in the worker's hands (however long a busy machine takes to pass it on).
-        for _ in 0..<200 where await engine.busyWorkerProcessIDs != [pid] { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while await engine.busyWorkerProcessIDs != [pid], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         try await Task.sleep(for: .milliseconds(100))
         #expect(await engine.busyWorkerProcessIDs == [pid])
         kill(pid, SIGKILL)
