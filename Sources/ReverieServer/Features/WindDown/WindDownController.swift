@@ -1,67 +1,20 @@
 import AudioRender
 import Foundation
 import Playback
+import ReverieAPI
 import SleepLibrary
 import Speech
 import SpokenScript
 import Vapor
 
-extension SleepItem: Content {}
+extension WindDownHome: Content {}
+extension WindDownItem: Content {}
 
 /// Wind Down: the sleep library with the person's progress, its audio, and the owner's way of
 /// giving a Coming Soon item audio of its own.
 struct WindDownController: RouteCollection {
     let library: SleepLibrary
     let maxUploadBytes: Int
-
-    /// How an item's audio stands, for the player.
-    struct Audio: Content {
-        /// `ready`, `preparing` (ask again shortly), `failed` or `none` (Coming Soon).
-        var state: String
-        /// Where to stream it from, when ready.
-        var url: String?
-        /// Why it failed, when it did.
-        var detail: String?
-        /// `bundled`, `upload` or `script`; nil when there is none.
-        var source: String?
-        /// The uploaded file's name, for the owner.
-        var originalName: String?
-    }
-
-    /// A catalog item with how far the person got.
-    struct Item: Content {
-        /// The catalog entry; its `duration` is the audio's measured length once there is audio.
-        var item: SleepItem
-        /// 0…1 heard.
-        var progress: Double
-        /// Seconds into the item, when begun.
-        var position: Double?
-        /// No audio yet: shown with the badge, and cannot be played.
-        var comingSoon: Bool
-        var audio: Audio
-    }
-
-    struct Section: Content {
-        var type: SleepContentType
-        var title: String
-        var color: String
-        var icon: String
-        var items: [Item]
-    }
-
-    /// `GET /api/winddown`: the screen in the seed's order.
-    struct Home: Content {
-        var greeting: String
-        var featured: Item?
-        /// Begun and under 95%, most recent first.
-        var continueListening: [Item]
-        var sections: [Section]
-    }
-
-    /// `PUT /api/winddown/{id}/script`.
-    struct ScriptBody: Content {
-        var script: String
-    }
 
     func boot(routes: any RoutesBuilder) throws {
         let windDown = routes.grouped("api", "winddown")
@@ -79,11 +32,11 @@ struct WindDownController: RouteCollection {
     }
 
     /// `?timeZone=Europe/Paris` says the person's hour for the greeting (UTC when absent).
-    func home(req: Request) async throws -> Home {
+    func home(req: Request) async throws -> WindDownHome {
         let user = try req.user
         let zone = try req.queryTimeZone()
         let attachments = try await req.repositories.sleepAudio.all()
-        var described: [String: Item] = [:]
+        var described: [String: WindDownItem] = [:]
         for item in library.items { described[item.id] = await describe(item, attachments[item.id], req: req) }
         let places = try await req.repositories.progress.deciding(prefixed: ProgressController.windDown, ownedBy: user)
         var progress: [SleepProgress] = []
@@ -95,18 +48,18 @@ struct WindDownController: RouteCollection {
             described[id] = entry
             if let position { progress.append(SleepProgress(itemID: id, fraction: entry.progress, updatedAt: position.at)) }
         }
-        return Home(
+        return WindDownHome(
             greeting: SleepLibrary.greeting(at: req.services.now(), in: zone),
             featured: library.featured.flatMap { described[$0.id] },
             continueListening: library.continueListening(progress).compactMap { described[$0.id] },
             sections: SleepContentType.allCases.map { type in
-                Section(type: type, title: type.displayName, color: type.color, icon: type.icon,
+                WindDownHome.Section(type: type.rawValue, title: type.displayName, color: type.color, icon: type.icon,
                         items: library.items(of: type).compactMap { described[$0.id] })
             })
     }
 
     /// `GET /api/winddown/{id}`: one item with the person's progress.
-    func item(req: Request) async throws -> Item {
+    func item(req: Request) async throws -> WindDownItem {
         let user = try req.user
         let item = try catalogItem(req)
         var entry = await describe(item, try await req.repositories.sleepAudio.attachment(for: item.id), req: req)
@@ -175,13 +128,13 @@ struct WindDownController: RouteCollection {
     func script(req: Request) async throws -> Response {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
-        let body = try req.content.decode(ScriptBody.self)
+        let body = try req.content.decode(SleepScriptRequest.self)
         try await req.application.attachSleepScript(itemID: item.id, script: body.script)
         return try await self.item(req: req).encodeResponse(status: .accepted, for: req)
     }
 
     /// `DELETE /api/winddown/{id}/audio` (owner): the item goes back to what the catalog gives it.
-    func detach(req: Request) async throws -> Item {
+    func detach(req: Request) async throws -> WindDownItem {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
         guard try await req.application.detachSleepAudio(itemID: item.id) else {
@@ -204,7 +157,7 @@ struct WindDownController: RouteCollection {
         return item
     }
 
-    private func describe(_ item: SleepItem, _ attachment: SleepAttachment?, req: Request) async -> Item {
+    private func describe(_ item: SleepItem, _ attachment: SleepAttachment?, req: Request) async -> WindDownItem {
         let source = req.sleepAudioSource(item, attachment)
         let (state, file, detail) = await req.application.sleepAudio.state(of: source)
         var shown = item
@@ -215,9 +168,9 @@ struct WindDownController: RouteCollection {
         case (nil, .some): "bundled"
         case (nil, nil): nil
         }
-        return Item(item: shown, progress: 0, position: nil, comingSoon: source == nil,
-                    audio: Audio(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : nil, detail: detail,
-                                 source: kind, originalName: attachment?.originalName))
+        return WindDownItem(item: SleepItemInfo(shown), progress: 0, position: nil, comingSoon: source == nil,
+                            audio: .init(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : nil, detail: detail,
+                                         source: kind, originalName: attachment?.originalName))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReverieAPI
 import Rhymes
 import Speech
 import Vapor
@@ -58,16 +59,6 @@ struct RhymesController: RouteCollection {
     /// The request body that carries it, JSON-escaped.
     static let maximumBody: ByteCount = "8mb"
 
-    struct AnalyzeRequest: Content {
-        var text: String
-    }
-
-    struct SuggestionsRequest: Content {
-        var text: String
-        /// UTF-16 offset of the caret in `text`, as the browser reports it.
-        var caret: Int
-    }
-
     func boot(routes: any RoutesBuilder) throws {
         let rhymes = routes.grouped("api", "rhymes")
         rhymes.on(.POST, "analyze", body: .collect(maxSize: Self.maximumBody), use: analyze)
@@ -77,7 +68,7 @@ struct RhymesController: RouteCollection {
 
     func analyze(req: Request) async throws -> LyricsAnalysis {
         _ = try req.user
-        let body = try req.content.decode(AnalyzeRequest.self)
+        let body = try req.content.decode(RhymesAnalyzeRequest.self)
         try Self.check(body.text)
         let engine = try await rhymes.engine()
         // Off the event loop: a long text takes a moment that other requests should not wait for.
@@ -86,7 +77,7 @@ struct RhymesController: RouteCollection {
 
     func suggestions(req: Request) async throws -> RhymeSuggestions {
         _ = try req.user
-        let body = try req.content.decode(SuggestionsRequest.self)
+        let body = try req.content.decode(RhymeSuggestionsRequest.self)
         try Self.check(body.text)
         guard (0...body.text.utf16.count).contains(body.caret) else {
             throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")
