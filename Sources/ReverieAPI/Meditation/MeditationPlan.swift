@@ -38,8 +38,13 @@ public struct MeditationPlan: Codable, Sendable, Equatable {
         }
     }
 
+    /// One breathing step with its keyframes: the `Breathing` engine's `BreathingPattern.Step`
+    /// and the word shown and announced during it (made in one place on the server,
+    /// `MeditationPlan+BreathingPattern.swift`).
     public struct Step: Codable, Sendable, Equatable {
+        /// `inhale`, `hold`, `exhale` or `rest`.
         public var kind: String
+        /// `Inhale`, `Hold`, `Exhale` or `Rest`.
         public var word: String
         public var seconds: Double
         public var scaleFrom: Double

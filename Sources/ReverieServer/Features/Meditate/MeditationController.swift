@@ -64,10 +64,7 @@ struct MeditationController: RouteCollection {
                 .init(type: phase.type.rawValue, title: phase.type.title, startSeconds: start, durationSeconds: phase.durationSeconds)
             },
             cues: cues.map { .init(atSeconds: $0.atSeconds, audio: described($0.audioFile)) },
-            pattern: BreathingPattern.calm.steps.map {
-                .init(kind: $0.kind.rawValue, word: $0.kind.word, seconds: $0.seconds, scaleFrom: $0.scaleFrom, scaleTo: $0.scaleTo,
-                      opacityFrom: $0.opacityFrom, opacityTo: $0.opacityTo)
-            },
+            pattern: BreathingPattern.calm.steps.map(MeditationPlan.Step.init),
             bell: described(manifest.shared.bell), silence: described(manifest.shared.silence),
             minimumCountedSeconds: MeditationStats.minimumCountedSeconds)
     }

@@ -369,7 +369,7 @@ struct PodcastController: RouteCollection {
             guard let format = Transcripts.format(type: link.type, data: data) else {
                 throw APIError(.badGateway, code: "transcript_unreadable", "The episode's transcript is in a form Reverie cannot read (\(link.type)).")
             }
-            let lines = try Transcripts.parse(data, format: format).map { TranscriptLine(start: $0.start, end: $0.end, speaker: $0.speaker, text: $0.text) }
+            let lines = try Transcripts.parse(data, format: format).map(TranscriptLine.init)
             transcripts.store(lines, for: link.url, readAt: generation)
             return EpisodeTranscript(lines: lines)
         } catch let error as FeedError {

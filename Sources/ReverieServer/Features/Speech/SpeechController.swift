@@ -210,7 +210,3 @@ struct SpeechController: RouteCollection {
                                 timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil)
     }
 }
-
-extension VoiceInfo {
-    init(_ voice: Voice) { self.init(id: voice.id, name: voice.name, language: voice.language, engine: voice.engine) }
-}
