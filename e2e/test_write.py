@@ -1,14 +1,27 @@
 """Write: songs, the lyrics editor with live rhyme highlights, suggestions, search, undo, offline saving."""
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
 from conftest import close, expect_error, open_page, screenshot, sign_in, wait_for, wait_until
+from reverie_process import call
 from shared_cases import shared_cases
 
 STANZA = "I walked alone beneath the night\nThe river running cold and deep\nI followed every distant light\nAnd promised I would never sleep"
 THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
 PLUS_THEMES = ["VelvetHour", "PaperMoon"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def rhymes_ready(server):
+    """Waits until the file's fresh server has built its rhymes index (about 10 s in a debug build,
+    longer on a busy machine), so the 15 s each highlight is given is for the analysis, not for that."""
+    deadline = time.monotonic() + 180
+    while call(server.url + "/api/health")[2]["rhymes"]["state"] == "warming":
+        assert time.monotonic() < deadline, "the rhymes index was never built"
+        time.sleep(0.2)
 
 
 def saved(page):
