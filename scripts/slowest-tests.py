@@ -56,7 +56,9 @@ def main():
         results += browser_durations(arguments.junit)
     if not results:
         return 0
-    print(f"The {min(arguments.count, len(results))} slowest of {len(results)} tests:")
+    # Swift Testing runs tests side by side (and pytest-xdist runs two files at once), so the
+    # times overlap: each is the test's own wall time, not its share of the run.
+    print(f"The {min(arguments.count, len(results))} slowest of {len(results)} tests (wall time each; tests run side by side):")
     for seconds, kind, name, outcome in sorted(results, key=lambda result: -result[0])[:arguments.count]:
         mark = "" if outcome == "passed" else f"  ({outcome})"
         if len(name) > 110:
