@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks.git", from: "1.1.1"),
     ],
     targets: [
         // MARK: - Engines
@@ -119,6 +120,7 @@ let package = Package(
                 "Rhymes",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         .testTarget(name: "reverieTests", dependencies: ["reverie", "AudioRender"]),

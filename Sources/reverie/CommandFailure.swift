@@ -9,4 +9,13 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ message: String) {
         description = message
     }
+
+    /// The command line's one mapping from what the server's operations and the engines throw
+    /// (`AccountError`, `LibraryError`, `WindDownError`, `OutsideFetchError`, an engine's error)
+    /// to what a command says: their own sentence, after `subject` when given. Each is a refusal,
+    /// exit 1; anything else keeps its own words.
+    init(_ error: any Error, about subject: String? = nil) {
+        let words = (error as? CommandFailure)?.description ?? (error as? any CustomStringConvertible)?.description ?? "\(error)"
+        description = subject.map { "\($0): \(words)" } ?? words
+    }
 }

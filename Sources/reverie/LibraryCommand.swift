@@ -70,8 +70,8 @@ struct LibraryCommand: AsyncParsableCommand {
                         let book = try await app.importBookToLibrary(folder: URL(fileURLWithPath: paths[0]), username: user)
                         print(book.duplicate ? "\(paths[0]): already in the library as “\(book.title)”"
                                              : "\(paths[0]): added as a book, “\(book.title)”, \(book.chapters) chapters")
-                    } catch let error as APIError {
-                        throw CommandFailure(error.message)
+                    } catch {
+                        throw CommandFailure(error)
                     }
                     return
                 }
@@ -80,9 +80,9 @@ struct LibraryCommand: AsyncParsableCommand {
                         let result = try await app.importToLibrary(file: file, username: user, kind: kind)
                         print(result.duplicate ? "\(file.lastPathComponent): already in the library as “\(result.title)”"
                                                : "\(file.lastPathComponent): added as \(result.kind == "book" ? "a book" : "music"), “\(result.title)”")
-                    } catch let error as APIError {
+                    } catch {
                         failures += 1
-                        FileHandle.standardError.write(Data("\(file.lastPathComponent): \(error.message)\n".utf8))
+                        FileHandle.standardError.write(Data("\(CommandFailure(error, about: file.lastPathComponent))\n".utf8))
                     }
                 }
             }

@@ -12,8 +12,8 @@ enum OutsideSource {
         do {
             let answer = try await OutsideFetch.data(from: remote, maxBytes: maxBytes, allowPrivate: allow, accept: accept)
             return (answer.data, answer.finalURL, answer.contentType)
-        } catch let error as APIError {
-            throw CommandFailure("\(source): \(error.message)")
+        } catch {
+            throw CommandFailure(error, about: source)
         }
     }
 }

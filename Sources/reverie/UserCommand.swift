@@ -10,7 +10,7 @@ struct User: AsyncParsableCommand {
     )
 
     /// Reads the password (asked without echo, or standard input's first line), opens the
-    /// server's storage and hands over its accounts; a refusal (`APIError`) becomes the message
+    /// server's storage and hands over its accounts; a refusal (`AccountError`) becomes the message
     /// the command fails with.
     static func withAccounts(storage: StorageOptions, passwordFromStandardInput: Bool,
                              _ body: (AccountService, String) async throws -> Void) async throws {
@@ -19,8 +19,8 @@ struct User: AsyncParsableCommand {
         try await ServerRunner.withApplication(config, logLevel: .warning) { app in
             do {
                 try await body(app.accounts, password)
-            } catch let error as APIError {
-                throw CommandFailure(error.message)
+            } catch {
+                throw CommandFailure(error)
             }
         }
     }

@@ -79,8 +79,8 @@ struct WindDownCommand: AsyncParsableCommand {
                         let milliseconds = try await app.makeSleepAudio(itemID: id)
                         print("\(id) now plays the script, spoken over the sleep bed (\(ListeningProgress.clock(Double(milliseconds) / 1000))).")
                     }
-                } catch let error as APIError {
-                    throw CommandFailure(error.message)
+                } catch {
+                    throw CommandFailure(error)
                 }
             }
         }

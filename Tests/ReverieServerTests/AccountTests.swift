@@ -262,10 +262,10 @@ struct AccountTests {
             #expect(try await client.send(.GET, "/api/auth/me", auth: .cookie(owner)).status == .unauthorized)
             let fresh = try await client.login("ada", "remembered now")
             #expect(try await client.send(.GET, "/api/settings", auth: .cookie(fresh)).status == .ok)
-            await #expect(throws: APIError.self) {
+            await #expect(throws: AccountError.noSuchAccount("nobody")) {
                 try await client.app.accounts.setPassword(username: "nobody", to: "remembered now", temporary: false)
             }
-            await #expect(throws: APIError.self) {
+            await #expect(throws: AccountError.passwordTooShort(minimum: 8)) {
                 try await client.app.accounts.setPassword(username: "ada", to: "short", temporary: false)
             }
             _ = try await client.login("ada", "remembered now")

@@ -77,7 +77,7 @@ struct ArticleAPITests {
     func saveFromWeb(database: TestDatabase) async throws {
         try await Self.withSite { site in
             try await withTestApp(database, adjust: { $0.allowPrivateFetches = true }) { client in
-                client.app.jobs.start(client.app)
+                client.app.jobs.start()
                 let ada = try await client.setUpOwner()
                 let started = try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(url: site.url.appendingPathComponent("hop/5").absoluteString), auth: .cookie(ada))
                 #expect(started.status == .accepted, "\(started.text)")
@@ -148,7 +148,7 @@ struct ArticleAPITests {
           arguments: TestDatabase.all)
     func pasteAndUpload(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
-            client.app.jobs.start(client.app)
+            client.app.jobs.start()
             let ada = try await client.setUpOwner()
             let pasted = try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(text: "First thought.\n\nSecond thought, (2s) kept as text.", title: "Notes"), auth: .cookie(ada))
             #expect(pasted.status == .created, "\(pasted.text)")

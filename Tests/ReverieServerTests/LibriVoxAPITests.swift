@@ -95,7 +95,7 @@ struct LibriVoxAPITests {
                 config.allowPrivateFetches = true
                 config.librivoxBaseURL = site.url
             }) { client in
-                client.app.jobs.start(client.app)
+                client.app.jobs.start()
                 let owner = try await client.setUpOwner()
                 let search = try await client.send(.GET, "/api/librivox/search?q=Quiet", auth: .cookie(owner))
                 #expect(search.status == .ok, "\(search.text)")

@@ -73,7 +73,7 @@ struct PodcastAPITests {
                 site.publish("Bats", in: 1)
                 client.clock.advance(by: 60)
                 let refreshJob = try await client.send(.POST, "/api/podcasts/\(podcast.id)/refresh", auth: .cookie(bea)).decode(JobInfo.self)
-                client.app.jobs.start(client.app)
+                client.app.jobs.start()
                 #expect(try await Self.waitForJob(refreshJob.id, client, bea).status == "done")
                 var list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
                 #expect(list.podcasts.map(\.newEpisodes) == [1] && list.podcasts[0].episodeCount == 3)
@@ -127,7 +127,7 @@ struct PodcastAPITests {
         try await Self.withSite { site in
             try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
                 let bea = try await client.setUpOwner("bea")
-                client.app.jobs.start(client.app)
+                client.app.jobs.start()
                 let podcast = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(1)), auth: .cookie(bea)).decode(PodcastInfo.self)
                 let episodes = try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes
                 let moths = try #require(episodes.first { $0.title == "Moths" }), owls = try #require(episodes.first { $0.title == "Owls" })
@@ -200,7 +200,7 @@ struct PodcastAPITests {
         try await Self.withSite { site in
             try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
                 let bea = try await client.setUpOwner("bea")
-                client.app.jobs.start(client.app)
+                client.app.jobs.start()
                 let podcast = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(3)), auth: .cookie(bea)).decode(PodcastInfo.self)
                 let episode = try #require(try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes.first)
                 #expect(!episode.hasChapters)
@@ -239,16 +239,16 @@ struct PodcastAPITests {
                 other.logger.logLevel = .warning
                 do {
                     try await configure(other, try #require(client.config), now: client.clock.closure)
-                    async let one = FeedRefresh.queueDue(client.app, now: Date())
-                    async let two = FeedRefresh.queueDue(other, now: Date())
+                    async let one = FeedRefresh.queueDue(podcasts: client.app.repositories.podcasts, jobs: client.app.services.jobQueue, now: Date())
+                    async let two = FeedRefresh.queueDue(podcasts: other.repositories.podcasts, jobs: other.services.jobQueue, now: Date())
                     let (a, b) = try await (one, two)
                     #expect(a + b == 6, "queued \(a) and \(b)")
                     let before = site.snapshot.hits
-                    client.app.jobs.start(client.app)
-                    other.jobs.start(other)
+                    client.app.jobs.start()
+                    other.jobs.start()
                     for _ in 0..<400 {
-                        let jobs = try await JobModel.query(on: client.app.db).filter(\.$kind == FeedRefresh.kind).all()
-                        if jobs.count == 6 && jobs.allSatisfy({ $0.status == "done" }) { break }
+                        let jobs = try await JobModel.query(on: client.app.db).filter(\.$kind == FeedRefresh.kind.rawValue).all()
+                        if jobs.count == 6 && jobs.allSatisfy({ $0.status == .done }) { break }
                         try await Task.sleep(nanoseconds: 50_000_000)
                     }
                     let after = site.snapshot.hits

@@ -47,6 +47,7 @@ let repositoryWebDirectory = URL(fileURLWithPath: #filePath)
 func withTestApp(
     _ database: TestDatabase,
     clock: TestNow = TestNow(),
+    loopClock: any Clock<Duration> = ContinuousClock(),
     maxBodyBytes: Int = 1 << 20,
     speech: SpeechEngines = SpeechEngines([]),
     speechMaxCharacters: Int = 100_000,
@@ -73,7 +74,7 @@ func withTestApp(
     let app = try await Application.make(.testing)
     app.logger.logLevel = .warning
     do {
-        try await configure(app, config, now: clock.closure, speech: speech)
+        try await configure(app, config, now: clock.closure, clock: loopClock, speech: speech)
         try await body(TestClient(app: app, clock: clock, config: config))
     } catch {
         await teardown(app, database: database, schema: schema)

@@ -27,6 +27,10 @@ struct AppServices: Sendable {
     let outside: GuardedHTTPClient
     /// The background job workers.
     let jobs: JobWorkers
+    /// The one way to queue a job (it wakes `jobs`).
+    let jobQueue: JobQueue
+    /// Looks for podcast feeds due for refresh.
+    let feedSchedule: FeedSchedule
 }
 
 extension Application {

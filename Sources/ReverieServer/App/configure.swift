@@ -14,8 +14,9 @@ import Vapor
 /// - Parameters:
 ///   - now: the clock for sessions and the login throttle; tests pass their own.
 ///   - speech: the speech engines; those installed on this machine (`SpeechEngines.installed()`) when nil.
+///   - clock: what background loops (the job workers' poll, the feed schedule) wait on; tests pass a test clock.
 public func configure(_ app: Application, _ config: ServerConfig, now: @escaping @Sendable () -> Date = Date.init,
-                      speech: SpeechEngines? = nil) async throws {
+                      clock: any Clock<Duration> = ContinuousClock(), speech: SpeechEngines? = nil) async throws {
     // MARK: - Database
     switch config.database {
     case let .sqlite(path):
@@ -77,27 +78,49 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
                                           cacheDirectory: config.cacheDirectory("meditation"))
     let sleepLibrary = try SleepLibrary.bundled()
+    let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup)
+    let stores = app.repositories
+    let library = LibraryStore(config: config, repository: stores.library, threadPool: app.threadPool)
+    let workers = JobWorkers(runners: [
+        JobRunner(LibriVoxDownload.self, .init(catalog: LibriVoxCatalog(base: config.librivoxBaseURL, client: outside), client: outside, store: library,
+                                               incomingDirectory: config.mediaDirectory(".incoming"), maxBytes: config.maxUploadBytes)),
+        JobRunner(FeedRefresh.self, .init(podcasts: stores.podcasts, client: outside, interval: TimeInterval(config.feedRefreshMinutes * 60),
+                                          now: now, logger: app.logger)),
+        JobRunner(EpisodeDownload.self, .init(podcasts: stores.podcasts, client: outside, config: config, threadPool: app.threadPool)),
+        JobRunner(ArticleImport.self, .init(articles: stores.articles, client: outside, config: config)),
+    ], repository: stores.jobs, clock: clock, now: now, logger: app.logger)
+    let jobQueue = JobQueue(repository: stores.jobs, workers: workers)
+    let feedSchedule = FeedSchedule(clock: clock, now: now, logger: app.logger) { [podcasts = stores.podcasts] time in
+        try await FeedRefresh.queueDue(podcasts: podcasts, jobs: jobQueue, now: time)
+    }
+    let files = FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes)
+    let media = MediaFiles(cache: files, threadPool: app.threadPool, incomingDirectory: config.mediaDirectory(".incoming"))
+    let hashing = try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool)
+    let throttle = LoginThrottle(now: now)
+    let bedsideSounds = SynthesizedAudio(directory: config.cacheDirectory("bedside"))
     let sleepAudio = SleepAudio(library: sleepLibrary, engines: engines, cacheDirectory: config.cacheDirectory("sleep"),
                                 mediaDirectory: config.mediaDirectory("winddown"), renditionDirectory: config.cacheDirectory("renditions"))
     app.services = AppServices(
         config: config,
-        hashing: try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool),
-        throttle: LoginThrottle(now: now),
+        hashing: hashing,
+        throttle: throttle,
         now: now,
         speech: jobs,
         readiness: readiness,
         rhymes: rhymes,
         meditationAudio: meditationAudio,
         sleepAudio: sleepAudio,
-        files: FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes),
+        files: files,
         signIns: Recent(lifetime: SessionAuthenticator.recheckAfter),
-        bedsideSounds: SynthesizedAudio(directory: config.cacheDirectory("bedside")),
-        outside: GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup),
-        jobs: JobWorkers(handlers: [LibriVoxDownload.kind: LibriVoxDownload.run, FeedRefresh.kind: FeedRefresh.run, EpisodeDownload.kind: EpisodeDownload.run, ArticleImport.kind: ArticleImport.run])
+        bedsideSounds: bedsideSounds,
+        outside: outside,
+        jobs: workers,
+        jobQueue: jobQueue,
+        feedSchedule: feedSchedule
     )
     app.lifecycle.use(SpeechJobsLifecycle())
-    app.lifecycle.use(JobWorkersLifecycle())
-    app.lifecycle.use(FeedScheduleLifecycle(schedule: FeedSchedule()))
+    app.lifecycle.use(JobWorkersLifecycle(workers: workers))
+    app.lifecycle.use(FeedScheduleLifecycle(schedule: feedSchedule))
     app.lifecycle.use(WarmupLifecycle())
 
     // MARK: - HTTP
@@ -117,27 +140,27 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     ContentConfiguration.global.use(encoder: encoder, for: .json)
     ContentConfiguration.global.use(decoder: decoder, for: .json)
 
-    try app.register(collection: HealthController(databaseKind: config.database.kind))
-    try app.register(collection: SpeechController())
+    try app.register(collection: HealthController(databaseKind: config.database.kind, readiness: readiness, engines: engines))
+    try app.register(collection: SpeechController(media: media))
     try app.register(collection: CompositionController(rhymes: rhymes))
-    try app.register(collection: SongTrackController())
+    try app.register(collection: SongTrackController(media: media, store: library, practiceDirectory: config.cacheDirectory("practice")))
     try app.register(collection: RhymesController(rhymes: rhymes))
     let bedsideLibrary = try BedsideLibrary.bundled()
-    try app.register(collection: ProgressController(library: sleepLibrary, bedside: bedsideLibrary))
-    try app.register(collection: WindDownController(library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
-    try app.register(collection: BedsideController(library: bedsideLibrary))
-    try app.register(collection: LibraryController(maxUploadBytes: config.maxUploadBytes))
-    try app.register(collection: LibriVoxController(base: config.librivoxBaseURL))
+    try app.register(collection: ProgressController(now: now, library: sleepLibrary, bedside: bedsideLibrary))
+    try app.register(collection: WindDownController(media: media, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: BedsideController(media: media, sounds: bedsideSounds, now: now, library: bedsideLibrary))
+    try app.register(collection: LibraryController(media: media, store: library, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue))
     try app.register(collection: JobController())
-    try app.register(collection: ArticleController())
-    try app.register(collection: PodcastController())
+    try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
+    try app.register(collection: PodcastController(media: media, jobs: jobQueue, feeds: feedSchedule))
     try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL)))
-    try app.register(collection: MeditationController(manifest: manifest, audio: meditationAudio))
-    try app.register(collection: AuthController())
+    try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
+    try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, now: now))
     try app.register(collection: TokenController())
-    try app.register(collection: UserController())
-    try app.register(collection: PlanController())
-    try app.register(collection: SettingsController())
+    try app.register(collection: UserController(hashing: hashing, removal: AccountRemoval(library: library, meditationAudio: meditationAudio, speech: jobs)))
+    try app.register(collection: PlanController(developmentMode: config.developmentMode))
+    try app.register(collection: SettingsController(entitlements: Entitlements(developmentMode: config.developmentMode)))
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
     try app.register(collection: ManifestController(webDirectory: config.webDirectory))
 

@@ -6,18 +6,18 @@ enum AccountRules {
     static let maximumPasswordLength = 1024
     static let maximumUsernameLength = 64
 
-    /// Lowercased, trimmed username, or a 400 saying what is wrong.
+    /// Lowercased, trimmed username, or an `AccountError` saying what is wrong.
     static func normalizedUsername(_ raw: String) throws -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !name.isEmpty else {
-            throw APIError(.badRequest, code: "invalid_username", "Choose a username.")
+            throw AccountError.emptyUsername
         }
         guard name.count <= maximumUsernameLength else {
-            throw APIError(.badRequest, code: "invalid_username", "A username has at most \(maximumUsernameLength) characters.")
+            throw AccountError.usernameTooLong(limit: maximumUsernameLength)
         }
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789._-")
         guard name.unicodeScalars.allSatisfy(allowed.contains) else {
-            throw APIError(.badRequest, code: "invalid_username", "Use letters, digits, '.', '_' or '-' in a username.")
+            throw AccountError.usernameCharacters
         }
         return name
     }
@@ -25,10 +25,10 @@ enum AccountRules {
     /// Checks a new password's length.
     static func validateNewPassword(_ password: String) throws {
         guard password.count >= minimumPasswordLength else {
-            throw APIError(.badRequest, code: "weak_password", "A password needs at least \(minimumPasswordLength) characters.")
+            throw AccountError.passwordTooShort(minimum: minimumPasswordLength)
         }
         guard password.count <= maximumPasswordLength else {
-            throw APIError(.badRequest, code: "invalid_password", "A password has at most \(maximumPasswordLength) characters.")
+            throw AccountError.passwordTooLong(limit: maximumPasswordLength)
         }
     }
 

@@ -46,14 +46,14 @@ public struct AccountService: Sendable {
     /// - Returns: the account as it now is.
     public func changePassword(of userID: UUID, current: String, new: String, keeping tokenID: UUID) async throws -> UserModel {
         guard let user = try await users.find(id: userID) else {
-            throw APIError(.unauthorized, code: "unauthorized", "Sign in first: this account no longer exists.")
+            throw AccountError.accountGone
         }
         guard try await hasher.verify(AccountRules.bcryptInput(current), user.passwordHash) else {
-            throw APIError(.forbidden, code: "wrong_password", "Your current password is not right; type it again.")
+            throw AccountError.wrongPassword
         }
         try AccountRules.validateNewPassword(new)
         guard new != current else {
-            throw APIError(.badRequest, code: "same_password", "Choose a password different from the current one.")
+            throw AccountError.samePassword
         }
         return try await replacePassword(of: user, with: new, mustChange: false, keeping: tokenID)
     }
@@ -68,11 +68,11 @@ public struct AccountService: Sendable {
     }
 
     /// `setPassword(of:to:temporary:)` for the account with this username (as typed: any case,
-    /// spaces around it); 404 naming it when there is none.
+    /// spaces around it); `AccountError.noSuchAccount` when there is none.
     public func setPassword(username rawUsername: String, to password: String, temporary: Bool) async throws -> UserModel {
         let username = rawUsername.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard let user = try await users.find(username: username) else {
-            throw APIError(.notFound, code: "not_found", "No account is named '\(username)'.")
+            throw AccountError.noSuchAccount(username)
         }
         return try await setPassword(of: user, to: password, temporary: temporary)
     }
@@ -80,7 +80,7 @@ public struct AccountService: Sendable {
     private func replacePassword(of user: UserModel, with password: String, mustChange: Bool, keeping tokenID: UUID?) async throws -> UserModel {
         let hash = try await hasher.hash(AccountRules.bcryptInput(password))
         guard try await users.replacePassword(of: try user.requireID(), hash: hash, mustChange: mustChange, keeping: tokenID) else {
-            throw APIError.notFound("user")
+            throw AccountError.noSuchAccount(user.username)
         }
         user.passwordHash = hash
         user.mustChangePassword = mustChange

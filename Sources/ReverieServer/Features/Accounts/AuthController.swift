@@ -3,6 +3,18 @@ import Vapor
 
 /// First-run setup, login, logout and "who am I".
 struct AuthController: RouteCollection {
+    let hashing: PasswordHashing
+    let throttle: LoginThrottle
+    /// How long a session lasts from its last use.
+    let sessionLifetime: TimeInterval
+    let secureCookies: ServerConfig.SecureCookies
+    let now: @Sendable () -> Date
+
+    /// Accounts on the request's database.
+    private func accounts(_ req: Request) -> AccountService {
+        AccountService(users: req.repositories.users, hasher: hashing)
+    }
+
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "setup", use: setupStatus)
         routes.post("api", "setup", use: setup)
@@ -24,8 +36,8 @@ struct AuthController: RouteCollection {
         }
         let user: UserModel
         do {
-            user = try await req.accounts.createUser(username: credentials.username, password: credentials.password, owner: true)
-        } catch let error as APIError where error.code == "username_taken" {
+            user = try await accounts(req).createUser(username: credentials.username, password: credentials.password, owner: true)
+        } catch AccountError.usernameTaken {
             // Two setup requests raced; the other one made the owner.
             throw APIError(.conflict, code: "already_set_up", "This server already has an owner; sign in instead.")
         }
@@ -34,9 +46,8 @@ struct AuthController: RouteCollection {
 
     func login(req: Request) async throws -> Response {
         let credentials = try req.content.decode(Credentials.self)
-        let throttle = req.services.throttle
         let address = try await checkThrottle(username: credentials.username, req: req)
-        guard let user = try await req.accounts.verify(username: credentials.username, password: credentials.password) else {
+        guard let user = try await accounts(req).verify(username: credentials.username, password: credentials.password) else {
             await throttle.recordFailure(username: credentials.username, address: address)
             throw APIError(.unauthorized, code: "invalid_credentials", "That username and password do not match an account.")
         }
@@ -70,16 +81,15 @@ struct AuthController: RouteCollection {
     func changePassword(req: Request) async throws -> SessionInfo {
         let user = try req.user
         let change = try req.content.decode(PasswordChange.self)
-        let throttle = req.services.throttle
         let address = try await checkThrottle(username: user.username, req: req)
         do {
-            let model = try await req.accounts.changePassword(of: user.id, current: change.currentPassword,
+            let model = try await accounts(req).changePassword(of: user.id, current: change.currentPassword,
                                                               new: change.newPassword, keeping: user.tokenID)
             await throttle.recordSuccess(username: user.username)
             return SessionInfo(user: try model.info())
-        } catch let error as APIError where error.code == "wrong_password" {
+        } catch AccountError.wrongPassword {
             await throttle.recordFailure(username: user.username, address: address)
-            throw error
+            throw AccountError.wrongPassword
         }
     }
 
@@ -88,7 +98,7 @@ struct AuthController: RouteCollection {
     private func checkThrottle(username: String, req: Request) async throws -> String {
         let address = req.remoteAddress?.ipAddress ?? "unknown"
         do {
-            try await req.services.throttle.check(username: username, address: address)
+            try await throttle.check(username: username, address: address)
         } catch let lockout as LoginThrottle.Lockout {
             throw APIError.tooManyAttempts(lockout)
         }
@@ -99,11 +109,11 @@ struct AuthController: RouteCollection {
 
     private func startSession(for user: UserModel, req: Request, status: HTTPResponseStatus) async throws -> Response {
         let secret = TokenSecret.generate()
-        let lifetime = req.services.config.sessionLifetime
+        let lifetime = sessionLifetime
         let agent = String((req.headers.first(name: .userAgent) ?? "browser").prefix(200))
         _ = try await req.repositories.tokens.create(
             for: try user.requireID(), kind: .session, name: agent, secretHash: TokenSecret.hash(secret),
-            prefix: TokenSecret.prefix(of: secret), expiresAt: req.services.now().addingTimeInterval(lifetime))
+            prefix: TokenSecret.prefix(of: secret), expiresAt: now().addingTimeInterval(lifetime))
         let response = Response(status: status)
         try response.content.encode(SessionInfo(user: try user.info()))
         response.cookies[SessionAuthenticator.cookieName] = HTTPCookies.Value(
@@ -114,7 +124,7 @@ struct AuthController: RouteCollection {
 
     /// Whether the cookie gets `Secure`: see `ServerConfig.SecureCookies`.
     private func secureCookie(_ req: Request) -> Bool {
-        switch req.services.config.secureCookies {
+        switch secureCookies {
         case .always: return true
         case .never: return false
         case .auto:

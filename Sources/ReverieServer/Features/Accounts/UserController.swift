@@ -3,6 +3,10 @@ import Vapor
 
 /// The owner's account management: list, add and remove people.
 struct UserController: RouteCollection {
+    let hashing: PasswordHashing
+    /// What removing a person also clears: their files and renders.
+    let removal: AccountRemoval
+
     func boot(routes: any RoutesBuilder) throws {
         let users = routes.grouped("api", "users")
         users.get(use: list)
@@ -19,7 +23,7 @@ struct UserController: RouteCollection {
     func create(req: Request) async throws -> Response {
         try requireOwner(req)
         let credentials = try req.content.decode(Credentials.self)
-        let user = try await req.accounts.createUser(username: credentials.username, password: credentials.password, owner: false)
+        let user = try await AccountService(users: req.repositories.users, hasher: hashing).createUser(username: credentials.username, password: credentials.password, owner: false)
         let response = Response(status: .created)
         try response.content.encode(try user.info())
         return response
@@ -32,7 +36,7 @@ struct UserController: RouteCollection {
             throw APIError(.conflict, code: "cannot_remove_self", "The owner cannot remove their own account.")
         }
         guard try await req.repositories.users.find(id: id) != nil else { throw APIError.notFound("user") }
-        try await Self.removeEverything(of: id, req.application, repositories: req.repositories)
+        try await removal.removeEverything(of: id, repositories: req.repositories)
         return .noContent
     }
 
@@ -47,20 +51,7 @@ struct UserController: RouteCollection {
                            "Change your own password in Settings, with your current one.")
         }
         guard let user = try await req.repositories.users.find(id: id) else { throw APIError.notFound("user") }
-        return try await req.accounts.setPassword(of: user, to: body.password, temporary: true).info()
-    }
-
-    /// Removes a person with every row they own and what was made from it: their renders' files
-    /// unless someone else's render (or the meditation narration) uses the same cache entry.
-    static func removeEverything(of id: UUID, _ app: Application, repositories: Repositories) async throws {
-        let keys = try await repositories.speechRenders.cacheKeys(ownedBy: id)
-        let media = try await repositories.library.all(ownedBy: id)
-        try await repositories.users.delete(id: id)
-        try await LibraryStore(app: app, repository: repositories.library).removeUnused(after: media)
-        let kept = await app.meditationAudio.narrationKeys()
-        for key in keys.subtracting(kept) where try await !repositories.speechRenders.isUsed(cacheKey: key) {
-            await app.speech.service.remove(key)
-        }
+        return try await AccountService(users: req.repositories.users, hasher: hashing).setPassword(of: user, to: body.password, temporary: true).info()
     }
 
     @discardableResult

@@ -39,7 +39,7 @@ struct FluentUserRepository: UserRepository {
         do {
             try await user.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw APIError(.conflict, code: "username_taken", "The username '\(username)' is taken; choose another.")
+            throw AccountError.usernameTaken(username)
         }
         return user
     }

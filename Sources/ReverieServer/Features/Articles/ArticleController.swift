@@ -12,6 +12,11 @@ extension ArticleSpeechInfo: Content {}
 /// uploaded web page, text, EPUB or PDF (a job); read with their formatting, listened to chapter
 /// by chapter through the speech pipeline, and resumed where the person left off.
 struct ArticleController: RouteCollection {
+    let media: MediaFiles
+    let client: GuardedHTTPClient
+    let maxUploadBytes: Int
+    let now: @Sendable () -> Date
+    let jobs: JobQueue
     /// Pasted text at most this long (a long book is an upload).
     static let maxPastedCharacters = 2_000_000
 
@@ -37,16 +42,9 @@ struct ArticleController: RouteCollection {
         let user = try req.user
         let body = try req.content.decode(ArticleSaveRequest.self)
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty {
-            guard address.count <= 4_000, let url = URL(string: address) else { throw OutsideFetchError.badURL(address).apiError }
-            do {
-                _ = try await req.outside.check(url)
-            } catch let error as OutsideFetchError {
-                throw error.apiError
-            }
-            let payload = String(decoding: try JSONEncoder().encode(ArticleImport.Payload(url: url.absoluteString)), as: UTF8.self)
-            let job = JobModel(ownerID: user.id, kind: ArticleImport.kind, title: url.host ?? "Article", payload: payload)
-            try await req.repositories.jobs.enqueue(job)
-            req.application.jobs.poke()
+            guard address.count <= 4_000, let url = URL(string: address) else { throw OutsideFetchError.badURL(address) }
+            _ = try await client.check(url)
+            let job = try await jobs.enqueue(ArticleImport(url: url.absoluteString), title: url.host ?? "Article", ownerID: user.id)
             return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
         }
         guard let text = body.text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
@@ -61,7 +59,7 @@ struct ArticleController: RouteCollection {
             let named = title?.isEmpty == false
             article = try Documents.plainText(Data(text.utf8), name: named ? title! : "Pasted text", findTitle: !named)
         } catch let error as ReaderError {
-            throw ArticleImport.unreadable(error, name: "The text")
+            throw error.answered(lead: "The text")
         }
         if let title, !title.isEmpty { article.title = title }
         let row = ArticleModel(article, kind: "text", sourceURL: nil, ownerID: user.id)
@@ -73,7 +71,7 @@ struct ArticleController: RouteCollection {
     /// `POST /api/articles/upload`: the file as the body (`X-File-Name` names it); 202 with the job.
     func upload(req: Request) async throws -> Response {
         let user = try req.user
-        let received = try await req.receiveUpload(limit: min(req.services.config.maxUploadBytes, Documents.maximumDocumentBytes))
+        let received = try await media.receive(req, limit: min(maxUploadBytes, Documents.maximumDocumentBytes))
         let name = received.originalName ?? "Document"
         // Told at once when the bytes are not what the name says; the job reads the rest.
         let head = (try? FileHandle(forReadingFrom: received.file)).flatMap { handle in defer { try? handle.close() }; return try? handle.read(upToCount: 4096) } ?? Data()
@@ -81,12 +79,9 @@ struct ArticleController: RouteCollection {
             _ = try Documents.kind(of: head, name: name)
         } catch let error as ReaderError {
             try? FileManager.default.removeItem(at: received.file)
-            throw ArticleImport.unreadable(error, name: name)
+            throw error.answered(lead: name)
         }
-        let payload = String(decoding: try JSONEncoder().encode(ArticleImport.Payload(file: received.file.lastPathComponent, name: name)), as: UTF8.self)
-        let job = JobModel(ownerID: user.id, kind: ArticleImport.kind, title: name, payload: payload)
-        try await req.repositories.jobs.enqueue(job)
-        req.application.jobs.poke()
+        let job = try await jobs.enqueue(ArticleImport(file: received.file.lastPathComponent, name: name), title: name, ownerID: user.id)
         return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
     }
 
@@ -116,7 +111,7 @@ struct ArticleController: RouteCollection {
             row.lastReadPosition = position
         }
         if let finished = body.finished {
-            row.finishedAt = finished ? (row.finishedAt ?? req.services.now()) : nil
+            row.finishedAt = finished ? (row.finishedAt ?? now()) : nil
             if !finished, body.lastReadChapter == nil { (row.lastReadChapter, row.lastReadPosition) = (0, 0) }
         }
         try await req.repositories.articles.save(row)

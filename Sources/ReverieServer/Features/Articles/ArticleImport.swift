@@ -7,15 +7,20 @@ import Vapor
 /// redirects, 10 MB, its character set from the header, then the page's meta tag, then its
 /// byte-order mark), or a file uploaded to `<data>/media/.incoming` (a web page, text, EPUB or
 /// PDF, told apart by its bytes), read by the `Reader` engine and saved.
-enum ArticleImport {
-    static let kind = "article.import"
+struct ArticleImport: Job {
+    static let kind = JobKind.articleImport
 
-    struct Payload: Codable {
-        /// A page to fetch…
-        var url: String?
-        /// …or an uploaded file: its scratch name under `.incoming`, and the name it came with.
-        var file: String?
-        var name: String?
+    /// A page to fetch…
+    var url: String?
+    /// …or an uploaded file: its scratch name under `.incoming`, and the name it came with.
+    var file: String?
+    var name: String?
+
+    struct Services: Sendable {
+        let articles: any ArticleRepository
+        let client: GuardedHTTPClient
+        /// Where uploads wait (`scratch`).
+        let config: ServerConfig
     }
 
     static func scratch(_ name: String, _ config: ServerConfig) -> URL? {
@@ -24,18 +29,18 @@ enum ArticleImport {
         return config.mediaDirectory(".incoming").appendingPathComponent(name)
     }
 
-    static func run(_ job: JobContext, _ app: Application) async throws -> String? {
-        let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
+    func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
+        let payload = self
         let read: (article: ExtractedArticle, kind: String, url: String?)
         if let address = payload.url {
-            read = try await fetch(address, job: job, app: app)
-        } else if let name = payload.file, let file = scratch(name, app.services.config) {
+            read = try await Self.fetch(address, job: job, client: services.client)
+        } else if let name = payload.file, let file = Self.scratch(name, services.config) {
             guard FileManager.default.fileExists(atPath: file.path) else {
                 throw APIError(.gone, code: "upload_gone", "The uploaded file is no longer on the server; upload it again.")
             }
             await job.report(0.1, "Reading \(payload.name ?? "the file")…")
             do {
-                let result = try await reading(payload.name ?? "Document", job: job) { progress in
+                let result = try await Self.reading(payload.name ?? "Document", job: job) { progress in
                     try await Documents.read(file, name: payload.name ?? "Document", progress: progress)
                 }
                 read = (result.article, result.kind.rawValue, nil)
@@ -51,21 +56,16 @@ enum ArticleImport {
         }
         await job.report(0.95, "Saving…")
         let row = ArticleModel(read.article, kind: read.kind, sourceURL: read.url, ownerID: job.ownerID)
-        try await app.repositories.articles.create(row)
-        return JobResult(row.id).json
+        try await services.articles.create(row)
+        return JobOutput(itemID: row.id)
     }
 
     /// A page from the web: HTML, or a PDF, EPUB or text file someone linked to.
-    static func fetch(_ address: String, job: JobContext, app: Application) async throws -> (article: ExtractedArticle, kind: String, url: String?) {
-        guard let url = URL(string: address) else { throw OutsideFetchError.badURL(address).apiError }
+    static func fetch(_ address: String, job: JobContext, client: GuardedHTTPClient) async throws -> (article: ExtractedArticle, kind: String, url: String?) {
+        guard let url = URL(string: address) else { throw OutsideFetchError.badURL(address) }
         await job.report(0.05, "Fetching \(url.host ?? "the page")…")
-        let answer: OutsideResponse
-        do {
-            answer = try await app.services.outside.get(url, accept: "text/html, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/pdf;q=0.5, application/epub+zip;q=0.5",
-                                                        maxBytes: Documents.maximumPageBytes)
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        let answer = try await client.get(url, accept: "text/html, application/xhtml+xml;q=0.9, text/plain;q=0.8, application/pdf;q=0.5, application/epub+zip;q=0.5",
+                                          maxBytes: Documents.maximumPageBytes)
         await job.report(0.5, "Finding the article…")
         let name = answer.url.lastPathComponent.isEmpty ? (answer.url.host ?? "page") : answer.url.lastPathComponent
         let result = try await reading(answer.url.host ?? "The page", job: job) { progress in
@@ -75,7 +75,7 @@ enum ArticleImport {
         return (result.article, result.kind == .html ? "web" : result.kind.rawValue, answer.url.absoluteString)
     }
 
-    /// Reads with the engine, a book's pages told as the job's progress, its errors made the API's.
+    /// Reads with the engine, a book's pages told as the job's progress, its errors naming what was read.
     static func reading(_ name: String, job: JobContext,
                         _ read: ((Int, Int) async -> Void) async throws -> (article: ExtractedArticle, kind: Documents.Kind))
         async throws -> (article: ExtractedArticle, kind: Documents.Kind) {
@@ -85,17 +85,7 @@ enum ArticleImport {
                 await job.report(0.1 + 0.8 * Double(done) / Double(total), "Reading page \(min(done + 1, total)) of \(total)…")
             }
         } catch let error as ReaderError {
-            throw unreadable(error, name: name)
-        } catch let error as ArchiveError {
-            throw SafeZip.apiError(error)
-        }
-    }
-
-    static func unreadable(_ error: ReaderError, name: String) -> APIError {
-        switch error {
-        case .noArticle: APIError(.unprocessableEntity, code: "no_article", "\(name): \(error.description)")
-        case .tooLarge: APIError(.payloadTooLarge, code: "too_large", "\(name): \(error.description)")
-        default: APIError(.unprocessableEntity, code: "unreadable_document", "\(name): \(error.description)")
+            throw error.answered(lead: name)
         }
     }
 }

@@ -12,6 +12,10 @@ extension WakeGreetingInfo: Content {}
 /// Bedside's meditations and poems: the presets, the person's own (My Content: create, edit,
 /// delete, duplicate), and the next random piece for the Leaf/Masks button.
 struct BedsideController: RouteCollection {
+    let media: MediaFiles
+    /// Room sounds and the alarm chime, synthesized once.
+    let sounds: SynthesizedAudio
+    let now: @Sendable () -> Date
     static let maximumTitle = 200
     static let maximumScript = 100_000
 
@@ -38,7 +42,7 @@ struct BedsideController: RouteCollection {
         calendar.timeZone = try req.queryTimeZone()
         calendar.locale = Locale(identifier: "en_US_POSIX")
         let twentyFourHour = SettingsController.bedside(from: try await req.repositories.settings.all(ownedBy: user)).clock24 ?? false
-        return WakeGreetingInfo(text: WakeGreeting.text(at: req.services.now(), calendar: calendar, twentyFourHour: twentyFourHour))
+        return WakeGreetingInfo(text: WakeGreeting.text(at: now(), calendar: calendar, twentyFourHour: twentyFourHour))
     }
 
     /// `GET /api/bedside/sounds/{rain|ocean|forest|brown|silence|chime}`: a room's sound, a minute
@@ -55,8 +59,8 @@ struct BedsideController: RouteCollection {
         } else {
             throw APIError(.notFound, code: "not_found", "No Bedside sound is called “\(name.prefix(40))”: rain, ocean, forest, brown, silence or chime.")
         }
-        let file = try await req.services.bedsideSounds.file("\(name)-v1.m4a", make: make)
-        return try await req.serveFile(path: file.url.path, type: AudioEncoder.Format.m4a.contentType, name: nil)
+        let file = try await sounds.file("\(name)-v1.m4a", make: make)
+        return try await media.serve(file.url.path, type: AudioEncoder.Format.m4a.contentType, name: nil, for: req)
     }
 
     /// `GET /api/bedside/pieces?kind=meditation|poem`: the presets and the person's own.
@@ -186,7 +190,8 @@ struct BedsideController: RouteCollection {
         do {
             parsed = try ScriptParser().parse(input.script)
         } catch {
-            throw APIError(.unprocessableEntity, code: "invalid_script", "\(error)")
+            // A piece is kept as written, so what cannot be spoken is unprocessable, not malformed.
+            throw error.answered(status: .unprocessableEntity)
         }
         var title = input.title.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
         if title.isEmpty { title = parsed.phrases.first.map { String($0.text.prefix(80)) } ?? "Untitled" }

@@ -1,3 +1,4 @@
+import Speech
 import Foundation
 import ReverieAPI
 import SQLKit
@@ -8,6 +9,8 @@ import Vapor
 /// the background; so it stays cheap.
 struct HealthController: RouteCollection {
     let databaseKind: String
+    let readiness: Readiness
+    let engines: SpeechEngines
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "health", use: health)
@@ -26,8 +29,8 @@ struct HealthController: RouteCollection {
         }
         let hundredths: Double = (ContinuousClock.now - started) / .microseconds(10)
         let milliseconds: Double = hundredths.rounded() / 100
-        let readiness = req.application.readiness.snapshot
-        let engines = req.application.speech.engines
+        let readiness = self.readiness.snapshot
+        let engines = self.engines
         return HealthResponse(status: readiness.status, version: ReverieVersion.current,
                               database: .init(kind: databaseKind, latencyMs: milliseconds),
                               speech: .init(engines: engines.names, states: readiness.engines, voices: await engines.voices().map(VoiceInfo.init)),

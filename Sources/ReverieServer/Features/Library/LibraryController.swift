@@ -10,6 +10,8 @@ extension LibraryUploadResult: Content {}
 /// Listen's library: a person's books and music, uploaded from the web app (streamed to disk,
 /// read with `MediaFormats`, kept once by content hash) and played with Range.
 struct LibraryController: RouteCollection {
+    let media: MediaFiles
+    let store: LibraryStore
     let maxUploadBytes: Int
 
     func boot(routes: any RoutesBuilder) throws {
@@ -36,8 +38,8 @@ struct LibraryController: RouteCollection {
     func upload(req: Request) async throws -> Response {
         let user = try req.user
         let kind = try Self.kind(req)
-        let received = try await req.receiveUpload(limit: maxUploadBytes)
-        let (row, duplicate) = try await req.libraryStore.add(received, kind: kind, ownerID: user.id)
+        let received = try await media.receive(req, limit: maxUploadBytes)
+        let (row, duplicate) = try await store.add(received, kind: kind, ownerID: user.id)
         return try await LibraryUploadResult(item: Self.info(row), duplicate: duplicate)
             .encodeResponse(status: duplicate ? .ok : .created, for: req)
     }
@@ -54,19 +56,19 @@ struct LibraryController: RouteCollection {
         let user = try req.user
         let id = try req.uuidParameter("itemID", naming: "library item")
         guard let row = try await req.repositories.library.delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
-        try await req.libraryStore.removeUnused(after: [row])
+        try await store.removeUnused(after: [row])
         return .noContent
     }
 
     /// `GET /api/library/{id}/audio`: the file, with Range.
     func audio(req: Request) async throws -> Response {
-        try await Self.serveAudio(of: try await item(req), req)
+        try await Self.serveAudio(of: try await item(req), media: media, store: store, req)
     }
 
     /// An item's file, with Range (a song's player plays Listen's music through it too).
-    static func serveAudio(of row: LibraryItemModel, _ req: Request) async throws -> Response {
+    static func serveAudio(of row: LibraryItemModel, media: MediaFiles, store: LibraryStore, _ req: Request) async throws -> Response {
         let type = row.format == "mp3" ? "audio/mpeg" : "audio/mp4"
-        return try await req.serveFile(path: req.libraryStore.file(of: row).path, type: type, name: nil)
+        return try await media.serve(store.file(of: row).path, type: type, name: nil, for: req)
     }
 
     /// `GET /api/library/{id}/artwork`: the cover as a JPEG of at most 512 px.
@@ -75,7 +77,7 @@ struct LibraryController: RouteCollection {
         guard let hash = row.artworkHash else {
             throw APIError(.notFound, code: "no_artwork", "“\(row.title)” has no cover picture in its file.")
         }
-        return try await req.serveFile(path: req.libraryStore.artworkFile(hash: hash).path, type: "image/jpeg", name: nil)
+        return try await media.serve(store.artworkFile(hash: hash).path, type: "image/jpeg", name: nil, for: req)
     }
 
     // MARK: -

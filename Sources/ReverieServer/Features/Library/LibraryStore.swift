@@ -17,14 +17,14 @@ struct LibraryStore: Sendable {
     let incomingDirectory: URL
     let maxUploadBytes: Int
 
-    init(app: Application, repository: any LibraryRepository) {
-        incomingDirectory = app.services.config.mediaDirectory(".incoming")
-        maxUploadBytes = app.services.config.maxUploadBytes
-        mediaDirectory = app.services.config.mediaDirectory("library")
-        artworkDirectory = app.services.config.mediaDirectory("artwork")
+    init(config: ServerConfig, repository: any LibraryRepository, threadPool: NIOThreadPool, runner: CommandRunner = .live) {
+        incomingDirectory = config.mediaDirectory(".incoming")
+        maxUploadBytes = config.maxUploadBytes
+        mediaDirectory = config.mediaDirectory("library")
+        artworkDirectory = config.mediaDirectory("artwork")
         self.repository = repository
-        threadPool = app.threadPool
-        runner = .live
+        self.threadPool = threadPool
+        self.runner = runner
     }
 
     /// Adds `upload` to the library of the person with `ownerID` as `kind` (`book`, `music`, or nil
@@ -53,17 +53,13 @@ struct LibraryStore: Sendable {
                 do {
                     return MP3Book.Part(path: entry.file.path, name: entry.name, media: try MediaFile.parse(path: entry.file.path))
                 } catch let error as MediaFormatsError {
-                    throw APIError(.unprocessableEntity, code: "damaged_audio", "\(entry.name): \(error.description)")
+                    throw error.answered(lead: entry.name)
                 }
             }
             // A described book (LibriVox's sections) keeps its own order and titles.
             let ordered = described == nil ? MP3Book.ordered(parts) : parts
             var chapters: [ParsedChapter]
-            do {
-                chapters = try MP3Book.join(ordered, to: output.path)
-            } catch let error as MediaFormatsError {
-                throw Self.apiError(error)
-            }
+            chapters = try MP3Book.join(ordered, to: output.path)
             var tags = ordered.first?.media.tags ?? ParsedTags()
             tags.title = tags.album ?? name
             (tags.track, tags.disc) = (nil, nil)
@@ -101,11 +97,7 @@ struct LibraryStore: Sendable {
             media = known
         } else {
             let path = upload.file.path
-            do {
-                media = try await threadPool.runIfActive { try MediaFile.parse(path: path) }
-            } catch let error as MediaFormatsError {
-                throw Self.apiError(error)
-            }
+            media = try await threadPool.runIfActive { try MediaFile.parse(path: path) }
         }
         let format = media.format.rawValue
         try FileManager.default.createDirectory(at: mediaDirectory, withIntermediateDirectories: true)
@@ -210,19 +202,6 @@ struct LibraryStore: Sendable {
         }
         return (hasher.finalize().hex, count)
     }
-
-    static func apiError(_ error: MediaFormatsError) -> APIError {
-        switch error {
-        case .unsupportedFormat:
-            APIError(.unsupportedMediaType, code: "not_audio", "This is not an audio file Reverie can read. Upload an MP3, M4A or M4B file.")
-        case .malformed, .tooLarge, .unreadable:
-            APIError(.unprocessableEntity, code: "damaged_audio", error.description)
-        }
-    }
-}
-
-extension Request {
-    var libraryStore: LibraryStore { LibraryStore(app: application, repository: repositories.library) }
 }
 
 extension Application {
@@ -242,7 +221,7 @@ extension Application {
             throw error
         }
         let upload = ReceivedUpload(file: scratch, byteCount: copied.count, sha256: copied.hash, originalName: file.lastPathComponent)
-        let (item, duplicate) = try await LibraryStore(app: self, repository: repositories.library).add(upload, kind: kind, ownerID: ownerID)
+        let (item, duplicate) = try await LibraryStore(config: services.config, repository: repositories.library, threadPool: threadPool).add(upload, kind: kind, ownerID: ownerID)
         return (item.title, item.kind, duplicate)
     }
 
@@ -256,11 +235,11 @@ extension Application {
             guard next.pathExtension.lowercased() == "mp3" else { continue }
             entries.append((next, String(next.path.dropFirst(folder.path.count).drop { $0 == "/" })))
         }
-        guard !entries.isEmpty else { throw APIError(.notFound, code: "not_found", "\(folder.path) holds no MP3 files.") }
+        guard !entries.isEmpty else { throw LibraryError.noMP3s(folder: folder.path) }
         let work = services.config.mediaDirectory(".incoming").appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let store = LibraryStore(app: self, repository: repositories.library)
+        let store = LibraryStore(config: services.config, repository: repositories.library, threadPool: threadPool)
         let (item, duplicate) = try await store.addBook(parts: entries, in: work, name: folder.lastPathComponent,
                                                         originalName: folder.lastPathComponent, ownerID: ownerID)
         return (item.title, item.chapterList.count, duplicate)
@@ -269,9 +248,7 @@ extension Application {
     private func libraryOwner(_ username: String?) async throws -> UUID {
         let person = if let username { try await repositories.users.find(username: username.lowercased()) }
                      else { try await repositories.users.all().first(where: \.isOwner) }
-        guard let id = person?.id else {
-            throw APIError(.notFound, code: "not_found", username.map { "No account is named '\($0)'." } ?? "There is no owner yet: run `reverie user create NAME` first.")
-        }
+        guard let id = person?.id else { throw username.map { LibraryError.noSuchAccount($0) } ?? LibraryError.noOwner }
         return id
     }
 }

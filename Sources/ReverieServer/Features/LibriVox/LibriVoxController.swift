@@ -3,13 +3,13 @@ import ReverieAPI
 import Vapor
 
 extension LibriVoxSearchResult: Content {}
-extension JobInfo: Content {}
-extension JobList: Content {}
 
 /// LibriVox in Listen: search its catalog, and add a book (downloaded in the background as a
 /// job, its sections joined into one file whose chapters are the sections, with their readers).
 struct LibriVoxController: RouteCollection {
     let base: URL
+    let client: GuardedHTTPClient
+    let jobs: JobQueue
     /// Books as the catalog last described them, so each Range request of a section streamed
     /// does not ask LibriVox again.
     let books = Recent<Int, LibriVoxBookInfo>(lifetime: .minutes(10), capacity: 500)
@@ -39,7 +39,7 @@ struct LibriVoxController: RouteCollection {
     func cached(_ id: Int, _ req: Request) async throws -> LibriVoxBookInfo? {
         if let book = books.value(for: id) { return book }
         let generation = books.generation
-        guard let book = try await catalog(req).book(id: id) else { return nil }
+        guard let book = try await catalog.book(id: id) else { return nil }
         books.store(book, for: id, readAt: generation)
         return book
     }
@@ -53,7 +53,7 @@ struct LibriVoxController: RouteCollection {
         guard let field = LibriVoxCatalog.Field(rawValue: by) else {
             throw APIError(.badRequest, code: "invalid_field", "by: title or author.")
         }
-        return LibriVoxSearchResult(books: try await catalog(req).search(text, by: field))
+        return LibriVoxSearchResult(books: try await catalog.search(text, by: field))
     }
 
     /// `POST /api/librivox/books` `{"id": 47}`: 202 with the job that downloads it.
@@ -66,41 +66,11 @@ struct LibriVoxController: RouteCollection {
         guard !book.sections.isEmpty else {
             throw APIError(.unprocessableEntity, code: "no_sections", "“\(book.title)” has no recordings on LibriVox yet.")
         }
-        let payload = String(decoding: try JSONEncoder().encode(LibriVoxDownload.Payload(bookID: book.id)), as: UTF8.self)
-        let job = JobModel(ownerID: user.id, kind: LibriVoxDownload.kind, title: book.title, payload: payload)
-        try await req.repositories.jobs.enqueue(job)
-        req.application.jobs.poke()
+        let job = try await jobs.enqueue(LibriVoxDownload(bookID: book.id), title: book.title, ownerID: user.id)
         return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
     }
 
-    func catalog(_ req: Request) -> LibriVoxCatalog {
-        LibriVoxCatalog(base: base, client: req.outside)
-    }
-}
-
-/// The person's jobs and their progress.
-struct JobController: RouteCollection {
-    func boot(routes: any RoutesBuilder) throws {
-        let jobs = routes.grouped("api", "jobs")
-        jobs.get(use: list)
-        jobs.get(":jobID", use: show)
-    }
-
-    /// `GET /api/jobs`: the latest 50, newest first.
-    func list(req: Request) async throws -> JobList {
-        JobList(jobs: try await req.repositories.jobs.recent(ownedBy: try req.user, limit: 50).map(Self.info))
-    }
-
-    /// `GET /api/jobs/{id}`.
-    func show(req: Request) async throws -> JobInfo {
-        let id = try req.uuidParameter("jobID", naming: "job")
-        guard let job = try await req.repositories.jobs.find(id, ownedBy: try req.user) else { throw APIError.notFound("job") }
-        return Self.info(job)
-    }
-
-    static func info(_ job: JobModel) -> JobInfo {
-        let result = JobResult.decode(job.result)
-        return JobInfo(id: job.id?.uuidString.lowercased() ?? "", kind: job.kind, title: job.title, status: job.status,
-                       progress: job.progress, message: job.message, itemID: result?.itemID, createdAt: job.createdAt)
+    var catalog: LibriVoxCatalog {
+        LibriVoxCatalog(base: base, client: client)
     }
 }

@@ -7,22 +7,28 @@ import Vapor
 /// guarded HTTP client, then joined (no re-encoding) into one MP3 whose chapters are the sections,
 /// titled as LibriVox titles them and with their readers, so a locked phone plays on from one
 /// section into the next.
-enum LibriVoxDownload {
-    static let kind = "librivox.download"
+struct LibriVoxDownload: Job {
+    static let kind = JobKind.librivoxDownload
 
-    struct Payload: Codable {
-        var bookID: Int
+    /// The book's LibriVox id.
+    var bookID: Int
+
+    struct Services: Sendable {
+        let catalog: LibriVoxCatalog
+        let client: GuardedHTTPClient
+        let store: LibraryStore
+        /// Where the sections are put while they download.
+        let incomingDirectory: URL
+        /// The largest section taken.
+        let maxBytes: Int
     }
 
-    static func run(_ job: JobContext, _ app: Application) async throws -> String? {
-        let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
-        let config = app.services.config
-        let catalog = LibriVoxCatalog(base: config.librivoxBaseURL, client: app.outside)
+    func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
         await job.report(0, "Asking LibriVox for the book…")
-        guard let book = try await catalog.book(id: payload.bookID), !book.sections.isEmpty else {
+        guard let book = try await services.catalog.book(id: bookID), !book.sections.isEmpty else {
             throw APIError(.notFound, code: "not_found", "LibriVox no longer lists this book.")
         }
-        let work = config.mediaDirectory(".incoming").appendingPathComponent("librivox-\(job.id.uuidString)", isDirectory: true)
+        let work = services.incomingDirectory.appendingPathComponent("librivox-\(job.id.uuidString)", isDirectory: true)
         try? FileManager.default.removeItem(at: work)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -35,7 +41,7 @@ enum LibriVoxDownload {
             let file = work.appendingPathComponent(String(format: "%04d.mp3", index + 1))
             let label = "Downloading section \(index + 1) of \(count)"
             await job.report(Double(index) / Double(count + 1), label)
-            _ = try await app.outside.download(url, to: file, maxBytes: config.maxUploadBytes) { received, expected in
+            _ = try await services.client.download(url, to: file, maxBytes: services.maxBytes) { received, expected in
                 // A report a second at most: each one writes the row and renews the lease.
                 guard let expected, expected > 0 else { return }
                 let due = lastReport.withLockedValue { last -> Bool in
@@ -48,12 +54,11 @@ enum LibriVoxDownload {
             parts.append((file, "\(String(format: "%04d", index + 1)) \(section.title).mp3"))
         }
         await job.report(Double(count) / Double(count + 1), "Joining the sections into one book…")
-        let store = LibraryStore(app: app, repository: app.repositories.library)
         let description = LibraryStore.BookDescription(
             title: book.title, author: book.authors.isEmpty ? nil : book.authors.joined(separator: ", "),
             chapters: book.sections.map { (title: $0.title, readers: $0.readers) })
-        let (item, _) = try await store.addBook(parts: parts, in: work, name: book.title, originalName: "LibriVox \(book.id)",
+        let (item, _) = try await services.store.addBook(parts: parts, in: work, name: book.title, originalName: "LibriVox \(book.id)",
                                                 ownerID: job.ownerID, described: description)
-        return JobResult(item.id).json
+        return JobOutput(itemID: item.id)
     }
 }

@@ -11,6 +11,8 @@ extension MeditationPlan: Content {}
 /// The meditation history (the seed's routes): save a finished session, the latest one, and
 /// statistics with streaks.
 struct MeditationController: RouteCollection {
+    let media: MediaFiles
+    let now: @Sendable () -> Date
     let manifest: MeditationManifest
     let audio: MeditationAudio
     /// Longest session anyone could plan (the manifest's longest is 20 minutes).
@@ -79,11 +81,11 @@ struct MeditationController: RouteCollection {
     private func audioFile(_ req: Request, name: String) async throws -> Response {
         do {
             let file = try await audio.file(name)
-            return try await req.serveFile(path: file.url.path, type: file.contentType, name: nil)
+            return try await media.serve(file.url.path, type: file.contentType, name: nil, for: req)
         } catch MeditationAudio.Problem.unknown {
             throw APIError(.notFound, code: "not_found", "The meditation manifest names no audio file “\(name)”.")
         } catch let error as SpeechError {
-            throw APIError(.serviceUnavailable, code: "speech_unavailable", "The narration cannot be spoken on this server: \(error.description)")
+            throw error.answered(lead: "The narration cannot be spoken on this server")
         }
     }
 
@@ -91,7 +93,7 @@ struct MeditationController: RouteCollection {
     func create(req: Request) async throws -> Response {
         let user = try req.user
         let body = try req.content.decode(MeditationSessionRecord.self)
-        try validate(body, now: req.services.now())
+        try validate(body, now: now())
         let (row, created) = try await req.repositories.meditationSessions.save(
             MeditationSessionModel(ownerID: user.id, clientID: body.id, sessionType: body.sessionType, startedAt: body.startedAt,
                                    completedAt: body.completedAt, plannedDurationSeconds: body.plannedDurationSeconds,
@@ -125,7 +127,7 @@ struct MeditationController: RouteCollection {
         }
         let entries = try await req.repositories.meditationSessions.durations(ownedBy: user)
             .map { MeditationStats.Entry(completedAt: $0.completedAt, seconds: $0.seconds) }
-        let stats = MeditationStats.compute(entries, timeZone: zone, now: req.services.now())
+        let stats = MeditationStats.compute(entries, timeZone: zone, now: now())
         return MeditationStatsResponse(totalSessions: stats.totalSessions, totalMinutes: stats.totalMinutes,
                                        currentStreak: stats.currentStreak, longestStreak: stats.longestStreak,
                                        minutesThisWeek: stats.minutesThisWeek, timeZone: name)

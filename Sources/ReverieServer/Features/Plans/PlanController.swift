@@ -6,6 +6,9 @@ extension PlanInfo: Content {}
 /// Plans: Free or Plus for each account, granted by the owner (nobody pays on a self-hosted
 /// server), and the development-only "Bypass IAP (Dev)" switch.
 struct PlanController: RouteCollection {
+    /// `REVERIE_ENV=development`: Bypass IAP (Dev) is offered.
+    let developmentMode: Bool
+
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "plan", use: show)
         routes.put("api", "plan", "bypass", use: bypass)
@@ -20,7 +23,7 @@ struct PlanController: RouteCollection {
     func bypass(req: Request) async throws -> PlanInfo {
         let user = try req.user
         let body = try req.content.decode(PlanBypass.self)
-        guard req.services.config.developmentMode else {
+        guard developmentMode else {
             throw APIError(.forbidden, code: "development_only",
                            "Bypass IAP is for development: this server runs in production mode (start it with REVERIE_ENV=development to offer it).")
         }
@@ -45,8 +48,7 @@ struct PlanController: RouteCollection {
     }
 
     private func info(for user: AuthenticatedUser, _ req: Request) async throws -> PlanInfo {
-        let developmentMode = req.services.config.developmentMode
-        let effective = Entitlements.effectivePlan(of: user, developmentMode: developmentMode)
+                let effective = Entitlements.effectivePlan(of: user, developmentMode: developmentMode)
         let owner = try await req.repositories.users.owner()?.username ?? "the owner"
         return PlanInfo(plan: user.plan, effective: effective, bypass: user.planBypass, developmentMode: developmentMode,
                         ownerName: owner, features: Entitlements.features(for: effective))
@@ -54,7 +56,10 @@ struct PlanController: RouteCollection {
 }
 
 /// What Plus unlocks, and the check every gated route makes.
-enum Entitlements {
+struct Entitlements: Sendable {
+    /// `REVERIE_ENV=development`: an account's bypass switch counts.
+    let developmentMode: Bool
+
     /// Plus when the owner granted it, or when the bypass switch is on in development mode.
     static func effectivePlan(of user: AuthenticatedUser, developmentMode: Bool) -> Plan {
         user.plan == .plus || (developmentMode && user.planBypass) ? .plus : .free
@@ -73,12 +78,12 @@ enum Entitlements {
     }
 
     /// Whether the request's account has Plus now.
-    static func hasPlus(_ req: Request) throws -> Bool {
-        effectivePlan(of: try req.user, developmentMode: req.services.config.developmentMode) == .plus
+    func hasPlus(_ req: Request) throws -> Bool {
+        Self.effectivePlan(of: try req.user, developmentMode: developmentMode) == .plus
     }
 
     /// Throws 403 `plus_required` unless the account has Plus.
-    static func requirePlus(_ req: Request, for feature: String) throws {
+    func requirePlus(_ req: Request, for feature: String) throws {
         guard try hasPlus(req) else {
             throw APIError(.forbidden, code: "plus_required",
                            "\(feature) come with Plus. On this server the owner grants Plus: ask them, or see Settings → Plan.")

@@ -10,11 +10,18 @@ import Vapor
 /// connection continues with Range where it stopped), capped in size, its own chapters read
 /// (ID3 `CHAP` or MP4), then levelled to −16 LUFS (and its long silences shortened, if asked)
 /// into `<data>/media/podcasts/<download id>.mp3`.
-enum EpisodeDownload {
-    static let kind = "podcast.download"
+struct EpisodeDownload: Job {
+    static let kind = JobKind.episodeDownload
 
-    struct Payload: Codable {
-        var downloadID: UUID
+    /// The person's download row.
+    var downloadID: UUID
+
+    struct Services: Sendable {
+        let podcasts: any PodcastRepository
+        let client: GuardedHTTPClient
+        /// Where its files go (`partialFile`, `file`) and the largest taken.
+        let config: ServerConfig
+        let threadPool: NIOThreadPool
     }
 
     static func partialFile(_ id: UUID, _ config: ServerConfig) -> URL {
@@ -25,13 +32,11 @@ enum EpisodeDownload {
         config.mediaDirectory("podcasts").appendingPathComponent("\(id.uuidString.lowercased()).mp3")
     }
 
-    static func run(_ job: JobContext, _ app: Application) async throws -> String? {
-        let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
-        let repository = app.repositories.podcasts
-        let config = app.services.config
-        guard let download = try await repository.download(payload.downloadID) else { return nil }   // deleted meanwhile
+    func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
+        let repository = services.podcasts
+        guard let download = try await repository.download(downloadID) else { return .none }   // deleted meanwhile
         do {
-            try await fetchAndLevel(download, job: job, app: app)
+            try await Self.fetchAndLevel(download, job: job, services: services)
         } catch is CancellationError {
             throw CancellationError()   // the server is stopping: another worker continues it
         } catch {
@@ -39,13 +44,13 @@ enum EpisodeDownload {
             try? await repository.save(download)
             throw error
         }
-        try? FileManager.default.removeItem(at: partialFile(payload.downloadID, config))
-        return nil
+        try? FileManager.default.removeItem(at: Self.partialFile(downloadID, services.config))
+        return .none
     }
 
-    static func fetchAndLevel(_ download: EpisodeDownloadModel, job: JobContext, app: Application) async throws {
-        let repository = app.repositories.podcasts
-        let config = app.services.config
+    static func fetchAndLevel(_ download: EpisodeDownloadModel, job: JobContext, services: Services) async throws {
+        let repository = services.podcasts
+        let config = services.config
         let id = try download.requireID()
         guard let episode = try await repository.episode(download.$episode.id) else {
             throw APIError(.notFound, code: "not_found", "The episode is no longer in its feed.")
@@ -59,7 +64,7 @@ enum EpisodeDownload {
         try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
         let lastReport = NIOLockedValueBox(Date.distantPast)
         await job.report(0, "Downloading…")
-        _ = try await app.outside.download(url, to: partial, maxBytes: config.maxUploadBytes, resuming: true) { received, expected in
+        _ = try await services.client.download(url, to: partial, maxBytes: config.maxUploadBytes, resuming: true) { received, expected in
             let due = lastReport.withLockedValue { last -> Bool in
                 guard Date().timeIntervalSince(last) >= 1 else { return false }
                 last = Date()
@@ -76,7 +81,7 @@ enum EpisodeDownload {
         await job.report(0.7, "Levelling the sound…")
         // The original's own chapters, if it has them (the feed's chapters file wins when both do).
         let path = partial.path
-        let media = try? await app.threadPool.runIfActive { try MediaFile.parse(path: path) }
+        let media = try? await services.threadPool.runIfActive { try MediaFile.parse(path: path) }
         if let chapters = media?.chapters, !chapters.isEmpty {
             let kept = chapters.map { EpisodeChapter(title: $0.title, start: $0.start, end: $0.end, image: nil, url: nil) }
             download.chapters = String(decoding: try JSONEncoder().encode(kept), as: UTF8.self)
@@ -88,7 +93,7 @@ enum EpisodeDownload {
             result = try await SpokenLevelling().process(partial, trimSilence: download.trimSilence, into: destination)
         } catch let error as AudioRenderError {
             try? FileManager.default.removeItem(at: partial)   // not audio: downloading it again will not help
-            throw APIError(.unprocessableEntity, code: "not_audio", "The episode's file could not be read as audio (\(error)).")
+            throw error.answered(status: .unprocessableEntity, lead: "The episode's file could not be read as audio")
         }
         download.status = "ready"
         download.measuredLoudness = result.measured

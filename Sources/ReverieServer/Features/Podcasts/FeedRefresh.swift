@@ -7,15 +7,23 @@ import Vapor
 /// unchanged feed costs a 304), new episodes added and changed ones updated, and after a failure
 /// the next try put off, twice as long for each failure in a row, the reason kept for the
 /// podcast's page.
-enum FeedRefresh {
-    static let kind = "feeds.refresh"
+struct FeedRefresh: Job {
+    static let kind = JobKind.feedRefresh
     /// The largest feed read (a feed with 5,000 episodes and long show notes is ~20 MB).
     static let maxFeedBytes = 32 << 20
     /// The longest a failing feed is left before trying again.
     static let longestBackOff: TimeInterval = 24 * 3600
 
-    struct Payload: Codable {
-        var podcastID: UUID
+    /// The podcast whose feed is read.
+    var podcastID: UUID
+
+    struct Services: Sendable {
+        let podcasts: any PodcastRepository
+        let client: GuardedHTTPClient
+        /// The usual time between refreshes.
+        let interval: TimeInterval
+        let now: @Sendable () -> Date
+        let logger: Logger
     }
 
     struct Outcome: Sendable, Equatable {
@@ -81,64 +89,88 @@ enum FeedRefresh {
 
     /// The job: one podcast's refresh. A failure is the podcast's (shown on its page, tried again
     /// later), so the job itself ends done, saying what happened.
-    static func run(_ job: JobContext, _ app: Application) async throws -> String? {
-        let payload = try JSONDecoder().decode(Payload.self, from: Data(job.payload.utf8))
-        let repository = app.repositories.podcasts
-        guard let podcast = try await repository.podcast(payload.podcastID) else { return nil }
+    func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
+        guard let podcast = try await services.podcasts.podcast(podcastID) else { return .none }
         await job.report(0.1, "Reading the feed…")
-        let interval = TimeInterval(app.services.config.feedRefreshMinutes * 60)
         do {
-            let outcome = try await refresh(podcast, repository: repository, client: app.outside, interval: interval, now: app.services.now())
-            let summary = outcome.notModified ? "unchanged" : "\(outcome.added) new"
-            return String(decoding: try JSONEncoder().encode(["outcome": summary]), as: UTF8.self)
+            let outcome = try await Self.refresh(podcast, repository: services.podcasts, client: services.client,
+                                                 interval: services.interval, now: services.now())
+            return JobOutput(outcome: outcome.notModified ? "unchanged" : "\(outcome.added) new")
         } catch {
-            app.logger.info("feeds: \(podcast.feedURL) failed (\(podcast.failures) in a row): \(podcast.lastError ?? "")")
-            return String(decoding: try JSONEncoder().encode(["outcome": "failed", "error": podcast.lastError ?? ""]), as: UTF8.self)
+            services.logger.info("feeds: \(podcast.feedURL) failed (\(podcast.failures) in a row): \(podcast.lastError ?? "")")
+            return JobOutput(outcome: "failed", error: podcast.lastError ?? "")
         }
     }
 
     /// Queues a refresh of each podcast that is due (one server takes each), as its earliest
     /// subscriber's job. Returns how many were queued.
     @discardableResult
-    static func queueDue(_ app: Application, now: Date) async throws -> Int {
-        let repository = app.repositories.podcasts
+    static func queueDue(podcasts: any PodcastRepository, jobs: JobQueue, now: Date) async throws -> Int {
         // The podcast is pushed on by the lease while its job waits and runs; the job sets the
         // real next time. A server that stops between the two leaves it for the lease's length.
-        let due = try await repository.claimDue(now: now, leaseUntil: now.addingTimeInterval(15 * 60), limit: 50)
+        let due = try await podcasts.claimDue(now: now, leaseUntil: now.addingTimeInterval(15 * 60), limit: 50)
         var queued = 0
         for id in due {
-            guard let owner = try await repository.anySubscriber(of: id), let podcast = try await repository.podcast(id) else { continue }
-            try await queue(podcast, ownerID: owner, app: app)
+            guard let owner = try await podcasts.anySubscriber(of: id), let podcast = try await podcasts.podcast(id) else { continue }
+            try await queue(podcast, ownerID: owner, jobs: jobs)
             queued += 1
         }
         return queued
     }
 
-    static func queue(_ podcast: PodcastModel, ownerID: UUID, app: Application) async throws {
-        let payload = String(decoding: try JSONEncoder().encode(Payload(podcastID: try podcast.requireID())), as: UTF8.self)
-        try await app.repositories.jobs.enqueue(JobModel(ownerID: ownerID, kind: kind, title: "Refreshing “\(podcast.title)”", payload: payload))
-        app.jobs.poke()
+    /// Queues a refresh of `podcast` as the job of the person with `ownerID`.
+    @discardableResult
+    static func queue(_ podcast: PodcastModel, ownerID: UUID, jobs: JobQueue) async throws -> JobModel {
+        try await jobs.enqueue(FeedRefresh(podcastID: try podcast.requireID()), title: "Refreshing “\(podcast.title)”", ownerID: ownerID)
     }
 }
 
-/// Looks for feeds due for refresh once a minute while the server runs.
+/// Looks for feeds due for refresh once a minute while the server runs, on the injected clock (so
+/// tests move it by hand).
 final class FeedSchedule: Sendable {
-    static let tick: TimeInterval = 60
+    static let tick: Duration = .seconds(60)
     private let loop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let ticks = NIOLockedValueBox(0)
+    private let queueDue: @Sendable (Date) async throws -> Int
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let logger: Logger
 
-    func start(_ app: Application) {
+    /// - Parameter queueDue: queues the refreshes due at a time; `FeedRefresh.queueDue` on the server's stores.
+    init(clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = Date.init,
+         logger: Logger = Logger(label: "reverie.feeds"), queueDue: @escaping @Sendable (Date) async throws -> Int) {
+        self.clock = clock
+        self.now = now
+        self.logger = logger
+        self.queueDue = queueDue
+    }
+
+    /// How many times the schedule has looked for due feeds.
+    var looks: Int { ticks.withLockedValue { $0 } }
+
+    func start() {
         loop.withLockedValue { loop in
             guard loop == nil else { return }
             loop = Task {
                 while !Task.isCancelled {
-                    do {
-                        try await FeedRefresh.queueDue(app, now: app.services.now())
-                    } catch {
-                        app.logger.warning("feeds: could not look for feeds to refresh: \(error)")
-                    }
-                    try? await Task.sleep(nanoseconds: UInt64(Self.tick * 1_000_000_000))
+                    await self.look()
+                    self.ticks.withLockedValue { $0 += 1 }
+                    do { try await self.clock.sleep(for: Self.tick) } catch { break }
                 }
             }
+        }
+    }
+
+    /// Looks now as well, without waiting for it (new subscriptions from an OPML file are due at once).
+    func lookSoon() {
+        Task { await look() }
+    }
+
+    private func look() async {
+        do {
+            try await queueDue(now())
+        } catch {
+            logger.warning("feeds: could not look for feeds to refresh: \(error)")
         }
     }
 
@@ -153,7 +185,7 @@ struct FeedScheduleLifecycle: LifecycleHandler {
     let schedule: FeedSchedule
 
     func didBootAsync(_ application: Application) async throws {
-        schedule.start(application)
+        schedule.start()
     }
 
     func shutdownAsync(_ application: Application) async {

@@ -20,6 +20,9 @@ extension PodcastIndexSettings: Content {}
 /// silences shortened on request), with chapters and a transcript; played marks from the
 /// listening log; OPML in and out.
 struct PodcastController: RouteCollection {
+    let media: MediaFiles
+    let jobs: JobQueue
+    let feeds: FeedSchedule
     /// Chapters files and transcripts as last fetched, by URL.
     let chapterFiles = Recent<String, [EpisodeChapter]>(lifetime: .minutes(30), capacity: 500)
     let transcripts = Recent<String, [TranscriptLine]>(lifetime: .minutes(30), capacity: 200)
@@ -152,7 +155,7 @@ struct PodcastController: RouteCollection {
         do {
             outlines = try OPML.parse(Data(buffer: body))
         } catch let error as FeedError {
-            throw APIError(.unprocessableEntity, code: "not_opml", "This is not an OPML file Reverie can read: \(error.description)")
+            throw error.answered(code: "not_opml", lead: "This is not an OPML file Reverie can read")
         }
         guard outlines.count <= 2000 else { throw APIError(.unprocessableEntity, code: "too_many", "At most 2,000 feeds at a time.") }
         let repository = req.repositories.podcasts
@@ -165,7 +168,7 @@ struct PodcastController: RouteCollection {
             if created { added += 1 } else { already += 1 }
             ids.append(try podcast.requireID())
         }
-        if added > 0 { Task { [app = req.application] in try? await FeedRefresh.queueDue(app, now: now) } }
+        if added > 0 { feeds.lookSoon() }
         let all = try await list(req: req).podcasts
         return OPMLImportResult(added: added, alreadySubscribed: already, podcasts: all.filter { ids.contains(UUID(uuidString: $0.id) ?? UUID()) })
     }
@@ -213,10 +216,7 @@ struct PodcastController: RouteCollection {
     /// `POST /api/podcasts/{podcastID}/refresh`: 202 with the refresh job.
     func refresh(req: Request) async throws -> Response {
         let (user, subscription) = try await subscription(req)
-        let payload = String(decoding: try JSONEncoder().encode(FeedRefresh.Payload(podcastID: subscription.$podcast.id)), as: UTF8.self)
-        let job = JobModel(ownerID: user.id, kind: FeedRefresh.kind, title: "Refreshing “\(subscription.podcast.title)”", payload: payload)
-        try await req.repositories.jobs.enqueue(job)
-        req.application.jobs.poke()
+        let job = try await FeedRefresh.queue(subscription.podcast, ownerID: user.id, jobs: jobs)
         return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
     }
 
@@ -289,12 +289,9 @@ struct PodcastController: RouteCollection {
         download.status = "queued"
         if let trim = body.trimSilence { download.trimSilence = trim }
         try await repository.save(download)
-        let payload = String(decoding: try JSONEncoder().encode(EpisodeDownload.Payload(downloadID: try download.requireID())), as: UTF8.self)
-        let job = JobModel(ownerID: user.id, kind: EpisodeDownload.kind, title: episode.title, payload: payload)
-        try await req.repositories.jobs.enqueue(job)
+        let job = try await jobs.enqueue(EpisodeDownload(downloadID: try download.requireID()), title: episode.title, ownerID: user.id)
         download.jobID = job.id
         try await repository.save(download)
-        req.application.jobs.poke()
         return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: download, jobs: [job.id ?? UUID(): job])
             .encodeResponse(status: .accepted, for: req)
     }
@@ -318,7 +315,7 @@ struct PodcastController: RouteCollection {
         if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user), download.status == "ready" {
             let file = EpisodeDownload.file(try download.requireID(), req.services.config)
             if FileManager.default.fileExists(atPath: file.path) {
-                return try await req.serveFile(path: file.path, type: "audio/mpeg", name: nil)
+                return try await media.serve(file.path, type: "audio/mpeg", name: nil, for: req)
             }
         }
         guard let address = episode.enclosureURL, let url = URL(string: address) else {
@@ -341,7 +338,8 @@ struct PodcastController: RouteCollection {
                 chapterFiles.store(chapters, for: address, readAt: generation)
                 return EpisodeChapters(source: "podcast:chapters", chapters: chapters)
             } catch let error as FeedError {
-                throw APIError(.badGateway, code: "chapters_unreadable", "The episode's chapters file could not be read: \(error.description)")
+                // The podcast's server sent it: its fault, not the person's.
+                throw error.answered(status: .badGateway, code: "chapters_unreadable", lead: "The episode's chapters file could not be read")
             }
         }
         if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user),
@@ -373,7 +371,7 @@ struct PodcastController: RouteCollection {
             transcripts.store(lines, for: link.url, readAt: generation)
             return EpisodeTranscript(lines: lines)
         } catch let error as FeedError {
-            throw APIError(.badGateway, code: "transcript_unreadable", "The episode's transcript could not be read: \(error.description)")
+            throw error.answered(status: .badGateway, code: "transcript_unreadable", lead: "The episode's transcript could not be read")
         }
     }
 

@@ -36,7 +36,7 @@ public struct PodcastDirectory: Sendable {
         do {
             return (try await work(), nil)
         } catch let error as OutsideFetchError {
-            return ([], "\(name): \(error.apiError.message)")
+            return ([], "\(name): \(ErrorTable.message(for: error, fallback: name))")
         } catch {
             return ([], "\(name) answered with something Reverie cannot read.")
         }

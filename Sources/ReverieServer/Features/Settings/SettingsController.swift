@@ -9,6 +9,7 @@ import Vapor
 /// Each field is its own row (`theme`, `bedside.<field>`), so two devices changing different
 /// fields at once both keep their change.
 struct SettingsController: RouteCollection {
+    let entitlements: Entitlements
     /// The rooms Bedside has: one for each sound `AudioRender` makes.
     static let rooms = RoomSound.allCases.map(\.rawValue)
     static let bedsideDefaults = BedsideSettings(contentMode: "off", lastContentMode: "meditation", rate: 1, captions: true, roomVolume: 0.5,
@@ -29,11 +30,11 @@ struct SettingsController: RouteCollection {
         let patch = try req.content.decode(UserSettings.self)
         var values: [String: String] = [:]
         if let theme = patch.theme {
-            if theme.isPremium { try Entitlements.requirePlus(req, for: "Premium themes") }
+            if theme.isPremium { try entitlements.requirePlus(req, for: "Premium themes") }
             values["theme"] = try Self.json(theme)
         }
         if let icon = patch.icon {
-            if icon.isPremium { try Entitlements.requirePlus(req, for: "App icons") }
+            if icon.isPremium { try entitlements.requirePlus(req, for: "App icons") }
             values["icon"] = try Self.json(icon)
         }
         if let bedside = patch.bedside {
@@ -54,7 +55,7 @@ struct SettingsController: RouteCollection {
         let stored = try await req.repositories.settings.all(ownedBy: req.user)
         // A stored value this version cannot read (an older theme name) falls back to the default.
         // A premium theme or icon stays only while the account has Plus.
-        let plus = try Entitlements.hasPlus(req)
+        let plus = try entitlements.hasPlus(req)
         let theme = stored["theme"].flatMap { try? JSONDecoder().decode(Theme.self, from: Data($0.utf8)) }.flatMap { !$0.isPremium || plus ? $0 : nil }
         let icon = stored["icon"].flatMap { try? JSONDecoder().decode(AppIcon.self, from: Data($0.utf8)) }.flatMap { !$0.isPremium || plus ? $0 : nil }
         return UserSettings(theme: theme ?? .default, icon: icon ?? .classic, bedside: Self.bedside(from: stored))

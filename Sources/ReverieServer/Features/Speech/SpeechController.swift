@@ -12,6 +12,7 @@ extension ScriptCheck: Content {}
 /// Speaking scripts: `POST /api/speech/renders` starts a render (or finds it in the cache),
 /// `GET …/{id}` follows it, and the audio, captions and timeline are served when it is done.
 struct SpeechController: RouteCollection {
+    let media: MediaFiles
     func boot(routes: any RoutesBuilder) throws {
         let speech = routes.grouped("api", "speech")
         speech.get("voices", use: voices)
@@ -40,14 +41,12 @@ struct SpeechController: RouteCollection {
             throw APIError(.badRequest, code: "script_too_long", "The script has \(body.text.count) characters; one render may have \(limit).")
         }
         let rate = body.rate ?? 1
-        guard (0.8...1.2).contains(rate) else { throw APIError(.badRequest, code: "invalid_rate", SpeechError.invalidRate(rate).description) }
+        guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
         let parsed: ParsedScript
         do {
             parsed = try ScriptParser().parse(body.text)
         } catch SpokenScriptError.nothingToSay {
             return ScriptCheck(phrases: 0, pauses: 0, pauseSeconds: 0, estimatedSeconds: 0, hasMarkers: false, warnings: [])
-        } catch let error as SpokenScriptError {
-            throw APIError(.badRequest, code: "invalid_script", error.description)
         }
         return ScriptCheck(phrases: parsed.phrases.count, pauses: parsed.segments.count - parsed.phrases.count, pauseSeconds: parsed.totalPauseSeconds,
                            estimatedSeconds: parsed.estimatedSeconds(rate: rate), hasMarkers: parsed.hasMarkers,
@@ -65,27 +64,13 @@ struct SpeechController: RouteCollection {
             throw APIError(.badRequest, code: "script_too_long",
                            "The script has \(characters) characters; one render may have \(config.speechMaxCharacters). Split it into parts.")
         }
-        let parsed: ParsedScript
-        do {
-            parsed = try ScriptParser().parse(body.text)
-        } catch let error as SpokenScriptError {
-            throw APIError(.badRequest, code: "invalid_script", error.description)
-        }
+        let parsed = try ScriptParser().parse(body.text)
         let rate = body.rate ?? 1
-        guard (0.8...1.2).contains(rate) else {
-            throw APIError(.badRequest, code: "invalid_rate", SpeechError.invalidRate(rate).description)
-        }
+        guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
         guard let format = AudioEncoder.Format(rawValue: body.format ?? "m4a") else {
             throw APIError(.badRequest, code: "invalid_format", "The format must be m4a, opus or mp3.")
         }
-        let engine: any SpeechEngine
-        do {
-            engine = try await jobs.engines.engine(for: body.voice)
-        } catch SpeechError.unknownVoice(let voice) {
-            throw APIError(.badRequest, code: "unknown_voice", SpeechError.unknownVoice(voice).description)
-        } catch let error as SpeechError {
-            throw APIError(.serviceUnavailable, code: "speech_unavailable", error.description)
-        }
+        let engine = try await jobs.engines.engine(for: body.voice)
 
         let request = RenderService.Request(script: body.text, voice: body.voice, rate: rate, format: format)
         let key = jobs.service.key(for: request, engine: engine)
@@ -127,8 +112,8 @@ struct SpeechController: RouteCollection {
 
     func audio(req: Request) async throws -> Response {
         let (row, files, format) = try await finished(req)
-        return try await req.serveFile(path: files.audio.path, type: format.contentType,
-                                       name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(format.fileExtension)")
+        return try await media.serve(files.audio.path, type: format.contentType,
+                                       name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(format.fileExtension)", for: req)
     }
 
     /// `GET …/first`: the opening of the render up to the end of its first phrase, as WAV, so a
@@ -148,7 +133,7 @@ struct SpeechController: RouteCollection {
             response.headers.cacheControl = .init(noStore: true)
             return response
         case let .file(url)?:
-            return try await req.serveFile(path: url.path, type: "audio/wav", name: nil)
+            return try await media.serve(url.path, type: "audio/wav", name: nil, for: req)
         case nil:
             if await service.progress(of: key) != nil {
                 throw APIError(.conflict, code: "not_ready", "The first phrase is not spoken yet; try again in a moment.", headers: ["Retry-After": "2"])
@@ -159,12 +144,12 @@ struct SpeechController: RouteCollection {
 
     func captions(req: Request) async throws -> Response {
         let (_, files, _) = try await finished(req)
-        return try await req.serveFile(path: files.captions.path, type: "text/vtt; charset=utf-8", name: nil)
+        return try await media.serve(files.captions.path, type: "text/vtt; charset=utf-8", name: nil, for: req)
     }
 
     func timeline(req: Request) async throws -> Response {
         let (_, files, _) = try await finished(req)
-        return try await req.serveFile(path: files.timeline.path, type: "application/json", name: nil)
+        return try await media.serve(files.timeline.path, type: "application/json", name: nil, for: req)
     }
 
     // MARK: - Helpers

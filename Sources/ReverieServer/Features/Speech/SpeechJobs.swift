@@ -42,10 +42,8 @@ final class SpeechJobs: Sendable {
                 var failure: String?
                 do {
                     duration = try await self.service.render(request).durationMs
-                } catch let error as SpeechError {
-                    failure = error.description
                 } catch {
-                    failure = "Rendering failed: \(error)"
+                    failure = ErrorTable.message(for: error, fallback: "Rendering failed")
                 }
                 if let failure { logger.warning("speech render \(renderID) failed: \(failure)") }
                 do {

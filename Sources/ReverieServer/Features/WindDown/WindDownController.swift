@@ -13,6 +13,7 @@ extension WindDownItem: Content {}
 /// Wind Down: the sleep library with the person's progress, its audio, and the owner's way of
 /// giving a Coming Soon item audio of its own.
 struct WindDownController: RouteCollection {
+    let media: MediaFiles
     let library: SleepLibrary
     let maxUploadBytes: Int
 
@@ -83,7 +84,7 @@ struct WindDownController: RouteCollection {
         guard let file, state == .ready else {
             switch state {
             case .none:
-                throw APIError(.notFound, code: "coming_soon", "“\(item.title)” is coming soon: it has no audio yet.")
+                throw WindDownError.comingSoon(item.title)
             case .failed:
                 throw APIError(.conflict, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
             case .preparing, .ready:
@@ -94,10 +95,10 @@ struct WindDownController: RouteCollection {
         }
         if let until {
             let url = try await req.application.sleepAudio.rendition(of: file, endingAt: until)
-            return try await req.serveFile(path: url.path, type: "audio/mp4", name: nil)
+            return try await media.serve(url.path, type: "audio/mp4", name: nil, for: req)
         }
         recent.store(file.url.path, for: item.id, readAt: generation)
-        return try await req.serveFile(path: file.url.path, type: "audio/mp4", name: nil)
+        return try await media.serve(file.url.path, type: "audio/mp4", name: nil, for: req)
     }
 
     /// The whole audio (no `until`) of an item whose file was looked up in the last moment and is
@@ -107,7 +108,7 @@ struct WindDownController: RouteCollection {
             return nil
         }
         _ = try req.user
-        return try req.keptFile(path: path, type: "audio/mp4", name: nil)
+        return try media.kept(path, type: "audio/mp4", name: nil, for: req)
     }
 
     /// `PUT /api/winddown/{id}/audio` (owner): the request body is an audio file (MP3, M4A, Ogg
@@ -115,7 +116,7 @@ struct WindDownController: RouteCollection {
     func upload(req: Request) async throws -> Response {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
-        let received = try await req.receiveUpload(limit: maxUploadBytes)
+        let received = try await media.receive(req, limit: maxUploadBytes)
         defer { try? FileManager.default.removeItem(at: received.file) }
         let attachment = try await req.application.attachSleepUpload(itemID: item.id, file: received.file, originalName: received.originalName)
         var entry = try await self.item(req: req)
@@ -189,26 +190,13 @@ extension Application {
         try requireSleepItem(itemID)
         let directory = services.config.mediaDirectory("winddown")
         let files = sleepAudio.files
-        let probe: AudioFiles.Probe
-        do {
-            probe = try await files.probe(file)
-        } catch let error as AudioRenderError {
-            throw APIError(.unsupportedMediaType, code: "not_audio", error.description)
-        }
-        guard AudioFiles.acceptedContainers.contains(probe.container) else {
-            throw APIError(.unsupportedMediaType, code: "not_audio", "This is a \(probe.container) file; upload MP3, M4A, Ogg or WAV.")
-        }
-        guard probe.duration <= 4 * 3600 else {
-            throw APIError(.unprocessableEntity, code: "too_long", "The audio lasts \(Int(probe.duration / 60)) minutes; Wind Down takes up to 4 hours.")
-        }
+        let probe = try await files.probe(file)
+        guard AudioFiles.acceptedContainers.contains(probe.container) else { throw WindDownError.unsupportedContainer(probe.container) }
+        guard probe.duration <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(probe.duration / 60)) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let name = "\(UUID().uuidString.lowercased()).m4a"
         let destination = directory.appendingPathComponent(name)
-        do {
-            try await files.level(file, into: destination)
-        } catch AudioRenderError.tooQuietToMeasure {
-            throw APIError(.unprocessableEntity, code: "silent_audio", "The file is silent (or under half a second); there is nothing to level.")
-        }
+        try await files.level(file, into: destination)
         let levelled = try await files.probe(destination)
         let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
                                          script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
@@ -218,9 +206,7 @@ extension Application {
 
     @discardableResult
     func requireSleepItem(_ itemID: String) throws -> SleepItem {
-        guard let item = sleepAudio.library.item(itemID) else {
-            throw APIError(.notFound, code: "not_found", "No Wind Down item is called “\(itemID.prefix(100))”; `reverie winddown list` names them.")
-        }
+        guard let item = sleepAudio.library.item(itemID) else { throw WindDownError.noSuchItem(itemID) }
         return item
     }
 
@@ -230,7 +216,7 @@ extension Application {
         let item = try requireSleepItem(itemID)
         let attachment = try await Repositories.fluent(db).sleepAudio.attachment(for: itemID)
         guard let source = sleepAudio.source(for: item, attachment: attachment) else {
-            throw APIError(.notFound, code: "coming_soon", "“\(item.title)” is coming soon: it has no audio yet.")
+            throw WindDownError.comingSoon(item.title)
         }
         return try await sleepAudio.file(for: source).durationMs
     }
@@ -257,8 +243,9 @@ extension Application {
         try requireSleepItem(itemID)
         do {
             _ = try ScriptParser().parse(script)
-        } catch let error as SpokenScriptError {
-            throw APIError(.unprocessableEntity, code: "invalid_script", error.description)
+        } catch {
+            // Kept as written for the item, like a Bedside piece: what cannot be spoken is unprocessable.
+            throw error.answered(status: .unprocessableEntity)
         }
         let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
         sleepAttachmentChanged(replacing: try await Repositories.fluent(db).sleepAudio.attach(attachment))

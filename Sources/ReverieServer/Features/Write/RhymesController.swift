@@ -31,7 +31,7 @@ actor RhymesProvider {
             return try await load()
         } catch let error as RhymesError {
             readiness.setRhymes(.init(state: .failed, detail: error.description))
-            throw APIError(.serviceUnavailable, code: "rhymes_unavailable", error.description)
+            throw error
         }
     }
 

@@ -8,6 +8,10 @@ extension SongTrack: Content {}
 /// A song's own player: the tracks attached to it (Listen music items), the A–B loop saved with
 /// each, the track at a practice speed with its pitch kept, and the loop rendered to a file.
 struct SongTrackController: RouteCollection {
+    let media: MediaFiles
+    let store: LibraryStore
+    /// Where practice speeds and rendered loops are kept, `<data>/cache/practice`.
+    let practiceDirectory: URL
     /// Practice speeds: half speed up to a quarter faster.
     static let speeds: ClosedRange<Double> = 0.5...1.25
     /// The shortest loop: one nudge of a handle.
@@ -72,12 +76,12 @@ struct SongTrackController: RouteCollection {
     func audio(req: Request) async throws -> Response {
         let (_, item) = try await track(req)
         let speed = ((try req.queryDouble("speed", in: Self.speeds) ?? 1) * 20).rounded() / 20
-        guard speed != 1 else { return try await LibraryController.serveAudio(of: item, req) }
-        let file = try Self.practiceFile("\(item.fileHash)-x\(String(format: "%.2f", speed)).flac", req)
+        guard speed != 1 else { return try await LibraryController.serveAudio(of: item, media: media, store: store, req) }
+        let file = try practiceFile("\(item.fileHash)-x\(String(format: "%.2f", speed)).flac")
         if !FileManager.default.fileExists(atPath: file.path) {
-            try await AudioFiles().changeTempo(req.libraryStore.file(of: item), speed: speed, into: file)
+            try await AudioFiles().changeTempo(store.file(of: item), speed: speed, into: file)
         }
-        return try await req.serveFile(path: file.path, type: "audio/flac", name: nil)
+        return try await media.serve(file.path, type: "audio/flac", name: nil, for: req)
     }
 
     /// `GET …/loop[?repeats=8]`: the saved A–B section played `repeats` times (1 to 32) as FLAC,
@@ -90,18 +94,18 @@ struct SongTrackController: RouteCollection {
         }
         let repeats = try req.queryInteger("repeats", in: 1...32) ?? 8
         let name = String(format: "%@-loop-%.3f-%.3f-%d.flac", item.fileHash, start, end, repeats)
-        let file = try Self.practiceFile(name, req)
+        let file = try practiceFile(name)
         if !FileManager.default.fileExists(atPath: file.path) {
             let files = AudioFiles()
             // Either side, room for the ends to move and, before A, for the fade into it.
             let margin = SongLoop.snapRadius + SongLoop.crossfade
             let from = max(0, start - margin)
-            let section = try await files.decodeSection(req.libraryStore.file(of: item), from: from, to: end + margin)
+            let section = try await files.decodeSection(store.file(of: item), from: from, to: end + margin)
             let rate = Double(section.sampleRate)
             let range = section.snappedRange(from: Int(((start - from) * rate).rounded()), to: Int(((end - from) * rate).rounded()))
             try await files.writeFLAC(section.repeated(range, times: repeats), to: file)
         }
-        let response = try await req.serveFile(path: file.path, type: "audio/flac", name: nil)
+        let response = try await media.serve(file.path, type: "audio/flac", name: nil, for: req)
         response.markAsDownload(named: "\(item.title) loop ×\(repeats).flac")
         return response
     }
@@ -121,8 +125,8 @@ struct SongTrackController: RouteCollection {
         return found
     }
 
-    private static func practiceFile(_ name: String, _ req: Request) throws -> URL {
-        let directory = req.services.config.cacheDirectory("practice")
+    private func practiceFile(_ name: String) throws -> URL {
+        let directory = practiceDirectory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent(name)
     }

@@ -20,11 +20,9 @@ struct APIErrorMiddleware: Middleware {
         var headers = HTTPHeaders()
 
         switch error {
-        case let error as APIError:
-            (status, code, message, headers) = (error.status, error.code, error.message, error.headers)
-        case let error as OutsideFetchError:
-            // Every outside fetch's failure, wherever it is thrown, in the words it has for a person.
-            let answer = error.apiError
+        case let known where ErrorTable.apiError(for: known) != nil:
+            // Every error the table knows (engines', features', outside fetches'), wherever it is thrown.
+            let answer = ErrorTable.apiError(for: known)!
             (status, code, message, headers) = (answer.status, answer.code, answer.message, answer.headers)
         case let error as DecodingError:
             (status, code, message) = (.badRequest, "invalid_json", Self.describe(error))
@@ -69,7 +67,7 @@ struct APIErrorMiddleware: Middleware {
         }
 
         // A busy server (503) is overloaded, not broken: its warning is logged above.
-        if status.code >= 500, status != .serviceUnavailable, !(error is APIError) {
+        if status.code >= 500, status != .serviceUnavailable, ErrorTable.apiError(for: error) == nil {
             request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
         }
 

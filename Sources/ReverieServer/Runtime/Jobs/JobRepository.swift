@@ -15,7 +15,7 @@ public protocol JobRepository: Sendable {
     func claim(now: Date, leaseUntil: Date, attemptsBelow: Int) async throws -> JobModel?
     /// Progress, and a longer lease, from the worker that holds the job.
     func report(_ id: UUID, progress: Double, message: String?, leaseUntil: Date) async throws
-    func finish(_ id: UUID, status: String, message: String?, result: String?) async throws
+    func finish(_ id: UUID, status: JobStatus, message: String?, result: String?) async throws
 }
 
 struct FluentJobRepository: JobRepository {
@@ -50,13 +50,13 @@ struct FluentJobRepository: JobRepository {
     }
 
     func report(_ id: UUID, progress: Double, message: String?, leaseUntil: Date) async throws {
-        try await JobModel.query(on: database).filter(\.$id == id).filter(\.$status == "running")
+        try await JobModel.query(on: database).filter(\.$id == id).filter(\.$status == .running)
             .set(\.$progress, to: max(0, min(1, progress))).set(\.$message, to: message).set(\.$leaseUntil, to: leaseUntil).update()
     }
 
-    func finish(_ id: UUID, status: String, message: String?, result: String?) async throws {
+    func finish(_ id: UUID, status: JobStatus, message: String?, result: String?) async throws {
         try await JobModel.query(on: database).filter(\.$id == id)
             .set(\.$status, to: status).set(\.$message, to: message).set(\.$result, to: result)
-            .set(\.$progress, to: status == "done" ? 1 : 0).set(\.$leaseUntil, to: nil).update()
+            .set(\.$progress, to: status == .done ? 1 : 0).set(\.$leaseUntil, to: nil).update()
     }
 }

@@ -1,28 +1,24 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import Vapor
 
-/// What a job's work sees: its input, and a way to say how far it got (which also renews its lease).
-struct JobContext: Sendable {
-    let id: UUID
-    let ownerID: UUID
-    let payload: String
-    let report: @Sendable (_ progress: Double, _ message: String) async -> Void
-}
-
 /// The server's job workers: they take queued jobs from the table and run them, a few at a time.
-/// Started with the server; woken at once when a job is added, and every few seconds otherwise
-/// (for jobs another server added, or whose worker went away).
+/// Started with the server; woken at once when a job is added here (`poke`), and at each poll
+/// otherwise (for jobs another server added, or whose worker went away). Time comes from the
+/// injected clock and `now`, so tests run the poll and the leases in virtual time.
 final class JobWorkers: Sendable {
-    typealias Work = @Sendable (JobContext, Application) async throws -> String?
-
     static let lease: TimeInterval = 60
     /// A job this server adds wakes a worker at once (`poke`); the poll is for jobs another
     /// server added and for leases that ran out, so it can be slow: one small query now and then.
-    static let poll: TimeInterval = 15
+    static let poll: Duration = .seconds(15)
     static let maxAttempts = 3
 
-    private let handlers: [String: Work]
+    private let runners: [String: JobRunner]
+    private let repository: any JobRepository
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let logger: Logger
     private let concurrency: Int
     private let state = NIOLockedValueBox(State())
 
@@ -32,17 +28,28 @@ final class JobWorkers: Sendable {
         var wake: CheckedContinuation<Void, Never>?
         var poked = false
         var tasks: [UUID: Task<Void, Never>] = [:]
+        /// Polls begun, for tests that move the clock once a worker waits on it.
+        var polls = 0
     }
 
-    init(handlers: [String: Work], concurrency: Int = 2) {
-        self.handlers = handlers
+    /// - Parameters:
+    ///   - runners: every kind of job with its services.
+    ///   - clock: what the poll waits on.
+    ///   - now: the time leases are measured in.
+    init(runners: [JobRunner], repository: any JobRepository, clock: any Clock<Duration> = ContinuousClock(),
+         now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "reverie.jobs"), concurrency: Int = 2) {
+        self.runners = Dictionary(runners.map { ($0.kind.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        self.repository = repository
+        self.clock = clock
+        self.now = now
+        self.logger = logger
         self.concurrency = concurrency
     }
 
-    func start(_ app: Application) {
+    func start() {
         state.withLockedValue { state in
             guard state.loop == nil else { return }
-            state.loop = Task { await self.run(app) }
+            state.loop = Task { await self.run() }
         }
     }
 
@@ -57,7 +64,10 @@ final class JobWorkers: Sendable {
     }
 
     func stop() async {
-        let (loop, tasks) = state.withLockedValue { state in (state.loop, Array(state.tasks.values)) }
+        let (loop, tasks) = state.withLockedValue { state in
+            defer { state.loop = nil }
+            return (state.loop, Array(state.tasks.values))
+        }
         loop?.cancel()
         poke()
         await loop?.value
@@ -65,34 +75,42 @@ final class JobWorkers: Sendable {
         for task in tasks { await task.value }
     }
 
-    private func run(_ app: Application) async {
+    /// How many times the workers have begun waiting for the poll (or a poke).
+    var pollsBegun: Int { state.withLockedValue(\.polls) }
+
+    /// How many jobs are running on this server now.
+    var runningCount: Int { state.withLockedValue(\.running) }
+
+    private func run() async {
         while !Task.isCancelled {
             let free = state.withLockedValue { $0.running < concurrency }
-            if free, let job = await claim(app) {
-                launch(job, app)
+            if free, let job = await claim() {
+                launch(job)
                 continue
             }
             await sleep()
         }
     }
 
-    private func claim(_ app: Application) async -> JobModel? {
-        let now = Date()
+    private func claim() async -> JobModel? {
+        let now = now()
         do {
-            return try await app.repositories.jobs.claim(now: now, leaseUntil: now.addingTimeInterval(Self.lease), attemptsBelow: Self.maxAttempts)
+            return try await repository.claim(now: now, leaseUntil: now.addingTimeInterval(Self.lease), attemptsBelow: Self.maxAttempts)
         } catch {
-            app.logger.warning("jobs: could not take a job: \(error)")
+            logger.warning("jobs: could not take a job: \(error)")
             return nil
         }
     }
 
     /// Until a poke or the poll's time, whichever comes first.
     private func sleep() async {
+        let clock = clock
         let timer = Task {
-            try? await Task.sleep(nanoseconds: UInt64(Self.poll * 1_000_000_000))
+            try? await clock.sleep(for: Self.poll)
             if !Task.isCancelled { self.poke() }
         }
         defer { timer.cancel() }
+        state.withLockedValue { $0.polls += 1 }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLockedValue { state -> Bool in
@@ -108,50 +126,54 @@ final class JobWorkers: Sendable {
         }
     }
 
-    private func launch(_ job: JobModel, _ app: Application) {
+    private func launch(_ job: JobModel) {
         guard let id = job.id else { return }
-        let context = JobContext(id: id, ownerID: job.$owner.id, payload: job.payload) { progress, message in
-            try? await app.repositories.jobs.report(id, progress: progress, message: message, leaseUntil: Date().addingTimeInterval(Self.lease))
+        let (repository, now, logger) = (repository, now, logger)
+        let context = JobContext(id: id, ownerID: job.$owner.id) { progress, message in
+            try? await repository.report(id, progress: progress, message: message, leaseUntil: now().addingTimeInterval(Self.lease))
         }
-        let work = handlers[job.kind]
+        let runner = runners[job.kind]
+        let (kind, payload) = (job.kind, job.payload)
         // Counted and kept under the lock it is made in, so its own clean-up (which takes the
         // lock) always comes after.
         state.withLockedValue { state in
-          state.running += 1
-          state.tasks[id] = Task {
-            defer {
-                self.state.withLockedValue { state in
-                    state.running -= 1
-                    state.tasks[id] = nil
+            state.running += 1
+            state.tasks[id] = Task {
+                defer {
+                    self.state.withLockedValue { state in
+                        state.running -= 1
+                        state.tasks[id] = nil
+                    }
+                    self.poke()
                 }
-                self.poke()
+                guard let runner else {
+                    try? await repository.finish(id, status: .failed, message: JobError.unknownKind(kind).description, result: nil)
+                    return
+                }
+                do {
+                    let output = try await runner.run(payload: payload, context)
+                    try? await repository.finish(id, status: .done, message: nil, result: output.json)
+                } catch is CancellationError {
+                    // The server is stopping: the lease runs out and another worker takes the job again.
+                } catch {
+                    let message = ErrorTable.message(for: error, fallback: "The job failed")
+                    logger.info("jobs: \(kind) \(id) failed: \(message)")
+                    try? await repository.finish(id, status: .failed, message: message, result: nil)
+                }
             }
-            guard let work else {
-                try? await app.repositories.jobs.finish(id, status: "failed", message: "Reverie does not know this kind of job (\(job.kind)).", result: nil)
-                return
-            }
-            do {
-                let result = try await work(context, app)
-                try? await app.repositories.jobs.finish(id, status: "done", message: nil, result: result)
-            } catch is CancellationError {
-                // The server is stopping: the lease runs out and another worker takes the job again.
-            } catch {
-                let message = (error as? any AbortError)?.reason ?? (error as? OutsideFetchError)?.apiError.message ?? "The job failed: \(error)"
-                app.logger.info("jobs: \(job.kind) \(id) failed: \(message)")
-                try? await app.repositories.jobs.finish(id, status: "failed", message: message, result: nil)
-            }
-          }
         }
     }
 }
 
 /// Starts the job workers with the server and lets running jobs stop before the database closes.
 struct JobWorkersLifecycle: LifecycleHandler {
+    let workers: JobWorkers
+
     func didBootAsync(_ application: Application) async throws {
-        application.jobs.start(application)
+        workers.start()
     }
 
     func shutdownAsync(_ application: Application) async {
-        await application.jobs.stop()
+        await workers.stop()
     }
 }

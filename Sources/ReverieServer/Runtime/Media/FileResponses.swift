@@ -20,38 +20,48 @@ extension Response {
     }
 }
 
-extension Request {
+/// Media on disk as requests meet it: files answered with Range from memory (`FileCache`) or
+/// from disk, and uploads streamed to scratch files. Made once in `configure`; a feature that
+/// serves or receives files is given it.
+struct MediaFiles: Sendable {
+    let cache: FileCache
+    let threadPool: NIOThreadPool
+    /// Where uploads wait, `<data>/media/.incoming`.
+    let incomingDirectory: URL
+
     /// A file with Range support: 206 for a satisfiable single range, 416 (with the size) otherwise.
     /// A range that runs past the end is clamped to the file, as RFC 9110 §14.1.2 says: on a
     /// 13,836-byte file `bytes=100-20000` is bytes 100 to 13,835 and `bytes=-99999` the whole file.
     ///
-    /// From memory (`FileCache`) when the file is kept or fits, read into it on the thread pool
-    /// first; a file too large to keep streams from disk.
-    func serveFile(path: String, type: String, name: String?) async throws -> Response {
-        if let response = try keptFile(path: path, type: type, name: name) { return response }
-        let files = application.files
-        if try await application.threadPool.runIfActive({ files.load(path) }), let response = try keptFile(path: path, type: type, name: name) {
+    /// From memory when the file is kept or fits, read into it on the thread pool first; a file
+    /// too large to keep streams from disk.
+    func serve(_ path: String, type: String, name: String?, for request: Request) async throws -> Response {
+        if let response = try kept(path, type: type, name: name, for: request) { return response }
+        let files = cache
+        if try await threadPool.runIfActive({ files.load(path) }), let response = try kept(path, type: type, name: name, for: request) {
             return response
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        try narrowRange(toFileOf: size)
-        let response = try await fileio.asyncStreamFile(at: path, mediaType: Self.mediaType(type))
-        return Self.decorated(response, name: name)
+        try request.narrowRange(toFileOf: size)
+        let response = try await request.fileio.asyncStreamFile(at: path, mediaType: Request.mediaType(type))
+        return Request.decorated(response, name: name)
     }
 
-    /// `serveFile` when the file is kept in memory, on the event loop; nil when it is not.
-    func keptFile(path: String, type: String, name: String?) throws -> Response? {
-        try application.files.response(path, request: self, type: Self.mediaType(type)).map { Self.decorated($0, name: name) }
+    /// `serve` when the file is kept in memory, on the event loop; nil when it is not.
+    func kept(_ path: String, type: String, name: String?, for request: Request) throws -> Response? {
+        try cache.response(path, request: request, type: Request.mediaType(type)).map { Request.decorated($0, name: name) }
     }
+}
 
-    private static func mediaType(_ type: String) -> HTTPMediaType {
+extension Request {
+    fileprivate static func mediaType(_ type: String) -> HTTPMediaType {
         let parts = type.split(separator: ";")[0].split(separator: "/")
         var media = HTTPMediaType(type: String(parts[0]), subType: String(parts[1]))
         if type.contains("charset=utf-8") { media.parameters["charset"] = "utf-8" }
         return media
     }
 
-    private static func decorated(_ response: Response, name: String?) -> Response {
+    fileprivate static func decorated(_ response: Response, name: String?) -> Response {
         if let name { response.headers.replaceOrAdd(name: .contentDisposition, value: "inline; filename=\"\(name)\"") }
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
         return response

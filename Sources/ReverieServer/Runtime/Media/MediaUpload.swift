@@ -13,15 +13,16 @@ struct ReceivedUpload: Sendable {
     let originalName: String?
 }
 
-extension Request {
-    /// Streams the body (routes registered with `body: .stream`) to a scratch file.
+extension MediaFiles {
+    /// Streams the request's body (routes registered with `body: .stream`) to a scratch file.
     /// - Throws: 413 past `limit` bytes (told by Content-Length before anything is read, when sent),
     ///   400 for an empty body. The scratch file is gone when this throws.
-    func receiveUpload(limit: Int) async throws -> ReceivedUpload {
+    func receive(_ request: Request, limit: Int) async throws -> ReceivedUpload {
+        let headers = request.headers
         if let length = headers.first(name: .contentLength).flatMap(Int.init), length > limit {
             throw MediaUploadError.tooLarge(limit: limit)
         }
-        let directory = services.config.mediaDirectory(".incoming")
+        let directory = incomingDirectory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let scratch = directory.appendingPathComponent(UUID().uuidString)
         guard FileManager.default.createFile(atPath: scratch.path, contents: nil) else {
@@ -32,7 +33,7 @@ extension Request {
         do {
             let handle = try FileHandle(forWritingTo: scratch)
             defer { try? handle.close() }
-            for try await buffer in body {
+            for try await buffer in request.body {
                 received += buffer.readableBytes
                 guard received <= limit else { throw MediaUploadError.tooLarge(limit: limit) }
                 buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }

@@ -4,7 +4,7 @@ import NIOCore
 import Vapor
 
 /// Why an outside fetch did not happen or did not finish, in words a person can act on.
-enum OutsideFetchError: Error, Equatable {
+public enum OutsideFetchError: Error, Equatable, CustomStringConvertible {
     case badURL(String)
     case unresolvable(String)
     case privateAddress(host: String, address: String)
@@ -16,7 +16,10 @@ enum OutsideFetchError: Error, Equatable {
     /// An outside service's answer was not what it documents (JSON that does not decode).
     case unreadable(host: String)
 
-    /// The answer the API gives for it.
+    /// The sentence for a person (the command line's words, and the API's message).
+    public var description: String { apiError.message }
+
+    /// The answer the API gives for it (`ErrorTable` reads it here).
     var apiError: APIError {
         switch self {
         case let .badURL(text):
@@ -333,11 +336,7 @@ public enum OutsideFetch {
     public static func data(from url: URL, maxBytes: Int, allowPrivate: Bool, accept: String) async throws
         -> (data: Data, finalURL: URL, contentType: String?) {
         let client = GuardedHTTPClient(policy: .init(allowPrivate: allowPrivate), group: MultiThreadedEventLoopGroup.singleton)
-        do {
-            let answer = try await client.get(url, accept: accept, maxBytes: maxBytes)
-            return (Data(answer.body.readableBytesView), answer.url, answer.headers.first(name: "Content-Type"))
-        } catch let error as OutsideFetchError {
-            throw error.apiError
-        }
+        let answer = try await client.get(url, accept: accept, maxBytes: maxBytes)
+        return (Data(answer.body.readableBytesView), answer.url, answer.headers.first(name: "Content-Type"))
     }
 }

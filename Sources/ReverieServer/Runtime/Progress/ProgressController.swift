@@ -11,6 +11,7 @@ extension ItemProgress: Content {}
 /// Listening progress, shared by every area that plays something: players add events, and read
 /// back where the person is (on any of their devices).
 struct ProgressController: RouteCollection {
+    let now: @Sendable () -> Date
     let library: SleepLibrary
     /// Bedside's presets, for `bedside:<preset id>` items (a person's own pieces are `bedside:<uuid>`).
     let bedside: BedsideLibrary
@@ -32,7 +33,7 @@ struct ProgressController: RouteCollection {
         guard (1...Self.maximumEvents).contains(body.events.count) else {
             throw APIError(.badRequest, code: "invalid_field", "events: send 1 to \(Self.maximumEvents) events at a time.")
         }
-        let now = req.services.now()
+        let now = self.now()
         let events = try body.events.map { try validated($0, now: now) }
         let accepted = try await req.repositories.progress.append(events, items: body.events.map(\.item), ownedBy: user)
         var items: [String] = []

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Why giving a Wind Down item audio (an upload or a script), or making it, was refused; for
+/// the owner's routes and `reverie winddown` alike.
+public enum WindDownError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchItem(String)
+    /// The item has no audio yet: its title.
+    case comingSoon(String)
+    /// A container Wind Down does not take: what it is.
+    case unsupportedContainer(String)
+    /// Longer than Wind Down takes: its length in minutes.
+    case tooLong(minutes: Int)
+
+    public var description: String {
+        switch self {
+        case let .noSuchItem(id): "No Wind Down item is called “\(id.prefix(100))”; `reverie winddown list` names them."
+        case let .comingSoon(title): "“\(title)” is coming soon: it has no audio yet."
+        case let .unsupportedContainer(container): "This is a \(container) file; upload MP3, M4A, Ogg or WAV."
+        case let .tooLong(minutes): "The audio lasts \(minutes) minutes; Wind Down takes up to 4 hours."
+        }
+    }
+}
