@@ -71,12 +71,12 @@ struct WindDownCommand: AsyncParsableCommand {
                     if let file {
                         guard FileManager.default.isReadableFile(atPath: file) else { throw CommandFailure("Cannot read \(file): no such file, or it is not readable.") }
                         let url = URL(fileURLWithPath: file)
-                        let attachment = try await app.attachSleepUpload(itemID: id, file: url, originalName: url.lastPathComponent)
+                        let attachment = try await app.sleepAttachments.attachUpload(itemID: id, file: url, originalName: url.lastPathComponent)
                         print("\(id) now plays \(url.lastPathComponent) (\(ListeningProgress.clock(Double(attachment.durationMs ?? 0) / 1000)), levelled to −16 LUFS).")
                     } else if let script {
                         guard let data = FileManager.default.contents(atPath: script) else { throw CommandFailure("Cannot read \(script): no such file, or it is not readable.") }
-                        try await app.attachSleepScript(itemID: id, script: String(decoding: data, as: UTF8.self))
-                        let milliseconds = try await app.makeSleepAudio(itemID: id)
+                        try await app.sleepAttachments.attachScript(itemID: id, script: String(decoding: data, as: UTF8.self))
+                        let milliseconds = try await app.sleepAttachments.make(itemID: id)
                         print("\(id) now plays the script, spoken over the sleep bed (\(ListeningProgress.clock(Double(milliseconds) / 1000))).")
                     }
                 } catch {
@@ -98,7 +98,7 @@ struct WindDownCommand: AsyncParsableCommand {
         func run() async throws {
             let config = try ServerConfig.resolve(overrides: .init(storage: storage), environment: ProcessInfo.processInfo.environment)
             try await ServerRunner.withApplication(config, logLevel: .warning) { app in
-                guard try await app.detachSleepAudio(itemID: id) else { throw CommandFailure("\(id) has no audio of the owner's to remove.") }
+                guard try await app.sleepAttachments.detach(itemID: id) else { throw CommandFailure("\(id) has no audio of the owner's to remove.") }
                 print("\(id) is back to what the catalog gives it.")
             }
         }

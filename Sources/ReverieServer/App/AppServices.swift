@@ -31,6 +31,8 @@ struct AppServices: Sendable {
     let jobQueue: JobQueue
     /// Looks for podcast feeds due for refresh.
     let feedSchedule: FeedSchedule
+    /// The owner's audio for Wind Down items.
+    let sleepAttachments: SleepAttachments
 }
 
 extension Application {
@@ -56,6 +58,9 @@ extension Application {
     var files: FileCache { services.files }
     var outside: GuardedHTTPClient { services.outside }
     var jobs: JobWorkers { services.jobs }
+
+    /// The owner's audio for Wind Down items (`reverie winddown attach` and `detach`).
+    public var sleepAttachments: SleepAttachments { services.sleepAttachments }
 
     /// Account creation and password checks on the application's database.
     public var accounts: AccountService {

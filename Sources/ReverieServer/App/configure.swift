@@ -100,6 +100,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let bedsideSounds = SynthesizedAudio(directory: config.cacheDirectory("bedside"))
     let sleepAudio = SleepAudio(library: sleepLibrary, engines: engines, cacheDirectory: config.cacheDirectory("sleep"),
                                 mediaDirectory: config.mediaDirectory("winddown"), renditionDirectory: config.cacheDirectory("renditions"))
+    let sleepAttachments = SleepAttachments(sleepAudio: sleepAudio, store: stores.sleepAudio, files: files,
+                                            directory: config.mediaDirectory("winddown"))
     app.services = AppServices(
         config: config,
         hashing: hashing,
@@ -116,7 +118,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         outside: outside,
         jobs: workers,
         jobQueue: jobQueue,
-        feedSchedule: feedSchedule
+        feedSchedule: feedSchedule,
+        sleepAttachments: sleepAttachments
     )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(JobWorkersLifecycle(workers: workers))
@@ -141,20 +144,20 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     ContentConfiguration.global.use(decoder: decoder, for: .json)
 
     try app.register(collection: HealthController(databaseKind: config.database.kind, readiness: readiness, engines: engines))
-    try app.register(collection: SpeechController(media: media))
-    try app.register(collection: CompositionController(rhymes: rhymes))
+    try app.register(collection: SpeechController(media: media, speech: jobs, renders: stores.speechRenders, maxCharacters: config.speechMaxCharacters, maxConcurrentRenders: config.speechMaxConcurrentRenders, now: now, logger: app.logger))
+    try app.register(collection: CompositionController(rhymes: rhymes, threadPool: app.threadPool, now: now))
     try app.register(collection: SongTrackController(media: media, store: library, practiceDirectory: config.cacheDirectory("practice")))
-    try app.register(collection: RhymesController(rhymes: rhymes))
+    try app.register(collection: RhymesController(rhymes: rhymes, threadPool: app.threadPool))
     let bedsideLibrary = try BedsideLibrary.bundled()
-    try app.register(collection: ProgressController(now: now, library: sleepLibrary, bedside: bedsideLibrary))
-    try app.register(collection: WindDownController(media: media, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: ProgressController(now: now, afterPlayed: { items, req in try await PodcastController.afterPlayed(items, config: config, req) }, library: sleepLibrary, bedside: bedsideLibrary))
+    try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: BedsideController(media: media, sounds: bedsideSounds, now: now, library: bedsideLibrary))
     try app.register(collection: LibraryController(media: media, store: library, maxUploadBytes: config.maxUploadBytes))
-    try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue))
+    try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes))
     try app.register(collection: JobController())
     try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
-    try app.register(collection: PodcastController(media: media, jobs: jobQueue, feeds: feedSchedule))
-    try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL)))
+    try app.register(collection: PodcastController(media: media, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
+    try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes))
     try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, now: now))
     try app.register(collection: TokenController())

@@ -10,6 +10,8 @@ struct LibriVoxController: RouteCollection {
     let base: URL
     let client: GuardedHTTPClient
     let jobs: JobQueue
+    /// The largest section relayed.
+    let maxBytes: Int
     /// Books as the catalog last described them, so each Range request of a section streamed
     /// does not ask LibriVox again.
     let books = Recent<Int, LibriVoxBookInfo>(lifetime: .minutes(10), capacity: 500)
@@ -33,7 +35,7 @@ struct LibriVoxController: RouteCollection {
         guard let section = book?.sections.first(where: { $0.number == number }), let url = URL(string: section.listenURL) else {
             throw APIError.notFound("LibriVox section")
         }
-        return try await req.streamOutside(url)
+        return try await client.relay(url, for: req, maxBytes: maxBytes)
     }
 
     func cached(_ id: Int, _ req: Request) async throws -> LibriVoxBookInfo? {

@@ -23,6 +23,10 @@ struct PodcastController: RouteCollection {
     let media: MediaFiles
     let jobs: JobQueue
     let feeds: FeedSchedule
+    let client: GuardedHTTPClient
+    /// Where downloads are kept, the search services' addresses, the refresh interval, the largest file.
+    let config: ServerConfig
+    let now: @Sendable () -> Date
     /// Chapters files and transcripts as last fetched, by URL.
     let chapterFiles = Recent<String, [EpisodeChapter]>(lifetime: .minutes(30), capacity: 500)
     let transcripts = Recent<String, [TranscriptLine]>(lifetime: .minutes(30), capacity: 200)
@@ -63,10 +67,9 @@ struct PodcastController: RouteCollection {
         _ = try req.user
         let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw APIError(.badRequest, code: "invalid_field", "q: what to search for, 1 to 100 characters.") }
-        let config = req.services.config
         let directory = PodcastDirectory(itunesBase: config.itunesBaseURL, podcastIndexBase: config.podcastIndexBaseURL,
-                                         podcastIndex: try await req.repositories.podcasts.podcastIndexCredentials(), client: req.outside,
-                                         now: req.services.now)
+                                         podcastIndex: try await req.repositories.podcasts.podcastIndexCredentials(), client: client,
+                                         now: now)
         return await directory.search(text)
     }
 
@@ -87,7 +90,7 @@ struct PodcastController: RouteCollection {
             picture = kept
         } else {
             let generation = pictures.generation
-            let answer = try await req.outside.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxPictureBytes)
+            let answer = try await client.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxPictureBytes)
             let type = (answer.headers.first(name: .contentType) ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             // Only pictures a browser shows as pictures: never SVG or HTML, which could carry script.
             guard Self.pictureTypes.contains(type) else {
@@ -121,11 +124,11 @@ struct PodcastController: RouteCollection {
             throw APIError(.badRequest, code: "invalid_field", "feedURL: the feed's address, beginning http:// or https://.")
         }
         let repository = req.repositories.podcasts
-        let now = req.services.now()
+        let now = self.now()
         let podcast = try await repository.podcastCreating(feedURL: address, title: address, now: now)
         if podcast.lastRefreshedAt == nil {
             do {
-                try await FeedRefresh.refresh(podcast, repository: repository, client: req.outside, interval: refreshInterval(req), now: now)
+                try await FeedRefresh.refresh(podcast, repository: repository, client: client, interval: refreshInterval(req), now: now)
             } catch {
                 throw APIError(.unprocessableEntity, code: "feed_unreadable", "Reverie could not read a podcast at that address: \(FeedRefresh.message(for: error))")
             }
@@ -140,7 +143,7 @@ struct PodcastController: RouteCollection {
         let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: try req.user)
         let outlines = subscriptions.sorted { $0.podcast.title.lowercased() < $1.podcast.title.lowercased() }
             .map { OPMLOutline(title: $0.podcast.title, feedURL: $0.podcast.feedURL, siteURL: $0.podcast.link) }
-        return .download(.init(string: OPML.export(outlines, created: req.services.now())),
+        return .download(.init(string: OPML.export(outlines, created: now())),
                          type: HTTPMediaType(type: "text", subType: "x-opml", parameters: ["charset": "utf-8"]), name: "reverie-podcasts.opml")
     }
 
@@ -159,7 +162,7 @@ struct PodcastController: RouteCollection {
         }
         guard outlines.count <= 2000 else { throw APIError(.unprocessableEntity, code: "too_many", "At most 2,000 feeds at a time.") }
         let repository = req.repositories.podcasts
-        let now = req.services.now()
+        let now = self.now()
         var added = 0, already = 0
         var ids: [UUID] = []
         for outline in outlines {
@@ -206,7 +209,7 @@ struct PodcastController: RouteCollection {
         let repository = req.repositories.podcasts
         let episodes = try await repository.episodes(of: subscription.$podcast.id).compactMap(\.id)
         for download in try await repository.downloads(ownedBy: user, episodes: episodes).values {
-            EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
+            EpisodeDownload.removeFiles(try download.requireID(), config)
             try await repository.delete(download)
         }
         _ = try await repository.unsubscribe(subscription.$podcast.id, ownedBy: user)
@@ -223,7 +226,7 @@ struct PodcastController: RouteCollection {
     /// `POST /api/podcasts/{podcastID}/seen`: the new episodes are not new any more.
     func seen(req: Request) async throws -> PodcastInfo {
         let (_, subscription) = try await subscription(req)
-        subscription.seenUntil = req.services.now()
+        subscription.seenUntil = now()
         try await req.repositories.podcasts.save(subscription)
         let counts = try await req.repositories.podcasts.episodeCounts([subscription.$podcast.id], firstSeenAfter: [:])
         return Self.info(subscription, counts: counts.values.first ?? (0, 0))
@@ -302,7 +305,7 @@ struct PodcastController: RouteCollection {
         guard let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user) else {
             throw APIError(.notFound, code: "not_found", "“\(episode.title)” is not downloaded.")
         }
-        EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
+        EpisodeDownload.removeFiles(try download.requireID(), config)
         try await req.repositories.podcasts.delete(download)
         return .noContent
     }
@@ -313,7 +316,7 @@ struct PodcastController: RouteCollection {
     func audio(req: Request) async throws -> Response {
         let (user, episode, _) = try await episode(req)
         if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user), download.status == "ready" {
-            let file = EpisodeDownload.file(try download.requireID(), req.services.config)
+            let file = EpisodeDownload.file(try download.requireID(), config)
             if FileManager.default.fileExists(atPath: file.path) {
                 return try await media.serve(file.path, type: "audio/mpeg", name: nil, for: req)
             }
@@ -321,7 +324,7 @@ struct PodcastController: RouteCollection {
         guard let address = episode.enclosureURL, let url = URL(string: address) else {
             throw APIError(.notFound, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
         }
-        return try await req.streamOutside(url)
+        return try await client.relay(url, for: req, maxBytes: config.maxUploadBytes)
     }
 
     /// `GET /api/episodes/{episodeID}/chapters`: the feed's chapters file, or the chapters the
@@ -332,7 +335,7 @@ struct PodcastController: RouteCollection {
             if let kept = chapterFiles.value(for: address) { return EpisodeChapters(source: "podcast:chapters", chapters: kept) }
             let generation = chapterFiles.generation
             do {
-                let answer = try await req.outside.get(url, accept: "application/json+chapters, application/json", maxBytes: Self.maxSideFileBytes)
+                let answer = try await client.get(url, accept: "application/json+chapters, application/json", maxBytes: Self.maxSideFileBytes)
                 let parsed = try PodcastChapters.parse(Data(buffer: answer.body), url: answer.url).filter(\.inTableOfContents)
                 let chapters = parsed.map { EpisodeChapter(title: $0.title, start: $0.start, end: $0.end, image: $0.image, url: $0.url) }
                 chapterFiles.store(chapters, for: address, readAt: generation)
@@ -362,7 +365,7 @@ struct PodcastController: RouteCollection {
         if let kept = transcripts.value(for: link.url) { return EpisodeTranscript(lines: kept) }
         let generation = transcripts.generation
         do {
-            let answer = try await req.outside.get(url, accept: link.type, maxBytes: Self.maxSideFileBytes)
+            let answer = try await client.get(url, accept: link.type, maxBytes: Self.maxSideFileBytes)
             let data = Data(buffer: answer.body)
             guard let format = Transcripts.format(type: link.type, data: data) else {
                 throw APIError(.badGateway, code: "transcript_unreadable", "The episode's transcript is in a form Reverie cannot read (\(link.type)).")
@@ -383,10 +386,10 @@ struct PodcastController: RouteCollection {
         let device = (body.device ?? "web").trimmingCharacters(in: .whitespaces)
         guard (1...60).contains(device.count) else { throw APIError(.badRequest, code: "invalid_field", "device: 1 to 60 characters.") }
         let length = episode.duration ?? 0
-        let event = ProgressEvent(id: "mark-\(UUID().uuidString.lowercased())", device: device, at: req.services.now(),
+        let event = ProgressEvent(id: "mark-\(UUID().uuidString.lowercased())", device: device, at: now(),
                                   position: body.played ? max(length, 1) : 0, kind: body.played ? .ended : .unplayed)
         _ = try await req.repositories.progress.append([event], items: [Self.key(episode)], ownedBy: user)
-        if body.played { try await Self.afterPlayed([Self.key(episode)], req) }
+        if body.played { try await Self.afterPlayed([Self.key(episode)], config: config, req) }
         return try await self.episode(req: req)
     }
 
@@ -394,7 +397,7 @@ struct PodcastController: RouteCollection {
 
     /// After progress events: any of these episodes now played, in a podcast whose downloads go
     /// once played, loses its download.
-    static func afterPlayed(_ items: [String], _ req: Request) async throws {
+    static func afterPlayed(_ items: [String], config: ServerConfig, _ req: Request) async throws {
         let user = try req.user
         let ids = items.filter { $0.hasPrefix(progressPrefix) && !$0.contains("/") }.compactMap { UUID(uuidString: String($0.dropFirst(progressPrefix.count))) }
         guard !ids.isEmpty else { return }
@@ -406,7 +409,7 @@ struct PodcastController: RouteCollection {
             guard let episode = try await repository.episode(episodeID),
                   let subscription = try await repository.subscription(to: episode.$podcast.id, ownedBy: user), subscription.deleteAfterPlayed,
                   ListeningProgress.isFinished(places[key(episode)], duration: episode.duration ?? originalDuration(download)) else { continue }
-            EpisodeDownload.removeFiles(try download.requireID(), req.services.config)
+            EpisodeDownload.removeFiles(try download.requireID(), config)
             try await repository.delete(download)
         }
     }
@@ -432,7 +435,7 @@ struct PodcastController: RouteCollection {
     }
 
     func refreshInterval(_ req: Request) -> TimeInterval {
-        TimeInterval(req.services.config.feedRefreshMinutes * 60)
+        TimeInterval(config.feedRefreshMinutes * 60)
     }
 
     private func subscription(_ req: Request) async throws -> (AuthenticatedUser, SubscriptionModel) {

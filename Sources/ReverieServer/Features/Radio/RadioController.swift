@@ -8,6 +8,9 @@ extension RadioStationList: Content {}
 /// station starts playing, and the person's favourite stations (`favoriteRadioStations`).
 struct RadioController: RouteCollection {
     let directory: RadioBrowser
+    let client: GuardedHTTPClient
+    /// The most of one stream relayed.
+    let maxBytes: Int
     /// Stations as radio-browser last described them, so a stream's reconnects do not ask again.
     let stations = Recent<String, RadioStationInfo>(lifetime: .minutes(10), capacity: 1000)
 
@@ -25,14 +28,14 @@ struct RadioController: RouteCollection {
     func stations(req: Request) async throws -> RadioStationList {
         _ = try req.user
         let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        return RadioStationList(stations: text.isEmpty ? try await directory.top(client: req.outside) : try await directory.search(text, client: req.outside))
+        return RadioStationList(stations: text.isEmpty ? try await directory.top(client: client) : try await directory.search(text, client: client))
     }
 
     /// `POST /api/radio/stations/{stationID}/click`: the station started playing.
     func click(req: Request) async throws -> HTTPStatus {
         _ = try req.user
         let id = try stationID(req)
-        try await directory.click(id, client: req.outside)
+        try await directory.click(id, client: client)
         return .noContent
     }
 
@@ -49,7 +52,7 @@ struct RadioController: RouteCollection {
         }
         let alternate = (try? req.query.get(Int.self, at: "alternate")) == 1
         guard let url = URL(string: alternate ? station.url : station.urlResolved) else { throw APIError.notFound("radio station") }
-        return try await req.streamOutside(url)
+        return try await client.relay(url, for: req, maxBytes: maxBytes)
     }
 
     /// `GET /api/radio/favourites`: in the order they were added.
@@ -81,7 +84,7 @@ struct RadioController: RouteCollection {
     private func station(_ id: String, _ req: Request) async throws -> RadioStationInfo {
         if let kept = stations.value(for: id) { return kept }
         let generation = stations.generation
-        guard let found = try await directory.station(id, client: req.outside) else {
+        guard let found = try await directory.station(id, client: client) else {
             throw APIError(.notFound, code: "not_found", "radio-browser has no station with that id.")
         }
         stations.store(found, for: id, readAt: generation)

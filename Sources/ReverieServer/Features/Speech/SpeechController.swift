@@ -13,6 +13,17 @@ extension ScriptCheck: Content {}
 /// `GET …/{id}` follows it, and the audio, captions and timeline are served when it is done.
 struct SpeechController: RouteCollection {
     let media: MediaFiles
+    /// The engines, the render cache and the renders running.
+    let speech: SpeechJobs
+    /// Renders' rows on the application's database, which a render finishing after its request updates.
+    let renders: any SpeechRenderRepository
+    /// The most characters one render takes.
+    let maxCharacters: Int
+    /// The most renders one person has running at once.
+    let maxConcurrentRenders: Int
+    let now: @Sendable () -> Date
+    let logger: Logger
+
     func boot(routes: any RoutesBuilder) throws {
         let speech = routes.grouped("api", "speech")
         speech.get("voices", use: voices)
@@ -28,7 +39,7 @@ struct SpeechController: RouteCollection {
 
     func voices(req: Request) async throws -> [VoiceInfo] {
         _ = try req.user
-        return await req.application.speech.engines.voices().map(VoiceInfo.init)
+        return await speech.engines.voices().map(VoiceInfo.init)
     }
 
     /// `POST /api/speech/check`: the script read, not spoken: phrases, pauses, the estimated
@@ -36,7 +47,7 @@ struct SpeechController: RouteCollection {
     func check(req: Request) async throws -> ScriptCheck {
         _ = try req.user
         let body = try req.content.decode(ScriptCheckRequest.self)
-        let limit = req.services.config.speechMaxCharacters
+        let limit = maxCharacters
         guard body.text.count <= limit else {
             throw APIError(.badRequest, code: "script_too_long", "The script has \(body.text.count) characters; one render may have \(limit).")
         }
@@ -56,13 +67,12 @@ struct SpeechController: RouteCollection {
     func create(req: Request) async throws -> Response {
         let user = try req.user
         let body = try req.content.decode(SpeechRenderRequest.self)
-        let config = req.services.config
-        let jobs = req.application.speech
+        let jobs = speech
 
         let characters = body.text.count
-        guard characters <= config.speechMaxCharacters else {
+        guard characters <= maxCharacters else {
             throw APIError(.badRequest, code: "script_too_long",
-                           "The script has \(characters) characters; one render may have \(config.speechMaxCharacters). Split it into parts.")
+                           "The script has \(characters) characters; one render may have \(maxCharacters). Split it into parts.")
         }
         let parsed = try ScriptParser().parse(body.text)
         let rate = body.rate ?? 1
@@ -82,12 +92,12 @@ struct SpeechController: RouteCollection {
         if let cached {
             row.status = "done"
             row.durationMs = cached.durationMs
-            row.finishedAt = req.services.now()
+            row.finishedAt = now()
             try await req.repositories.speechRenders.create(row)
         } else {
-            guard jobs.reserve(for: user.id, limit: config.speechMaxConcurrentRenders) else {
+            guard jobs.reserve(for: user.id, limit: maxConcurrentRenders) else {
                 throw APIError(.tooManyRequests, code: "too_many_renders",
-                               "You have \(config.speechMaxConcurrentRenders) renders running; wait for one to finish.",
+                               "You have \(maxConcurrentRenders) renders running; wait for one to finish.",
                                headers: ["Retry-After": "5"])
             }
             do {
@@ -96,8 +106,8 @@ struct SpeechController: RouteCollection {
                 jobs.release(for: user.id)
                 throw error
             }
-            jobs.start(request, renderID: try row.requireID(), user: user.id, repository: req.application.repositories.speechRenders,
-                       now: req.services.now, logger: req.application.logger)
+            jobs.start(request, renderID: try row.requireID(), user: user.id, repository: renders,
+                       now: now, logger: logger)
         }
         let info = try await info(row, jobs: jobs)
         let response = Response(status: cached == nil ? .accepted : .created)
@@ -107,7 +117,7 @@ struct SpeechController: RouteCollection {
     }
 
     func show(req: Request) async throws -> SpeechRenderInfo {
-        try await info(try await render(req), jobs: req.application.speech)
+        try await info(try await render(req), jobs: speech)
     }
 
     func audio(req: Request) async throws -> Response {
@@ -124,7 +134,7 @@ struct SpeechController: RouteCollection {
         if row.status == "failed" {
             throw APIError(.conflict, code: "render_failed", "This render failed: \(row.error ?? "unknown reason"). Start a new one.")
         }
-        let service = req.application.speech.service
+        let service = speech.service
         let key = row.cacheKey
         switch await service.opening(of: key) {
         case let .data(data)?:
@@ -170,7 +180,7 @@ struct SpeechController: RouteCollection {
         default: throw APIError(.conflict, code: "not_ready", "This render is still running; follow GET /api/speech/renders/{id} until it is done.")
         }
         guard let format = AudioEncoder.Format(rawValue: row.format),
-              let files = req.application.speech.service.files(row.cacheKey, format: format) else {
+              let files = speech.service.files(row.cacheKey, format: format) else {
             throw APIError(.gone, code: "render_expired", "The audio is no longer in the cache; render the script again.")
         }
         return (row, files, format)

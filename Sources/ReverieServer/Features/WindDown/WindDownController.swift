@@ -14,6 +14,10 @@ extension WindDownItem: Content {}
 /// giving a Coming Soon item audio of its own.
 struct WindDownController: RouteCollection {
     let media: MediaFiles
+    let sleepAudio: SleepAudio
+    /// The owner's audio for items: uploads, scripts, removal.
+    let attachments: SleepAttachments
+    let now: @Sendable () -> Date
     let library: SleepLibrary
     let maxUploadBytes: Int
 
@@ -50,7 +54,7 @@ struct WindDownController: RouteCollection {
             if let position { progress.append(SleepProgress(itemID: id, fraction: entry.progress, updatedAt: position.at)) }
         }
         return WindDownHome(
-            greeting: SleepLibrary.greeting(at: req.services.now(), in: zone),
+            greeting: SleepLibrary.greeting(at: now(), in: zone),
             featured: library.featured.flatMap { described[$0.id] },
             continueListening: library.continueListening(progress).compactMap { described[$0.id] },
             sections: SleepContentType.allCases.map { type in
@@ -77,10 +81,10 @@ struct WindDownController: RouteCollection {
         _ = try req.user
         let item = try catalogItem(req)
         let until = try req.queryDouble("until", in: 1...(24 * 3600))
-        let recent = req.application.sleepAudio.recentFiles
+        let recent = sleepAudio.recentFiles
         let generation = recent.generation
-        let source = req.sleepAudioSource(item, try await req.repositories.sleepAudio.attachment(for: item.id))
-        let (state, file, detail) = await req.application.sleepAudio.state(of: source)
+        let source = sleepAudio.source(for: item, attachment: try await req.repositories.sleepAudio.attachment(for: item.id))
+        let (state, file, detail) = await sleepAudio.state(of: source)
         guard let file, state == .ready else {
             switch state {
             case .none:
@@ -88,13 +92,13 @@ struct WindDownController: RouteCollection {
             case .failed:
                 throw APIError(.conflict, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
             case .preparing, .ready:
-                if let source { await req.application.sleepAudio.prepare(source) }
+                if let source { await sleepAudio.prepare(source) }
                 throw APIError(.conflict, code: "audio_preparing", "The audio for “\(item.title)” is being made; try again in a few seconds.",
                                headers: ["Retry-After": "5"])
             }
         }
         if let until {
-            let url = try await req.application.sleepAudio.rendition(of: file, endingAt: until)
+            let url = try await sleepAudio.rendition(of: file, endingAt: until)
             return try await media.serve(url.path, type: "audio/mp4", name: nil, for: req)
         }
         recent.store(file.url.path, for: item.id, readAt: generation)
@@ -104,7 +108,7 @@ struct WindDownController: RouteCollection {
     /// The whole audio (no `until`) of an item whose file was looked up in the last moment and is
     /// kept in memory, answered on the event loop; nil for everything else.
     private func keptAudio(_ req: Request) throws -> Response? {
-        guard req.url.query == nil, let id = req.parameters.get("id"), let path = req.application.sleepAudio.recentFiles.value(for: id) else {
+        guard req.url.query == nil, let id = req.parameters.get("id"), let path = sleepAudio.recentFiles.value(for: id) else {
             return nil
         }
         _ = try req.user
@@ -118,7 +122,7 @@ struct WindDownController: RouteCollection {
         let item = try catalogItem(req)
         let received = try await media.receive(req, limit: maxUploadBytes)
         defer { try? FileManager.default.removeItem(at: received.file) }
-        let attachment = try await req.application.attachSleepUpload(itemID: item.id, file: received.file, originalName: received.originalName)
+        let attachment = try await attachments.attachUpload(itemID: item.id, file: received.file, originalName: received.originalName)
         var entry = try await self.item(req: req)
         entry.audio.originalName = attachment.originalName
         return try await entry.encodeResponse(status: .created, for: req)
@@ -130,7 +134,7 @@ struct WindDownController: RouteCollection {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
         let body = try req.content.decode(SleepScriptRequest.self)
-        try await req.application.attachSleepScript(itemID: item.id, script: body.script)
+        try await attachments.attachScript(itemID: item.id, script: body.script)
         return try await self.item(req: req).encodeResponse(status: .accepted, for: req)
     }
 
@@ -138,7 +142,7 @@ struct WindDownController: RouteCollection {
     func detach(req: Request) async throws -> WindDownItem {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
-        guard try await req.application.detachSleepAudio(itemID: item.id) else {
+        guard try await attachments.detach(itemID: item.id) else {
             throw APIError(.notFound, code: "not_found", "“\(item.title)” has no audio of the owner's to remove.")
         }
         return try await self.item(req: req)
@@ -159,8 +163,8 @@ struct WindDownController: RouteCollection {
     }
 
     private func describe(_ item: SleepItem, _ attachment: SleepAttachment?, req: Request) async -> WindDownItem {
-        let source = req.sleepAudioSource(item, attachment)
-        let (state, file, detail) = await req.application.sleepAudio.state(of: source)
+        let source = sleepAudio.source(for: item, attachment: attachment)
+        let (state, file, detail) = await sleepAudio.state(of: source)
         var shown = item
         if let file { shown.duration = Int((Double(file.durationMs) / 1000).rounded()) }
         let kind: String? = switch (attachment?.source, source) {
@@ -172,85 +176,5 @@ struct WindDownController: RouteCollection {
         return WindDownItem(item: SleepItemInfo(shown), progress: 0, position: nil, comingSoon: source == nil,
                             audio: .init(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : nil, detail: detail,
                                          source: kind, originalName: attachment?.originalName))
-    }
-}
-
-extension Request {
-    func sleepAudioSource(_ item: SleepItem, _ attachment: SleepAttachment?) -> SleepAudio.Source? {
-        application.sleepAudio.source(for: item, attachment: attachment)
-    }
-}
-
-extension Application {
-    /// Gives a Wind Down item the audio in `file` (any format ffprobe reads as MP3, M4A, Ogg or
-    /// WAV), levelled to −16 LUFS and kept under `<data>/media/winddown`; replaces what it had.
-    /// Used by the upload route and `reverie winddown attach`.
-    @discardableResult
-    public func attachSleepUpload(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
-        try requireSleepItem(itemID)
-        let directory = services.config.mediaDirectory("winddown")
-        let files = sleepAudio.files
-        let probe = try await files.probe(file)
-        guard AudioFiles.acceptedContainers.contains(probe.container) else { throw WindDownError.unsupportedContainer(probe.container) }
-        guard probe.duration <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(probe.duration / 60)) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let name = "\(UUID().uuidString.lowercased()).m4a"
-        let destination = directory.appendingPathComponent(name)
-        try await files.level(file, into: destination)
-        let levelled = try await files.probe(destination)
-        let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
-                                         script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
-        sleepAttachmentChanged(replacing: try await Repositories.fluent(db).sleepAudio.attach(attachment))
-        return attachment
-    }
-
-    @discardableResult
-    func requireSleepItem(_ itemID: String) throws -> SleepItem {
-        guard let item = sleepAudio.library.item(itemID) else { throw WindDownError.noSuchItem(itemID) }
-        return item
-    }
-
-    /// Makes (or finds) an item's audio and returns its length in milliseconds; throws when the
-    /// item has none or it cannot be made. For the command line, which waits for the render.
-    public func makeSleepAudio(itemID: String) async throws -> Int {
-        let item = try requireSleepItem(itemID)
-        let attachment = try await Repositories.fluent(db).sleepAudio.attachment(for: itemID)
-        guard let source = sleepAudio.source(for: item, attachment: attachment) else {
-            throw WindDownError.comingSoon(item.title)
-        }
-        return try await sleepAudio.file(for: source).durationMs
-    }
-
-    /// Removes the owner's audio from an item; false when it had none.
-    public func detachSleepAudio(itemID: String) async throws -> Bool {
-        guard let removed = try await Repositories.fluent(db).sleepAudio.detach(itemID) else { return false }
-        sleepAttachmentChanged(replacing: removed)
-        return true
-    }
-
-    /// After an item's attachment was written: the files recently served for items are looked up
-    /// again, and the uploaded file of the attachment replaced or removed is deleted.
-    private func sleepAttachmentChanged(replacing old: SleepAttachment?) {
-        sleepAudio.recentFiles.forgetAll()
-        guard let file = old?.file else { return }
-        let path = services.config.mediaDirectory("winddown").appendingPathComponent(file).path
-        try? FileManager.default.removeItem(atPath: path)
-        files.forget(path)
-    }
-
-    /// Gives a Wind Down item a script, spoken over the sleep bed (rendering starts at once).
-    public func attachSleepScript(itemID: String, script: String) async throws {
-        try requireSleepItem(itemID)
-        do {
-            _ = try ScriptParser().parse(script)
-        } catch {
-            // Kept as written for the item, like a Bedside piece: what cannot be spoken is unprocessable.
-            throw error.answered(status: .unprocessableEntity)
-        }
-        let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
-        sleepAttachmentChanged(replacing: try await Repositories.fluent(db).sleepAudio.attach(attachment))
-        if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
-            await sleepAudio.prepare(source)
-        }
     }
 }

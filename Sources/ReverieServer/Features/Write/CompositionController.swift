@@ -15,6 +15,8 @@ struct CompositionController: RouteCollection {
 
     /// Analyses the lyrics kept with each version and printed on the PDF sheet.
     let rhymes: RhymesProvider
+    let threadPool: NIOThreadPool
+    let now: @Sendable () -> Date
 
     func boot(routes: any RoutesBuilder) throws {
         let compositions = routes.grouped("api", "compositions")
@@ -55,7 +57,7 @@ struct CompositionController: RouteCollection {
     func create(req: Request) async throws -> Response {
         let input = try Self.validated(try req.content.decode(CompositionInput.self))
         let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
-                                                                 conflictOf: nil, ownedBy: req.user, at: req.services.now())
+                                                                 conflictOf: nil, ownedBy: req.user, at: now())
         return try Self.respond(row, status: .created)
     }
 
@@ -65,7 +67,7 @@ struct CompositionController: RouteCollection {
         let user = try req.user
         let id = try req.uuidParameter("compositionID", naming: "composition")
         let repository = req.repositories.compositions
-        try await repository.markOpened(id, ownedBy: user, at: req.services.now())
+        try await repository.markOpened(id, ownedBy: user, at: now())
         guard let row = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
         if row.rhymeAnalysisCache == nil, let analysis = await analysis(of: row.lyrics) {
             try await repository.setAnalysisCache(id, analysis, forVersion: row.version, ownedBy: user)
@@ -87,7 +89,7 @@ struct CompositionController: RouteCollection {
         guard let version = Self.version(fromETag: header) else {
             throw APIError(.badRequest, code: "invalid_if_match", "If-Match should be the ETag you were given, like \"3\".")
         }
-        let now = req.services.now()
+        let now = self.now()
         let repository = req.repositories.compositions
         if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
                                                  fromVersion: version, ownedBy: user, at: now) {
@@ -108,7 +110,7 @@ struct CompositionController: RouteCollection {
 
     func delete(req: Request) async throws -> HTTPStatus {
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        guard try await req.repositories.compositions.delete(id, ownedBy: req.user, at: req.services.now()) else {
+        guard try await req.repositories.compositions.delete(id, ownedBy: req.user, at: now()) else {
             throw APIError.notFound("composition")
         }
         return .noContent
@@ -142,7 +144,7 @@ struct CompositionController: RouteCollection {
         let kept = row.rhymeAnalysisCache.flatMap { try? JSONDecoder().decode(LyricsAnalysis.self, from: Data($0.utf8)) }
         let engine = kept == nil ? try await rhymes.engine() : nil
         let (title, lyrics) = (row.title, row.lyrics)
-        let pdf = try await req.application.threadPool.runIfActive {
+        let pdf = try await threadPool.runIfActive {
             LyricSheet.pdf(title: title, analysis: kept ?? engine!.analyze(lyrics))
         }
         return .download(.init(data: pdf), type: HTTPMediaType(type: "application", subType: "pdf"), name: name)
@@ -164,7 +166,7 @@ struct CompositionController: RouteCollection {
         let title = (name as NSString).deletingPathExtension
         let input = try Self.validated(CompositionInput(title: String(title.prefix(Self.maximumTitle)), lyrics: text.trimmingCharacters(in: .newlines)))
         let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: nil,
-                                                                 conflictOf: nil, ownedBy: user, at: req.services.now())
+                                                                 conflictOf: nil, ownedBy: user, at: now())
         return try Self.respond(row, status: .created)
     }
 

@@ -51,6 +51,7 @@ actor RhymesProvider {
 /// Rhymes for the editor: analysis of a text, rhymes of a word, suggestions at the caret.
 struct RhymesController: RouteCollection {
     let rhymes: RhymesProvider
+    let threadPool: NIOThreadPool
 
     /// Characters of text analysed at once: an anthology of about 50,000 lines, which takes
     /// about a second (analysis is linear in the text). A song saved in Write holds at most
@@ -72,7 +73,7 @@ struct RhymesController: RouteCollection {
         try Self.check(body.text)
         let engine = try await rhymes.engine()
         // Off the event loop: a long text takes a moment that other requests should not wait for.
-        return try await req.application.threadPool.runIfActive { engine.analyze(body.text) }
+        return try await threadPool.runIfActive { engine.analyze(body.text) }
     }
 
     func suggestions(req: Request) async throws -> RhymeSuggestions {
@@ -83,7 +84,7 @@ struct RhymesController: RouteCollection {
             throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")
         }
         let engine = try await rhymes.engine()
-        return try await req.application.threadPool.runIfActive { engine.suggestions(for: body.text, caret: body.caret) }
+        return try await threadPool.runIfActive { engine.suggestions(for: body.text, caret: body.caret) }
     }
 
     /// `GET /api/rhymes/{word}?near=true`.

@@ -325,10 +325,6 @@ final class Handoff: @unchecked Sendable {
     }
 }
 
-extension Request {
-    var outside: GuardedHTTPClient { application.services.outside }
-}
-
 /// Outside fetches for the command line (`reverie feed parse URL`), through the same guard.
 public enum OutsideFetch {
     /// The body at `url`, at most `maxBytes`; private addresses only with `allowPrivate`.

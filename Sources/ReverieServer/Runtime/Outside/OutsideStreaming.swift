@@ -1,12 +1,13 @@
 import Foundation
 import Vapor
 
-extension Request {
-    /// Audio from an outside address streamed through the guarded client to the person, the
-    /// request's Range passed on (so it seeks), each chunk fetched only when the last was sent: a
-    /// LibriVox section or a podcast episode played before (or instead of) being downloaded.
-    func streamOutside(_ url: URL) async throws -> Response {
-        let upstream = try await outside.stream(url, range: headers.first(name: .range), maxBytes: services.config.maxUploadBytes)
+extension GuardedHTTPClient {
+    /// Audio from an outside address streamed through the client to the person, the request's
+    /// Range passed on (so it seeks), each chunk fetched only when the last was sent: a LibriVox
+    /// section or a podcast episode played before (or instead of) being downloaded; at most
+    /// `maxBytes`.
+    func relay(_ url: URL, for request: Request, maxBytes: Int) async throws -> Response {
+        let upstream = try await stream(url, range: request.headers.first(name: .range), maxBytes: maxBytes)
         var headers = HTTPHeaders()
         let type = upstream.headers.first(name: .contentType) ?? ""
         headers.replaceOrAdd(name: .contentType, value: type.hasPrefix("audio/") ? type : "audio/mpeg")

@@ -12,6 +12,8 @@ extension ItemProgress: Content {}
 /// back where the person is (on any of their devices).
 struct ProgressController: RouteCollection {
     let now: @Sendable () -> Date
+    /// What else happens once items are played (a podcast's downloads deleted after playing).
+    let afterPlayed: @Sendable (_ items: [String], _ req: Request) async throws -> Void
     let library: SleepLibrary
     /// Bedside's presets, for `bedside:<preset id>` items (a person's own pieces are `bedside:<uuid>`).
     let bedside: BedsideLibrary
@@ -39,7 +41,7 @@ struct ProgressController: RouteCollection {
         var items: [String] = []
         for input in body.events where !items.contains(input.item) { items.append(input.item) }
         let logs = try await req.repositories.progress.events(of: items, ownedBy: user)
-        try await PodcastController.afterPlayed(items, req)
+        try await afterPlayed(items, req)
         return ProgressEventsResponse(accepted: accepted, items: items.map { Self.progress($0, logs[$0] ?? [], duration: duration(of: $0)) })
     }
 

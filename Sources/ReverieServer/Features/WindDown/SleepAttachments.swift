@@ -1,0 +1,87 @@
+import AudioRender
+import Foundation
+import SleepLibrary
+import SpokenScript
+import Vapor
+
+/// The owner's audio for Wind Down items: an upload levelled and kept, a script spoken over the
+/// sleep bed, or neither; for the owner's routes and `reverie winddown` alike.
+public struct SleepAttachments: Sendable {
+    let sleepAudio: SleepAudio
+    let store: any SleepAudioRepository
+    /// Files answered from memory, which forget a removed upload.
+    let files: FileCache
+    /// Where uploads are kept, `<data>/media/winddown`.
+    let directory: URL
+
+    /// Gives a Wind Down item the audio in `file` (any format ffprobe reads as MP3, M4A, Ogg or
+    /// WAV), levelled to −16 LUFS and kept under `<data>/media/winddown`; replaces what it had.
+    /// Used by the upload route and `reverie winddown attach`.
+    @discardableResult
+    public func attachUpload(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
+        try requireItem(itemID)
+                let files = sleepAudio.files
+        let probe = try await files.probe(file)
+        guard AudioFiles.acceptedContainers.contains(probe.container) else { throw WindDownError.unsupportedContainer(probe.container) }
+        guard probe.duration <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(probe.duration / 60)) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let name = "\(UUID().uuidString.lowercased()).m4a"
+        let destination = directory.appendingPathComponent(name)
+        try await files.level(file, into: destination)
+        let levelled = try await files.probe(destination)
+        let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
+                                         script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
+        changed(replacing: try await store.attach(attachment))
+        return attachment
+    }
+
+    @discardableResult
+    func requireItem(_ itemID: String) throws -> SleepItem {
+        guard let item = sleepAudio.library.item(itemID) else { throw WindDownError.noSuchItem(itemID) }
+        return item
+    }
+
+    /// Makes (or finds) an item's audio and returns its length in milliseconds; throws when the
+    /// item has none or it cannot be made. For the command line, which waits for the render.
+    public func make(itemID: String) async throws -> Int {
+        let item = try requireItem(itemID)
+        let attachment = try await store.attachment(for: itemID)
+        guard let source = sleepAudio.source(for: item, attachment: attachment) else {
+            throw WindDownError.comingSoon(item.title)
+        }
+        return try await sleepAudio.file(for: source).durationMs
+    }
+
+    /// Removes the owner's audio from an item; false when it had none.
+    public func detach(itemID: String) async throws -> Bool {
+        guard let removed = try await store.detach(itemID) else { return false }
+        changed(replacing: removed)
+        return true
+    }
+
+    /// After an item's attachment was written: the files recently served for items are looked up
+    /// again, and the uploaded file of the attachment replaced or removed is deleted.
+    private func changed(replacing old: SleepAttachment?) {
+        sleepAudio.recentFiles.forgetAll()
+        guard let file = old?.file else { return }
+        let path = directory.appendingPathComponent(file).path
+        try? FileManager.default.removeItem(atPath: path)
+        files.forget(path)
+    }
+
+    /// Gives a Wind Down item a script, spoken over the sleep bed (rendering starts at once).
+    public func attachScript(itemID: String, script: String) async throws {
+        try requireItem(itemID)
+        do {
+            _ = try ScriptParser().parse(script)
+        } catch {
+            // Kept as written for the item, like a Bedside piece: what cannot be spoken is unprocessable.
+            throw error.answered(status: .unprocessableEntity)
+        }
+        let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
+        changed(replacing: try await store.attach(attachment))
+        if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
+            await sleepAudio.prepare(source)
+        }
+    }
+}
