@@ -59,13 +59,15 @@ def browser():
         browser.close()
 
 
-def open_page(browser, viewport=PHONE, large_text=False):
+def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"):
     """A phone-sized page in a context of its own (a device of its own: cookies, storage,
     IndexedDB) that records console errors and uncaught exceptions in `page.problems`.
 
     `large_text` sets the browser's text size to 200% (32 px), as a person does in their phone's
-    settings: rem units and em media queries both follow it."""
-    context = browser.new_context(viewport=viewport, device_scale_factor=1)
+    settings: rem units and em media queries both follow it. `service_workers="block"` keeps the
+    app's service worker out, so `page.route` sees every request (it cannot see those the
+    worker answers)."""
+    context = browser.new_context(viewport=viewport, device_scale_factor=1, service_workers=service_workers)
     page = context.new_page()
     if large_text:
         context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})

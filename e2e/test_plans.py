@@ -5,7 +5,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, open_page, screenshot, sign_in, start_server, wait_until
+from conftest import close, expect_error, open_page, screenshot, sign_in, start_server, wait_until
 
 FREE_THEMES = ["RetroFuturistic", "PlainLight", "PlainDark", "DirtyDishes"]
 PLUS_THEMES = ["VelvetHour", "PaperMoon"]
@@ -60,6 +60,42 @@ def test_a_plus_theme_meets_a_tidy_paywall_card(server, page):
         settled(page)
         screenshot(page, f"paywall-{theme}")
         page.get_by_role("dialog", name="Reverie Plus").get_by_role("button", name="Not now").click()
+
+
+def test_a_plan_that_could_not_be_loaded_is_asked_again_when_it_is_needed(server, browser):
+    page = open_page(browser, service_workers="block")
+    try:
+        sign_in(server, page)
+        asked = []
+
+        def unavailable_once(route):
+            asked.append(route.request.url)
+            if len(asked) == 1:
+                route.fulfill(status=503, content_type="application/json",
+                              body=json.dumps({"error": {"code": "unavailable", "message": "The server is busy."}}))
+            else:
+                route.continue_()
+
+        expect_error(page, 503, r"/api/plan$")
+        page.route("**/api/plan", unavailable_once)
+        page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings", exact=True).click()
+        expect(page.locator("[data-plan-state]")).to_have_text("Your plan cannot be loaded: The server is busy.")
+
+        # A Plus theme asks again: the plan arrives, and a Free account meets the card (not a dead tap).
+        chosen = page.evaluate("document.querySelector('input[name=\"theme\"]:checked').value")
+        page.locator('.theme-option[data-preview="VelvetHour"]').click()
+        card = page.get_by_role("dialog", name="Reverie Plus")
+        expect(card.get_by_text("Velvet Hour is a Plus theme.")).to_be_visible()
+        assert len(asked) == 2, asked
+        expect(page.locator("[data-plan-state]")).to_contain_text("Free")
+        expect(page.locator(f'input[name="theme"][value="{chosen}"]')).to_be_checked()
+        card.get_by_role("button", name="Not now").click()
+        # Known now: the next tap asks nobody.
+        page.get_by_role("button", name="See what Plus adds").click()
+        expect(card).to_be_visible()
+        assert len(asked) == 2, asked
+    finally:
+        close(page)
 
 
 def test_the_owner_grants_plus_and_the_locks_open(server, page):

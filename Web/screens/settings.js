@@ -123,9 +123,11 @@ export async function render(container, session) {
       </section>
     </div>`;
 
-  // The plan, asked for once; a tap that needs it before it arrives waits for it.
+  // The plan, asked for once; a tap that needs it before it arrives waits for it, and a tap after
+  // it could not be loaded asks again (see knownPlan).
   const plan = { current: null };
   plan.ready = loadPlan().then((answer) => { plan.current = answer; return answer; });
+  plan.ready.catch(() => {});
   wireTheme(container, session, plan);
   wireIcon(container, session, plan);
   wirePlan(container, session, plan);
@@ -139,9 +141,19 @@ export async function render(container, session) {
 
 // MARK: - Theme
 
-/** The plan, once the server has answered (throws when it cannot be loaded). */
+/** The plan, once the server has answered. When the first answer was an error, the server is
+ * asked again (once for each tap that needs it) and the plan is painted when it comes; throws
+ * when it still cannot be loaded. */
 async function knownPlan(plan) {
-  return plan.current || plan.ready;
+  if (plan.current) return plan.current;
+  try {
+    return await plan.ready;
+  } catch {
+    plan.ready = loadPlan().then((answer) => { plan.current = answer; return answer; });
+    const answer = await plan.ready;
+    paintPlan(document.querySelector(".settings"), answer);
+    return answer;
+  }
 }
 
 /** A Plus choice on a Free account: the paywall card instead, and the choice as it was. */

@@ -3,6 +3,7 @@
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
 import { render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { clock } from "../time.js";
 
 const SAMPLE = "Breathe in slowly. (1s) And let it go.";
 const MAX_CHARACTERS = 2000;
@@ -136,7 +137,7 @@ export async function wireVoicePanel(container) {
     cues = parseVTT(await response.text());
     captionList.innerHTML = cues.map((cue, index) => `
       <li data-cue="${index}"><button type="button" class="caption" data-seek="${cue.start}">
-        <span class="cue-time">${formatTime(cue.start)}</span> ${escapeHTML(cue.text)}</button></li>`).join("");
+        <span class="cue-time">${clock(cue.start)}</span> ${escapeHTML(cue.text)}</button></li>`).join("");
     warningList.innerHTML = render.warnings.map((warning) =>
       `<li>Line ${warning.line}, column ${warning.column}: ${escapeHTML(warning.message)}</li>`).join("");
     warningList.hidden = render.warnings.length === 0;
@@ -149,8 +150,9 @@ export async function wireVoicePanel(container) {
       const goOn = audio.ended;
       audio.addEventListener("loadedmetadata", () => {
         audio.currentTime = Math.min(at, audio.duration || at);
-        // A script of one phrase was all in its opening: nothing is left to go on with.
-        if (goOn && !(audio.duration - at < 0.05)) audio.play().catch(() => {});
+        // Goes on unless the opening held it all (a script of one phrase); an unknown length goes on.
+        const left = audio.duration - at;
+        if (goOn && !(left < 0.05)) audio.play().catch(() => {});
       }, { once: true });
     }
     audio.src = render.audioURL;
@@ -188,9 +190,4 @@ export function parseVTT(text) {
 
 function seconds(stamp) {
   return stamp.split(":").reduce((total, part) => total * 60 + Number(part), 0);
-}
-
-function formatTime(value) {
-  const whole = Math.floor(value);
-  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
