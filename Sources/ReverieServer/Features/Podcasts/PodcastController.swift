@@ -68,7 +68,7 @@ struct PodcastController: RouteCollection {
         let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw APIError(.badRequest, code: "invalid_field", "q: what to search for, 1 to 100 characters.") }
         let directory = PodcastDirectory(itunesBase: config.itunesBaseURL, podcastIndexBase: config.podcastIndexBaseURL,
-                                         podcastIndex: try await req.repositories.podcasts.podcastIndexCredentials(), client: client,
+                                         podcastIndex: try await req.repositories.podcastIndexCredentials.credentials(), client: client,
                                          now: now)
         return await directory.search(text)
     }
@@ -237,7 +237,7 @@ struct PodcastController: RouteCollection {
     /// `GET /api/podcasts/podcastindex`: whether search also asks Podcast Index (the key shown, the secret never).
     func podcastIndexSettings(req: Request) async throws -> PodcastIndexSettings {
         _ = try req.user
-        let credentials = try await req.repositories.podcasts.podcastIndexCredentials()
+        let credentials = try await req.repositories.podcastIndexCredentials.credentials()
         return PodcastIndexSettings(configured: credentials != nil, key: credentials?.key)
     }
 
@@ -250,7 +250,7 @@ struct PodcastController: RouteCollection {
         guard (1...200).contains(key.count), (1...200).contains(secret.count), !(key + secret).contains(where: { $0.isNewline }) else {
             throw APIError(.badRequest, code: "invalid_field", "key and secret: as Podcast Index gave them, 1 to 200 characters each.")
         }
-        try await req.repositories.settings.save(["podcastindex.key": key, "podcastindex.secret": secret], ownedBy: user)
+        try await req.repositories.podcastIndexCredentials.save(.init(key: key, secret: secret), ownedBy: user)
         return PodcastIndexSettings(configured: true, key: key)
     }
 
@@ -258,7 +258,7 @@ struct PodcastController: RouteCollection {
     func removePodcastIndex(req: Request) async throws -> HTTPStatus {
         let user = try req.user
         guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the server's owner can remove the Podcast Index key.") }
-        try await req.repositories.podcasts.removePodcastIndexCredentials()
+        try await req.repositories.podcastIndexCredentials.remove()
         return .noContent
     }
 

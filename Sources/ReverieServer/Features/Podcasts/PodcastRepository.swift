@@ -4,7 +4,7 @@ import Feeds
 import Foundation
 import SQLKit
 
-/// Podcasts, their episodes, people's subscriptions and downloads, and radio favourites.
+/// Podcasts, their episodes, and people's subscriptions and downloads.
 public protocol PodcastRepository: Sendable {
     func podcast(feedURL: String) async throws -> PodcastModel?
     func podcast(_ id: UUID) async throws -> PodcastModel?
@@ -34,14 +34,6 @@ public protocol PodcastRepository: Sendable {
     func downloads(ownedBy user: AuthenticatedUser, episodes: [UUID]) async throws -> [UUID: EpisodeDownloadModel]
     func save(_ download: EpisodeDownloadModel) async throws
     func delete(_ download: EpisodeDownloadModel) async throws
-
-    /// The owner's Podcast Index key and secret (their settings `podcastindex.key` and `.secret`), if given.
-    func podcastIndexCredentials() async throws -> PodcastDirectory.PodcastIndexCredentials?
-    func removePodcastIndexCredentials() async throws
-
-    func radioFavourites(ownedBy user: AuthenticatedUser) async throws -> [RadioFavouriteModel]
-    func saveRadioFavourite(stationID: String, station: String, ownedBy user: AuthenticatedUser) async throws
-    func deleteRadioFavourite(stationID: String, ownedBy user: AuthenticatedUser) async throws -> Bool
 }
 
 struct FluentPodcastRepository: PodcastRepository {
@@ -198,40 +190,5 @@ struct FluentPodcastRepository: PodcastRepository {
 
     func delete(_ download: EpisodeDownloadModel) async throws {
         try await download.delete(on: database)
-    }
-
-    func podcastIndexCredentials() async throws -> PodcastDirectory.PodcastIndexCredentials? {
-        let rows = try await UserSettingModel.query(on: database).join(UserModel.self, on: \UserSettingModel.$owner.$id == \UserModel.$id)
-            .filter(UserModel.self, \.$isOwner == true).filter(\.$key ~~ ["podcastindex.key", "podcastindex.secret"]).all()
-        let values = Dictionary(rows.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
-        guard let key = values["podcastindex.key"], let secret = values["podcastindex.secret"], !key.isEmpty, !secret.isEmpty else { return nil }
-        return PodcastDirectory.PodcastIndexCredentials(key: key, secret: secret)
-    }
-
-    func removePodcastIndexCredentials() async throws {
-        try await UserSettingModel.query(on: database).filter(\.$key ~~ ["podcastindex.key", "podcastindex.secret"]).delete()
-    }
-
-    func radioFavourites(ownedBy user: AuthenticatedUser) async throws -> [RadioFavouriteModel] {
-        try await RadioFavouriteModel.query(ownedBy: user, on: database).sort(\.$createdAt).all()
-    }
-
-    func saveRadioFavourite(stationID: String, station: String, ownedBy user: AuthenticatedUser) async throws {
-        if let found = try await RadioFavouriteModel.query(ownedBy: user, on: database).filter(\.$stationID == stationID).first() {
-            found.station = station
-            try await found.save(on: database)
-            return
-        }
-        let row = RadioFavouriteModel()
-        row.$owner.id = user.id
-        row.stationID = stationID
-        row.station = station
-        try await row.create(on: database)
-    }
-
-    func deleteRadioFavourite(stationID: String, ownedBy user: AuthenticatedUser) async throws -> Bool {
-        guard let found = try await RadioFavouriteModel.query(ownedBy: user, on: database).filter(\.$stationID == stationID).first() else { return false }
-        try await found.delete(on: database)
-        return true
     }
 }

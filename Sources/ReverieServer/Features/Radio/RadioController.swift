@@ -57,8 +57,7 @@ struct RadioController: RouteCollection {
 
     /// `GET /api/radio/favourites`: in the order they were added.
     func favourites(req: Request) async throws -> RadioStationList {
-        let rows = try await req.repositories.podcasts.radioFavourites(ownedBy: try req.user)
-        return RadioStationList(stations: rows.compactMap { try? JSONDecoder().decode(RadioStationInfo.self, from: Data($0.station.utf8)) })
+        RadioStationList(stations: try await req.repositories.radioFavourites.favourites(ownedBy: try req.user))
     }
 
     /// `PUT /api/radio/favourites/{stationID}`: kept as radio-browser describes it now.
@@ -66,7 +65,7 @@ struct RadioController: RouteCollection {
         let user = try req.user
         let id = try stationID(req)
         let station = try await station(id, req)
-        try await req.repositories.podcasts.saveRadioFavourite(stationID: id, station: String(decoding: try JSONEncoder().encode(station), as: UTF8.self), ownedBy: user)
+        try await req.repositories.radioFavourites.save(station, stationID: id, ownedBy: user)
         return try await favourites(req: req)
     }
 
@@ -74,7 +73,7 @@ struct RadioController: RouteCollection {
     func removeFavourite(req: Request) async throws -> HTTPStatus {
         let user = try req.user
         let id = try stationID(req)
-        guard try await req.repositories.podcasts.deleteRadioFavourite(stationID: id, ownedBy: user) else {
+        guard try await req.repositories.radioFavourites.delete(stationID: id, ownedBy: user) else {
             throw APIError(.notFound, code: "not_found", "That station is not among your favourites.")
         }
         return .noContent

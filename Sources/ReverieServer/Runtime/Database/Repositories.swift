@@ -15,6 +15,8 @@ public struct Repositories: Sendable {
     public var library: any LibraryRepository
     public var jobs: any JobRepository
     public var podcasts: any PodcastRepository
+    public var podcastIndexCredentials: any PodcastIndexCredentialsStore
+    public var radioFavourites: any RadioFavouriteRepository
     public var articles: any ArticleRepository
     public var songTracks: any SongTrackRepository
 
@@ -34,6 +36,8 @@ public struct Repositories: Sendable {
             library: FluentLibraryRepository(database: database),
             jobs: FluentJobRepository(database: database),
             podcasts: FluentPodcastRepository(database: database),
+            podcastIndexCredentials: FluentPodcastIndexCredentialsStore(database: database),
+            radioFavourites: FluentRadioFavouriteRepository(database: database),
             articles: FluentArticleRepository(database: database),
             songTracks: FluentSongTrackRepository(database: database)
         )
