@@ -22,9 +22,9 @@ declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=
 # Reader (extract, epub) is built with Feeds and ZIPFoundation, which it imports, as one module.
 reader_shared="Fuzz/ArticleChecks.swift Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift $(echo Sources/Feeds/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)"
 reader_clibs="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs"
-declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [extract]="$reader_shared" [epub]="$reader_shared")
+declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [lyrics]="$(echo Sources/Installation/*.swift)" [extract]="$reader_shared" [epub]="$reader_shared")
 # C libraries a harness's module uses (its system-library module map, compiler and linker flags)
-declare -A clibs=([feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs")
+declare -A clibs=([lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs")
 # libFuzzer options of a harness: ZIPFoundation opens an archive through Foundation's
 # fileSystemRepresentation, which allocates a path it never frees (33 bytes an archive, not ours).
 declare -A options=([epub]="-detect_leaks=0")
@@ -32,20 +32,20 @@ declare -A asan=([epub]="detect_leaks=0")
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 feed transcript opml extract epub)
 
-# Reader's harnesses build Reader, Feeds and ZIPFoundation as one module: their imports of one
-# another are met by empty modules of those names.
+# Reader's harnesses build Reader, Feeds and ZIPFoundation as one module, and the lyrics harness
+# Rhymes with Installation: their imports of one another are met by empty modules of those names.
 stubs() {
   mkdir -p "$out/stubs"
-  [ -f "$out/stubs/Feeds.swiftmodule" ] && [ -f "$out/stubs/ZIPFoundation.swiftmodule" ] && return
+  [ -f "$out/stubs/Feeds.swiftmodule" ] && [ -f "$out/stubs/ZIPFoundation.swiftmodule" ] && [ -f "$out/stubs/Installation.swiftmodule" ] && return
   : > "$out/stubs/empty.swift"
-  for stub in Feeds ZIPFoundation; do
+  for stub in Feeds ZIPFoundation Installation; do
     $swiftc -emit-module -parse-as-library -module-name "$stub" "$out/stubs/empty.swift" -o "$out/stubs/$stub.swiftmodule"
   done
 }
 
 build() {
   local name=$1 binary="$out/$1"
-  [ "${module[$name]}" = Reader ] && stubs
+  case "${module[$name]}" in Reader|Rhymes) stubs ;; esac
   local sources=(Fuzz/"${file[$name]}".swift Sources/"${module[$name]}"/*.swift ${shared[$name]:-})
   # Rebuild only when a source is newer than the harness.
   if [ -x "$binary" ] && [ -z "$(find "${sources[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then return; fi
