@@ -23,9 +23,9 @@ struct JobWorkersTests {
         throw CancellationError()
     }
 
-    /// A job's row as the table has it now.
-    static func row(_ id: UUID, _ client: TestClient) async throws -> JobModel {
-        try #require(try await JobModel.find(id, on: client.app.db))
+    /// A job as the table has it now.
+    static func row(_ id: UUID, _ client: TestClient) async throws -> JobRecord {
+        try #require(try await JobModel.find(id, on: client.app.db)?.record())
     }
 
     @Test("a job another server queued (no poke) runs at the next poll; one held by a live lease waits until the lease runs out")
@@ -40,21 +40,21 @@ struct JobWorkersTests {
 
             // Queued by "another server": straight into the table, no poke here. A refresh of a
             // podcast that is gone ends done with nothing to tell.
-            let queued = JobModel(ownerID: owner, kind: .feedRefresh, title: "Refreshing “Gone”",
-                                  payload: #"{"podcastID":"\#(UUID().uuidString)"}"#)
-            try await client.app.repositories.jobs.enqueue(queued)
-            #expect(try await Self.row(try queued.requireID(), client).status == .queued)
+            let queued = try await client.app.repositories.jobs.enqueue(ownerID: owner, kind: .feedRefresh, title: "Refreshing “Gone”",
+                                                                         payload: #"{"podcastID":"\#(UUID().uuidString)"}"#)
+            #expect(try await Self.row(queued.id, client).status == .queued)
             try await Self.eventually("the poll takes the queued job", clock: loop, step: JobWorkers.poll) {
-                try await Self.row(try queued.requireID(), client).status == .done
+                try await Self.row(queued.id, client).status == .done
             }
 
-            // Held by a worker elsewhere whose lease has 60 s to go: polls pass it by.
+            // Held by a worker elsewhere whose lease has 60 s to go (its row written as that
+            // server's worker left it): polls pass it by.
             let held = JobModel(ownerID: owner, kind: .feedRefresh, title: "Refreshing “Held”",
                                 payload: #"{"podcastID":"\#(UUID().uuidString)"}"#)
             held.status = .running
             held.attempts = 1
             held.leaseUntil = client.clock.now.addingTimeInterval(JobWorkers.lease)
-            try await client.app.repositories.jobs.enqueue(held)
+            try await held.create(on: client.app.db)
             let polls = workers.pollsBegun
             try await Self.eventually("two more polls", clock: loop, step: JobWorkers.poll) { workers.pollsBegun >= polls + 2 }
             #expect(try await Self.row(try held.requireID(), client).status == .running)
@@ -74,20 +74,21 @@ struct JobWorkersTests {
         try await withTestApp(.sqlite) { client in
             _ = try await client.setUpOwner("ada")
             let owner = try #require(try await client.app.repositories.users.find(username: "ada")?.id)
+            // A newer server's kind is written as that server would, straight into the table.
             let unknown = JobModel(ownerID: owner, kind: .feedRefresh, title: "From a newer server", payload: "{}")
             unknown.kind = "future.kind"
-            let unreadable = JobModel(ownerID: owner, kind: .episodeDownload, title: "Damaged", payload: #"{"downloadID": 7}"#)
-            try await client.app.repositories.jobs.enqueue(unknown)
-            try await client.app.repositories.jobs.enqueue(unreadable)
+            try await unknown.create(on: client.app.db)
+            let unreadable = try await client.app.repositories.jobs.enqueue(ownerID: owner, kind: .episodeDownload, title: "Damaged",
+                                                                             payload: #"{"downloadID": 7}"#)
             client.app.services.jobs.start()
             client.app.services.jobs.poke()
             try await Self.eventually("both fail") {
                 let first = try await Self.row(try unknown.requireID(), client).status
-                let second = try await Self.row(try unreadable.requireID(), client).status
+                let second = try await Self.row(unreadable.id, client).status
                 return first == .failed && second == .failed
             }
             #expect(try await Self.row(try unknown.requireID(), client).message == "Reverie does not know this kind of job (future.kind).")
-            #expect(try await Self.row(try unreadable.requireID(), client).message == "This job's input cannot be read as a podcast.download job.")
+            #expect(try await Self.row(unreadable.id, client).message == "This job's input cannot be read as a podcast.download job.")
             await client.app.services.jobs.stop()
         }
     }

@@ -247,8 +247,9 @@ struct PodcastAPITests {
                     client.app.jobs.start()
                     other.jobs.start()
                     for _ in 0..<400 {
-                        let jobs = try await JobModel.query(on: client.app.db).filter(\.$kind == FeedRefresh.kind.rawValue).all()
-                        if jobs.count == 6 && jobs.allSatisfy({ $0.status == .done }) { break }
+                        let jobs = try await client.send(.GET, "/api/jobs", auth: .cookie(bea)).decode(JobList.self).jobs
+                            .filter { $0.kind == FeedRefresh.kind.rawValue }
+                        if jobs.count == 6 && jobs.allSatisfy({ $0.status == JobStatus.done.rawValue }) { break }
                         try await Task.sleep(nanoseconds: 50_000_000)
                     }
                     let after = site.snapshot.hits

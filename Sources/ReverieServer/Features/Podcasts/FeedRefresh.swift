@@ -120,7 +120,7 @@ struct FeedRefresh: Job {
 
     /// Queues a refresh of `podcast` as the job of the person with `ownerID`.
     @discardableResult
-    static func queue(_ podcast: PodcastModel, ownerID: UUID, jobs: JobQueue) async throws -> JobModel {
+    static func queue(_ podcast: PodcastModel, ownerID: UUID, jobs: JobQueue) async throws -> JobRecord {
         try await jobs.enqueue(FeedRefresh(podcastID: try podcast.requireID()), title: "Refreshing “\(podcast.title)”", ownerID: ownerID)
     }
 }

@@ -295,7 +295,7 @@ struct PodcastController: RouteCollection {
         let job = try await jobs.enqueue(EpisodeDownload(downloadID: try download.requireID()), title: episode.title, ownerID: user.id)
         download.jobID = job.id
         try await repository.save(download)
-        return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: download, jobs: [job.id ?? UUID(): job])
+        return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: download, jobs: [job.id: job])
             .encodeResponse(status: .accepted, for: req)
     }
 
@@ -456,9 +456,9 @@ struct PodcastController: RouteCollection {
         return (user, episode, subscription)
     }
 
-    private func jobsByID(_ ids: [UUID], _ req: Request) async throws -> [UUID: JobModel] {
+    private func jobsByID(_ ids: [UUID], _ req: Request) async throws -> [UUID: JobRecord] {
         let user = try req.user
-        var jobs: [UUID: JobModel] = [:]
+        var jobs: [UUID: JobRecord] = [:]
         for id in ids { jobs[id] = try await req.repositories.jobs.find(id, ownedBy: user) }
         return jobs
     }
@@ -471,7 +471,7 @@ struct PodcastController: RouteCollection {
                            lastRefreshed: podcast.lastRefreshedAt, lastError: podcast.lastError, nextRefresh: podcast.nextRefreshAt)
     }
 
-    static func info(_ episode: EpisodeModel, seenUntil: Date, place: ProgressEvent?, download: EpisodeDownloadModel?, jobs: [UUID: JobModel]) -> EpisodeInfo {
+    static func info(_ episode: EpisodeModel, seenUntil: Date, place: ProgressEvent?, download: EpisodeDownloadModel?, jobs: [UUID: JobRecord]) -> EpisodeInfo {
         let links = (try? JSONDecoder().decode([ParsedTranscriptLink].self, from: Data(episode.transcripts.utf8))) ?? []
         let downloadInfo = download.map { download -> EpisodeDownloadInfo in
             let job = download.jobID.flatMap { jobs[$0] }

@@ -14,7 +14,7 @@ protocol Job: Codable, Sendable {
 }
 
 /// Every kind of job the server runs.
-enum JobKind: String, Codable, Sendable, CaseIterable {
+public enum JobKind: String, Codable, Sendable, CaseIterable {
     case librivoxDownload = "librivox.download"
     case feedRefresh = "feeds.refresh"
     case episodeDownload = "podcast.download"

@@ -25,9 +25,9 @@ struct JobController: RouteCollection {
         return Self.info(job)
     }
 
-    static func info(_ job: JobModel) -> JobInfo {
+    static func info(_ job: JobRecord) -> JobInfo {
         let result = JobOutput.decode(job.result)
-        return JobInfo(id: job.id?.uuidString.lowercased() ?? "", kind: job.kind, title: job.title, status: job.status.rawValue,
+        return JobInfo(id: job.id.uuidString.lowercased(), kind: job.kind, title: job.title, status: job.status.rawValue,
                        progress: job.progress, message: job.message, itemID: result?.itemID, createdAt: job.createdAt)
     }
 }

@@ -8,11 +8,10 @@ struct JobQueue: Sendable {
 
     /// Queues `job` for the person with `ownerID`, under the `title` they know it by.
     @discardableResult
-    func enqueue<J: Job>(_ job: J, title: String, ownerID: UUID) async throws -> JobModel {
+    func enqueue<J: Job>(_ job: J, title: String, ownerID: UUID) async throws -> JobRecord {
         let payload = String(decoding: try JSONEncoder().encode(job), as: UTF8.self)
-        let row = JobModel(ownerID: ownerID, kind: J.kind, title: title, payload: payload)
-        try await repository.enqueue(row)
+        let record = try await repository.enqueue(ownerID: ownerID, kind: J.kind, title: title, payload: payload)
         workers.poke()
-        return row
+        return record
     }
 }

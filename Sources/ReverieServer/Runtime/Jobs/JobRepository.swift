@@ -3,16 +3,18 @@ import FluentSQL
 import Foundation
 import SQLKit
 
-/// The jobs table.
+/// The jobs table, answered as `JobRecord` values.
 public protocol JobRepository: Sendable {
-    func enqueue(_ job: JobModel) async throws
-    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> JobModel?
+    /// Writes a queued job (no attempts yet) and answers it as written; `payload` is the kind's
+    /// `Job` value as JSON.
+    func enqueue(ownerID: UUID, kind: JobKind, title: String, payload: String) async throws -> JobRecord
+    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> JobRecord?
     /// A person's latest jobs, newest first.
-    func recent(ownedBy user: AuthenticatedUser, limit: Int) async throws -> [JobModel]
+    func recent(ownedBy user: AuthenticatedUser, limit: Int) async throws -> [JobRecord]
     /// Takes the oldest job that is queued, or running with its lease run out, for a worker until
     /// `leaseUntil`; nil when there is none. Two workers (on one server or several sharing
     /// PostgreSQL) never take the same job.
-    func claim(now: Date, leaseUntil: Date, attemptsBelow: Int) async throws -> JobModel?
+    func claim(now: Date, leaseUntil: Date, attemptsBelow: Int) async throws -> JobRecord?
     /// Progress, and a longer lease, from the worker that holds the job.
     func report(_ id: UUID, progress: Double, message: String?, leaseUntil: Date) async throws
     func finish(_ id: UUID, status: JobStatus, message: String?, result: String?) async throws
@@ -21,19 +23,21 @@ public protocol JobRepository: Sendable {
 struct FluentJobRepository: JobRepository {
     let database: any Database
 
-    func enqueue(_ job: JobModel) async throws {
-        try await job.create(on: database)
+    func enqueue(ownerID: UUID, kind: JobKind, title: String, payload: String) async throws -> JobRecord {
+        let row = JobModel(ownerID: ownerID, kind: kind, title: title, payload: payload)
+        try await row.create(on: database)
+        return try row.record()
     }
 
-    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> JobModel? {
-        try await JobModel.find(id, ownedBy: user, on: database)
+    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> JobRecord? {
+        try await JobModel.find(id, ownedBy: user, on: database)?.record()
     }
 
-    func recent(ownedBy user: AuthenticatedUser, limit: Int) async throws -> [JobModel] {
-        try await JobModel.query(ownedBy: user, on: database).sort(\.$createdAt, .descending).limit(limit).all()
+    func recent(ownedBy user: AuthenticatedUser, limit: Int) async throws -> [JobRecord] {
+        try await JobModel.query(ownedBy: user, on: database).sort(\.$createdAt, .descending).limit(limit).all().map { try $0.record() }
     }
 
-    func claim(now: Date, leaseUntil: Date, attemptsBelow: Int) async throws -> JobModel? {
+    func claim(now: Date, leaseUntil: Date, attemptsBelow: Int) async throws -> JobRecord? {
         guard let sql = database as? any SQLDatabase else { return nil }
         // One statement: pick and take. On PostgreSQL the pick skips rows another worker is
         // taking; the outer condition is checked again on the row, so a job is taken once.
@@ -46,7 +50,7 @@ struct FluentJobRepository: JobRepository {
             RETURNING id
             """).all()
         guard let row = rows.first, let id = try? row.decode(column: "id", as: UUID.self) else { return nil }
-        return try await JobModel.find(id, on: database)
+        return try await JobModel.find(id, on: database)?.record()
     }
 
     func report(_ id: UUID, progress: Double, message: String?, leaseUntil: Date) async throws {
@@ -58,5 +62,13 @@ struct FluentJobRepository: JobRepository {
         try await JobModel.query(on: database).filter(\.$id == id)
             .set(\.$status, to: status).set(\.$message, to: message).set(\.$result, to: result)
             .set(\.$progress, to: status == .done ? 1 : 0).set(\.$leaseUntil, to: nil).update()
+    }
+}
+
+extension JobModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> JobRecord {
+        JobRecord(id: try requireID(), ownerID: $owner.id, kind: kind, title: title, status: status, progress: progress,
+                  message: message, payload: payload, result: result, attempts: attempts, leaseUntil: leaseUntil, createdAt: createdAt)
     }
 }

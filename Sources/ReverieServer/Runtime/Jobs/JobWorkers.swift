@@ -92,7 +92,7 @@ final class JobWorkers: Sendable {
         }
     }
 
-    private func claim() async -> JobModel? {
+    private func claim() async -> JobRecord? {
         let now = now()
         do {
             return try await repository.claim(now: now, leaseUntil: now.addingTimeInterval(Self.lease), attemptsBelow: Self.maxAttempts)
@@ -126,10 +126,10 @@ final class JobWorkers: Sendable {
         }
     }
 
-    private func launch(_ job: JobModel) {
-        guard let id = job.id else { return }
+    private func launch(_ job: JobRecord) {
+        let id = job.id
         let (repository, now, logger) = (repository, now, logger)
-        let context = JobContext(id: id, ownerID: job.$owner.id) { progress, message in
+        let context = JobContext(id: id, ownerID: job.ownerID) { progress, message in
             try? await repository.report(id, progress: progress, message: message, leaseUntil: now().addingTimeInterval(Self.lease))
         }
         let runner = runners[job.kind]
