@@ -94,22 +94,18 @@ struct MeditationController: RouteCollection {
         let user = try req.user
         let body = try req.content.decode(MeditationSessionRecord.self)
         try validate(body, now: now())
-        let (row, created) = try await req.repositories.meditationSessions.save(
-            MeditationSessionModel(ownerID: user.id, clientID: body.id, sessionType: body.sessionType, startedAt: body.startedAt,
-                                   completedAt: body.completedAt, plannedDurationSeconds: body.plannedDurationSeconds,
-                                   actualDurationSeconds: body.actualDurationSeconds, completedFully: body.completedFully),
-            ownedBy: user)
+        let (stored, created) = try await req.repositories.meditationSessions.save(body, ownedBy: user)
         let response = Response(status: created ? .created : .ok)
-        try response.content.encode(Self.record(row))
+        try response.content.encode(stored)
         return response
     }
 
     /// The session that ended last, or `null` before the first.
     func latest(req: Request) async throws -> Response {
-        let row = try await req.repositories.meditationSessions.latest(ownedBy: req.user)
+        let session = try await req.repositories.meditationSessions.latest(ownedBy: req.user)
         let response = Response(status: .ok)
-        if let row {
-            try response.content.encode(Self.record(row))
+        if let session {
+            try response.content.encode(session)
         } else {
             response.headers.contentType = .json
             response.body = .init(string: "null")
@@ -160,11 +156,5 @@ struct MeditationController: RouteCollection {
         guard body.completedAt <= now.addingTimeInterval(24 * 3600) else {
             throw invalid("completed_at", "is in the future; check the device's clock.")
         }
-    }
-
-    static func record(_ row: MeditationSessionModel) -> MeditationSessionRecord {
-        MeditationSessionRecord(id: row.clientID, sessionType: row.sessionType, startedAt: row.startedAt, completedAt: row.completedAt,
-                                plannedDurationSeconds: row.plannedDurationSeconds, actualDurationSeconds: row.actualDurationSeconds,
-                                completedFully: row.completedFully)
     }
 }
