@@ -2,6 +2,24 @@ import Fluent
 import Vapor
 
 /// The repositories a request works with. Controllers reach rows only through these.
+///
+/// ## How the stores are built (issue 30)
+///
+/// Each feature's store is named by a protocol here, and that protocol is the seam: controllers
+/// and jobs are given `any PodcastRepository`, never Fluent. The protocols are moving to answer
+/// plain values rather than Fluent models, so that what leaves a store cannot be changed and
+/// saved behind its back, and tests compare whole values. Jobs (`JobRecord`), meditation
+/// sessions (`MeditationSessionRecord`), radio favourites (`RadioStationInfo`), the Podcast
+/// Index credentials, settings, listening progress and sleep audio already do. The rest still
+/// answer models, and are the remaining work: users, tokens, speechRenders, compositions,
+/// bedsidePieces, library, podcasts, articles and songTracks.
+///
+/// Each protocol has one implementation, on Fluent, and there are no in-memory ones. Every API
+/// test runs the real stores on a fresh SQLite database (and on PostgreSQL as well in
+/// `make test`) in well under a second a test, so a second implementation would buy no speed; it
+/// would only be a copy that could drift from the SQL that matters: the claims of jobs and due
+/// feeds (one statement, with FOR UPDATE SKIP LOCKED on PostgreSQL), FTS5 search, and the
+/// constraint failures that make a repeated upload count once and a taken username its own error.
 public struct Repositories: Sendable {
     public var users: any UserRepository
     public var tokens: any AuthTokenRepository
