@@ -76,8 +76,8 @@ struct BedsideController: RouteCollection {
         switch try piece(req) {
         case let .preset(preset): return Self.info(preset)
         case let .own(id):
-            guard let row = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
-            return Self.info(row)
+            guard let own = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
+            return Self.info(own)
         }
     }
 
@@ -86,18 +86,18 @@ struct BedsideController: RouteCollection {
         let input = try req.content.decode(BedsidePieceInput.self)
         let kind = try Self.kind(input.kind ?? "")
         let (title, script) = try Self.validated(input)
-        let row = try await req.repositories.bedsidePieces.create(kind: kind.rawValue, title: title, script: script, ownedBy: user)
-        return try await Self.info(row).encodeResponse(status: .created, for: req)
+        let created = try await req.repositories.bedsidePieces.create(kind: kind.rawValue, title: title, script: script, ownedBy: user)
+        return try await Self.info(created).encodeResponse(status: .created, for: req)
     }
 
     func update(req: Request) async throws -> BedsidePieceInfo {
         let user = try req.user
         let id = try ownID(req, doing: "edited")
         let (title, script) = try Self.validated(try req.content.decode(BedsidePieceInput.self))
-        guard let row = try await req.repositories.bedsidePieces.update(id, title: title, script: script, ownedBy: user) else {
+        guard let edited = try await req.repositories.bedsidePieces.update(id, title: title, script: script, ownedBy: user) else {
             throw APIError.notFound("piece")
         }
-        return Self.info(row)
+        return Self.info(edited)
     }
 
     /// Deleting the last of a kind is allowed: the default piece comes back the next time the list is read.
@@ -115,12 +115,12 @@ struct BedsideController: RouteCollection {
         switch try piece(req) {
         case let .preset(preset): (kind, title, script) = (preset.kind.rawValue, preset.title, preset.script)
         case let .own(id):
-            guard let row = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
-            (kind, title, script) = (row.kind, row.title, row.script)
+            guard let own = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
+            (kind, title, script) = (own.kind, own.title, own.script)
         }
         let copyTitle = String((title + " (Copy)").suffix(Self.maximumTitle))
-        let row = try await req.repositories.bedsidePieces.create(kind: kind, title: copyTitle, script: script, ownedBy: user)
-        return try await Self.info(row).encodeResponse(status: .created, for: req)
+        let copy = try await req.repositories.bedsidePieces.create(kind: kind, title: copyTitle, script: script, ownedBy: user)
+        return try await Self.info(copy).encodeResponse(status: .created, for: req)
     }
 
     /// `POST /api/bedside/next {"kind"}`: a random piece from the presets and the person's own,
@@ -133,13 +133,13 @@ struct BedsideController: RouteCollection {
         let settings = req.repositories.settings
         let played = try await settings.all(ownedBy: user)[key].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
         let presets = library.presets(kind)
-        let pool = presets.map(\.id) + mine.map { $0.id?.uuidString.lowercased() ?? "" }
+        let pool = presets.map(\.id) + mine.map { $0.id.uuidString.lowercased() }
         var random = SystemRandomNumberGenerator()
         guard let (id, history) = ContentPool.next(from: pool, played: played, using: &random) else { throw APIError.notFound("piece") }
         try await settings.save([key: String(decoding: try JSONEncoder().encode(history), as: UTF8.self)], ownedBy: user)
         if let preset = presets.first(where: { $0.id == id }) { return Self.info(preset) }
-        guard let row = mine.first(where: { $0.id?.uuidString.lowercased() == id }) else { throw APIError.notFound("piece") }
-        return Self.info(row)
+        guard let own = mine.first(where: { $0.id.uuidString.lowercased() == id }) else { throw APIError.notFound("piece") }
+        return Self.info(own)
     }
 
     // MARK: - Helpers
@@ -166,10 +166,10 @@ struct BedsideController: RouteCollection {
     }
 
     /// The person's own pieces of a kind; when there are none, the default piece comes back first.
-    private func ownPieces(_ kind: BedsidePiece.Kind, of user: AuthenticatedUser, _ req: Request) async throws -> [BedsidePieceModel] {
+    private func ownPieces(_ kind: BedsidePiece.Kind, of user: AuthenticatedUser, _ req: Request) async throws -> [BedsidePieceRecord] {
         let repository = req.repositories.bedsidePieces
-        let rows = try await repository.all(kind: kind.rawValue, ownedBy: user)
-        guard rows.isEmpty else { return rows }
+        let pieces = try await repository.all(kind: kind.rawValue, ownedBy: user)
+        guard pieces.isEmpty else { return pieces }
         let fallback = kind == .meditation ? library.defaultMeditation : library.defaultPoem
         return [try await repository.create(kind: kind.rawValue, title: fallback.title, script: fallback.script, ownedBy: user)]
     }
@@ -206,11 +206,11 @@ struct BedsideController: RouteCollection {
                          estimatedSeconds: preset.estimatedSeconds, isPreset: true, warnings: [], createdAt: nil, updatedAt: nil)
     }
 
-    static func info(_ row: BedsidePieceModel) -> BedsidePieceInfo {
-        let parsed = try? ScriptParser().parse(row.script)
+    static func info(_ own: BedsidePieceRecord) -> BedsidePieceInfo {
+        let parsed = try? ScriptParser().parse(own.script)
         let author = parsed.flatMap(BedsidePiece.author(of:))
-        return BedsidePieceInfo(id: row.id?.uuidString.lowercased() ?? "", kind: row.kind, title: row.title, author: author, script: row.script,
+        return BedsidePieceInfo(id: own.id.uuidString.lowercased(), kind: own.kind, title: own.title, author: author, script: own.script,
                                 estimatedSeconds: parsed?.estimatedSeconds() ?? 0, isPreset: false,
-                                warnings: parsed?.warnings.map(\.description) ?? [], createdAt: row.createdAt, updatedAt: row.updatedAt)
+                                warnings: parsed?.warnings.map(\.description) ?? [], createdAt: own.createdAt, updatedAt: own.updatedAt)
     }
 }

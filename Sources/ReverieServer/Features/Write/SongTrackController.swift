@@ -41,8 +41,8 @@ struct SongTrackController: RouteCollection {
         guard let item = try await req.repositories.library.find(body.itemID, ownedBy: user), item.kind == "music" else {
             throw APIError.notFound("music item")
         }
-        let (row, created) = try await req.repositories.songTracks.attach(try item.requireID(), to: song, ownedBy: user)
-        return try await Self.api((row, item)).encodeResponse(status: created ? .created : .ok, for: req)
+        let (track, created) = try await req.repositories.songTracks.attach(try item.requireID(), to: song, ownedBy: user)
+        return try await Self.api((track, item)).encodeResponse(status: created ? .created : .ok, for: req)
     }
 
     func detach(req: Request) async throws -> HTTPStatus {
@@ -54,7 +54,8 @@ struct SongTrackController: RouteCollection {
 
     /// `PUT …/loop`: A and B (seconds, at least 0.1 s apart, within the track) and the toggle.
     func saveLoop(req: Request) async throws -> SongTrack {
-        let (row, item) = try await track(req)
+        let (stored, item) = try await self.track(req)
+        var track = stored
         let points = try req.content.decode(SongLoopPoints.self)
         let duration = Double(item.durationMs) / 1000
         guard points.start.isFinite, points.end.isFinite, points.start >= 0, points.end <= duration + 0.05 else {
@@ -63,12 +64,12 @@ struct SongTrackController: RouteCollection {
         guard points.end - points.start >= Self.shortestLoop else {
             throw APIError(.badRequest, code: "invalid_field", "loop: B comes at least 0.1 s after A.")
         }
-        try await req.repositories.songTracks.setLoop(try row.requireID(), start: points.start, end: min(points.end, duration),
+        try await req.repositories.songTracks.setLoop(track.id, start: points.start, end: min(points.end, duration),
                                                       enabled: points.enabled, ownedBy: req.user)
-        row.loopStart = points.start
-        row.loopEnd = min(points.end, duration)
-        row.loopEnabled = points.enabled
-        return try Self.api((row, item))
+        track.loopStart = points.start
+        track.loopEnd = min(points.end, duration)
+        track.loopEnabled = points.enabled
+        return try Self.api((track, item))
     }
 
     /// `GET …/audio[?speed=0.75]`: the track; at another speed, made once (pitch kept) as FLAC,
@@ -88,8 +89,8 @@ struct SongTrackController: RouteCollection {
     /// its ends snapped and its last moments faded into the music before A (`SongLoop`), so no
     /// join clicks: to practise away from the editor.
     func renderLoop(req: Request) async throws -> Response {
-        let (row, item) = try await track(req)
-        guard let start = row.loopStart, let end = row.loopEnd else {
+        let (track, item) = try await self.track(req)
+        guard let start = track.loopStart, let end = track.loopEnd else {
             throw APIError(.conflict, code: "no_loop", "Set A and B on this track first (the song's player, Loop).")
         }
         let repeats = try req.queryInteger("repeats", in: 1...32) ?? 8
@@ -118,7 +119,7 @@ struct SongTrackController: RouteCollection {
         return id
     }
 
-    private func track(_ req: Request) async throws -> (SongTrackModel, LibraryItemModel) {
+    private func track(_ req: Request) async throws -> (SongTrackRecord, LibraryItemModel) {
         let song = try await composition(req)
         let id = try req.uuidParameter("trackID", naming: "track")
         guard let found = try await req.repositories.songTracks.find(id, of: song, ownedBy: req.user) else { throw APIError.notFound("track") }
@@ -131,10 +132,10 @@ struct SongTrackController: RouteCollection {
         return directory.appendingPathComponent(name)
     }
 
-    static func api(_ pair: (SongTrackModel, LibraryItemModel)) throws -> SongTrack {
-        let (row, item) = pair
-        let loop = row.loopStart.flatMap { start in row.loopEnd.map { SongLoopPoints(start: start, end: $0, enabled: row.loopEnabled) } }
-        return SongTrack(id: try row.requireID(), itemID: try item.requireID(), title: item.title, artist: item.author,
+    static func api(_ pair: (SongTrackRecord, LibraryItemModel)) throws -> SongTrack {
+        let (track, item) = pair
+        let loop = track.loopStart.flatMap { start in track.loopEnd.map { SongLoopPoints(start: start, end: $0, enabled: track.loopEnabled) } }
+        return SongTrack(id: track.id, itemID: try item.requireID(), title: item.title, artist: item.author,
                          durationMs: item.durationMs, loop: loop)
     }
 }

@@ -1,14 +1,16 @@
 import Fluent
 import Vapor
 
-/// The tracks attached to a person's songs.
+/// The tracks attached to a person's songs, as `SongTrackRecord` values. A track comes with its
+/// music item, which is still the library's `LibraryItemModel` until `LibraryRepository` answers
+/// values too.
 public protocol SongTrackRepository: Sendable {
     /// The song's tracks with their music items, in the order they were attached.
-    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackModel, LibraryItemModel)]
+    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackRecord, LibraryItemModel)]
     /// The track if it is on that song and the person's.
-    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackModel, LibraryItemModel)?
+    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackRecord, LibraryItemModel)?
     /// Attaches an item; the existing attachment (`created` false) when the item is on the song already.
-    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackModel, created: Bool)
+    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackRecord, created: Bool)
     func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws
     /// false when there was nothing to detach.
     func detach(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool
@@ -18,29 +20,29 @@ public protocol SongTrackRepository: Sendable {
 struct FluentSongTrackRepository: SongTrackRepository {
     let database: any Database
 
-    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackModel, LibraryItemModel)] {
+    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackRecord, LibraryItemModel)] {
         let rows = try await SongTrackModel.query(ownedBy: user, on: database)
             .filter(\.$composition.$id == compositionID)
             .sort(\.$createdAt).sort(\.$id)
             .with(\.$item).all()
-        return rows.map { ($0, $0.item) }
+        return try rows.map { (try $0.record(), $0.item) }
     }
 
-    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackModel, LibraryItemModel)? {
+    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackRecord, LibraryItemModel)? {
         guard let row = try await SongTrackModel.query(ownedBy: user, on: database)
             .filter(\.$id == id).filter(\.$composition.$id == compositionID)
             .with(\.$item).first() else { return nil }
-        return (row, row.item)
+        return (try row.record(), row.item)
     }
 
-    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackModel, created: Bool) {
+    func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackRecord, created: Bool) {
         if let existing = try await SongTrackModel.query(ownedBy: user, on: database)
             .filter(\.$composition.$id == compositionID).filter(\.$item.$id == itemID).first() {
-            return (existing, false)
+            return (try existing.record(), false)
         }
         let row = SongTrackModel(ownerID: user.id, compositionID: compositionID, itemID: itemID)
         try await row.create(on: database)
-        return (row, true)
+        return (try row.record(), true)
     }
 
     func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws {
@@ -54,5 +56,13 @@ struct FluentSongTrackRepository: SongTrackRepository {
             .filter(\.$id == id).filter(\.$composition.$id == compositionID).first() else { return false }
         try await row.delete(on: database)
         return true
+    }
+}
+
+extension SongTrackModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> SongTrackRecord {
+        SongTrackRecord(id: try requireID(), compositionID: $composition.id, itemID: $item.id, loopStart: loopStart, loopEnd: loopEnd,
+                        loopEnabled: loopEnabled)
     }
 }

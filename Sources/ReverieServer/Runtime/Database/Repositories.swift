@@ -9,10 +9,11 @@ import Vapor
 /// and jobs are given `any PodcastRepository`, never Fluent. The protocols are moving to answer
 /// plain values rather than Fluent models, so that what leaves a store cannot be changed and
 /// saved behind its back, and tests compare whole values. Jobs (`JobRecord`), meditation
-/// sessions (`MeditationSessionRecord`), radio favourites (`RadioStationInfo`), the Podcast
-/// Index credentials, settings, listening progress and sleep audio already do. The rest still
-/// answer models, and are the remaining work: users, tokens, speechRenders, compositions,
-/// bedsidePieces, library, podcasts, articles and songTracks.
+/// sessions (`MeditationSessionRecord`), Bedside pieces (`BedsidePieceRecord`), song tracks
+/// (`SongTrackRecord`, still paired with the library's `LibraryItemModel`), radio favourites
+/// (`RadioStationInfo`), the Podcast Index credentials, settings, listening progress and sleep
+/// audio already do. The rest still answer models, and are the remaining work: users, tokens,
+/// speechRenders, compositions, library, podcasts and articles.
 ///
 /// Each protocol has one implementation, on Fluent, and there are no in-memory ones. Every API
 /// test runs the real stores on a fresh SQLite database (and on PostgreSQL as well in
