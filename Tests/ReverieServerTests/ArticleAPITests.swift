@@ -202,4 +202,45 @@ struct ArticleAPITests {
             #expect(try await client.send(.GET, "/api/articles/\(made.id)/chapters/1/speech", auth: .cookie(ada)).status == .notFound)
         }
     }
+
+    @Test("the store answers an article as it was written, keeps only the place it is told to move, and shows each person only their own",
+          arguments: TestDatabase.all)
+    func storeValues(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            _ = try await client.setUpOwner()
+            let ada = try #require(try await client.app.repositories.users.all().first)
+            let user = AuthenticatedUser(id: try ada.requireID(), username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+                                         accountCreatedAt: Date())
+            var stranger = user
+            stranger.id = UUID()
+            let articles = client.app.repositories.articles
+            let written = ArticleRecord(id: UUID(), title: "Tide tables", source: "Pasted text", sourceURL: nil, byline: "M. Shore",
+                                        siteName: nil, published: "2026-11-01", language: "en", kind: "text", text: "High at six. Low at noon.",
+                                        textLength: 25, words: 6, spans: #"[{"location":0,"length":4,"style":"bold"}]"#,
+                                        chapters: #"[{"title":"Tide tables","location":0,"length":25}]"#, lastReadChapter: 0,
+                                        lastReadPosition: 0, finishedAt: nil, createdAt: nil, updatedAt: nil)
+            let made = try await articles.create(written, ownerID: user.id)
+            #expect(made.createdAt != nil)
+            // Dates as the database keeps them (PostgreSQL to the microsecond), the rest exactly as written.
+            let found = try #require(try await articles.find(written.id, ownedBy: user))
+            var expected = written
+            (expected.createdAt, expected.updatedAt) = (found.createdAt, found.updatedAt)
+            #expect(found == expected)
+            #expect(try await articles.find(written.id, ownedBy: stranger) == nil)
+            #expect(try await articles.list(ownedBy: user) == [found.summary])
+            #expect(try await articles.list(ownedBy: stranger).isEmpty)
+
+            let finished = Date(timeIntervalSince1970: 1_790_000_000)
+            let moved = try #require(try await articles.savePlace(written.id, ownedBy: user, chapter: 0, position: 13, finishedAt: finished))
+            expected.lastReadPosition = 13
+            expected.finishedAt = finished
+            expected.updatedAt = moved.updatedAt
+            #expect(moved == expected)
+            #expect(try await articles.savePlace(written.id, ownedBy: stranger, chapter: 0, position: 1, finishedAt: nil) == nil)
+            #expect(try await articles.find(written.id, ownedBy: user)?.lastReadPosition == 13)
+            #expect(try await articles.delete(written.id, ownedBy: stranger) == false)
+            #expect(try await articles.delete(written.id, ownedBy: user))
+            #expect(try await articles.find(written.id, ownedBy: user) == nil)
+        }
+    }
 }

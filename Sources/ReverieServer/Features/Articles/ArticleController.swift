@@ -33,7 +33,7 @@ struct ArticleController: RouteCollection {
 
     /// `GET /api/articles`: newest first.
     func list(req: Request) async throws -> ArticleList {
-        ArticleList(items: try await req.repositories.articles.list(ownedBy: try req.user).map(\.summary))
+        ArticleList(items: try await req.repositories.articles.list(ownedBy: try req.user))
     }
 
     /// `POST /api/articles`: `{url}` starts an import job (202 with the job); `{text, title}`
@@ -62,10 +62,10 @@ struct ArticleController: RouteCollection {
             throw error.answered(lead: "The text")
         }
         if let title, !title.isEmpty { article.title = title }
-        let row = ArticleModel(article, kind: "text", sourceURL: nil, ownerID: user.id)
-        row.source = "Pasted text"
-        try await req.repositories.articles.create(row)
-        return try await row.summary.encodeResponse(status: .created, for: req)
+        var record = ArticleRecord(article, kind: "text", sourceURL: nil)
+        record.source = "Pasted text"
+        let saved = try await req.repositories.articles.create(record, ownerID: user.id)
+        return try await saved.summary.encodeResponse(status: .created, for: req)
     }
 
     /// `POST /api/articles/upload`: the file as the body (`X-File-Name` names it); 202 with the job.
@@ -87,35 +87,34 @@ struct ArticleController: RouteCollection {
 
     /// `GET /api/articles/{id}`: the text, its spans and chapters, and where the person is.
     func show(req: Request) async throws -> ArticleInfo {
-        let row = try await article(req)
-        let spans = (try? JSONDecoder().decode([ArticleSpanInfo].self, from: Data(row.spans.utf8))) ?? []
-        return ArticleInfo(summary: row.summary, siteName: row.siteName, published: row.published, language: row.language,
-                           text: row.text, spans: spans, chapters: row.decodedChapters)
+        let article = try await requested(req)
+        return ArticleInfo(summary: article.summary, siteName: article.siteName, published: article.published, language: article.language,
+                           text: article.text, spans: article.decodedSpans, chapters: article.decodedChapters)
     }
 
     /// `PATCH /api/articles/{id}`: the place (chapter, and UTF-16 units into it), or finished.
     func update(req: Request) async throws -> ArticleSummary {
-        let row = try await article(req)
+        let article = try await requested(req)
         let body = try req.content.decode(ArticleUpdateRequest.self)
-        let chapters = row.decodedChapters
+        let chapters = article.decodedChapters
+        var (chapter, position, finishedAt) = (article.lastReadChapter, article.lastReadPosition, article.finishedAt)
         if body.lastReadChapter != nil || body.lastReadPosition != nil {
-            let chapter = body.lastReadChapter ?? row.lastReadChapter
+            chapter = body.lastReadChapter ?? article.lastReadChapter
             guard chapters.indices.contains(chapter) else {
                 throw APIError(.badRequest, code: "invalid_field", "lastReadChapter: must be from 0 to \(chapters.count - 1).")
             }
-            let position = body.lastReadPosition ?? 0
+            position = body.lastReadPosition ?? 0
             guard (0...chapters[chapter].length).contains(position) else {
                 throw APIError(.badRequest, code: "invalid_field", "lastReadPosition: must be from 0 to \(chapters[chapter].length), the chapter's length in UTF-16 units.")
             }
-            row.lastReadChapter = chapter
-            row.lastReadPosition = position
         }
         if let finished = body.finished {
-            row.finishedAt = finished ? (row.finishedAt ?? now()) : nil
-            if !finished, body.lastReadChapter == nil { (row.lastReadChapter, row.lastReadPosition) = (0, 0) }
+            finishedAt = finished ? (article.finishedAt ?? now()) : nil
+            if !finished, body.lastReadChapter == nil { (chapter, position) = (0, 0) }
         }
-        try await req.repositories.articles.save(row)
-        return row.summary
+        guard let saved = try await req.repositories.articles.savePlace(article.id, ownedBy: try req.user, chapter: chapter, position: position,
+                                                                        finishedAt: finishedAt) else { throw APIError.notFound("article") }
+        return saved.summary
     }
 
     /// `DELETE /api/articles/{id}`.
@@ -127,21 +126,21 @@ struct ArticleController: RouteCollection {
 
     /// `GET /api/articles/{id}/chapters/{n}/speech`: the chapter as render segments.
     func speech(req: Request) async throws -> ArticleSpeechInfo {
-        let row = try await article(req)
-        let chapters = row.decodedChapters
+        let article = try await requested(req)
+        let chapters = article.decodedChapters
         guard let text = req.parameters.get("chapter"), let index = Int(text), chapters.indices.contains(index) else {
             throw APIError.notFound("chapter")
         }
         let chapter = chapters[index]
-        let segments = ArticleSpeech.segments(of: row.text, in: chapter.location..<chapter.location + chapter.length)
+        let segments = ArticleSpeech.segments(of: article.text, in: chapter.location..<chapter.location + chapter.length)
         return ArticleSpeechInfo(chapter: index, segments: segments.map { segment in
             .init(script: segment.script, lines: segment.lines.map { .init(location: $0.location, length: $0.length) })
         })
     }
 
-    private func article(_ req: Request) async throws -> ArticleModel {
+    private func requested(_ req: Request) async throws -> ArticleRecord {
         let id = try req.uuidParameter("articleID", naming: "article")
-        guard let row = try await req.repositories.articles.find(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
-        return row
+        guard let article = try await req.repositories.articles.find(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
+        return article
     }
 }

@@ -55,9 +55,8 @@ struct ArticleImport: Job {
             throw APIError(.badRequest, code: "invalid_job", "This import names nothing to read.")
         }
         await job.report(0.95, "Saving…")
-        let row = ArticleModel(read.article, kind: read.kind, sourceURL: read.url, ownerID: job.ownerID)
-        try await services.articles.create(row)
-        return JobOutput(itemID: row.id)
+        let article = try await services.articles.create(ArticleRecord(read.article, kind: read.kind, sourceURL: read.url), ownerID: job.ownerID)
+        return JobOutput(itemID: article.id)
     }
 
     /// A page from the web: HTML, or a PDF, EPUB or text file someone linked to.
@@ -87,44 +86,5 @@ struct ArticleImport: Job {
         } catch let error as ReaderError {
             throw error.answered(lead: name)
         }
-    }
-}
-
-extension ArticleModel {
-    /// A new article from what the engine read.
-    convenience init(_ article: ExtractedArticle, kind: String, sourceURL: String?, ownerID: UUID) {
-        self.init()
-        self.$owner.id = ownerID
-        self.title = String(article.title.prefix(500))
-        self.source = article.siteName ?? sourceURL.flatMap { URL(string: $0)?.host } ?? article.source
-        self.sourceURL = sourceURL
-        self.byline = article.byline
-        self.siteName = article.siteName
-        self.published = article.published
-        self.language = article.language
-        self.kind = kind
-        self.text = article.text
-        self.textLength = article.text.utf16.count
-        self.words = article.text.split(whereSeparator: \.isWhitespace).count
-        self.spans = String(decoding: (try? JSONEncoder().encode(article.spans)) ?? Data("[]".utf8), as: UTF8.self)
-        self.chapters = String(decoding: (try? JSONEncoder().encode(article.chapters)) ?? Data("[]".utf8), as: UTF8.self)
-        self.lastReadChapter = 0
-        self.lastReadPosition = 0
-    }
-
-    var decodedChapters: [ArticleChapterInfo] {
-        (try? JSONDecoder().decode([ArticleChapterInfo].self, from: Data(chapters.utf8))) ?? [ArticleChapterInfo(title: title, location: 0, length: textLength)]
-    }
-
-    var summary: ArticleSummary {
-        let chapters = decodedChapters
-        // Where the person is from the start of the whole text, for the list's progress.
-        let location = chapters.indices.contains(lastReadChapter) ? chapters[lastReadChapter].location + lastReadPosition : 0
-        let status = finishedAt != nil ? "finished" : (location > 0 ? "inProgress" : "saved")
-        return ArticleSummary(id: id?.uuidString.lowercased() ?? "", title: title, source: source, sourceURL: sourceURL, byline: byline,
-                              kind: kind, words: words, readingMinutes: max(1, Int((Double(words) / 230).rounded())), status: status,
-                              chapterCount: chapters.count, lastReadChapter: lastReadChapter, lastReadPosition: lastReadPosition,
-                              fraction: finishedAt != nil ? 1 : (textLength > 0 ? min(1, Double(location) / Double(textLength)) : 0),
-                              createdAt: createdAt, finishedAt: finishedAt)
     }
 }
