@@ -148,6 +148,30 @@ struct CompositionAPITests {
             #expect(huge.status == .badRequest && huge.error?.message.hasPrefix("lyrics:") == true)
         }
     }
+    @Test("the store answers songs as the API's values: what it wrote, each edit's new version, nil for a stale edit", arguments: TestDatabase.all)
+    func storeValues(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            _ = try await client.setUpOwner()
+            let ada = try #require(try await client.app.repositories.users.all().first)
+            let user = AuthenticatedUser(id: try ada.requireID(), username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+                                         accountCreatedAt: Date())
+            let songs = client.app.repositories.compositions
+            let start = Date(timeIntervalSince1970: 1_790_000_000)
+            let made = try await songs.create(title: "Harbour", lyrics: "Lights on the water", themeOverride: Theme.plainDark.rawValue,
+                                              conflictOf: nil, ownedBy: user, at: start)
+            #expect(made == Composition(id: made.id, title: "Harbour", lyrics: "Lights on the water", version: 1, createdAt: start,
+                                        updatedAt: start, lastOpenedAt: nil, themeOverride: .plainDark, conflictOf: nil))
+            #expect(try await songs.find(made.id, ownedBy: user) == made)
+            let later = start.addingTimeInterval(60)
+            let saved = try #require(try await songs.update(made.id, title: "Harbour", lyrics: "Lights on the tide", themeOverride: nil,
+                                                            fromVersion: 1, ownedBy: user, at: later))
+            var expected = made
+            (expected.lyrics, expected.version, expected.updatedAt, expected.themeOverride) = ("Lights on the tide", 2, later, nil)
+            #expect(saved == expected)
+            #expect(try await songs.all(ownedBy: user) == [expected])
+            #expect(try await songs.update(made.id, title: "Stale", lyrics: "", themeOverride: nil, fromVersion: 1, ownedBy: user, at: later) == nil)
+        }
+    }
 }
 
 @Suite("Rhymes API")

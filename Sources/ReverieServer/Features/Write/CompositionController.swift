@@ -47,8 +47,8 @@ struct CompositionController: RouteCollection {
     /// first, in one answer — for a device that keeps its own copy when sync is off. Reading
     /// them so opens none of them.
     func whole(req: Request) async throws -> [Composition] {
-        try await req.repositories.compositions.all(ownedBy: req.user).map { row in
-            var song = try Self.api(row)
+        try await req.repositories.compositions.all(ownedBy: req.user).map { song in
+            var song = song
             song.rhymeAnalysisCache = nil
             return song
         }
@@ -56,9 +56,9 @@ struct CompositionController: RouteCollection {
 
     func create(req: Request) async throws -> Response {
         let input = try Self.validated(try req.content.decode(CompositionInput.self))
-        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
-                                                                 conflictOf: nil, ownedBy: req.user, at: now())
-        return try Self.respond(row, status: .created)
+        let song = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+                                                                  conflictOf: nil, ownedBy: req.user, at: now())
+        return try Self.respond(song, status: .created)
     }
 
     /// The composition; opening it is remembered (`lastOpenedAt`). The rhyme analysis of its
@@ -68,12 +68,12 @@ struct CompositionController: RouteCollection {
         let id = try req.uuidParameter("compositionID", naming: "composition")
         let repository = req.repositories.compositions
         try await repository.markOpened(id, ownedBy: user, at: now())
-        guard let row = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
-        if row.rhymeAnalysisCache == nil, let analysis = await analysis(of: row.lyrics) {
-            try await repository.setAnalysisCache(id, analysis, forVersion: row.version, ownedBy: user)
-            row.rhymeAnalysisCache = analysis
+        guard var song = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        if song.rhymeAnalysisCache == nil, let analysis = await analysis(of: song.lyrics) {
+            try await repository.setAnalysisCache(id, analysis, forVersion: song.version, ownedBy: user)
+            song.rhymeAnalysisCache = analysis
         }
-        return try Self.respond(row, status: .ok)
+        return try Self.respond(song, status: .ok)
     }
 
     /// Saves an edit. `If-Match` carries the version it was made from; when another save came
@@ -91,9 +91,9 @@ struct CompositionController: RouteCollection {
         }
         let now = self.now()
         let repository = req.repositories.compositions
-        if let row = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
-                                                 fromVersion: version, ownedBy: user, at: now) {
-            return try Self.respond(row, status: .ok)
+        if let saved = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+                                                   fromVersion: version, ownedBy: user, at: now) {
+            return try Self.respond(saved, status: .ok)
         }
         guard let current = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
         let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics,
@@ -101,7 +101,7 @@ struct CompositionController: RouteCollection {
         let conflict = CompositionConflict(
             error: .init(code: "version_conflict",
                          message: "This song was saved elsewhere (version \(current.version)) after version \(version) you edited. Your edit is kept as “\(copy.title)”."),
-            current: try Self.api(current), conflictCopy: try Self.api(copy))
+            current: current, conflictCopy: copy)
         let response = Response(status: .preconditionFailed)
         try response.content.encode(conflict)
         response.headers.replaceOrAdd(name: .eTag, value: "\"\(current.version)\"")
@@ -119,10 +119,10 @@ struct CompositionController: RouteCollection {
     /// Undo for a delete.
     func restore(req: Request) async throws -> Response {
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        guard let row = try await req.repositories.compositions.restore(id, ownedBy: req.user) else {
+        guard let song = try await req.repositories.compositions.restore(id, ownedBy: req.user) else {
             throw APIError(.notFound, code: "not_found", "No deleted composition with that id.")
         }
-        return try Self.respond(row, status: .ok)
+        return try Self.respond(song, status: .ok)
     }
 
     /// `GET …/export?format=txt|pdf`: the song as plain text (the title, a blank line, the
@@ -134,16 +134,16 @@ struct CompositionController: RouteCollection {
         guard ["txt", "pdf"].contains(format) else {
             throw APIError(.badRequest, code: "invalid_field", "format: txt or pdf.")
         }
-        guard let row = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
-        let name = Self.fileName(row.title) + "." + format
+        guard let song = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        let name = Self.fileName(song.title) + "." + format
         if format == "txt" {
-            return .download(.init(string: LyricSheet.text(title: row.title, lyrics: row.lyrics)),
+            return .download(.init(string: LyricSheet.text(title: song.title, lyrics: song.lyrics)),
                              type: HTTPMediaType(type: "text", subType: "plain", parameters: ["charset": "utf-8"]), name: name)
         }
         // The analysis kept with this version of the lyrics, else made now.
-        let kept = row.rhymeAnalysisCache.flatMap { try? JSONDecoder().decode(LyricsAnalysis.self, from: Data($0.utf8)) }
+        let kept = song.rhymeAnalysisCache.flatMap { try? JSONDecoder().decode(LyricsAnalysis.self, from: Data($0.utf8)) }
         let engine = kept == nil ? try await rhymes.engine() : nil
-        let (title, lyrics) = (row.title, row.lyrics)
+        let (title, lyrics) = (song.title, song.lyrics)
         let pdf = try await threadPool.runIfActive {
             LyricSheet.pdf(title: title, analysis: kept ?? engine!.analyze(lyrics))
         }
@@ -165,9 +165,9 @@ struct CompositionController: RouteCollection {
         let text = Documents.decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let title = (name as NSString).deletingPathExtension
         let input = try Self.validated(CompositionInput(title: String(title.prefix(Self.maximumTitle)), lyrics: text.trimmingCharacters(in: .newlines)))
-        let row = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: nil,
-                                                                 conflictOf: nil, ownedBy: user, at: now())
-        return try Self.respond(row, status: .created)
+        let song = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: nil,
+                                                                  conflictOf: nil, ownedBy: user, at: now())
+        return try Self.respond(song, status: .created)
     }
 
     /// A title as a file name: letters, digits, spaces and dashes kept.
@@ -212,16 +212,10 @@ struct CompositionController: RouteCollection {
         return Int(value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
     }
 
-    static func api(_ row: CompositionModel) throws -> Composition {
-        Composition(id: try row.requireID(), title: row.title, lyrics: row.lyrics, version: row.version, createdAt: row.createdAt,
-                    updatedAt: row.updatedAt, lastOpenedAt: row.lastOpenedAt, themeOverride: row.themeOverride.flatMap(Theme.init(rawValue:)),
-                    conflictOf: row.conflictOf, rhymeAnalysisCache: row.rhymeAnalysisCache)
-    }
-
-    static func respond(_ row: CompositionModel, status: HTTPStatus) throws -> Response {
+    static func respond(_ song: Composition, status: HTTPStatus) throws -> Response {
         let response = Response(status: status)
-        try response.content.encode(try api(row))
-        response.headers.replaceOrAdd(name: .eTag, value: "\"\(row.version)\"")
+        try response.content.encode(song)
+        response.headers.replaceOrAdd(name: .eTag, value: "\"\(song.version)\"")
         return response
     }
 

@@ -1,21 +1,23 @@
 import Fluent
+import ReverieAPI
 import SQLKit
 import Vapor
 
-/// A person's compositions.
+/// A person's compositions, answered as the API's `Composition` values (with their kept rhyme
+/// analysis; the store never answers a deleted one).
 public protocol CompositionRepository: Sendable {
-    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel
+    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition
     /// The composition unless it is deleted (or someone else's).
-    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
+    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Composition?
     /// Every song the person has (not the deleted ones), newest edit first.
-    func all(ownedBy user: AuthenticatedUser) async throws -> [CompositionModel]
+    func all(ownedBy user: AuthenticatedUser) async throws -> [Composition]
     /// What the song list shows, newest edit first: with no words every song and the start of
     /// its lyrics; with words, the songs where every word starts a word of the title or the
     /// lyrics, and their whole lyrics (for the snippet around the hit).
     func listings(matching words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionListing]
     /// Saves an edit made from `version`; nil when the stored version is another (someone saved first).
     func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
-                ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel?
+                ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition?
     /// Keeps the rhyme analysis (JSON) of the lyrics of `version` — the seed's `rhymeAnalysisCache`;
     /// nothing happens when the song has moved on to another version.
     func setAnalysisCache(_ id: UUID, _ json: String, forVersion version: Int, ownedBy user: AuthenticatedUser) async throws
@@ -23,7 +25,7 @@ public protocol CompositionRepository: Sendable {
     /// Deletes (restorable); false when there was nothing to delete.
     func delete(_ id: UUID, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Bool
     /// Brings a deleted composition back; nil when there is none to restore.
-    func restore(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel?
+    func restore(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Composition?
 }
 
 /// One row of the song list.
@@ -45,21 +47,22 @@ struct FluentCompositionRepository: CompositionRepository {
     private var sql: (any SQLDatabase)? { database as? any SQLDatabase }
     private var usesFTS: Bool { sql?.dialect.name == "sqlite" }
 
-    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel {
+    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition {
         let row = CompositionModel(ownerID: user.id, title: title, lyrics: lyrics, themeOverride: themeOverride, conflictOf: conflictOf, at: date)
         try await database.transaction { database in
             try await row.create(on: database)
             try await Self.index(row, on: database)
         }
-        return row
+        return try row.composition()
     }
 
-    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel? {
-        try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$deletedAt == nil).first()
+    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Composition? {
+        try await CompositionModel.query(ownedBy: user, on: database).filter(\.$id == id).filter(\.$deletedAt == nil).first()?.composition()
     }
 
-    func all(ownedBy user: AuthenticatedUser) async throws -> [CompositionModel] {
+    func all(ownedBy user: AuthenticatedUser) async throws -> [Composition] {
         try await CompositionModel.query(ownedBy: user, on: database).filter(\.$deletedAt == nil).sort(\.$updatedAt, .descending).all()
+            .map { try $0.composition() }
     }
 
     func listings(matching words: [String], ownedBy user: AuthenticatedUser) async throws -> [CompositionListing] {
@@ -106,7 +109,7 @@ struct FluentCompositionRepository: CompositionRepository {
     }
 
     func update(_ id: UUID, title: String, lyrics: String, themeOverride: String?, fromVersion version: Int,
-                ownedBy user: AuthenticatedUser, at date: Date) async throws -> CompositionModel? {
+                ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition? {
         try await database.transaction { database in
             // One statement decides: the version must still be the one the edit started from.
             let changed = try await (database as! any SQLDatabase).update(CompositionModel.schema)
@@ -118,7 +121,7 @@ struct FluentCompositionRepository: CompositionRepository {
                 .returning("version").all()
             guard !changed.isEmpty, let row = try await CompositionModel.find(id, ownedBy: user, on: database) else { return nil }
             try await Self.index(row, on: database)
-            return row
+            return try row.composition()
         }
     }
 
@@ -135,8 +138,8 @@ struct FluentCompositionRepository: CompositionRepository {
         try await setDeleted(id, date, ownedBy: user) != nil
     }
 
-    func restore(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> CompositionModel? {
-        try await setDeleted(id, nil, ownedBy: user)
+    func restore(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Composition? {
+        try await setDeleted(id, nil, ownedBy: user)?.composition()
     }
 
     /// Deletes (`date`) or restores (nil) a composition and keeps the index in step; nil when it
@@ -168,5 +171,15 @@ struct FluentCompositionRepository: CompositionRepository {
         try await sql.raw("DELETE FROM compositions_fts WHERE rowid = \(bind: key)").run()
         guard row.deletedAt == nil else { return }
         try await sql.raw("INSERT INTO compositions_fts (rowid, title, lyrics) VALUES (\(bind: key), \(bind: row.title), \(bind: row.lyrics))").run()
+    }
+}
+
+extension CompositionModel {
+    /// The row as the API's value; throws only for a row never saved (no id). A theme this
+    /// server does not know reads as none.
+    func composition() throws -> Composition {
+        Composition(id: try requireID(), title: title, lyrics: lyrics, version: version, createdAt: createdAt, updatedAt: updatedAt,
+                    lastOpenedAt: lastOpenedAt, themeOverride: themeOverride.flatMap(Theme.init(rawValue:)), conflictOf: conflictOf,
+                    rhymeAnalysisCache: rhymeAnalysisCache)
     }
 }
