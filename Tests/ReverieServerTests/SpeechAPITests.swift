@@ -274,4 +274,47 @@ struct SpeechFailureTests {
             #expect(try await client.send(.GET, "/api/health").status == .ok)
         }
     }
+
+    @Test("the store answers a render as it was written, only to its owner, records how it ended, and fails the unfinished after a restart",
+          arguments: TestDatabase.all)
+    func storeValues(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let me = try await client.send(.GET, "/api/auth/me", auth: .cookie(ada)).decode(SessionInfo.self).user
+            let user = AuthenticatedUser(id: me.id, username: me.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+                                         accountCreatedAt: me.createdAt)
+            var stranger = user
+            stranger.id = UUID()
+            let renders = client.app.repositories.speechRenders
+            let written = SpeechRenderRecord(id: UUID(), status: "rendering", cacheKey: "first-key", engine: "gated", voice: "tone", rate: 0.9,
+                                             format: "opus", characters: 12, durationMs: nil, warnings: #"[{"line":1,"column":3,"message":"odd"}]"#,
+                                             error: nil, createdAt: nil, finishedAt: nil)
+            let made = try await renders.create(written, ownerID: user.id)
+            #expect(made.createdAt != nil)
+            // The creation date as the database keeps it (PostgreSQL to the microsecond), the rest exactly as written.
+            let found = try #require(try await renders.find(written.id, ownedBy: user))
+            var expected = written
+            expected.createdAt = found.createdAt
+            #expect(found == expected)
+            #expect(try await renders.find(written.id, ownedBy: stranger) == nil)
+
+            let ended = Date(timeIntervalSince1970: 1_790_000_000)
+            try await renders.finish(written.id, durationMs: 4200, error: nil, at: ended)
+            (expected.status, expected.durationMs, expected.finishedAt) = ("done", 4200, ended)
+            #expect(try await renders.find(written.id, ownedBy: user) == expected)
+
+            var running = written
+            (running.id, running.cacheKey) = (UUID(), "second-key")
+            _ = try await renders.create(running, ownerID: user.id)
+            try await renders.failUnfinished(reason: "The server stopped.", at: ended)
+            let failed = try #require(try await renders.find(running.id, ownedBy: user))
+            #expect(failed.status == "failed" && failed.error == "The server stopped." && failed.finishedAt == ended && failed.durationMs == nil)
+            #expect(try await renders.find(written.id, ownedBy: user) == expected)
+
+            #expect(try await renders.cacheKeys(ownedBy: user.id) == ["first-key", "second-key"])
+            #expect(try await renders.cacheKeys(ownedBy: stranger.id).isEmpty)
+            #expect(try await renders.isUsed(cacheKey: "second-key"))
+            #expect(try await renders.isUsed(cacheKey: "third-key") == false)
+        }
+    }
 }

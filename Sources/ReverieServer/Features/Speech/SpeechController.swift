@@ -85,15 +85,17 @@ struct SpeechController: RouteCollection {
         let request = RenderService.Request(script: body.text, voice: body.voice, rate: rate, format: format)
         let key = jobs.service.key(for: request, engine: engine)
         let warnings = parsed.warnings.map { SpeechRenderInfo.Warning(line: $0.line, column: $0.column, message: $0.message) }
-        let row = SpeechRenderModel(ownerID: user.id, cacheKey: key, engine: engine.name, voice: body.voice, rate: rate,
-                                    format: format.rawValue, characters: characters,
-                                    warnings: String(decoding: try JSONEncoder().encode(warnings), as: UTF8.self))
+        var render = SpeechRenderRecord(id: UUID(), status: "rendering", cacheKey: key, engine: engine.name, voice: body.voice, rate: rate,
+                                        format: format.rawValue, characters: characters,
+                                        warnings: String(decoding: try JSONEncoder().encode(warnings), as: UTF8.self),
+                                        error: nil, createdAt: nil, finishedAt: nil)
+        let made: SpeechRenderRecord
         let cached = jobs.service.cached(key, format: format)
         if let cached {
-            row.status = "done"
-            row.durationMs = cached.durationMs
-            row.finishedAt = now()
-            try await req.repositories.speechRenders.create(row)
+            render.status = "done"
+            render.durationMs = cached.durationMs
+            render.finishedAt = now()
+            made = try await req.repositories.speechRenders.create(render, ownerID: user.id)
         } else {
             guard jobs.reserve(for: user.id, limit: maxConcurrentRenders) else {
                 throw APIError(.tooManyRequests, code: "too_many_renders",
@@ -101,15 +103,15 @@ struct SpeechController: RouteCollection {
                                headers: ["Retry-After": "5"])
             }
             do {
-                try await req.repositories.speechRenders.create(row)
+                made = try await req.repositories.speechRenders.create(render, ownerID: user.id)
             } catch {
                 jobs.release(for: user.id)
                 throw error
             }
-            jobs.start(request, renderID: try row.requireID(), user: user.id, repository: renders,
+            jobs.start(request, renderID: made.id, user: user.id, repository: renders,
                        now: now, logger: logger)
         }
-        let info = try await info(row, jobs: jobs)
+        let info = await info(made, jobs: jobs)
         let response = Response(status: cached == nil ? .accepted : .created)
         response.headers.replaceOrAdd(name: .location, value: "/api/speech/renders/\(info.id.uuidString)")
         try response.content.encode(info)
@@ -117,25 +119,25 @@ struct SpeechController: RouteCollection {
     }
 
     func show(req: Request) async throws -> SpeechRenderInfo {
-        try await info(try await render(req), jobs: speech)
+        await info(try await render(req), jobs: speech)
     }
 
     func audio(req: Request) async throws -> Response {
-        let (row, files, format) = try await finished(req)
+        let (render, files, format) = try await finished(req)
         return try await media.serve(files.audio.path, type: format.contentType,
-                                       name: "reverie-\(try row.requireID().uuidString.prefix(8)).\(format.fileExtension)", for: req)
+                                       name: "reverie-\(render.id.uuidString.prefix(8)).\(format.fileExtension)", for: req)
     }
 
     /// `GET …/first`: the opening of the render up to the end of its first phrase, as WAV, so a
     /// player can start before the whole is done. While the first phrase is still being spoken
     /// this waits for it (up to 30 s).
     func first(req: Request) async throws -> Response {
-        let row = try await render(req)
-        if row.status == "failed" {
-            throw APIError(.conflict, code: "render_failed", "This render failed: \(row.error ?? "unknown reason"). Start a new one.")
+        let render = try await self.render(req)
+        if render.status == "failed" {
+            throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
         }
         let service = speech.service
-        let key = row.cacheKey
+        let key = render.cacheKey
         switch await service.opening(of: key) {
         case let .data(data)?:
             let response = Response(status: .ok, body: .init(data: data))
@@ -164,43 +166,42 @@ struct SpeechController: RouteCollection {
 
     // MARK: - Helpers
 
-    private func render(_ req: Request) async throws -> SpeechRenderModel {
+    private func render(_ req: Request) async throws -> SpeechRenderRecord {
         let id = try req.uuidParameter("renderID", naming: "render")
-        guard let row = try await req.repositories.speechRenders.find(id, ownedBy: req.user) else { throw APIError.notFound("render") }
-        return row
+        guard let render = try await req.repositories.speechRenders.find(id, ownedBy: req.user) else { throw APIError.notFound("render") }
+        return render
     }
 
-    /// The row and its cached files; 409 while rendering, 410 when the cache lost them. Checks
+    /// The render and its cached files; 409 while rendering, 410 when the cache lost them. Checks
     /// only that the audio exists: byte-range requests come often and read nothing else.
-    private func finished(_ req: Request) async throws -> (SpeechRenderModel, (audio: URL, captions: URL, timeline: URL), AudioEncoder.Format) {
-        let row = try await render(req)
-        switch row.status {
+    private func finished(_ req: Request) async throws -> (SpeechRenderRecord, (audio: URL, captions: URL, timeline: URL), AudioEncoder.Format) {
+        let render = try await self.render(req)
+        switch render.status {
         case "done": break
-        case "failed": throw APIError(.conflict, code: "render_failed", "This render failed: \(row.error ?? "unknown reason"). Start a new one.")
+        case "failed": throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
         default: throw APIError(.conflict, code: "not_ready", "This render is still running; follow GET /api/speech/renders/{id} until it is done.")
         }
-        guard let format = AudioEncoder.Format(rawValue: row.format),
-              let files = speech.service.files(row.cacheKey, format: format) else {
+        guard let format = AudioEncoder.Format(rawValue: render.format),
+              let files = speech.service.files(render.cacheKey, format: format) else {
             throw APIError(.gone, code: "render_expired", "The audio is no longer in the cache; render the script again.")
         }
-        return (row, files, format)
+        return (render, files, format)
     }
 
-    private func info(_ row: SpeechRenderModel, jobs: SpeechJobs) async throws -> SpeechRenderInfo {
-        let id = try row.requireID()
-        let status = SpeechRenderInfo.Status(rawValue: row.status) ?? .failed
+    private func info(_ render: SpeechRenderRecord, jobs: SpeechJobs) async -> SpeechRenderInfo {
+        let status = SpeechRenderInfo.Status(rawValue: render.status) ?? .failed
         let progress: Double = switch status {
         case .done: 1
         case .failed: 0
-        case .rendering: await jobs.service.progress(of: row.cacheKey) ?? 0
+        case .rendering: await jobs.service.progress(of: render.cacheKey) ?? 0
         }
-        let base = "/api/speech/renders/\(id.uuidString)"
+        let base = "/api/speech/renders/\(render.id.uuidString)"
         let done = status == .done
-        let opening = status == .failed ? false : await jobs.service.hasOpening(row.cacheKey)
-        let warnings = (try? JSONDecoder().decode([SpeechRenderInfo.Warning].self, from: Data(row.warnings.utf8))) ?? []
-        return SpeechRenderInfo(id: id, status: status, progress: progress, engine: row.engine, voice: row.voice, rate: row.rate,
-                                format: row.format, characters: row.characters, durationMs: row.durationMs, warnings: warnings,
-                                error: row.error, createdAt: row.createdAt ?? Date(timeIntervalSince1970: 0),
+        let opening = status == .failed ? false : await jobs.service.hasOpening(render.cacheKey)
+        let warnings = (try? JSONDecoder().decode([SpeechRenderInfo.Warning].self, from: Data(render.warnings.utf8))) ?? []
+        return SpeechRenderInfo(id: render.id, status: status, progress: progress, engine: render.engine, voice: render.voice, rate: render.rate,
+                                format: render.format, characters: render.characters, durationMs: render.durationMs, warnings: warnings,
+                                error: render.error, createdAt: render.createdAt ?? Date(timeIntervalSince1970: 0),
                                 audioURL: done ? base + "/audio" : nil, captionsURL: done ? base + "/captions.vtt" : nil,
                                 timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil)
     }

@@ -1,11 +1,12 @@
 import Fluent
 import Vapor
 
-/// Speech render jobs, by owner.
+/// Speech render jobs, by owner, as `SpeechRenderRecord` values.
 public protocol SpeechRenderRepository: Sendable {
-    func create(_ render: SpeechRenderModel) async throws
+    /// Writes a new render with the record's id for its owner and answers it as written.
+    func create(_ render: SpeechRenderRecord, ownerID: UUID) async throws -> SpeechRenderRecord
     /// The render with `id` if `user` owns it.
-    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> SpeechRenderModel?
+    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> SpeechRenderRecord?
     /// Marks a render finished (`durationMs`) or failed (`error`).
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws
     /// Marks every render still `rendering` as failed: after a restart nothing is running them.
@@ -20,10 +21,20 @@ public protocol SpeechRenderRepository: Sendable {
 struct FluentSpeechRenderRepository: SpeechRenderRepository {
     let database: any Database
 
-    func create(_ render: SpeechRenderModel) async throws { try await render.create(on: database) }
+    func create(_ render: SpeechRenderRecord, ownerID: UUID) async throws -> SpeechRenderRecord {
+        let row = SpeechRenderModel(ownerID: ownerID, cacheKey: render.cacheKey, engine: render.engine, voice: render.voice, rate: render.rate,
+                                    format: render.format, characters: render.characters, warnings: render.warnings)
+        row.id = render.id
+        row.status = render.status
+        row.durationMs = render.durationMs
+        row.error = render.error
+        row.finishedAt = render.finishedAt
+        try await row.create(on: database)
+        return try row.record()
+    }
 
-    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> SpeechRenderModel? {
-        try await SpeechRenderModel.find(id, ownedBy: user, on: database)
+    func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> SpeechRenderRecord? {
+        try await SpeechRenderModel.find(id, ownedBy: user, on: database)?.record()
     }
 
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws {
@@ -49,5 +60,14 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
             .set(\.$error, to: reason)
             .set(\.$finishedAt, to: date)
             .update()
+    }
+}
+
+extension SpeechRenderModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> SpeechRenderRecord {
+        SpeechRenderRecord(id: try requireID(), status: status, cacheKey: cacheKey, engine: engine, voice: voice, rate: rate, format: format,
+                           characters: characters, durationMs: durationMs, warnings: warnings, error: error, createdAt: createdAt,
+                           finishedAt: finishedAt)
     }
 }

@@ -13,7 +13,7 @@ import Vapor
 /// (`SongTrackRecord`, still paired with the library's `LibraryItemModel`), radio favourites
 /// (`RadioStationInfo`), articles (`ArticleRecord`), compositions (the API's `Composition`), the
 /// Podcast Index credentials, settings, listening progress and sleep audio already do. The rest
-/// still answer models, and are the remaining work: users, tokens, speechRenders, library and
+/// still answer models, and are the remaining work: users, tokens, library and
 /// podcasts.
 ///
 /// Each protocol has one implementation, on Fluent, and there are no in-memory ones. Every API
