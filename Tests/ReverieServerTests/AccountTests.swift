@@ -282,4 +282,39 @@ struct AccountTests {
             #expect(try await client.send(.GET, "/api/setup").decode(SetupStatus.self).needsSetup == false)
         }
     }
+
+    @Test("the account and token stores answer what they wrote as values, a token without its secret hash", arguments: TestDatabase.all)
+    func storeValues(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let users = client.app.repositories.users
+            let tokens = client.app.repositories.tokens
+            let made = try await users.create(username: "ada", passwordHash: "bcrypt-of-ada", isOwner: true)
+            #expect(made.createdAt != nil)
+            // Dates as the database keeps them (PostgreSQL to the microsecond), the rest exactly as written.
+            let found = try #require(try await users.find(id: made.id))
+            let ada = UserRecord(id: made.id, username: "ada", passwordHash: "bcrypt-of-ada", isOwner: true, mustChangePassword: false,
+                                 plan: "free", planBypass: false, createdAt: found.createdAt)
+            #expect(found == ada)
+            #expect(try await users.find(username: "ada") == ada)
+            #expect(try await users.owner() == ada)
+            #expect(try await users.find(id: UUID()) == nil)
+            var plus = ada
+            (plus.plan, plus.planBypass) = ("plus", true)
+            #expect(try await users.setPlan(of: ada.id, plan: "plus", bypass: true) == plus)
+            #expect(try await users.setPlan(of: UUID(), plan: "plus", bypass: nil) == nil)
+            #expect(try await users.all() == [plus])
+
+            let asAda = AuthenticatedUser(id: ada.id, username: "ada", isOwner: true, tokenID: UUID(), tokenKind: .session, accountCreatedAt: Date())
+            let token = try await tokens.create(for: ada.id, kind: .personal, name: "laptop", secretHash: "sha-of-secret",
+                                                prefix: "rvr_abcd", expiresAt: nil)
+            #expect(token.createdAt != nil)
+            let listed = try await tokens.personalTokens(ownedBy: asAda)
+            #expect(listed == [AuthTokenRecord(id: token.id, ownerID: ada.id, kind: .personal, name: "laptop", prefix: "rvr_abcd",
+                                               createdAt: listed.first?.createdAt, lastUsedAt: nil, expiresAt: nil)])
+            let session = try await tokens.create(for: ada.id, kind: .session, name: "Safari", secretHash: "sha-of-cookie",
+                                                  prefix: "rvr_efgh", expiresAt: Date(timeIntervalSince1970: 1_790_000_000))
+            #expect(session.kind == .session && session.expiresAt == Date(timeIntervalSince1970: 1_790_000_000))
+            #expect(try await tokens.personalTokens(ownedBy: asAda).map(\.id) == [token.id], "sessions are not personal tokens")
+        }
+    }
 }

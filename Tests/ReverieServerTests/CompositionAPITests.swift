@@ -153,7 +153,7 @@ struct CompositionAPITests {
         try await withTestApp(database) { client in
             _ = try await client.setUpOwner()
             let ada = try #require(try await client.app.repositories.users.all().first)
-            let user = AuthenticatedUser(id: try ada.requireID(), username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+            let user = AuthenticatedUser(id: ada.id, username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
                                          accountCreatedAt: Date())
             let songs = client.app.repositories.compositions
             let start = Date(timeIntervalSince1970: 1_790_000_000)

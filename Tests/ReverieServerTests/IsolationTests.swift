@@ -44,11 +44,11 @@ struct IsolationTests {
             let ada = try await client.setUpOwner()
             _ = try await client.addUser("grace", by: ada)
             let users = try await client.app.repositories.users.all()
-            let adaModel = try #require(users.first { $0.username == "ada" })
-            let graceModel = try #require(users.first { $0.username == "grace" })
-            let asGrace = AuthenticatedUser(id: try graceModel.requireID(), username: "grace", isOwner: false, tokenID: UUID(), tokenKind: .session,
+            let adaRecord = try #require(users.first { $0.username == "ada" })
+            let graceRecord = try #require(users.first { $0.username == "grace" })
+            let asGrace = AuthenticatedUser(id: graceRecord.id, username: "grace", isOwner: false, tokenID: UUID(), tokenKind: .session,
                                         accountCreatedAt: Date())
-            let adaID = try adaModel.requireID()
+            let adaID = adaRecord.id
             let adaRows = try await AuthTokenModel.query(on: client.app.db).filter(\.$owner.$id == adaID).all()
             #expect(!adaRows.isEmpty)
             for row in adaRows {

@@ -154,7 +154,7 @@ struct KeptInMemoryTests {
             // server's memory is not told.
             let elsewhere = Repositories.fluent(client.app.db)
             let user = try #require(try await elsewhere.users.find(username: "ada"))
-            #expect(try await elsewhere.users.replacePassword(of: try user.requireID(), hash: "x", mustChange: false, keeping: nil))
+            #expect(try await elsewhere.users.replacePassword(of: user.id, hash: "x", mustChange: false, keeping: nil))
             try await Task.sleep(for: .milliseconds(1100))
             #expect(try await client.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .unauthorized)
         }

@@ -123,7 +123,7 @@ struct LibraryAPITests {
         try await withTestApp(database) { client in
             _ = try await client.setUpOwner()
             let ada = try #require(try await client.app.repositories.users.all().first)
-            let user = AuthenticatedUser(id: try ada.requireID(), username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+            let user = AuthenticatedUser(id: ada.id, username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
                                          accountCreatedAt: Date())
             var generator = SystemRandomNumberGenerator()
             let base = client.clock.now.addingTimeInterval(-10_000)

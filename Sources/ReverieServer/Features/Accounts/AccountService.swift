@@ -14,7 +14,7 @@ public struct AccountService: Sendable {
     /// Creates an account after checking the username and password.
     ///
     /// - Parameter owner: `true` makes the owner; `nil` makes the owner only when no account exists yet.
-    public func createUser(username rawUsername: String, password: String, owner: Bool? = nil) async throws -> UserModel {
+    public func createUser(username rawUsername: String, password: String, owner: Bool? = nil) async throws -> UserRecord {
         let username = try AccountRules.normalizedUsername(rawUsername)
         try AccountRules.validateNewPassword(password)
         let isOwner: Bool
@@ -29,7 +29,7 @@ public struct AccountService: Sendable {
 
     /// The account when the password is right, else `nil`. Takes as long for an unknown username
     /// as for a wrong password, so timing does not reveal which accounts exist.
-    public func verify(username rawUsername: String, password: String) async throws -> UserModel? {
+    public func verify(username rawUsername: String, password: String) async throws -> UserRecord? {
         let username = rawUsername.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let input = AccountRules.bcryptInput(password)
         guard let user = try await users.find(username: username) else {
@@ -44,7 +44,7 @@ public struct AccountService: Sendable {
     /// the change came with (`keeping`) stays signed in.
     ///
     /// - Returns: the account as it now is.
-    public func changePassword(of userID: UUID, current: String, new: String, keeping tokenID: UUID) async throws -> UserModel {
+    public func changePassword(of userID: UUID, current: String, new: String, keeping tokenID: UUID) async throws -> UserRecord {
         guard let user = try await users.find(id: userID) else {
             throw AccountError.accountGone
         }
@@ -62,14 +62,14 @@ public struct AccountService: Sendable {
     /// `reverie user set-password`). Every session and token of the account is revoked.
     ///
     /// - Parameter temporary: the person must choose a new password at their next sign-in.
-    public func setPassword(of user: UserModel, to password: String, temporary: Bool) async throws -> UserModel {
+    public func setPassword(of user: UserRecord, to password: String, temporary: Bool) async throws -> UserRecord {
         try AccountRules.validateNewPassword(password)
         return try await replacePassword(of: user, with: password, mustChange: temporary, keeping: nil)
     }
 
     /// `setPassword(of:to:temporary:)` for the account with this username (as typed: any case,
     /// spaces around it); `AccountError.noSuchAccount` when there is none.
-    public func setPassword(username rawUsername: String, to password: String, temporary: Bool) async throws -> UserModel {
+    public func setPassword(username rawUsername: String, to password: String, temporary: Bool) async throws -> UserRecord {
         let username = rawUsername.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard let user = try await users.find(username: username) else {
             throw AccountError.noSuchAccount(username)
@@ -77,14 +77,15 @@ public struct AccountService: Sendable {
         return try await setPassword(of: user, to: password, temporary: temporary)
     }
 
-    private func replacePassword(of user: UserModel, with password: String, mustChange: Bool, keeping tokenID: UUID?) async throws -> UserModel {
+    private func replacePassword(of user: UserRecord, with password: String, mustChange: Bool, keeping tokenID: UUID?) async throws -> UserRecord {
         let hash = try await hasher.hash(AccountRules.bcryptInput(password))
-        guard try await users.replacePassword(of: try user.requireID(), hash: hash, mustChange: mustChange, keeping: tokenID) else {
+        guard try await users.replacePassword(of: user.id, hash: hash, mustChange: mustChange, keeping: tokenID) else {
             throw AccountError.noSuchAccount(user.username)
         }
-        user.passwordHash = hash
-        user.mustChangePassword = mustChange
-        return user
+        var changed = user
+        changed.passwordHash = hash
+        changed.mustChangePassword = mustChange
+        return changed
     }
 }
 

@@ -34,7 +34,7 @@ struct AuthController: RouteCollection {
         guard try await req.repositories.users.count() == 0 else {
             throw APIError(.conflict, code: "already_set_up", "This server already has an owner; sign in instead.")
         }
-        let user: UserModel
+        let user: UserRecord
         do {
             user = try await accounts(req).createUser(username: credentials.username, password: credentials.password, owner: true)
         } catch AccountError.usernameTaken {
@@ -83,10 +83,10 @@ struct AuthController: RouteCollection {
         let change = try req.content.decode(PasswordChange.self)
         let address = try await checkThrottle(username: user.username, req: req)
         do {
-            let model = try await accounts(req).changePassword(of: user.id, current: change.currentPassword,
+            let account = try await accounts(req).changePassword(of: user.id, current: change.currentPassword,
                                                               new: change.newPassword, keeping: user.tokenID)
             await throttle.recordSuccess(username: user.username)
-            return SessionInfo(user: try model.info())
+            return SessionInfo(user: account.info())
         } catch AccountError.wrongPassword {
             await throttle.recordFailure(username: user.username, address: address)
             throw AccountError.wrongPassword
@@ -107,15 +107,15 @@ struct AuthController: RouteCollection {
 
     // MARK: - Sessions
 
-    private func startSession(for user: UserModel, req: Request, status: HTTPResponseStatus) async throws -> Response {
+    private func startSession(for user: UserRecord, req: Request, status: HTTPResponseStatus) async throws -> Response {
         let secret = TokenSecret.generate()
         let lifetime = sessionLifetime
         let agent = String((req.headers.first(name: .userAgent) ?? "browser").prefix(200))
         _ = try await req.repositories.tokens.create(
-            for: try user.requireID(), kind: .session, name: agent, secretHash: TokenSecret.hash(secret),
+            for: user.id, kind: .session, name: agent, secretHash: TokenSecret.hash(secret),
             prefix: TokenSecret.prefix(of: secret), expiresAt: now().addingTimeInterval(lifetime))
         let response = Response(status: status)
-        try response.content.encode(SessionInfo(user: try user.info()))
+        try response.content.encode(SessionInfo(user: user.info()))
         response.cookies[SessionAuthenticator.cookieName] = HTTPCookies.Value(
             string: secret, maxAge: Int(lifetime), path: "/",
             isSecure: secureCookie(req), isHTTPOnly: true, sameSite: .strict)

@@ -8,13 +8,8 @@ public final class AuthTokenModel: Model, UserOwnedModel, @unchecked Sendable {
     public static let schema = "auth_tokens"
     public static let ownerID: KeyPath<AuthTokenModel, FieldProperty<AuthTokenModel, UUID>> = \.$owner.$id
 
-    /// What the token is for.
-    public enum Kind: String, Codable, Sendable {
-        /// A web session, carried by the `reverie_session` cookie; ends at logout or expiry.
-        case session
-        /// A personal token for the CLI and scripts, carried by `Authorization: Bearer`; ends when revoked.
-        case personal
-    }
+    /// What the token is for (see `AuthTokenKind`).
+    public typealias Kind = AuthTokenKind
 
     @ID(key: .id) public var id: UUID?
     @Parent(key: "owner_id") public var owner: UserModel

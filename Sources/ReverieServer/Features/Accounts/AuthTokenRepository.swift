@@ -3,17 +3,19 @@ import ReverieAPI
 import SQLKit
 import Vapor
 
-/// Sessions and personal tokens as stored.
+/// Sessions and personal tokens as stored, answered as `AuthTokenRecord` values.
 public protocol AuthTokenRepository: Sendable {
-    func create(for userID: UUID, kind: AuthTokenModel.Kind, name: String, secretHash: String,
-                prefix: String, expiresAt: Date?) async throws -> AuthTokenModel
+    /// Writes a token that signs in the account with `userID` and answers it as written (never
+    /// used yet); `secretHash` is the hex SHA-256 of its secret.
+    func create(for userID: UUID, kind: AuthTokenKind, name: String, secretHash: String,
+                prefix: String, expiresAt: Date?) async throws -> AuthTokenRecord
     /// The token with this secret hash and its user, whoever owns it (this is how requests sign in).
     func find(secretHash: String) async throws -> SignIn?
     func recordUse(_ id: UUID, at time: Date, newExpiry: Date?) async throws
     /// Deletes a token by id (logout, expiry).
     func delete(_ id: UUID) async throws
     /// The user's personal tokens, newest first.
-    func personalTokens(ownedBy user: AuthenticatedUser) async throws -> [AuthTokenModel]
+    func personalTokens(ownedBy user: AuthenticatedUser) async throws -> [AuthTokenRecord]
     /// Revokes one of the user's personal tokens; `false` when the user has no such token.
     func revokePersonalToken(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool
 }
@@ -21,7 +23,7 @@ public protocol AuthTokenRepository: Sendable {
 /// A session or personal token as a request signs in with it, and whose it is.
 public struct SignIn: Sendable, Equatable {
     public var tokenID: UUID
-    public var kind: AuthTokenModel.Kind
+    public var kind: AuthTokenKind
     public var expiresAt: Date?
     public var lastUsedAt: Date?
     public var userID: UUID
@@ -42,12 +44,12 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
     /// Forgotten after every write here, so a revoked token signs nothing in.
     var signIns: Recent<String, SignIn>?
 
-    func create(for userID: UUID, kind: AuthTokenModel.Kind, name: String, secretHash: String,
-                prefix: String, expiresAt: Date?) async throws -> AuthTokenModel {
+    func create(for userID: UUID, kind: AuthTokenKind, name: String, secretHash: String,
+                prefix: String, expiresAt: Date?) async throws -> AuthTokenRecord {
         let token = AuthTokenModel(ownerID: userID, kind: kind, name: name, secretHash: secretHash, prefix: prefix, expiresAt: expiresAt)
         try await token.create(on: database)
         signIns?.forgetAll()
-        return token
+        return try token.record()
     }
 
     func find(secretHash: String) async throws -> SignIn? {
@@ -62,7 +64,7 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
             WHERE t.secret_hash = \(bind: secretHash)
             """).first()
         else { return nil }
-        guard let kind = AuthTokenModel.Kind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
+        guard let kind = AuthTokenKind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
         return SignIn(tokenID: try row.decode(column: "id", as: UUID.self), kind: kind,
                       expiresAt: try row.decode(column: "expires_at", as: Date?.self),
                       lastUsedAt: try row.decode(column: "last_used_at", as: Date?.self),
@@ -87,9 +89,9 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
         signIns?.forgetAll()
     }
 
-    func personalTokens(ownedBy user: AuthenticatedUser) async throws -> [AuthTokenModel] {
+    func personalTokens(ownedBy user: AuthenticatedUser) async throws -> [AuthTokenRecord] {
         try await AuthTokenModel.query(ownedBy: user, on: database)
-            .filter(\.$kind == .personal).sort(\.$createdAt, .descending).all()
+            .filter(\.$kind == .personal).sort(\.$createdAt, .descending).all().map { try $0.record() }
     }
 
     func revokePersonalToken(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool {
@@ -99,5 +101,13 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
         try await token.delete(on: database)
         signIns?.forgetAll()
         return true
+    }
+}
+
+extension AuthTokenModel {
+    /// The row as a value (without its secret hash); throws only for a row never saved (no id).
+    func record() throws -> AuthTokenRecord {
+        AuthTokenRecord(id: try requireID(), ownerID: $owner.id, kind: kind, name: name, prefix: prefix,
+                        createdAt: createdAt, lastUsedAt: lastUsedAt, expiresAt: expiresAt)
     }
 }

@@ -13,7 +13,7 @@ struct TokenController: RouteCollection {
     }
 
     func list(req: Request) async throws -> [TokenInfo] {
-        try await req.repositories.tokens.personalTokens(ownedBy: req.user).map { try $0.info() }
+        try await req.repositories.tokens.personalTokens(ownedBy: req.user).map { $0.info() }
     }
 
     func create(req: Request) async throws -> Response {
@@ -27,7 +27,7 @@ struct TokenController: RouteCollection {
             for: user.id, kind: .personal, name: name, secretHash: TokenSecret.hash(secret),
             prefix: TokenSecret.prefix(of: secret), expiresAt: nil)
         let response = Response(status: .created)
-        try response.content.encode(CreatedToken(token: try token.info(), secret: secret))
+        try response.content.encode(CreatedToken(token: token.info(), secret: secret))
         return response
     }
 

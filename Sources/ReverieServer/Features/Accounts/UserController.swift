@@ -17,7 +17,7 @@ struct UserController: RouteCollection {
 
     func list(req: Request) async throws -> [UserInfo] {
         try requireOwner(req)
-        return try await req.repositories.users.all().map { try $0.info() }
+        return try await req.repositories.users.all().map { $0.info() }
     }
 
     func create(req: Request) async throws -> Response {
@@ -25,7 +25,7 @@ struct UserController: RouteCollection {
         let credentials = try req.content.decode(Credentials.self)
         let user = try await AccountService(users: req.repositories.users, hasher: hashing).createUser(username: credentials.username, password: credentials.password, owner: false)
         let response = Response(status: .created)
-        try response.content.encode(try user.info())
+        try response.content.encode(user.info())
         return response
     }
 

@@ -2,18 +2,18 @@ import Fluent
 import SQLKit
 import Vapor
 
-/// Accounts as stored.
+/// Accounts as stored, answered as `UserRecord` values.
 public protocol UserRepository: Sendable {
     /// How many accounts exist.
     func count() async throws -> Int
-    /// Adds an account; throws 409 `username_taken` when the name is in use.
-    func create(username: String, passwordHash: String, isOwner: Bool) async throws -> UserModel
-    func find(username: String) async throws -> UserModel?
-    func find(id: UUID) async throws -> UserModel?
+    /// Adds an account and answers it as written; throws 409 `username_taken` when the name is in use.
+    func create(username: String, passwordHash: String, isOwner: Bool) async throws -> UserRecord
+    func find(username: String) async throws -> UserRecord?
+    func find(id: UUID) async throws -> UserRecord?
     /// Every account, oldest first.
-    func all() async throws -> [UserModel]
+    func all() async throws -> [UserRecord]
     /// The account that owns the server (the first one made).
-    func owner() async throws -> UserModel?
+    func owner() async throws -> UserRecord?
     /// Removes an account with everything it owns.
     func delete(id: UUID) async throws
     /// Stores a new password hash and revokes every session and personal token of the account
@@ -21,7 +21,7 @@ public protocol UserRepository: Sendable {
     func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool
     /// Sets the plan (`plan`) and the development bypass switch (`bypass`) where given; the
     /// account as it is now, `nil` when there is no such account.
-    func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserModel?
+    func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserRecord?
 }
 
 /// `UserRepository` on Fluent (SQLite or PostgreSQL).
@@ -34,30 +34,30 @@ struct FluentUserRepository: UserRepository {
         try await UserModel.query(on: database).count()
     }
 
-    func create(username: String, passwordHash: String, isOwner: Bool) async throws -> UserModel {
+    func create(username: String, passwordHash: String, isOwner: Bool) async throws -> UserRecord {
         let user = UserModel(username: username, passwordHash: passwordHash, isOwner: isOwner)
         do {
             try await user.create(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw AccountError.usernameTaken(username)
         }
-        return user
+        return try user.record()
     }
 
-    func find(username: String) async throws -> UserModel? {
-        try await UserModel.query(on: database).filter(\.$username == username).first()
+    func find(username: String) async throws -> UserRecord? {
+        try await UserModel.query(on: database).filter(\.$username == username).first()?.record()
     }
 
-    func find(id: UUID) async throws -> UserModel? {
-        try await UserModel.find(id, on: database)
+    func find(id: UUID) async throws -> UserRecord? {
+        try await UserModel.find(id, on: database)?.record()
     }
 
-    func owner() async throws -> UserModel? {
-        try await UserModel.query(on: database).filter(\.$isOwner == true).first()
+    func owner() async throws -> UserRecord? {
+        try await UserModel.query(on: database).filter(\.$isOwner == true).first()?.record()
     }
 
-    func all() async throws -> [UserModel] {
-        try await UserModel.query(on: database).sort(\.$createdAt).sort(\.$username).all()
+    func all() async throws -> [UserRecord] {
+        try await UserModel.query(on: database).sort(\.$createdAt).sort(\.$username).all().map { try $0.record() }
     }
 
     func delete(id: UUID) async throws {
@@ -77,13 +77,13 @@ struct FluentUserRepository: UserRepository {
         signIns?.forgetAll()
     }
 
-    func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserModel? {
+    func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserRecord? {
         defer { signIns?.forgetAll() }
         guard let user = try await UserModel.find(id, on: database) else { return nil }
         if let plan { user.plan = plan }
         if let bypass { user.planBypass = bypass }
         try await user.save(on: database)
-        return user
+        return try user.record()
     }
 
     func replacePassword(of id: UUID, hash: String, mustChange: Bool, keeping keptToken: UUID?) async throws -> Bool {
@@ -102,5 +102,13 @@ struct FluentUserRepository: UserRepository {
             try await tokens.delete()
             return true
         }
+    }
+}
+
+extension UserModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> UserRecord {
+        UserRecord(id: try requireID(), username: username, passwordHash: passwordHash, isOwner: isOwner,
+                   mustChangePassword: mustChangePassword, plan: plan, planBypass: planBypass, createdAt: createdAt)
     }
 }

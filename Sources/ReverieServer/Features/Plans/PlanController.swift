@@ -44,7 +44,7 @@ struct PlanController: RouteCollection {
         guard let row = try await req.repositories.users.setPlan(of: id, plan: body.plan.rawValue, bypass: nil) else {
             throw APIError.notFound("user")
         }
-        return try row.info()
+        return row.info()
     }
 
     private func info(for user: AuthenticatedUser, _ req: Request) async throws -> PlanInfo {

@@ -8,7 +8,7 @@ public struct AuthenticatedUser: Authenticatable, Sendable, Equatable {
     public var isOwner: Bool
     /// The session or personal token the request came with.
     public var tokenID: UUID
-    public var tokenKind: AuthTokenModel.Kind
+    public var tokenKind: AuthTokenKind
     /// The account has a temporary password: only choosing a new one is allowed.
     public var mustChangePassword: Bool
     /// When the account was made.
@@ -18,7 +18,7 @@ public struct AuthenticatedUser: Authenticatable, Sendable, Equatable {
     /// The account's "Bypass IAP (Dev)" switch (it counts only in development mode).
     public var planBypass: Bool
 
-    public init(id: UUID, username: String, isOwner: Bool, tokenID: UUID, tokenKind: AuthTokenModel.Kind,
+    public init(id: UUID, username: String, isOwner: Bool, tokenID: UUID, tokenKind: AuthTokenKind,
                 mustChangePassword: Bool = false, accountCreatedAt: Date, plan: Plan = .free, planBypass: Bool = false) {
         self.id = id
         self.username = username

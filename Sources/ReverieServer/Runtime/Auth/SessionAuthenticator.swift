@@ -38,7 +38,7 @@ struct SessionAuthenticator: Middleware {
         }
     }
 
-    private static func credential(of request: Request) -> (secret: String, kind: AuthTokenModel.Kind)? {
+    private static func credential(of request: Request) -> (secret: String, kind: AuthTokenKind)? {
         if let bearer = request.headers.bearerAuthorization?.token {
             return (bearer, .personal)
         }
@@ -54,7 +54,7 @@ struct SessionAuthenticator: Middleware {
         return token.lastUsedAt.map { time.timeIntervalSince($0) > Self.recordUseEvery } ?? true
     }
 
-    private func authenticate(_ request: Request, hash: String, kind: AuthTokenModel.Kind) async throws -> AuthenticatedUser? {
+    private func authenticate(_ request: Request, hash: String, kind: AuthTokenKind) async throws -> AuthenticatedUser? {
         let tokens = request.repositories.tokens
         let generation = signIns.generation
         guard let token = try await tokens.find(secretHash: hash) else { return nil }

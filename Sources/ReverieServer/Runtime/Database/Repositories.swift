@@ -11,9 +11,10 @@ import Vapor
 /// saved behind its back, and tests compare whole values. Jobs (`JobRecord`), meditation
 /// sessions (`MeditationSessionRecord`), Bedside pieces (`BedsidePieceRecord`), song tracks
 /// (`SongTrackRecord`, still paired with the library's `LibraryItemModel`), radio favourites
-/// (`RadioStationInfo`), articles (`ArticleRecord`), compositions (the API's `Composition`), the
+/// (`RadioStationInfo`), articles (`ArticleRecord`), compositions (the API's `Composition`),
+/// accounts (`UserRecord`), their sessions and personal tokens (`AuthTokenRecord`), the
 /// Podcast Index credentials, settings, listening progress and sleep audio already do. The rest
-/// still answer models, and are the remaining work: users, tokens, library and
+/// still answer models, and are the remaining work: library and
 /// podcasts.
 ///
 /// Each protocol has one implementation, on Fluent, and there are no in-memory ones. Every API

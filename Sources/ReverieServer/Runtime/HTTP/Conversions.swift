@@ -9,18 +9,18 @@ extension TokenInfo: Content {}
 extension CreatedToken: Content {}
 extension UserSettings: Content {}
 
-extension UserModel {
+extension UserRecord {
     /// The API view of the account.
-    func info() throws -> UserInfo {
-        UserInfo(id: try requireID(), username: username, isOwner: isOwner, createdAt: createdAt ?? Date(timeIntervalSince1970: 0),
+    func info() -> UserInfo {
+        UserInfo(id: id, username: username, isOwner: isOwner, createdAt: createdAt ?? Date(timeIntervalSince1970: 0),
                  mustChangePassword: mustChangePassword, plan: Plan(rawValue: plan) ?? .free)
     }
 }
 
-extension AuthTokenModel {
+extension AuthTokenRecord {
     /// The API view of a personal token (never its secret).
-    func info() throws -> TokenInfo {
-        TokenInfo(id: try requireID(), name: name, prefix: prefix, createdAt: createdAt ?? Date(timeIntervalSince1970: 0), lastUsedAt: lastUsedAt)
+    func info() -> TokenInfo {
+        TokenInfo(id: id, name: name, prefix: prefix, createdAt: createdAt ?? Date(timeIntervalSince1970: 0), lastUsedAt: lastUsedAt)
     }
 }
 
