@@ -197,6 +197,56 @@ struct LibraryAPITests {
         }
     }
 
+    @Test("the store answers an item as it was written, chapters and readers included, finds it by its bytes, and shows each person only their own",
+          arguments: TestDatabase.all)
+    func storeValues(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let users = try await client.send(.GET, "/api/users", auth: .cookie(owner))
+            let ada = try #require(try JSONSerialization.jsonObject(with: users.bytes) as? [[String: Any]]).first
+            let idText = try #require(ada?["id"] as? String)
+            let id = try #require(UUID(uuidString: idText))
+            let user = AuthenticatedUser(id: id, username: try #require(ada?["username"] as? String), isOwner: true, tokenID: UUID(),
+                                         tokenKind: .session, accountCreatedAt: Date())
+            var stranger = user
+            stranger.id = UUID()
+            let library = client.app.repositories.library
+            let written = LibraryItemRecord(
+                id: UUID(), kind: "book", title: "The Night Land", author: "W. H. Hodgson", album: nil, year: "1912", track: nil, disc: nil,
+                durationMs: 5_400_250, format: "mp3", fileHash: String(repeating: "ab", count: 32), byteSize: 81_000_000,
+                originalName: "night-land.zip", artworkHash: String(repeating: "cd", count: 32),
+                chapters: [LibraryChapter(title: "The Last Redoubt", start: 0, end: 2_700.5, readers: ["Ruth Golding"]),
+                           LibraryChapter(title: "The Quest", start: 2_700.5, end: 5_400.25)],
+                createdAt: nil)
+            let made = try await library.create(written, ownerID: user.id)
+            #expect(made.createdAt != nil)
+            // The date as the database keeps it (PostgreSQL to the microsecond), the rest exactly as written.
+            let found = try #require(try await library.find(written.id, ownedBy: user))
+            var expected = written
+            expected.createdAt = found.createdAt
+            #expect(found == expected)
+            #expect(try await library.find(written.id, ownedBy: stranger) == nil)
+            #expect(try await library.find(fileHash: written.fileHash, ownerID: user.id) == found)
+            #expect(try await library.find(fileHash: written.fileHash, ownerID: stranger.id) == nil)
+            #expect(try await library.all(kind: "book", ownedBy: user) == [found])
+            #expect(try await library.all(kind: "music", ownedBy: user).isEmpty)
+            #expect(try await library.all(kind: nil, ownedBy: stranger).isEmpty)
+            #expect(try await library.all(ownedBy: user.id) == [found])
+
+            // The same bytes again for the same person are refused by the unique index.
+            var again = written
+            again.id = UUID()
+            await #expect(throws: (any Error).self) { try await library.create(again, ownerID: user.id) }
+
+            #expect(try await library.isUsed(fileHash: written.fileHash))
+            #expect(try await library.isUsed(artworkHash: try #require(written.artworkHash)))
+            #expect(try await library.delete(written.id, ownedBy: stranger) == nil)
+            #expect(try await library.delete(written.id, ownedBy: user) == found)
+            #expect(try await library.find(written.id, ownedBy: user) == nil)
+            #expect(try await !library.isUsed(fileHash: written.fileHash))
+        }
+    }
+
     /// A zip of `entries` (path → bytes), stored or deflated.
     static func zipArchive(_ entries: [(String, Data)], deflate: Bool = false) throws -> Data {
         let url = scratchFile("parts.zip")

@@ -28,9 +28,9 @@ struct LibraryController: RouteCollection {
     func list(req: Request) async throws -> LibraryList {
         let user = try req.user
         let kind = try Self.kind(req)
-        let rows = try await req.repositories.library.all(kind: kind, ownedBy: user)
-        let places = rows.isEmpty ? [:] : try await req.repositories.progress.deciding(prefixed: ProgressController.libraryPrefix, ownedBy: user)
-        return LibraryList(items: rows.map { Self.info($0, places: places) })
+        let items = try await req.repositories.library.all(kind: kind, ownedBy: user)
+        let places = items.isEmpty ? [:] : try await req.repositories.progress.deciding(prefixed: ProgressController.libraryPrefix, ownedBy: user)
+        return LibraryList(items: items.map { Self.info($0, places: places) })
     }
 
     /// `POST /api/library[?kind=book|music]`: the body is the file (MP3, M4A or M4B), its name in
@@ -39,24 +39,24 @@ struct LibraryController: RouteCollection {
         let user = try req.user
         let kind = try Self.kind(req)
         let received = try await media.receive(req, limit: maxUploadBytes)
-        let (row, duplicate) = try await store.add(received, kind: kind, ownerID: user.id)
-        return try await LibraryUploadResult(item: Self.info(row), duplicate: duplicate)
+        let (item, duplicate) = try await store.add(received, kind: kind, ownerID: user.id)
+        return try await LibraryUploadResult(item: Self.info(item), duplicate: duplicate)
             .encodeResponse(status: duplicate ? .ok : .created, for: req)
     }
 
     /// `GET /api/library/{id}`: with where the person is, and which chapters they have heard.
     func show(req: Request) async throws -> LibraryItemInfo {
-        let row = try await item(req)
-        let places = try await req.repositories.progress.deciding(prefixed: Self.progressKey(row), ownedBy: try req.user)
-        return Self.info(row, places: places)
+        let item = try await self.item(req)
+        let places = try await req.repositories.progress.deciding(prefixed: Self.progressKey(item), ownedBy: try req.user)
+        return Self.info(item, places: places)
     }
 
     /// `DELETE /api/library/{id}`: the item goes, and its file when no one else has the same one.
     func delete(req: Request) async throws -> HTTPStatus {
         let user = try req.user
         let id = try req.uuidParameter("itemID", naming: "library item")
-        guard let row = try await req.repositories.library.delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
-        try await store.removeUnused(after: [row])
+        guard let removed = try await req.repositories.library.delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
+        try await store.removeUnused(after: [removed])
         return .noContent
     }
 
@@ -66,27 +66,27 @@ struct LibraryController: RouteCollection {
     }
 
     /// An item's file, with Range (a song's player plays Listen's music through it too).
-    static func serveAudio(of row: LibraryItemModel, media: MediaFiles, store: LibraryStore, _ req: Request) async throws -> Response {
-        let type = row.format == "mp3" ? "audio/mpeg" : "audio/mp4"
-        return try await media.serve(store.file(of: row).path, type: type, name: nil, for: req)
+    static func serveAudio(of item: LibraryItemRecord, media: MediaFiles, store: LibraryStore, _ req: Request) async throws -> Response {
+        let type = item.format == "mp3" ? "audio/mpeg" : "audio/mp4"
+        return try await media.serve(store.file(of: item).path, type: type, name: nil, for: req)
     }
 
     /// `GET /api/library/{id}/artwork`: the cover as a JPEG of at most 512 px.
     func artwork(req: Request) async throws -> Response {
-        let row = try await item(req)
-        guard let hash = row.artworkHash else {
-            throw APIError(.notFound, code: "no_artwork", "“\(row.title)” has no cover picture in its file.")
+        let item = try await self.item(req)
+        guard let hash = item.artworkHash else {
+            throw APIError(.notFound, code: "no_artwork", "“\(item.title)” has no cover picture in its file.")
         }
         return try await media.serve(store.artworkFile(hash: hash).path, type: "image/jpeg", name: nil, for: req)
     }
 
     // MARK: -
 
-    private func item(_ req: Request) async throws -> LibraryItemModel {
+    private func item(_ req: Request) async throws -> LibraryItemRecord {
         let user = try req.user
         let id = try req.uuidParameter("itemID", naming: "library item")
-        guard let row = try await req.repositories.library.find(id, ownedBy: user) else { throw APIError.notFound("library item") }
-        return row
+        guard let item = try await req.repositories.library.find(id, ownedBy: user) else { throw APIError.notFound("library item") }
+        return item
     }
 
     static func kind(_ req: Request) throws -> String? {
@@ -98,25 +98,25 @@ struct LibraryController: RouteCollection {
     }
 
     /// The item's key in the shared progress log: `library:<id>`; its chapters are `library:<id>/<index>`.
-    static func progressKey(_ row: LibraryItemModel) -> String {
-        ProgressController.libraryPrefix + (row.id?.uuidString.lowercased() ?? "")
+    static func progressKey(_ item: LibraryItemRecord) -> String {
+        ProgressController.libraryPrefix + item.id.uuidString.lowercased()
     }
 
     /// The item as the API shows it; `places` (the deciding progress event by item) gives its place
     /// and its chapters' played marks.
-    static func info(_ row: LibraryItemModel, places: [String: ProgressEvent] = [:]) -> LibraryItemInfo {
-        let id = row.id?.uuidString.lowercased() ?? ""
-        let key = progressKey(row)
-        let place = places[key].flatMap { ListeningProgress.position([$0], duration: Double(row.durationMs) / 1000) }
-        var chapters = row.chapterList
+    static func info(_ item: LibraryItemRecord, places: [String: ProgressEvent] = [:]) -> LibraryItemInfo {
+        let id = item.id.uuidString.lowercased()
+        let key = progressKey(item)
+        let place = places[key].flatMap { ListeningProgress.position([$0], duration: Double(item.durationMs) / 1000) }
+        var chapters = item.chapters
         for index in chapters.indices {
             chapters[index].played = places["\(key)/\(index)"]?.kind == .ended
         }
         return LibraryItemInfo(
-            id: id, kind: row.kind, title: row.title, author: row.author, album: row.album, year: row.year, track: row.track,
-            disc: row.disc, duration: Double(row.durationMs) / 1000, format: row.format, byteSize: row.byteSize,
-            originalName: row.originalName, audioURL: "/api/library/\(id)/audio",
-            artworkURL: row.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chapters, createdAt: row.createdAt,
+            id: id, kind: item.kind, title: item.title, author: item.author, album: item.album, year: item.year, track: item.track,
+            disc: item.disc, duration: Double(item.durationMs) / 1000, format: item.format, byteSize: item.byteSize,
+            originalName: item.originalName, audioURL: "/api/library/\(id)/audio",
+            artworkURL: item.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chapters, createdAt: item.createdAt,
             progress: place.map { LibraryProgress(position: $0.position, finished: $0.finished, at: $0.at) })
     }
 }

@@ -31,7 +31,7 @@ struct LibraryStore: Sendable {
     /// to decide: an M4B or a file with chapters is a book). A zip of MP3 files becomes one book,
     /// its parts joined in order (see `MP3Book`). The scratch file is moved or removed, whatever happens.
     /// - Returns: the item, and whether the person already had these bytes (then nothing is added).
-    func add(_ upload: ReceivedUpload, kind: String?, ownerID: UUID) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+    func add(_ upload: ReceivedUpload, kind: String?, ownerID: UUID) async throws -> (item: LibraryItemRecord, duplicate: Bool) {
         defer { try? FileManager.default.removeItem(at: upload.file) }
         guard SafeZip.isZip(upload.file) else { return try await addFile(upload, kind: kind, ownerID: ownerID) }
         let work = incomingDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
@@ -46,7 +46,7 @@ struct LibraryStore: Sendable {
     /// disc, track and natural name; `work` is a scratch folder the caller removes. The joined
     /// file is described from its parts (not read again): its title is the parts' album, else `name`.
     func addBook(parts entries: [(file: URL, name: String)], in work: URL, name: String?, originalName: String?,
-                 ownerID: UUID, described: BookDescription? = nil) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+                 ownerID: UUID, described: BookDescription? = nil) async throws -> (item: LibraryItemRecord, duplicate: Bool) {
         let output = work.appendingPathComponent("joined-\(UUID().uuidString).mp3")
         let joined: ParsedMedia = try await threadPool.runIfActive {
             let parts = try entries.map { entry -> MP3Book.Part in
@@ -88,7 +88,7 @@ struct LibraryStore: Sendable {
 
     /// Adds one audio file; `media` when it is already known (a joined book), else it is read.
     private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, media known: ParsedMedia? = nil,
-                         readers: [[String]]? = nil) async throws -> (item: LibraryItemModel, duplicate: Bool) {
+                         readers: [[String]]? = nil) async throws -> (item: LibraryItemRecord, duplicate: Bool) {
         if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) {
             return (existing, true)
         }
@@ -115,24 +115,23 @@ struct LibraryStore: Sendable {
         if isBook && chapters.isEmpty { chapters = [LibraryChapter(title: title, start: 0, end: media.duration)] }
         for (index, names) in (readers ?? []).enumerated() where chapters.indices.contains(index) { chapters[index].readers = names }
         if !isBook { chapters = [] }
-        let row = try LibraryItemModel(
-            ownerID: ownerID, kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
+        let item = LibraryItemRecord(
+            id: UUID(), kind: isBook ? "book" : "music", title: title, author: media.tags.artist ?? media.tags.albumArtist,
             album: media.tags.album, year: media.tags.year, track: media.tags.track, disc: media.tags.disc,
             durationMs: Int((media.duration * 1000).rounded()), format: format, fileHash: upload.sha256, byteSize: upload.byteCount,
             originalName: upload.originalName, artworkHash: artworkHash,
-            chapters: chapters)
+            chapters: chapters, createdAt: nil)
         do {
-            try await repository.create(row)
+            return (try await repository.create(item, ownerID: ownerID), false)
         } catch {
             // The same file uploaded twice at once: the second row is refused by the unique index.
             if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) { return (existing, true) }
             throw error
         }
-        return (row, false)
     }
 
     /// The stored file of an item.
-    func file(of item: LibraryItemModel) -> URL {
+    func file(of item: LibraryItemRecord) -> URL {
         file(hash: item.fileHash, format: item.format)
     }
 
@@ -146,7 +145,7 @@ struct LibraryStore: Sendable {
     }
 
     /// After `items` are gone: removes their files and cover thumbnails that no one's item uses any more.
-    func removeUnused(after items: [LibraryItemModel]) async throws {
+    func removeUnused(after items: [LibraryItemRecord]) async throws {
         for item in items where try await !repository.isUsed(fileHash: item.fileHash) {
             try? FileManager.default.removeItem(at: file(of: item))
         }
@@ -242,7 +241,7 @@ extension Application {
         let store = LibraryStore(config: services.config, repository: repositories.library, threadPool: threadPool)
         let (item, duplicate) = try await store.addBook(parts: entries, in: work, name: folder.lastPathComponent,
                                                         originalName: folder.lastPathComponent, ownerID: ownerID)
-        return (item.title, item.chapterList.count, duplicate)
+        return (item.title, item.chapters.count, duplicate)
     }
 
     private func libraryOwner(_ username: String?) async throws -> UUID {

@@ -41,7 +41,7 @@ struct SongTrackController: RouteCollection {
         guard let item = try await req.repositories.library.find(body.itemID, ownedBy: user), item.kind == "music" else {
             throw APIError.notFound("music item")
         }
-        let (track, created) = try await req.repositories.songTracks.attach(try item.requireID(), to: song, ownedBy: user)
+        let (track, created) = try await req.repositories.songTracks.attach(item.id, to: song, ownedBy: user)
         return try await Self.api((track, item)).encodeResponse(status: created ? .created : .ok, for: req)
     }
 
@@ -69,7 +69,7 @@ struct SongTrackController: RouteCollection {
         track.loopStart = points.start
         track.loopEnd = min(points.end, duration)
         track.loopEnabled = points.enabled
-        return try Self.api((track, item))
+        return Self.api((track, item))
     }
 
     /// `GET …/audio[?speed=0.75]`: the track; at another speed, made once (pitch kept) as FLAC,
@@ -119,7 +119,7 @@ struct SongTrackController: RouteCollection {
         return id
     }
 
-    private func track(_ req: Request) async throws -> (SongTrackRecord, LibraryItemModel) {
+    private func track(_ req: Request) async throws -> (SongTrackRecord, LibraryItemRecord) {
         let song = try await composition(req)
         let id = try req.uuidParameter("trackID", naming: "track")
         guard let found = try await req.repositories.songTracks.find(id, of: song, ownedBy: req.user) else { throw APIError.notFound("track") }
@@ -132,10 +132,10 @@ struct SongTrackController: RouteCollection {
         return directory.appendingPathComponent(name)
     }
 
-    static func api(_ pair: (SongTrackRecord, LibraryItemModel)) throws -> SongTrack {
+    static func api(_ pair: (SongTrackRecord, LibraryItemRecord)) -> SongTrack {
         let (track, item) = pair
         let loop = track.loopStart.flatMap { start in track.loopEnd.map { SongLoopPoints(start: start, end: $0, enabled: track.loopEnabled) } }
-        return SongTrack(id: track.id, itemID: try item.requireID(), title: item.title, artist: item.author,
+        return SongTrack(id: track.id, itemID: item.id, title: item.title, artist: item.author,
                          durationMs: item.durationMs, loop: loop)
     }
 }

@@ -1,14 +1,13 @@
 import Fluent
 import Vapor
 
-/// The tracks attached to a person's songs, as `SongTrackRecord` values. A track comes with its
-/// music item, which is still the library's `LibraryItemModel` until `LibraryRepository` answers
-/// values too.
+/// The tracks attached to a person's songs, as `SongTrackRecord` values, each with its music item
+/// as the library's `LibraryItemRecord`.
 public protocol SongTrackRepository: Sendable {
     /// The song's tracks with their music items, in the order they were attached.
-    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackRecord, LibraryItemModel)]
+    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackRecord, LibraryItemRecord)]
     /// The track if it is on that song and the person's.
-    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackRecord, LibraryItemModel)?
+    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackRecord, LibraryItemRecord)?
     /// Attaches an item; the existing attachment (`created` false) when the item is on the song already.
     func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackRecord, created: Bool)
     func setLoop(_ id: UUID, start: Double, end: Double, enabled: Bool, ownedBy user: AuthenticatedUser) async throws
@@ -20,19 +19,19 @@ public protocol SongTrackRepository: Sendable {
 struct FluentSongTrackRepository: SongTrackRepository {
     let database: any Database
 
-    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackRecord, LibraryItemModel)] {
+    func all(of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> [(SongTrackRecord, LibraryItemRecord)] {
         let rows = try await SongTrackModel.query(ownedBy: user, on: database)
             .filter(\.$composition.$id == compositionID)
             .sort(\.$createdAt).sort(\.$id)
             .with(\.$item).all()
-        return try rows.map { (try $0.record(), $0.item) }
+        return try rows.map { (try $0.record(), try $0.item.record()) }
     }
 
-    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackRecord, LibraryItemModel)? {
+    func find(_ id: UUID, of compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (SongTrackRecord, LibraryItemRecord)? {
         guard let row = try await SongTrackModel.query(ownedBy: user, on: database)
             .filter(\.$id == id).filter(\.$composition.$id == compositionID)
             .with(\.$item).first() else { return nil }
-        return (try row.record(), row.item)
+        return (try row.record(), try row.item.record())
     }
 
     func attach(_ itemID: UUID, to compositionID: UUID, ownedBy user: AuthenticatedUser) async throws -> (track: SongTrackRecord, created: Bool) {

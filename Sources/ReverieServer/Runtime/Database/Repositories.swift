@@ -10,12 +10,11 @@ import Vapor
 /// plain values rather than Fluent models, so that what leaves a store cannot be changed and
 /// saved behind its back, and tests compare whole values. Jobs (`JobRecord`), meditation
 /// sessions (`MeditationSessionRecord`), Bedside pieces (`BedsidePieceRecord`), song tracks
-/// (`SongTrackRecord`, still paired with the library's `LibraryItemModel`), radio favourites
+/// (`SongTrackRecord`), library items (`LibraryItemRecord`), radio favourites
 /// (`RadioStationInfo`), articles (`ArticleRecord`), compositions (the API's `Composition`),
 /// accounts (`UserRecord`), their sessions and personal tokens (`AuthTokenRecord`), the
 /// Podcast Index credentials, settings, listening progress and sleep audio already do. The rest
-/// still answer models, and are the remaining work: library and
-/// podcasts.
+/// still answer models, and are the remaining work: podcasts.
 ///
 /// Each protocol has one implementation, on Fluent, and there are no in-memory ones. Every API
 /// test runs the real stores on a fresh SQLite database (and on PostgreSQL as well in
