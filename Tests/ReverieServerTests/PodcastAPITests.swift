@@ -87,16 +87,20 @@ struct PodcastAPITests {
                 #expect(try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: "ftp://x/feed"), auth: .cookie(bea)).status == .badRequest)
                 let notFeed = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(98)), auth: .cookie(bea))
                 #expect(notFeed.status == .unprocessableEntity && notFeed.error?.message.contains("not a feed") == true, "\(notFeed.text)")
-                let failing = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
+                var failing = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
                 failing.feedURL = site.feed(99)
                 failing.etag = nil
                 try await client.app.repositories.podcasts.save(failing)
                 let now = Date()
                 for failures in 1...3 {
+                    let before = failing
                     await #expect(throws: OutsideFetchError.self) {
-                        try await FeedRefresh.refresh(failing, repository: client.app.repositories.podcasts, client: client.app.outside, interval: 3600, now: now)
+                        try await FeedRefresh.refresh(before, repository: client.app.repositories.podcasts, client: client.app.outside, interval: 3600, now: now)
                     }
+                    // The refresh saved the failure and the back-off; the value it was given is unchanged.
+                    failing = try #require(try await client.app.repositories.podcasts.podcast(before.id))
                     #expect(failing.failures == failures && abs(failing.nextRefreshAt.timeIntervalSince(now) - 3600 * pow(2, Double(failures))) < 1)
+                    #expect(failing.lastError?.contains("500") == true && before.failures == failures - 1)
                 }
                 list = try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self)
                 #expect(list.podcasts[0].lastError?.contains("500") == true, "\(list.podcasts[0].lastError ?? "")")
@@ -231,7 +235,7 @@ struct PodcastAPITests {
                 client.clock.advance(by: 60)
                 let repository = client.app.repositories.podcasts
                 for n in 1...6 {
-                    let row = try #require(try await repository.podcast(feedURL: site.feed(n)))
+                    var row = try #require(try await repository.podcast(feedURL: site.feed(n)))
                     row.nextRefreshAt = Date().addingTimeInterval(-60)
                     try await repository.save(row)
                 }
@@ -264,6 +268,80 @@ struct PodcastAPITests {
                 }
                 try? await other.asyncShutdown()
             }
+        }
+    }
+
+    @Test("the store answers podcasts, subscriptions and downloads as written; a download deleted while its job runs stays deleted",
+          arguments: TestDatabase.all)
+    func storeValues(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let me = try await client.send(.GET, "/api/auth/me", auth: .cookie(owner)).decode(SessionInfo.self).user
+            let user = AuthenticatedUser(id: me.id, username: me.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
+                                         accountCreatedAt: me.createdAt)
+            var stranger = user
+            stranger.id = UUID()
+            let podcasts = client.app.repositories.podcasts
+            let due = Date(timeIntervalSince1970: 1_790_000_000)
+
+            let created = try await podcasts.podcastCreating(feedURL: "https://example.com/feed", title: "Night Owls", now: due)
+            #expect(created.createdAt != nil && created.failures == 0 && created.nextRefreshAt == due && created.title == "Night Owls")
+            // The creation date as the database keeps it, the rest exactly as written.
+            let made = try #require(try await podcasts.podcast(created.id))
+            var kept = created
+            kept.createdAt = made.createdAt
+            #expect(made == kept)
+            #expect(try await podcasts.podcastCreating(feedURL: "https://example.com/feed", title: "Other", now: Date()) == made)
+            var podcast = made
+            (podcast.title, podcast.author, podcast.image, podcast.link, podcast.summary) = ("Night Owls", "Ann Host", "https://example.com/a.jpg",
+                                                                                             "https://example.com", "Late talk.")
+            (podcast.etag, podcast.lastModified, podcast.lastRefreshedAt) = ("\"v1\"", "Tue, 01 Sep 2026 10:00:00 GMT", due)
+            (podcast.nextRefreshAt, podcast.failures, podcast.lastError) = (due.addingTimeInterval(3600), 2, "The feed could not be read.")
+            try await podcasts.save(podcast)
+            #expect(try await podcasts.podcast(made.id) == podcast)
+            #expect(try await podcasts.podcast(feedURL: "https://example.com/feed") == podcast)
+
+            let (subscribed, isNew) = try await podcasts.subscribe(podcast.id, ownedBy: user, now: due)
+            #expect(isNew && subscribed.podcast == podcast && !subscribed.favourite && !subscribed.deleteAfterPlayed && subscribed.seenUntil == due)
+            let again = try await podcasts.subscribe(podcast.id, ownedBy: user, now: Date())
+            #expect(again.0 == subscribed && !again.created)
+            var subscription = subscribed
+            (subscription.favourite, subscription.deleteAfterPlayed, subscription.seenUntil) = (true, true, due.addingTimeInterval(60))
+            subscription.podcast.title = "Not written with the subscription"
+            try await podcasts.save(subscription)
+            subscription.podcast = podcast
+            #expect(try await podcasts.subscription(to: podcast.id, ownedBy: user) == subscription)
+            #expect(try await podcasts.subscriptions(ownedBy: user) == [subscription])
+            #expect(try await podcasts.subscription(to: podcast.id, ownedBy: stranger) == nil)
+
+            let row = EpisodeModel()
+            row.guid = "ep-1"
+            row.title = "Moths"
+            row.transcripts = "[]"
+            row.firstSeenAt = due
+            row.$podcast.id = podcast.id
+            try await row.create(on: client.app.db)
+            let episode = try #require(try await podcasts.episode(try row.requireID()))
+            #expect(try await podcasts.episodes(of: podcast.id) == [episode] && episode.podcastID == podcast.id && episode.guid == "ep-1")
+
+            let asked = EpisodeDownloadRecord(episodeID: episode.id, trimSilence: true)
+            let written = try await podcasts.create(asked, ownerID: user.id)
+            #expect(written.createdAt != nil)
+            var download = try #require(try await podcasts.download(of: episode.id, ownedBy: user))
+            var expected = asked
+            expected.createdAt = download.createdAt
+            #expect(download == expected && download.status == "queued" && download.timeMap == "[]")
+            (download.status, download.jobID, download.bytes, download.duration) = ("ready", UUID(), 48_000, 5.5)
+            (download.measuredLoudness, download.timeMap, download.chapters) = (-20.5, "[[0,5.5]]", #"[{"title":"Opening","start":0}]"#)
+            try await podcasts.save(download)
+            #expect(try await podcasts.download(written.id) == download)
+            #expect(try await podcasts.downloads(ownedBy: user, episodes: [episode.id]) == [episode.id: download])
+            #expect(try await podcasts.download(of: episode.id, ownedBy: stranger) == nil)
+
+            try await podcasts.delete(download)
+            download.status = "failed"
+            try await podcasts.save(download)
+            #expect(try await podcasts.download(written.id) == nil)
         }
     }
 

@@ -34,9 +34,9 @@ struct EpisodeDownload: Job {
 
     func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
         let repository = services.podcasts
-        guard let download = try await repository.download(downloadID) else { return .none }   // deleted meanwhile
+        guard var download = try await repository.download(downloadID) else { return .none }   // deleted meanwhile
         do {
-            try await Self.fetchAndLevel(download, job: job, services: services)
+            try await Self.fetchAndLevel(&download, job: job, services: services)
         } catch is CancellationError {
             throw CancellationError()   // the server is stopping: another worker continues it
         } catch {
@@ -48,11 +48,13 @@ struct EpisodeDownload: Job {
         return .none
     }
 
-    static func fetchAndLevel(_ download: EpisodeDownloadModel, job: JobContext, services: Services) async throws {
+    /// Fetches and levels the download's episode, saving each step; `download` keeps what was
+    /// done when it throws (the caller saves it as failed).
+    static func fetchAndLevel(_ download: inout EpisodeDownloadRecord, job: JobContext, services: Services) async throws {
         let repository = services.podcasts
         let config = services.config
-        let id = try download.requireID()
-        guard let episode = try await repository.episode(download.$episode.id) else {
+        let id = download.id
+        guard let episode = try await repository.episode(download.episodeID) else {
             throw APIError(.notFound, code: "not_found", "The episode is no longer in its feed.")
         }
         guard let address = episode.enclosureURL, let url = URL(string: address) else {

@@ -37,11 +37,12 @@ struct FeedRefresh: Job {
         min(longestBackOff, interval * pow(2, Double(min(failures, 16))))
     }
 
-    /// Fetches and reads the feed, saving what it says; a failure is saved on the podcast (with
-    /// the back-off) and thrown.
+    /// Fetches and reads the feed, saving what it says on a copy of `podcast`; a failure is saved
+    /// on the podcast (with the back-off) and thrown.
     @discardableResult
-    static func refresh(_ podcast: PodcastModel, repository: any PodcastRepository, client: GuardedHTTPClient,
+    static func refresh(_ podcast: PodcastRecord, repository: any PodcastRepository, client: GuardedHTTPClient,
                         interval: TimeInterval, now: Date) async throws -> Outcome {
+        var podcast = podcast
         do {
             guard let url = URL(string: podcast.feedURL) else { throw OutsideFetchError.badURL(podcast.feedURL) }
             var headers: [String: String] = [:]
@@ -60,7 +61,7 @@ struct FeedRefresh: Job {
                 // Only a server that gives them gets them back.
                 podcast.etag = answer.headers.first(name: "ETag")
                 podcast.lastModified = answer.headers.first(name: "Last-Modified")
-                outcome.added = try await repository.merge(feed.episodes, into: try podcast.requireID(), seenAt: now)
+                outcome.added = try await repository.merge(feed.episodes, into: podcast.id, seenAt: now)
             }
             podcast.lastRefreshedAt = now
             podcast.failures = 0
@@ -97,8 +98,10 @@ struct FeedRefresh: Job {
                                                  interval: services.interval, now: services.now())
             return JobOutput(outcome: outcome.notModified ? "unchanged" : "\(outcome.added) new")
         } catch {
-            services.logger.info("feeds: \(podcast.feedURL) failed (\(podcast.failures) in a row): \(podcast.lastError ?? "")")
-            return JobOutput(outcome: "failed", error: podcast.lastError ?? "")
+            // What the refresh saved on the podcast.
+            let reason = Self.message(for: error)
+            services.logger.info("feeds: \(podcast.feedURL) failed (\(podcast.failures + 1) in a row): \(reason)")
+            return JobOutput(outcome: "failed", error: reason)
         }
     }
 
@@ -120,8 +123,8 @@ struct FeedRefresh: Job {
 
     /// Queues a refresh of `podcast` as the job of the person with `ownerID`.
     @discardableResult
-    static func queue(_ podcast: PodcastModel, ownerID: UUID, jobs: JobQueue) async throws -> JobRecord {
-        try await jobs.enqueue(FeedRefresh(podcastID: try podcast.requireID()), title: "Refreshing “\(podcast.title)”", ownerID: ownerID)
+    static func queue(_ podcast: PodcastRecord, ownerID: UUID, jobs: JobQueue) async throws -> JobRecord {
+        try await jobs.enqueue(FeedRefresh(podcastID: podcast.id), title: "Refreshing “\(podcast.title)”", ownerID: ownerID)
     }
 }
 

@@ -109,9 +109,9 @@ struct PodcastController: RouteCollection {
     func list(req: Request) async throws -> PodcastList {
         let user = try req.user
         let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: user)
-        let counts = try await req.repositories.podcasts.episodeCounts(subscriptions.map(\.$podcast.id),
-                                                                      firstSeenAfter: Dictionary(subscriptions.map { ($0.$podcast.id, $0.seenUntil) }, uniquingKeysWith: { a, _ in a }))
-        let infos = subscriptions.map { Self.info($0, counts: counts[$0.$podcast.id] ?? (0, 0)) }
+        let counts = try await req.repositories.podcasts.episodeCounts(subscriptions.map(\.podcast.id),
+                                                                      firstSeenAfter: Dictionary(subscriptions.map { ($0.podcast.id, $0.seenUntil) }, uniquingKeysWith: { a, _ in a }))
+        let infos = subscriptions.map { Self.info($0, counts: counts[$0.podcast.id] ?? (0, 0)) }
         return PodcastList(podcasts: infos.sorted { ($0.favourite ? 0 : 1, $0.title.lowercased()) < ($1.favourite ? 0 : 1, $1.title.lowercased()) })
     }
 
@@ -133,8 +133,8 @@ struct PodcastController: RouteCollection {
                 throw APIError(.unprocessableEntity, code: "feed_unreadable", "Reverie could not read a podcast at that address: \(FeedRefresh.message(for: error))")
             }
         }
-        let (subscription, created) = try await repository.subscribe(try podcast.requireID(), ownedBy: user, now: now)
-        let counts = try await repository.episodeCounts([try podcast.requireID()], firstSeenAfter: [:])
+        let (subscription, created) = try await repository.subscribe(podcast.id, ownedBy: user, now: now)
+        let counts = try await repository.episodeCounts([podcast.id], firstSeenAfter: [:])
         return try await Self.info(subscription, counts: counts.values.first ?? (0, 0)).encodeResponse(status: created ? .created : .ok, for: req)
     }
 
@@ -167,9 +167,9 @@ struct PodcastController: RouteCollection {
         var ids: [UUID] = []
         for outline in outlines {
             let podcast = try await repository.podcastCreating(feedURL: outline.feedURL, title: String(outline.title.prefix(500)), now: now)
-            let (_, created) = try await repository.subscribe(try podcast.requireID(), ownedBy: user, now: now)
+            let (_, created) = try await repository.subscribe(podcast.id, ownedBy: user, now: now)
             if created { added += 1 } else { already += 1 }
-            ids.append(try podcast.requireID())
+            ids.append(podcast.id)
         }
         if added > 0 { feeds.lookSoon() }
         let all = try await list(req: req).podcasts
@@ -182,24 +182,24 @@ struct PodcastController: RouteCollection {
     func show(req: Request) async throws -> PodcastDetail {
         let (user, subscription) = try await subscription(req)
         let repository = req.repositories.podcasts
-        let podcastID = subscription.$podcast.id
+        let podcastID = subscription.podcast.id
         let episodes = try await repository.episodes(of: podcastID).sorted(by: Self.newestFirst)
         let places = try await req.repositories.progress.deciding(prefixed: Self.progressPrefix, ownedBy: user)
-        let downloads = try await repository.downloads(ownedBy: user, episodes: episodes.compactMap(\.id))
+        let downloads = try await repository.downloads(ownedBy: user, episodes: episodes.map(\.id))
         let jobs = try await jobsByID(downloads.values.compactMap(\.jobID), req)
         let new = episodes.filter { $0.firstSeenAt > subscription.seenUntil }.count
-        let infos = episodes.map { Self.info($0, seenUntil: subscription.seenUntil, place: places[Self.key($0)], download: downloads[$0.id ?? UUID()], jobs: jobs) }
+        let infos = episodes.map { Self.info($0, seenUntil: subscription.seenUntil, place: places[Self.key($0)], download: downloads[$0.id], jobs: jobs) }
         return PodcastDetail(podcast: Self.info(subscription, counts: (episodes.count, new)), description: subscription.podcast.summary, episodes: infos)
     }
 
     /// `PATCH /api/podcasts/{podcastID}` `{"favourite", "deleteAfterPlayed"}`.
     func update(req: Request) async throws -> PodcastInfo {
-        let (_, subscription) = try await subscription(req)
+        var (_, subscription) = try await subscription(req)
         let body = try req.content.decode(PodcastUpdateRequest.self)
         if let favourite = body.favourite { subscription.favourite = favourite }
         if let delete = body.deleteAfterPlayed { subscription.deleteAfterPlayed = delete }
         try await req.repositories.podcasts.save(subscription)
-        let counts = try await req.repositories.podcasts.episodeCounts([subscription.$podcast.id], firstSeenAfter: [subscription.$podcast.id: subscription.seenUntil])
+        let counts = try await req.repositories.podcasts.episodeCounts([subscription.podcast.id], firstSeenAfter: [subscription.podcast.id: subscription.seenUntil])
         return Self.info(subscription, counts: counts.values.first ?? (0, 0))
     }
 
@@ -207,12 +207,12 @@ struct PodcastController: RouteCollection {
     func unsubscribe(req: Request) async throws -> HTTPStatus {
         let (user, subscription) = try await subscription(req)
         let repository = req.repositories.podcasts
-        let episodes = try await repository.episodes(of: subscription.$podcast.id).compactMap(\.id)
+        let episodes = try await repository.episodes(of: subscription.podcast.id).map(\.id)
         for download in try await repository.downloads(ownedBy: user, episodes: episodes).values {
-            EpisodeDownload.removeFiles(try download.requireID(), config)
+            EpisodeDownload.removeFiles(download.id, config)
             try await repository.delete(download)
         }
-        _ = try await repository.unsubscribe(subscription.$podcast.id, ownedBy: user)
+        _ = try await repository.unsubscribe(subscription.podcast.id, ownedBy: user)
         return .noContent
     }
 
@@ -225,10 +225,10 @@ struct PodcastController: RouteCollection {
 
     /// `POST /api/podcasts/{podcastID}/seen`: the new episodes are not new any more.
     func seen(req: Request) async throws -> PodcastInfo {
-        let (_, subscription) = try await subscription(req)
+        var (_, subscription) = try await subscription(req)
         subscription.seenUntil = now()
         try await req.repositories.podcasts.save(subscription)
-        let counts = try await req.repositories.podcasts.episodeCounts([subscription.$podcast.id], firstSeenAfter: [:])
+        let counts = try await req.repositories.podcasts.episodeCounts([subscription.podcast.id], firstSeenAfter: [:])
         return Self.info(subscription, counts: counts.values.first ?? (0, 0))
     }
 
@@ -268,7 +268,7 @@ struct PodcastController: RouteCollection {
     func episode(req: Request) async throws -> EpisodeInfo {
         let (user, episode, subscription) = try await episode(req)
         let place = try await req.repositories.progress.deciding(prefixed: Self.key(episode), ownedBy: user)[Self.key(episode)]
-        let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user)
+        let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user)
         let jobs = try await jobsByID(download?.jobID.map { [$0] } ?? [], req)
         return Self.info(episode, seenUntil: subscription.seenUntil, place: place, download: download, jobs: jobs)
     }
@@ -282,17 +282,21 @@ struct PodcastController: RouteCollection {
             throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
         }
         let repository = req.repositories.podcasts
-        let existing = try await repository.download(of: try episode.requireID(), ownedBy: user)
+        let existing = try await repository.download(of: episode.id, ownedBy: user)
         if let existing, existing.status != "failed" {
             let jobs = try await jobsByID(existing.jobID.map { [$0] } ?? [], req)
             return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: existing, jobs: jobs).encodeResponse(status: .ok, for: req)
         }
-        let episodeID = try episode.requireID()
-        let download = existing ?? EpisodeDownloadModel(ownerID: user.id, episodeID: episodeID, trimSilence: body.trimSilence ?? false)
-        download.status = "queued"
-        if let trim = body.trimSilence { download.trimSilence = trim }
-        try await repository.save(download)
-        let job = try await jobs.enqueue(EpisodeDownload(downloadID: try download.requireID()), title: episode.title, ownerID: user.id)
+        var download: EpisodeDownloadRecord
+        if var failed = existing {
+            failed.status = "queued"
+            if let trim = body.trimSilence { failed.trimSilence = trim }
+            try await repository.save(failed)
+            download = failed
+        } else {
+            download = try await repository.create(EpisodeDownloadRecord(episodeID: episode.id, trimSilence: body.trimSilence ?? false), ownerID: user.id)
+        }
+        let job = try await jobs.enqueue(EpisodeDownload(downloadID: download.id), title: episode.title, ownerID: user.id)
         download.jobID = job.id
         try await repository.save(download)
         return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: download, jobs: [job.id: job])
@@ -302,10 +306,10 @@ struct PodcastController: RouteCollection {
     /// `DELETE /api/episodes/{episodeID}/download`: the file goes; the episode streams again.
     func deleteDownload(req: Request) async throws -> HTTPStatus {
         let (user, episode, _) = try await episode(req)
-        guard let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user) else {
+        guard let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user) else {
             throw APIError(.notFound, code: "not_found", "“\(episode.title)” is not downloaded.")
         }
-        EpisodeDownload.removeFiles(try download.requireID(), config)
+        EpisodeDownload.removeFiles(download.id, config)
         try await req.repositories.podcasts.delete(download)
         return .noContent
     }
@@ -315,8 +319,8 @@ struct PodcastController: RouteCollection {
     /// client. Range works on both.
     func audio(req: Request) async throws -> Response {
         let (user, episode, _) = try await episode(req)
-        if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user), download.status == "ready" {
-            let file = EpisodeDownload.file(try download.requireID(), config)
+        if let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user), download.status == "ready" {
+            let file = EpisodeDownload.file(download.id, config)
             if FileManager.default.fileExists(atPath: file.path) {
                 return try await media.serve(file.path, type: "audio/mpeg", name: nil, for: req)
             }
@@ -345,7 +349,7 @@ struct PodcastController: RouteCollection {
                 throw error.answered(status: .badGateway, code: "chapters_unreadable", lead: "The episode's chapters file could not be read")
             }
         }
-        if let download = try await req.repositories.podcasts.download(of: try episode.requireID(), ownedBy: user),
+        if let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user),
            let stored = download.chapters, let chapters = try? JSONDecoder().decode([EpisodeChapter].self, from: Data(stored.utf8)) {
             return EpisodeChapters(source: "file", chapters: chapters)
         }
@@ -407,29 +411,29 @@ struct PodcastController: RouteCollection {
         let places = try await req.repositories.progress.deciding(prefixed: progressPrefix, ownedBy: user)
         for (episodeID, download) in downloads {
             guard let episode = try await repository.episode(episodeID),
-                  let subscription = try await repository.subscription(to: episode.$podcast.id, ownedBy: user), subscription.deleteAfterPlayed,
+                  let subscription = try await repository.subscription(to: episode.podcastID, ownedBy: user), subscription.deleteAfterPlayed,
                   ListeningProgress.isFinished(places[key(episode)], duration: episode.duration ?? originalDuration(download)) else { continue }
-            EpisodeDownload.removeFiles(try download.requireID(), config)
+            EpisodeDownload.removeFiles(download.id, config)
             try await repository.delete(download)
         }
     }
 
     // MARK: -
 
-    static func key(_ episode: EpisodeModel) -> String {
-        progressPrefix + (episode.id?.uuidString.lowercased() ?? "")
+    static func key(_ episode: EpisodeRecord) -> String {
+        progressPrefix + episode.id.uuidString.lowercased()
     }
 
-    static func originalDuration(_ download: EpisodeDownloadModel?) -> Double? {
+    static func originalDuration(_ download: EpisodeDownloadRecord?) -> Double? {
         guard let download, let duration = download.duration else { return nil }
         return map(download).original(duration)
     }
 
-    static func map(_ download: EpisodeDownloadModel) -> TimeMap {
+    static func map(_ download: EpisodeDownloadRecord) -> TimeMap {
         TimeMap(kept: (try? JSONDecoder().decode([[Double]].self, from: Data(download.timeMap.utf8))) ?? [])
     }
 
-    static func newestFirst(_ a: EpisodeModel, _ b: EpisodeModel) -> Bool {
+    static func newestFirst(_ a: EpisodeRecord, _ b: EpisodeRecord) -> Bool {
         let left = a.published ?? a.firstSeenAt, right = b.published ?? b.firstSeenAt
         return left != right ? left > right : a.firstSeenAt > b.firstSeenAt
     }
@@ -438,7 +442,7 @@ struct PodcastController: RouteCollection {
         TimeInterval(config.feedRefreshMinutes * 60)
     }
 
-    private func subscription(_ req: Request) async throws -> (AuthenticatedUser, SubscriptionModel) {
+    private func subscription(_ req: Request) async throws -> (AuthenticatedUser, SubscriptionRecord) {
         let user = try req.user
         let id = try req.uuidParameter("podcastID", naming: "podcast")
         guard let subscription = try await req.repositories.podcasts.subscription(to: id, ownedBy: user) else { throw APIError.notFound("podcast") }
@@ -446,11 +450,11 @@ struct PodcastController: RouteCollection {
     }
 
     /// An episode of a podcast the person subscribes to (any other is not found, as a missing one).
-    private func episode(_ req: Request) async throws -> (AuthenticatedUser, EpisodeModel, SubscriptionModel) {
+    private func episode(_ req: Request) async throws -> (AuthenticatedUser, EpisodeRecord, SubscriptionRecord) {
         let user = try req.user
         let id = try req.uuidParameter("episodeID", naming: "episode")
         guard let episode = try await req.repositories.podcasts.episode(id),
-              let subscription = try await req.repositories.podcasts.subscription(to: episode.$podcast.id, ownedBy: user) else {
+              let subscription = try await req.repositories.podcasts.subscription(to: episode.podcastID, ownedBy: user) else {
             throw APIError.notFound("episode")
         }
         return (user, episode, subscription)
@@ -463,15 +467,15 @@ struct PodcastController: RouteCollection {
         return jobs
     }
 
-    static func info(_ subscription: SubscriptionModel, counts: (all: Int, new: Int)) -> PodcastInfo {
+    static func info(_ subscription: SubscriptionRecord, counts: (all: Int, new: Int)) -> PodcastInfo {
         let podcast = subscription.podcast
-        return PodcastInfo(id: podcast.id?.uuidString.lowercased() ?? "", title: podcast.title, author: podcast.author, image: podcast.image,
+        return PodcastInfo(id: podcast.id.uuidString.lowercased(), title: podcast.title, author: podcast.author, image: podcast.image,
                            feedURL: podcast.feedURL, link: podcast.link, favourite: subscription.favourite,
                            deleteAfterPlayed: subscription.deleteAfterPlayed, newEpisodes: counts.new, episodeCount: counts.all,
                            lastRefreshed: podcast.lastRefreshedAt, lastError: podcast.lastError, nextRefresh: podcast.nextRefreshAt)
     }
 
-    static func info(_ episode: EpisodeModel, seenUntil: Date, place: ProgressEvent?, download: EpisodeDownloadModel?, jobs: [UUID: JobRecord]) -> EpisodeInfo {
+    static func info(_ episode: EpisodeRecord, seenUntil: Date, place: ProgressEvent?, download: EpisodeDownloadRecord?, jobs: [UUID: JobRecord]) -> EpisodeInfo {
         let links = (try? JSONDecoder().decode([ParsedTranscriptLink].self, from: Data(episode.transcripts.utf8))) ?? []
         let downloadInfo = download.map { download -> EpisodeDownloadInfo in
             let job = download.jobID.flatMap { jobs[$0] }
@@ -485,7 +489,7 @@ struct PodcastController: RouteCollection {
         }
         let duration = episode.duration ?? originalDuration(download)
         let position = place.map { $0.kind == .ended ? (duration ?? $0.position) : $0.position }
-        return EpisodeInfo(id: episode.id?.uuidString.lowercased() ?? "", podcastID: episode.$podcast.id.uuidString.lowercased(), title: episode.title,
+        return EpisodeInfo(id: episode.id.uuidString.lowercased(), podcastID: episode.podcastID.uuidString.lowercased(), title: episode.title,
                            published: episode.published, duration: duration, description: episode.summary, image: episode.image,
                            enclosureURL: episode.enclosureURL, enclosureType: episode.enclosureType, enclosureLength: episode.enclosureLength,
                            hasChapters: episode.chaptersURL != nil || download?.chapters != nil, hasTranscript: !links.isEmpty,

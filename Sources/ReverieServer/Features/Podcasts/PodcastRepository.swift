@@ -4,23 +4,28 @@ import Feeds
 import Foundation
 import SQLKit
 
-/// Podcasts, their episodes, and people's subscriptions and downloads.
+/// Podcasts, their episodes, and people's subscriptions and downloads, as `PodcastRecord`,
+/// `EpisodeRecord`, `SubscriptionRecord` and `EpisodeDownloadRecord` values.
 public protocol PodcastRepository: Sendable {
-    func podcast(feedURL: String) async throws -> PodcastModel?
-    func podcast(_ id: UUID) async throws -> PodcastModel?
+    func podcast(feedURL: String) async throws -> PodcastRecord?
+    func podcast(_ id: UUID) async throws -> PodcastRecord?
     /// The podcast for `feedURL`, made (due for refresh now) if Reverie has never seen it.
-    func podcastCreating(feedURL: String, title: String, now: Date) async throws -> PodcastModel
-    func save(_ podcast: PodcastModel) async throws
+    func podcastCreating(feedURL: String, title: String, now: Date) async throws -> PodcastRecord
+    /// Writes what the feed said and how it was fetched to the podcast with the record's id
+    /// (nothing when it is gone).
+    func save(_ podcast: PodcastRecord) async throws
     /// Adds episodes not seen before (by guid) and updates the ones that are; returns how many were new.
     func merge(_ episodes: [ParsedEpisode], into podcastID: UUID, seenAt: Date) async throws -> Int
-    func episodes(of podcastID: UUID) async throws -> [EpisodeModel]
-    func episode(_ id: UUID) async throws -> EpisodeModel?
+    func episodes(of podcastID: UUID) async throws -> [EpisodeRecord]
+    func episode(_ id: UUID) async throws -> EpisodeRecord?
     func episodeCounts(_ podcastIDs: [UUID], firstSeenAfter: [UUID: Date]) async throws -> [UUID: (all: Int, new: Int)]
 
-    func subscriptions(ownedBy user: AuthenticatedUser) async throws -> [SubscriptionModel]
-    func subscription(to podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> SubscriptionModel?
-    func subscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser, now: Date) async throws -> (SubscriptionModel, created: Bool)
-    func save(_ subscription: SubscriptionModel) async throws
+    func subscriptions(ownedBy user: AuthenticatedUser) async throws -> [SubscriptionRecord]
+    func subscription(to podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> SubscriptionRecord?
+    func subscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser, now: Date) async throws -> (SubscriptionRecord, created: Bool)
+    /// Writes the person's choices (favourite, delete after played, seen until) to the subscription
+    /// with the record's id (nothing when it is gone); the podcast is not written.
+    func save(_ subscription: SubscriptionRecord) async throws
     func unsubscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool
     /// Someone who subscribes (the earliest), for work done on the podcast's behalf.
     func anySubscriber(of podcastID: UUID) async throws -> UUID?
@@ -29,30 +34,34 @@ public protocol PodcastRepository: Sendable {
     /// refresh to `leaseUntil`; servers sharing the database never take the same one.
     func claimDue(now: Date, leaseUntil: Date, limit: Int) async throws -> [UUID]
 
-    func download(of episodeID: UUID, ownedBy user: AuthenticatedUser) async throws -> EpisodeDownloadModel?
-    func download(_ id: UUID) async throws -> EpisodeDownloadModel?
-    func downloads(ownedBy user: AuthenticatedUser, episodes: [UUID]) async throws -> [UUID: EpisodeDownloadModel]
-    func save(_ download: EpisodeDownloadModel) async throws
-    func delete(_ download: EpisodeDownloadModel) async throws
+    func download(of episodeID: UUID, ownedBy user: AuthenticatedUser) async throws -> EpisodeDownloadRecord?
+    func download(_ id: UUID) async throws -> EpisodeDownloadRecord?
+    func downloads(ownedBy user: AuthenticatedUser, episodes: [UUID]) async throws -> [UUID: EpisodeDownloadRecord]
+    /// Writes a new download with the record's id for its owner and answers it as written.
+    func create(_ download: EpisodeDownloadRecord, ownerID: UUID) async throws -> EpisodeDownloadRecord
+    /// Writes the record to the download with its id (nothing when it is gone, so a download
+    /// deleted while its job runs stays deleted).
+    func save(_ download: EpisodeDownloadRecord) async throws
+    func delete(_ download: EpisodeDownloadRecord) async throws
 }
 
 struct FluentPodcastRepository: PodcastRepository {
     let database: any Database
 
-    func podcast(feedURL: String) async throws -> PodcastModel? {
-        try await PodcastModel.query(on: database).filter(\.$feedURL == feedURL).first()
+    func podcast(feedURL: String) async throws -> PodcastRecord? {
+        try await row(feedURL: feedURL)?.record()
     }
 
-    func podcast(_ id: UUID) async throws -> PodcastModel? {
-        try await PodcastModel.find(id, on: database)
+    func podcast(_ id: UUID) async throws -> PodcastRecord? {
+        try await PodcastModel.find(id, on: database)?.record()
     }
 
-    func podcastCreating(feedURL: String, title: String, now: Date) async throws -> PodcastModel {
+    func podcastCreating(feedURL: String, title: String, now: Date) async throws -> PodcastRecord {
         if let found = try await podcast(feedURL: feedURL) { return found }
         let made = PodcastModel(feedURL: feedURL, title: title, nextRefreshAt: now)
         do {
             try await made.create(on: database)
-            return made
+            return try made.record()
         } catch {
             // Two people adding the same feed at once: the other's row stands.
             if let found = try await podcast(feedURL: feedURL) { return found }
@@ -60,8 +69,25 @@ struct FluentPodcastRepository: PodcastRepository {
         }
     }
 
-    func save(_ podcast: PodcastModel) async throws {
-        try await podcast.save(on: database)
+    func save(_ podcast: PodcastRecord) async throws {
+        guard let row = try await PodcastModel.find(podcast.id, on: database) else { return }
+        row.feedURL = podcast.feedURL
+        row.title = podcast.title
+        row.author = podcast.author
+        row.image = podcast.image
+        row.link = podcast.link
+        row.summary = podcast.summary
+        row.etag = podcast.etag
+        row.lastModified = podcast.lastModified
+        row.lastRefreshedAt = podcast.lastRefreshedAt
+        row.nextRefreshAt = podcast.nextRefreshAt
+        row.failures = podcast.failures
+        row.lastError = podcast.lastError
+        try await row.save(on: database)
+    }
+
+    private func row(feedURL: String) async throws -> PodcastModel? {
+        try await PodcastModel.query(on: database).filter(\.$feedURL == feedURL).first()
     }
 
     func merge(_ parsed: [ParsedEpisode], into podcastID: UUID, seenAt: Date) async throws -> Int {
@@ -98,12 +124,12 @@ struct FluentPodcastRepository: PodcastRepository {
         }
     }
 
-    func episodes(of podcastID: UUID) async throws -> [EpisodeModel] {
-        try await EpisodeModel.query(on: database).filter(\.$podcast.$id == podcastID).all()
+    func episodes(of podcastID: UUID) async throws -> [EpisodeRecord] {
+        try await EpisodeModel.query(on: database).filter(\.$podcast.$id == podcastID).all().map { try $0.record() }
     }
 
-    func episode(_ id: UUID) async throws -> EpisodeModel? {
-        try await EpisodeModel.find(id, on: database)
+    func episode(_ id: UUID) async throws -> EpisodeRecord? {
+        try await EpisodeModel.find(id, on: database)?.record()
     }
 
     func episodeCounts(_ podcastIDs: [UUID], firstSeenAfter: [UUID: Date]) async throws -> [UUID: (all: Int, new: Int)] {
@@ -120,15 +146,15 @@ struct FluentPodcastRepository: PodcastRepository {
         return counts
     }
 
-    func subscriptions(ownedBy user: AuthenticatedUser) async throws -> [SubscriptionModel] {
-        try await SubscriptionModel.query(ownedBy: user, on: database).with(\.$podcast).all()
+    func subscriptions(ownedBy user: AuthenticatedUser) async throws -> [SubscriptionRecord] {
+        try await SubscriptionModel.query(ownedBy: user, on: database).with(\.$podcast).all().map { try $0.record() }
     }
 
-    func subscription(to podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> SubscriptionModel? {
-        try await SubscriptionModel.query(ownedBy: user, on: database).filter(\.$podcast.$id == podcastID).with(\.$podcast).first()
+    func subscription(to podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> SubscriptionRecord? {
+        try await SubscriptionModel.query(ownedBy: user, on: database).filter(\.$podcast.$id == podcastID).with(\.$podcast).first()?.record()
     }
 
-    func subscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser, now: Date) async throws -> (SubscriptionModel, created: Bool) {
+    func subscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser, now: Date) async throws -> (SubscriptionRecord, created: Bool) {
         if let found = try await subscription(to: podcastID, ownedBy: user) { return (found, false) }
         let made = SubscriptionModel(ownerID: user.id, podcastID: podcastID, seenUntil: now)
         do {
@@ -137,11 +163,18 @@ struct FluentPodcastRepository: PodcastRepository {
             if let found = try await subscription(to: podcastID, ownedBy: user) { return (found, false) }
             throw error
         }
-        return (try await subscription(to: podcastID, ownedBy: user) ?? made, true)
+        guard let written = try await subscription(to: podcastID, ownedBy: user) else {
+            throw FluentError.noResults   // unsubscribed again at the same moment
+        }
+        return (written, true)
     }
 
-    func save(_ subscription: SubscriptionModel) async throws {
-        try await subscription.save(on: database)
+    func save(_ subscription: SubscriptionRecord) async throws {
+        guard let row = try await SubscriptionModel.find(subscription.id, on: database) else { return }
+        row.favourite = subscription.favourite
+        row.deleteAfterPlayed = subscription.deleteAfterPlayed
+        row.seenUntil = subscription.seenUntil
+        try await row.save(on: database)
     }
 
     func unsubscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool {
@@ -170,25 +203,83 @@ struct FluentPodcastRepository: PodcastRepository {
         return rows.compactMap { try? $0.decode(column: "id", as: UUID.self) }
     }
 
-    func download(of episodeID: UUID, ownedBy user: AuthenticatedUser) async throws -> EpisodeDownloadModel? {
-        try await EpisodeDownloadModel.query(ownedBy: user, on: database).filter(\.$episode.$id == episodeID).first()
+    func download(of episodeID: UUID, ownedBy user: AuthenticatedUser) async throws -> EpisodeDownloadRecord? {
+        try await EpisodeDownloadModel.query(ownedBy: user, on: database).filter(\.$episode.$id == episodeID).first()?.record()
     }
 
-    func download(_ id: UUID) async throws -> EpisodeDownloadModel? {
-        try await EpisodeDownloadModel.find(id, on: database)
+    func download(_ id: UUID) async throws -> EpisodeDownloadRecord? {
+        try await EpisodeDownloadModel.find(id, on: database)?.record()
     }
 
-    func downloads(ownedBy user: AuthenticatedUser, episodes: [UUID]) async throws -> [UUID: EpisodeDownloadModel] {
+    func downloads(ownedBy user: AuthenticatedUser, episodes: [UUID]) async throws -> [UUID: EpisodeDownloadRecord] {
         guard !episodes.isEmpty else { return [:] }
         let rows = try await EpisodeDownloadModel.query(ownedBy: user, on: database).filter(\.$episode.$id ~~ episodes).all()
-        return Dictionary(rows.map { ($0.$episode.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(try rows.map { ($0.$episode.id, try $0.record()) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func save(_ download: EpisodeDownloadModel) async throws {
-        try await download.save(on: database)
+    func create(_ download: EpisodeDownloadRecord, ownerID: UUID) async throws -> EpisodeDownloadRecord {
+        let row = EpisodeDownloadModel(ownerID: ownerID, episodeID: download.episodeID, trimSilence: download.trimSilence)
+        row.id = download.id
+        row.fill(from: download)
+        try await row.create(on: database)
+        return try row.record()
     }
 
-    func delete(_ download: EpisodeDownloadModel) async throws {
-        try await download.delete(on: database)
+    func save(_ download: EpisodeDownloadRecord) async throws {
+        guard let row = try await EpisodeDownloadModel.find(download.id, on: database) else { return }
+        row.fill(from: download)
+        try await row.save(on: database)
+    }
+
+    func delete(_ download: EpisodeDownloadRecord) async throws {
+        try await EpisodeDownloadModel.query(on: database).filter(\.$id == download.id).delete()
+    }
+}
+
+// MARK: - Rows as values
+
+extension PodcastModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> PodcastRecord {
+        PodcastRecord(id: try requireID(), feedURL: feedURL, title: title, author: author, image: image, link: link, summary: summary,
+                      etag: etag, lastModified: lastModified, lastRefreshedAt: lastRefreshedAt, nextRefreshAt: nextRefreshAt,
+                      failures: failures, lastError: lastError, createdAt: createdAt)
+    }
+}
+
+extension EpisodeModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> EpisodeRecord {
+        EpisodeRecord(id: try requireID(), podcastID: $podcast.id, guid: guid, title: title, published: published, duration: duration,
+                      summary: summary, image: image, enclosureURL: enclosureURL, enclosureType: enclosureType,
+                      enclosureLength: enclosureLength, chaptersURL: chaptersURL, transcripts: transcripts, firstSeenAt: firstSeenAt)
+    }
+}
+
+extension SubscriptionModel {
+    /// The row and its podcast as a value; the podcast must have been loaded with it.
+    func record() throws -> SubscriptionRecord {
+        SubscriptionRecord(id: try requireID(), podcast: try podcast.record(), favourite: favourite, deleteAfterPlayed: deleteAfterPlayed,
+                           seenUntil: seenUntil, createdAt: createdAt)
+    }
+}
+
+extension EpisodeDownloadModel {
+    /// The row as a value; throws only for a row never saved (no id).
+    func record() throws -> EpisodeDownloadRecord {
+        EpisodeDownloadRecord(id: try requireID(), episodeID: $episode.id, status: status, jobID: jobID, trimSilence: trimSilence, bytes: bytes,
+                              duration: duration, measuredLoudness: measuredLoudness, timeMap: timeMap, chapters: chapters, createdAt: createdAt)
+    }
+
+    /// Everything but the id, owner, episode and creation date, from the record.
+    func fill(from download: EpisodeDownloadRecord) {
+        status = download.status
+        jobID = download.jobID
+        trimSilence = download.trimSilence
+        bytes = download.bytes
+        duration = download.duration
+        measuredLoudness = download.measuredLoudness
+        timeMap = download.timeMap
+        chapters = download.chapters
     }
 }

@@ -6,15 +6,16 @@ import Vapor
 /// ## How the stores are built (issue 30)
 ///
 /// Each feature's store is named by a protocol here, and that protocol is the seam: controllers
-/// and jobs are given `any PodcastRepository`, never Fluent. The protocols are moving to answer
+/// and jobs are given `any PodcastRepository`, never Fluent. The protocols answer
 /// plain values rather than Fluent models, so that what leaves a store cannot be changed and
 /// saved behind its back, and tests compare whole values. Jobs (`JobRecord`), meditation
 /// sessions (`MeditationSessionRecord`), Bedside pieces (`BedsidePieceRecord`), song tracks
 /// (`SongTrackRecord`), library items (`LibraryItemRecord`), radio favourites
 /// (`RadioStationInfo`), articles (`ArticleRecord`), compositions (the API's `Composition`),
-/// accounts (`UserRecord`), their sessions and personal tokens (`AuthTokenRecord`), the
-/// Podcast Index credentials, settings, listening progress and sleep audio already do. The rest
-/// still answer models, and are the remaining work: podcasts.
+/// accounts (`UserRecord`), their sessions and personal tokens (`AuthTokenRecord`), podcasts
+/// (`PodcastRecord`, `EpisodeRecord`, `SubscriptionRecord`, `EpisodeDownloadRecord`), the
+/// Podcast Index credentials, settings, listening progress and sleep audio all do: every repository
+/// answers values.
 ///
 /// Each protocol has one implementation, on Fluent, and there are no in-memory ones. Every API
 /// test runs the real stores on a fresh SQLite database (and on PostgreSQL as well in
