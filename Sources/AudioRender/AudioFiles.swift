@@ -80,41 +80,63 @@ public struct AudioFiles: Sendable {
         return measured
     }
 
-    /// The sleep timer's rendition: `source` (AAC in M4A, as every file we make is) up to `end`
-    /// seconds, its last `fade` seconds falling evenly to silence (the server passes
-    /// Playback's `SleepTimer.fadeSeconds`, the one place that length is written).
+    /// The container a sleep timer's rendition of a file with this codec is written in:
+    /// `mp3` for MP3 (its frames are copied into an MP3), `m4a` for everything else.
+    public static func renditionExtension(codec: String) -> String { codec == "mp3" ? "mp3" : "m4a" }
+
+    /// The sleep timer's rendition: `source` up to `end` seconds, on the source's own timeline,
+    /// its last `fade` seconds falling evenly to silence (the server passes Playback's
+    /// `SleepTimer.fadeSeconds`, the one place that length is written). It is written as
+    /// `renditionExtension(codec:)` says: an MP3 into an MP3, AAC (and anything else) into an M4A.
     ///
-    /// Only the fade is encoded. The audio before it is copied packet for packet, and the fade is
-    /// encoded from one AAC frame before the cut (so its first frame overlaps the copied audio's
-    /// last exactly as the original's did, and the join is seamless); the concatenation drops the
-    /// encoder's priming frames. An hour-long file takes about a second.
+    /// Only the fade is encoded, for AAC and MP3. The audio before it is copied packet for packet,
+    /// and the fade is encoded in the same codec from one frame before the cut (for AAC its first
+    /// frame overlaps the copied audio's last exactly as the original's did, and the join is
+    /// seamless; the concatenation drops the encoder's priming frames). An hour-long file takes
+    /// about a second. A file in another codec is encoded whole.
     public func fadeOut(_ source: URL, at end: Double, fade: Double, into destination: URL) async throws {
         let probe = try await probe(source)
         let end = min(end, probe.duration)
-        let frame = 1024 / Double(probe.sampleRate)
+        func seconds(_ value: Double) -> String { String(format: "%.6f", value) }
+        let mp3 = probe.codec == "mp3"
+        // MP3s stay MP3. The parts have no Xing header or tags, so they join frame to frame; the
+        // whole gets a Xing header, which gives players its length and a seek table.
+        let whole = mp3 ? ["-f", "mp3", "-id3v2_version", "0", "-map_metadata", "-1"] : ["-f", "mp4"]
+        let output = mp3 ? whole + ["-write_xing", "0"] : whole
+        let encode = mp3 ? ["-c:a", "libmp3lame", "-b:a", "128k"] : ["-c:a", "aac", "-b:a", "96k"]
+        let frame = Double(mp3 ? 1152 : 1024) / Double(probe.sampleRate)
         // The cut falls on a frame boundary of the source.
         let cut = max(0, (max(0, end - fade) / frame).rounded(.down) * frame)
+        let fadeLength = end - cut
+        guard cut > 0, mp3 || probe.codec == "aac" else {
+            // Short enough to encode whole (or a codec whose packets are not copied).
+            let fadeStart = max(0, end - fade)
+            try await ffmpegRun(["-i", source.path, "-map", "0:a:0", "-t", seconds(end),
+                                 "-af", "afade=t=out:st=\(seconds(fadeStart)):d=\(seconds(end - fadeStart)):curve=tri"]
+                                + encode + (mp3 ? [] : ["-movflags", "+faststart"]) + whole, to: destination)
+            return
+        }
         let scratch = destination.deletingLastPathComponent().appendingPathComponent(".fade-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let fadeLength = end - cut
-        func seconds(_ value: Double) -> String { String(format: "%.6f", value) }
-        guard cut > 0 else {
-            try await ffmpegRun(["-i", source.path, "-t", seconds(end), "-af", "afade=t=out:st=0:d=\(seconds(fadeLength)):curve=tri",
-                                 "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", "-f", "mp4"], to: destination)
-            return
-        }
-        let head = scratch.appendingPathComponent("head.m4a"), tail = scratch.appendingPathComponent("tail.m4a")
-        try await ffmpegRun(["-i", source.path, "-t", seconds(cut), "-map", "0:a:0", "-c", "copy", "-f", "mp4"], to: head)
-        try await ffmpegRun(["-ss", seconds(cut - frame), "-i", source.path, "-t", seconds(fadeLength + frame), "-map", "0:a:0",
-                             "-af", "afade=t=out:st=\(seconds(frame)):d=\(seconds(fadeLength)):curve=tri",
-                             "-ar", String(probe.sampleRate), "-c:a", "aac", "-b:a", "96k", "-f", "mp4"], to: tail)
+        let suffix = mp3 ? "mp3" : "m4a"
+        let head = scratch.appendingPathComponent("head.\(suffix)"), tail = scratch.appendingPathComponent("tail.\(suffix)")
+        try await ffmpegRun(["-i", source.path, "-t", seconds(cut), "-map", "0:a:0", "-c", "copy"] + output, to: head)
+        // AAC: the tail starts one frame early, and its inpoint drops that frame and the priming.
+        // MP3: the tail starts at the cut. MP3 parts carry no record of their encoder's delay, so
+        // the rendition can sound up to 50 ms later than the source: less than a player's seek.
+        let lead = mp3 ? 0 : frame
+        try await ffmpegRun(["-ss", seconds(cut - lead), "-i", source.path, "-t", seconds(fadeLength + lead), "-map", "0:a:0",
+                             "-af", "afade=t=out:st=\(seconds(lead)):d=\(seconds(fadeLength)):curve=tri",
+                             "-ar", String(probe.sampleRate)] + encode + output, to: tail)
         // `inpoint 0` drops the head's priming packet, and the tail's inpoint its priming and the
         // frame before the cut (the copied head already has it).
-        let list = "file '\(head.path)'\ninpoint 0\nfile '\(tail.path)'\ninpoint \(seconds(frame))\n"
+        let list = mp3 ? "file '\(head.path)'\nfile '\(tail.path)'\n"
+                       : "file '\(head.path)'\ninpoint 0\nfile '\(tail.path)'\ninpoint \(seconds(frame))\n"
         let listFile = scratch.appendingPathComponent("list.txt")
         try Data(list.utf8).write(to: listFile)
-        try await ffmpegRun(["-f", "concat", "-safe", "0", "-i", listFile.path, "-c", "copy", "-movflags", "+faststart", "-f", "mp4"], to: destination)
+        try await ffmpegRun(["-f", "concat", "-safe", "0", "-i", listFile.path, "-c", "copy"] + (mp3 ? [] : ["-movflags", "+faststart"]) + whole,
+                            to: destination)
     }
 
     /// Runs ffmpeg writing `destination` through a temporary name, moved in place when whole, so

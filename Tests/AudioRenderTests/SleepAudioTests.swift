@@ -141,6 +141,39 @@ struct SleepAudioTests {
         #expect(level(heard, endingAt: 60, seconds: 1) < level(heard, endingAt: 46, seconds: 1) - 4)
     }
 
+    @Test("an MP3's timer rendition is an MP3 on the same timeline: the audio before the fade is the source's frames, then it falls to silence at the timer")
+    func fadeOutMP3() async throws {
+        let source = scratchFile("book.mp3")
+        let made = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=90",
+                                                               "-c:a", "libmp3lame", "-b:a", "64k", source.path], nil)
+        #expect(made.status == 0)
+        let rendition = source.deletingLastPathComponent().appendingPathComponent("rendition.mp3")
+        try await AudioFiles().fadeOut(source, at: 61.2, fade: 30, into: rendition)
+        let probe = try await AudioFiles().probe(rendition)
+        #expect(probe.codec == "mp3" && probe.container == "mp3")
+        #expect(abs(probe.duration - 61.2) < 0.1, "lasts \(probe.duration) s")
+        let heard = try await decoded(rendition), original = try await decoded(source)
+        // Before the fade: the same tone at the same level, at the same moments.
+        #expect(abs(level(heard, endingAt: 20, seconds: 1) - level(original, endingAt: 20, seconds: 1)) < 0.3)
+        // The same frames: a stretch of the rendition is the source's, at most 50 ms later (an MP3
+        // part has no record of its encoder's delay, so the decoder does not skip it).
+        let start = AudioBuffer.sampleCount(10, 22050), length = AudioBuffer.sampleCount(0.05, 22050)
+        let shifts = (0...AudioBuffer.sampleCount(0.05, 22050)).map { shift in
+            (shift, (0..<length).map { abs(heard.samples[start + shift + $0] - original.samples[start + $0]) }.max()!)
+        }
+        let best = shifts.min { $0.1 < $1.1 }!
+        #expect(best.1 < 0.01, "closest at \(best.0) samples later: \(best.1)")
+        // Through the fade each second is quieter, and the timer's moment is silence.
+        var previous = Double.infinity
+        for second in stride(from: 33.0, through: 61.0, by: 1) {
+            let now = level(heard, endingAt: second, seconds: 1)
+            #expect(now < previous + 0.3, "at \(second) s: \(now) dBFS after \(previous)")
+            previous = now
+        }
+        #expect(level(heard, endingAt: 61.1, seconds: 0.1) < -50)
+        #expect(level(heard, endingAt: 50, seconds: 1) < level(heard, endingAt: 33, seconds: 1) - 4)
+    }
+
     @Test("ffprobe tells audio from other files, and levelling brings a quiet file to −16 LUFS")
     func probeAndLevel() async throws {
         let quiet = scratchFile("quiet.wav")

@@ -73,6 +73,41 @@ struct LibraryAPITests {
         }
     }
 
+    @Test("Listen's sleep timer: `until` answers the book or song on its own timeline ending there, faded, in its own format; past the end, the whole file",
+          arguments: TestDatabase.all)
+    func timerRendition(database: TestDatabase) async throws {
+        let book = try await Self.audioFile("long.m4b", seconds: 50, title: "The Long Night", chapters: [("One", 0), ("Two", 40_000)])
+        let song = try await Self.audioFile("long.mp3", seconds: 45, title: "Slow Song")
+        try await withTestApp(database) { client in
+            let owner = try await client.setUpOwner()
+            let stranger = try await client.addUser("mallory", by: owner)
+            for (data, type, name, contentType) in [(book, "audio/mp4", "long.m4b", "audio/mp4"), (song, "audio/mpeg", "long.mp3", "audio/mpeg")] {
+                let item = try await client.send(.POST, "/api/library", data: data, contentType: type, auth: .cookie(owner),
+                                                 headers: ["X-File-Name": name]).decode(LibraryUploadResult.self).item
+                // The end of chapter one: 40 s, the last 30 faded.
+                let timed = try await client.send(.GET, item.audioURL + "?until=40", auth: .cookie(owner))
+                #expect(timed.status == .ok && timed.headers.contentType?.description == contentType, "\(name): \(timed.text.prefix(200))")
+                let file = scratchFile("timed-" + name)
+                try timed.bytes.write(to: file)
+                let wav = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-f", "wav", "-"], nil)
+                let heard = try WAVFile.decode(wav.output)
+                let second = heard.sampleRate
+                #expect(abs(heard.duration - 40) < 0.1, "\(name) lasts \(heard.duration) s")
+                #expect(decibels(heard.rms(8 * second..<9 * second)) > -25)
+                #expect(decibels(heard.rms(heard.samples.count - second / 10..<heard.samples.count)) < -45)
+                // Range works on it, and the second ask is answered from what was made.
+                let part = try await client.send(.GET, item.audioURL + "?until=40", auth: .cookie(owner), headers: ["Range": "bytes=0-99"])
+                #expect(part.status == .partialContent && part.bytes == timed.bytes.prefix(100))
+                // At or past the end: the file itself.
+                let past = try await client.send(.GET, item.audioURL + "?until=3600", auth: .cookie(owner))
+                #expect(past.status == .ok && past.bytes == data)
+                #expect(try await client.send(.GET, item.audioURL + "?until=0", auth: .cookie(owner)).status == .badRequest)
+                #expect(try await client.send(.GET, item.audioURL + "?until=soon", auth: .cookie(owner)).status == .badRequest)
+                #expect(try await client.send(.GET, item.audioURL + "?until=40", auth: .cookie(stranger)).status == .notFound)
+            }
+        }
+    }
+
     @Test("a book's place and its chapters' played marks come from the one progress log: a natural end marks a chapter, unplayed clears it",
           arguments: TestDatabase.all)
     func playedMarks(database: TestDatabase) async throws {

@@ -61,6 +61,16 @@ struct WindDownAudioTests {
             #expect(abs(try await AudioFiles().probe(rendition).duration - 40) < 0.05)
             let bad = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio?until=-3", auth: .cookie(guest))
             #expect(bad.status == .badRequest)
+            // A timer ending at or past the item's end, or far past it, hears the whole item.
+            for until in ["62.95", "63", "64.5", "3600", "86400"] {
+                let past = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio?until=\(until)", auth: .cookie(guest))
+                #expect(past.status == .ok && past.bytes == whole.bytes, "until=\(until): \(past.status) \(past.text.prefix(200))")
+            }
+            // One that ends within the first fade's length fades from the start.
+            let short = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio?until=1", auth: .cookie(guest))
+            #expect(short.status == .ok, "\(short.text.prefix(200))")
+            try short.bytes.write(to: rendition)
+            #expect(abs(try await AudioFiles().probe(rendition).duration - 1) < 0.05)
 
             // Removing it brings Coming Soon back.
             let removed = try await client.send(.DELETE, "/api/winddown/hypnosis_deep_sleep/audio", auth: .cookie(owner)).decode(Entry.self)

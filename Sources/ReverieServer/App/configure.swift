@@ -99,7 +99,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let throttle = LoginThrottle(now: now)
     let bedsideSounds = SynthesizedAudio(directory: config.cacheDirectory("bedside"))
     let sleepAudio = SleepAudio(library: sleepLibrary, engines: engines, cacheDirectory: config.cacheDirectory("sleep"),
-                                mediaDirectory: config.mediaDirectory("winddown"), renditionDirectory: config.cacheDirectory("renditions"))
+                                mediaDirectory: config.mediaDirectory("winddown"))
+    let renditions = Renditions(directory: config.cacheDirectory("renditions"))
     let sleepAttachments = SleepAttachments(sleepAudio: sleepAudio, store: stores.sleepAudio, files: files,
                                             directory: config.mediaDirectory("winddown"))
     app.services = AppServices(
@@ -150,13 +151,13 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: RhymesController(rhymes: rhymes, threadPool: app.threadPool))
     let bedsideLibrary = try BedsideLibrary.bundled()
     try app.register(collection: ProgressController(now: now, afterPlayed: { items, req in try await PodcastController.afterPlayed(items, config: config, req) }, library: sleepLibrary, bedside: bedsideLibrary))
-    try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, renditions: renditions, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: BedsideController(media: media, sounds: bedsideSounds, now: now, library: bedsideLibrary))
-    try app.register(collection: LibraryController(media: media, store: library, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: LibraryController(media: media, store: library, renditions: renditions, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes))
     try app.register(collection: JobController())
     try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
-    try app.register(collection: PodcastController(media: media, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
+    try app.register(collection: PodcastController(media: media, renditions: renditions, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
     try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes))
     try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, now: now))

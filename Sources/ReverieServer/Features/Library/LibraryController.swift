@@ -12,6 +12,8 @@ extension LibraryUploadResult: Content {}
 struct LibraryController: RouteCollection {
     let media: MediaFiles
     let store: LibraryStore
+    /// The sleep timer's renditions (`?until=`).
+    let renditions: Renditions
     let maxUploadBytes: Int
 
     func boot(routes: any RoutesBuilder) throws {
@@ -61,8 +63,18 @@ struct LibraryController: RouteCollection {
     }
 
     /// `GET /api/library/{id}/audio`: the file, with Range.
+    /// `GET /api/library/{id}/audio[?until=SECONDS]`: the file, with Range. With `until`, Listen's
+    /// sleep timer's rendition: the same audio on the same timeline, ending at that second with
+    /// its last 30 s fading out, so a book stops at its timer (or a chapter's end) with the phone
+    /// locked; an `until` at or past the end answers the whole file.
     func audio(req: Request) async throws -> Response {
-        try await Self.serveAudio(of: try await item(req), media: media, store: store, req)
+        let until = try req.queryDouble("until", in: 1...(7 * 24 * 3600))
+        let item = try await item(req)
+        if let until, let rendition = try await renditions.rendition(of: store.file(of: item), key: item.fileHash,
+                                                                      duration: Double(item.durationMs) / 1000, endingAt: until) {
+            return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
+        }
+        return try await Self.serveAudio(of: item, media: media, store: store, req)
     }
 
     /// An item's file, with Range (a song's player plays Listen's music through it too).

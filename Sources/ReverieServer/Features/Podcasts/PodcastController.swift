@@ -21,6 +21,8 @@ extension PodcastIndexSettings: Content {}
 /// listening log; OPML in and out.
 struct PodcastController: RouteCollection {
     let media: MediaFiles
+    /// The sleep timer's renditions of downloaded episodes (`?until=`).
+    let renditions: Renditions
     let jobs: JobQueue
     let feeds: FeedSchedule
     let client: GuardedHTTPClient
@@ -316,12 +318,19 @@ struct PodcastController: RouteCollection {
 
     /// `GET /api/episodes/{episodeID}/audio`: the person's download when it is ready (levelled;
     /// its time map in the episode's download), else the original streamed through the guarded
-    /// client. Range works on both.
+    /// client. Range works on both. With `?until=SECONDS`, a ready download answers the sleep
+    /// timer's rendition of it (the same timeline, ending there, its last 30 s fading out); a
+    /// stream has none, so it answers the stream.
     func audio(req: Request) async throws -> Response {
+        let until = try req.queryDouble("until", in: 1...(7 * 24 * 3600))
         let (user, episode, _) = try await episode(req)
         if let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user), download.status == "ready" {
             let file = EpisodeDownload.file(download.id, config)
             if FileManager.default.fileExists(atPath: file.path) {
+                if let until, let duration = download.duration,
+                   let rendition = try await renditions.rendition(of: file, key: "episode-\(download.id.uuidString)", duration: duration, endingAt: until) {
+                    return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
+                }
                 return try await media.serve(file.path, type: "audio/mpeg", name: nil, for: req)
             }
         }

@@ -7,7 +7,7 @@ import Speech
 
 /// The audio of Wind Down items: the bundled yoga nidra scripts and the owner's scripts spoken
 /// over a bed (`SleepNarration`), rendered once and cached by content; the owner's uploads,
-/// levelled when they arrived; and the sleep timer's renditions that fade out at a moment.
+/// levelled when they arrived. The sleep timer's renditions of them are `Renditions`'.
 actor SleepAudio {
     /// The file each item's whole audio was last served from, by item id, for `recentLifetime`
     /// (an attachment written by the command line, another process, is seen after that);
@@ -49,18 +49,16 @@ actor SleepAudio {
     private let engines: SpeechEngines
     let cacheDirectory: URL
     let mediaDirectory: URL
-    let renditionDirectory: URL
     let files: AudioFiles
     private let encoder = AudioEncoder()
-    /// Work under way, by cache key (renders) or file name (renditions): callers share it.
+    /// Renders under way, by cache key: callers share them.
     private var making: [String: Task<File, any Error>] = [:]
     private var failures: [String: String] = [:]
     /// Render keys worked out, and renders found on disk: a request reads neither again.
     private var keys: [Source: String] = [:]
     private var ready: [String: File] = [:]
 
-    init(library: SleepLibrary, engines: SpeechEngines, cacheDirectory: URL, mediaDirectory: URL, renditionDirectory: URL,
-         files: AudioFiles = AudioFiles()) {
+    init(library: SleepLibrary, engines: SpeechEngines, cacheDirectory: URL, mediaDirectory: URL, files: AudioFiles = AudioFiles()) {
         self.library = library
         self.scripts = Dictionary(library.items.compactMap { item in
             item.audio.flatMap { name in SleepLibrary.script(named: name).map { (name, $0) } }
@@ -68,7 +66,6 @@ actor SleepAudio {
         self.engines = engines
         self.cacheDirectory = cacheDirectory
         self.mediaDirectory = mediaDirectory
-        self.renditionDirectory = renditionDirectory
         self.files = files
     }
 
@@ -142,34 +139,6 @@ actor SleepAudio {
         for item in library.items {
             guard let source = source(for: item, attachment: nil) else { continue }
             _ = try? await file(for: source)
-        }
-    }
-
-    /// A rendition of `file` that ends at `end` seconds, its last `SleepTimer.fadeSeconds` fading
-    /// to silence (the sleep timer's). Made once per file and end (to the 100 ms), and kept for a day.
-    func rendition(of file: File, endingAt end: Double) async throws -> URL {
-        let tenths = Int((end * 10).rounded())
-        let name = "\(file.key)-\(tenths)"
-        let url = renditionDirectory.appendingPathComponent("\(name).m4a")
-        if FileManager.default.fileExists(atPath: url.path) { return url }
-        return try await shared("rendition-" + name) {
-            try FileManager.default.createDirectory(at: self.renditionDirectory, withIntermediateDirectories: true)
-            self.sweepRenditions()
-            try await self.files.fadeOut(file.url, at: Double(tenths) / 10, fade: SleepTimer.fadeSeconds, into: url)
-            return File(url: url, durationMs: tenths * 100, key: name)
-        }.url
-    }
-
-    /// Renditions older than a day go: a timer set last night is not set again.
-    nonisolated private func sweepRenditions() {
-        let fileManager = FileManager.default
-        guard let names = try? fileManager.contentsOfDirectory(atPath: renditionDirectory.path) else { return }
-        let old = Date().addingTimeInterval(-24 * 3600)
-        for name in names {
-            let path = renditionDirectory.appendingPathComponent(name).path
-            if let modified = (try? fileManager.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < old {
-                try? fileManager.removeItem(atPath: path)
-            }
         }
     }
 

@@ -15,6 +15,8 @@ extension WindDownItem: Content {}
 struct WindDownController: RouteCollection {
     let media: MediaFiles
     let sleepAudio: SleepAudio
+    /// The sleep timer's renditions (`?until=`).
+    let renditions: Renditions
     /// The owner's audio for items: uploads, scripts, removal.
     let attachments: SleepAttachments
     let now: @Sendable () -> Date
@@ -76,7 +78,8 @@ struct WindDownController: RouteCollection {
     }
 
     /// `GET /api/winddown/{id}/audio[?until=SECONDS]`: the audio, with Range. With `until`, the
-    /// sleep timer's rendition: the same audio ending at that second, its last 30 s fading out.
+    /// sleep timer's rendition: the same audio ending at that second, its last 30 s fading out;
+    /// an `until` at or past the item's end answers the whole item.
     func audio(req: Request) async throws -> Response {
         _ = try req.user
         let item = try catalogItem(req)
@@ -97,9 +100,9 @@ struct WindDownController: RouteCollection {
                                headers: ["Retry-After": "5"])
             }
         }
-        if let until {
-            let url = try await sleepAudio.rendition(of: file, endingAt: until)
-            return try await media.serve(url.path, type: "audio/mp4", name: nil, for: req)
+        if let until, let rendition = try await renditions.rendition(of: file.url, key: file.key, duration: Double(file.durationMs) / 1000,
+                                                                      endingAt: until) {
+            return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
         }
         recent.store(file.url.path, for: item.id, readAt: generation)
         return try await media.serve(file.url.path, type: "audio/mp4", name: nil, for: req)

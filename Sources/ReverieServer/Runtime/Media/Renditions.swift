@@ -1,0 +1,75 @@
+import AudioRender
+import Foundation
+import Playback
+
+/// The sleep timer's renditions, for every area that plays a file: the file's audio on its own
+/// timeline, ending at the timer with its last `SleepTimer.fadeSeconds` fading to silence. A
+/// player that switches to one keeps its place (the seconds are the same), and the fade and the
+/// stop are in the audio, so they happen with the phone locked and the page's scripts stopped.
+///
+/// Each is made once per file and end (to the 100 ms), by whoever asks first while the others
+/// wait for the same work, and kept for a day.
+actor Renditions {
+    /// A rendition on disk, or the whole file when the end is at or past it.
+    struct Answer: Sendable {
+        var url: URL
+        /// `audio/mp4` or `audio/mpeg`.
+        var contentType: String
+    }
+
+    let directory: URL
+    private let files: AudioFiles
+    private var making: [String: Task<URL, any Error>] = [:]
+    /// The codec of each file asked about, by key: a file is probed once.
+    private var codecs: [String: String] = [:]
+
+    init(directory: URL, files: AudioFiles = AudioFiles()) {
+        self.directory = directory
+        self.files = files
+    }
+
+    /// `source` (known by `key`, which changes when its audio does) ending at `end` seconds.
+    /// - Parameter duration: the file's length in seconds: an end within 0.1 s of it, or past it,
+    ///   answers the whole file, which ends there anyway.
+    /// - Returns: nil when the whole file is the answer.
+    func rendition(of source: URL, key: String, duration: Double, endingAt end: Double) async throws -> Answer? {
+        let tenths = Int((end * 10).rounded())
+        guard Double(tenths) / 10 < duration - 0.1 else { return nil }
+        let codec = try await codec(of: source, key: key)
+        let name = "\(key)-\(tenths).\(AudioFiles.renditionExtension(codec: codec))"
+        let type = codec == "mp3" ? "audio/mpeg" : "audio/mp4"
+        let url = directory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: url.path) { return Answer(url: url, contentType: type) }
+        if let running = making[name] { return Answer(url: try await running.value, contentType: type) }
+        let files = self.files, directory = self.directory
+        let task = Task {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            Self.sweep(directory)
+            try await files.fadeOut(source, at: Double(tenths) / 10, fade: SleepTimer.fadeSeconds, into: url)
+            return url
+        }
+        making[name] = task
+        defer { making[name] = nil }
+        return Answer(url: try await task.value, contentType: type)
+    }
+
+    private func codec(of source: URL, key: String) async throws -> String {
+        if let codec = codecs[key] { return codec }
+        let codec = try await files.probe(source).codec
+        codecs[key] = codec
+        return codec
+    }
+
+    /// Renditions older than a day go: a timer set last night is not set again.
+    private static func sweep(_ directory: URL) {
+        let fileManager = FileManager.default
+        guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { return }
+        let old = Date().addingTimeInterval(-24 * 3600)
+        for name in names where !name.hasPrefix(".") {
+            let path = directory.appendingPathComponent(name).path
+            if let modified = (try? fileManager.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < old {
+                try? fileManager.removeItem(atPath: path)
+            }
+        }
+    }
+}
