@@ -1,3 +1,4 @@
+import AudioRender
 import Foundation
 import ReverieAPI
 import Speech
@@ -155,6 +156,44 @@ struct MeditationPlanTests {
             let bad = try await client.send(.GET, "/api/meditation/plan?minutes=7", auth: .cookie(ada))
             #expect(bad.status == .badRequest && bad.error?.message.contains("no 7-minute variant") == true)
             #expect(try await client.send(.GET, "/api/meditation/plan?minutes=5").status == .unauthorized)
+        }
+    }
+
+    @Test("a plan's sound is the whole session as one file: each cue at its time, silence between, the bell at the end")
+    func wholeSession() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let plan = try await client.send(.GET, "/api/meditation/plan?session=basic-breathing&minutes=5&seed=42", auth: .cookie(ada))
+                .decode(MeditationPlan.self)
+            #expect(plan.sound.url == "/api/meditation/plan/audio?session=basic-breathing&minutes=5&seed=42")
+            let bellMs = try #require(plan.bell.durationMs)
+            #expect(plan.sound.durationMs == 300_000 + bellMs)
+            let reply = try await client.send(.GET, plan.sound.url, auth: .cookie(ada))
+            #expect(reply.status == .ok && reply.headers.contentType?.description == "audio/mp4", "\(reply.text.prefix(200))")
+            let file = scratchFile("session.m4a")
+            try reply.bytes.write(to: file)
+            let wav = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-ar", "8000", "-f", "wav", "-"], nil)
+            let heard = try WAVFile.decode(wav.output)
+            #expect(abs(heard.duration - Double(plan.sound.durationMs!) / 1000) < 0.1, "lasts \(heard.duration) s")
+            func level(_ from: Double, _ seconds: Double) -> Double {
+                let first = AudioBuffer.sampleCount(from, 8000), count = AudioBuffer.sampleCount(seconds, 8000)
+                return decibels(heard.rms(first..<min(heard.samples.count, first + count)))
+            }
+            // Each cue sounds from its moment (not before), and the stretch before the next is silent.
+            for (cue, next) in zip(plan.cues, plan.cues.dropFirst().map(\.atSeconds) + [300]) {
+                let length = Double(cue.audio.durationMs ?? 0) / 1000
+                #expect(level(cue.atSeconds, min(0.5, length)) > -50, "cue at \(cue.atSeconds)")
+                if cue.atSeconds >= 0.5 { #expect(level(cue.atSeconds - 0.5, 0.45) < -70, "before the cue at \(cue.atSeconds)") }
+                if cue.atSeconds + length + 1 < next { #expect(level(cue.atSeconds + length + 0.2, 0.6) < -70, "after the cue at \(cue.atSeconds)") }
+            }
+            // The bell rings at the session's end, not before.
+            #expect(level(299.4, 0.5) < -70 && level(300, 0.5) > -40)
+            // Range works, and the same plan is answered from the file made.
+            let part = try await client.send(.GET, plan.sound.url, auth: .cookie(ada), headers: ["Range": "bytes=0-99"])
+            #expect(part.status == .partialContent && part.bytes == reply.bytes.prefix(100))
+            #expect(try await client.send(.GET, "/api/meditation/plan/audio?session=basic-breathing&minutes=5", auth: .cookie(ada)).status == .badRequest)
+            #expect(try await client.send(.GET, "/api/meditation/plan/audio?session=nope&minutes=5&seed=1", auth: .cookie(ada)).status == .badRequest)
+            #expect(try await client.send(.GET, plan.sound.url).status == .unauthorized)
         }
     }
 

@@ -74,12 +74,16 @@ public struct MeditationPlan: Codable, Sendable, Equatable {
     public var pattern: [Step]
     public var bell: Audio
     public var silence: Audio
+    /// The whole session as one file: the cues at their times, silence between, and the bell at
+    /// `totalSeconds` (the file ends when it has rung). Its `durationMs` is nil when the
+    /// narration cannot be made on this server.
+    public var sound: Audio
     /// A session ended before this many seconds stays in the history but counts toward no streak
     /// or total; the completion screen says so.
     public var minimumCountedSeconds: Int
 
     public init(sessionType: String, name: String, durationMinutes: Int, totalSeconds: Int, seed: Int, phases: [Phase],
-                cues: [Cue], pattern: [Step], bell: Audio, silence: Audio, minimumCountedSeconds: Int) {
+                cues: [Cue], pattern: [Step], bell: Audio, silence: Audio, sound: Audio, minimumCountedSeconds: Int) {
         self.sessionType = sessionType
         self.name = name
         self.durationMinutes = durationMinutes
@@ -90,6 +94,7 @@ public struct MeditationPlan: Codable, Sendable, Equatable {
         self.pattern = pattern
         self.bell = bell
         self.silence = silence
+        self.sound = sound
         self.minimumCountedSeconds = minimumCountedSeconds
     }
 }

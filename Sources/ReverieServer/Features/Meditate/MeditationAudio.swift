@@ -5,7 +5,9 @@ import Speech
 
 /// The audio files the meditation manifest names, made on this machine: narration spoken through
 /// the speech engine (cached with every other render), the bell synthesized by `AudioRender`, and
-/// a second of silence for the keep-alive loop.
+/// a second of silence for the keep-alive loop; and a whole session as one file, its cues at
+/// their times and the bell at the end, which is what a session plays (so the closing and the bell
+/// reach the ear with the phone locked and no script running).
 actor MeditationAudio {
     struct File: Sendable, Equatable {
         var url: URL
@@ -22,16 +24,49 @@ actor MeditationAudio {
     let narration: [String: String]
     private let jobs: SpeechJobs
     private let synthesized: SynthesizedAudio
+    private let sessionDirectory: URL
+    private let files: AudioFiles
     private var made: [String: File] = [:]
     private var making: [String: Task<File, any Error>] = [:]
 
     static let bellFile = "bell-v1.m4a", silenceFile = "silence-1s-v1.m4a"
 
-    init(manifest: MeditationManifest, narration: [String: String], jobs: SpeechJobs, cacheDirectory: URL) {
+    init(manifest: MeditationManifest, narration: [String: String], jobs: SpeechJobs, cacheDirectory: URL, files: AudioFiles = AudioFiles()) {
         self.manifest = manifest
         self.narration = narration
         self.jobs = jobs
         self.synthesized = SynthesizedAudio(directory: cacheDirectory)
+        self.sessionDirectory = cacheDirectory.appendingPathComponent("sessions", isDirectory: true)
+        self.files = files
+    }
+
+    /// A whole session as one file: each cue at its moment, silence between, and the bell at
+    /// `totalSeconds`, the file ending when the bell has rung. Made once per schedule (the same
+    /// plan and seed give the same file) and kept for a day; concurrent requests share the work.
+    func session(cues: [ScheduledCue], totalSeconds: Int) async throws -> File {
+        var parts: [(name: String, file: File, at: Double)] = []
+        for cue in cues { parts.append((cue.audioFile, try await file(cue.audioFile), cue.atSeconds)) }
+        let bell = try await file(manifest.shared.bell)
+        parts.append((manifest.shared.bell, bell, Double(totalSeconds)))
+        let length = Double(totalSeconds) + Double(bell.durationMs) / 1000
+        let key = "session-" + ContentKey.of(parts.map { "\($0.file.url.lastPathComponent)@\($0.at)" } + [String(length), "v1"])
+        if let file = made[key], FileManager.default.fileExists(atPath: file.url.path) { return file }
+        if let running = making[key] { return try await running.value }
+        let url = sessionDirectory.appendingPathComponent("\(key).m4a")
+        let files = self.files, directory = sessionDirectory
+        let task = Task {
+            if !FileManager.default.fileExists(atPath: url.path) {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                DayOldFiles.remove(in: directory)
+                try await files.place(parts.map { ($0.file.url, $0.at) }, length: length, into: url)
+            }
+            return File(url: url, contentType: AudioEncoder.Format.m4a.contentType, durationMs: Int((length * 1000).rounded()))
+        }
+        making[key] = task
+        defer { making[key] = nil }
+        let file = try await task.value
+        made[key] = file
+        return file
     }
 
     /// The file for a manifest name (`sessions/basic-breathing/intro-welcome`, `shared/bell`),

@@ -27,6 +27,7 @@ struct MeditationController: RouteCollection {
         sessions.get("stats", use: stats)
 
         routes.get("api", "meditation", "plan", use: plan)
+        routes.get("api", "meditation", "plan", "audio", use: planAudio)
         // The seed's asset paths: the manifest and every file it names.
         let files = routes.grouped("audio", "meditation")
         files.get("meditation.json", use: manifestFile)
@@ -39,8 +40,49 @@ struct MeditationController: RouteCollection {
     }
 
     /// A session's plan: `?session=basic-breathing&minutes=5[&seed=N]`. Narration is made on
-    /// first use (seconds with Piper), so the first plan of a server can take a moment.
+    /// first use (seconds with Piper), so the first plan of a server can take a moment. The plan's
+    /// `sound` is the whole session as one file (`GET /api/meditation/plan/audio` with the same
+    /// session, minutes and seed), which is what the player plays.
     func plan(req: Request) async throws -> MeditationPlan {
+        let (session, minutes, variant, seed, cues, lengths) = try await schedule(req)
+        func described(_ file: String) -> MeditationPlan.Audio {
+            MeditationPlan.Audio(audioFile: file, url: "/audio/meditation/\(file)", durationMs: lengths[file].map { Int(($0 * 1000).rounded()) })
+        }
+        let definition = manifest.sessions.first { $0.id == session }
+        let bell = described(manifest.shared.bell)
+        let whole = manifest.audioFiles.allSatisfy { lengths[$0] != nil }
+        let sound = MeditationPlan.Audio(
+            audioFile: "session", url: "/api/meditation/plan/audio?session=\(session)&minutes=\(minutes)&seed=\(seed)",
+            durationMs: whole ? bell.durationMs.map { variant.totalSeconds * 1000 + $0 } : nil)
+        return MeditationPlan(
+            sessionType: session, name: definition?.name ?? session, durationMinutes: minutes, totalSeconds: variant.totalSeconds, seed: seed,
+            phases: zip(variant.phases, variant.phaseStarts).map { phase, start in
+                .init(type: phase.type.rawValue, title: phase.type.title, startSeconds: start, durationSeconds: phase.durationSeconds)
+            },
+            cues: cues.map { .init(atSeconds: $0.atSeconds, audio: described($0.audioFile)) },
+            pattern: BreathingPattern.calm.steps.map(MeditationPlan.Step.init),
+            bell: bell, silence: described(manifest.shared.silence), sound: sound,
+            minimumCountedSeconds: MeditationStats.minimumCountedSeconds)
+    }
+
+    /// `GET /api/meditation/plan/audio?session=…&minutes=…&seed=…`: the plan's whole session as
+    /// one file, the cues at their times and the bell at the end, with Range.
+    func planAudio(req: Request) async throws -> Response {
+        guard (try req.queryInteger("seed", in: Self.seeds)) != nil else {
+            throw APIError(.badRequest, code: "invalid_field", "seed: say which plan (its seed) the sound is for.")
+        }
+        let (_, _, variant, _, cues, _) = try await schedule(req)
+        do {
+            let file = try await audio.session(cues: cues, totalSeconds: variant.totalSeconds)
+            return try await media.serve(file.url.path, type: file.contentType, name: nil, for: req)
+        } catch let error as SpeechError {
+            throw error.answered(lead: "The narration cannot be spoken on this server")
+        }
+    }
+
+    /// The session, length, variant, seed and cue schedule a plan request names.
+    private func schedule(_ req: Request) async throws
+        -> (session: String, minutes: Int, variant: MeditationManifest.Variant, seed: Int, cues: [ScheduledCue], lengths: [String: Double]) {
         _ = try req.user
         let session = try req.queryString("session", maximumLength: 100) ?? "basic-breathing"
         guard let minutes = try req.queryInteger("minutes", in: 1...Self.longestPlanned / 60) else {
@@ -56,19 +98,7 @@ struct MeditationController: RouteCollection {
         let lengths = await audio.lengths()
         var random = SeededGenerator(seed: UInt64(seed))
         let cues = CueScheduler.schedule(variant, length: { lengths[$0] ?? 0 }, using: &random)
-        func described(_ file: String) -> MeditationPlan.Audio {
-            MeditationPlan.Audio(audioFile: file, url: "/audio/meditation/\(file)", durationMs: lengths[file].map { Int(($0 * 1000).rounded()) })
-        }
-        let definition = manifest.sessions.first { $0.id == session }
-        return MeditationPlan(
-            sessionType: session, name: definition?.name ?? session, durationMinutes: minutes, totalSeconds: variant.totalSeconds, seed: seed,
-            phases: zip(variant.phases, variant.phaseStarts).map { phase, start in
-                .init(type: phase.type.rawValue, title: phase.type.title, startSeconds: start, durationSeconds: phase.durationSeconds)
-            },
-            cues: cues.map { .init(atSeconds: $0.atSeconds, audio: described($0.audioFile)) },
-            pattern: BreathingPattern.calm.steps.map(MeditationPlan.Step.init),
-            bell: described(manifest.shared.bell), silence: described(manifest.shared.silence),
-            minimumCountedSeconds: MeditationStats.minimumCountedSeconds)
+        return (session, minutes, variant, seed, cues, lengths)
     }
 
     func manifestFile(req: Request) async throws -> Response {

@@ -44,7 +44,7 @@ actor Renditions {
         let files = self.files, directory = self.directory
         let task = Task {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            Self.sweep(directory)
+            DayOldFiles.remove(in: directory)
             try await files.fadeOut(source, at: Double(tenths) / 10, fade: SleepTimer.fadeSeconds, into: url)
             return url
         }
@@ -58,18 +58,5 @@ actor Renditions {
         let codec = try await files.probe(source).codec
         codecs[key] = codec
         return codec
-    }
-
-    /// Renditions older than a day go: a timer set last night is not set again.
-    private static func sweep(_ directory: URL) {
-        let fileManager = FileManager.default
-        guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { return }
-        let old = Date().addingTimeInterval(-24 * 3600)
-        for name in names where !name.hasPrefix(".") {
-            let path = directory.appendingPathComponent(name).path
-            if let modified = (try? fileManager.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < old {
-                try? fileManager.removeItem(atPath: path)
-            }
-        }
     }
 }
