@@ -49,19 +49,12 @@ struct SharedLoopCases: Decodable {
         }
     }
 
-    struct ZeroCrossing: Decodable, CustomTestStringConvertible {
+    /// A search for the frame to snap to near `near`: a rising zero crossing, or (with `a`) the
+    /// frame that best matches the audio at A.
+    struct Snap: Decodable, CustomTestStringConvertible {
         var name: String
         var signal: String
-        var near: Int
-        var radius: Int
-        var frame: Int
-        var testDescription: String { name }
-    }
-
-    struct BestMatch: Decodable, CustomTestStringConvertible {
-        var name: String
-        var signal: String
-        var a: Int
+        var a: Int?
         var near: Int
         var radius: Int
         var frame: Int
@@ -83,8 +76,8 @@ struct SharedLoopCases: Decodable {
     var snapRadiusSeconds: Double
     var crossfadeSeconds: Double
     var signals: [String: Signal]
-    var zeroCrossing: [ZeroCrossing]
-    var bestMatch: [BestMatch]
+    var zeroCrossing: [Snap]
+    var bestMatch: [Snap]
     var loops: [Loop]
 
     static func load() throws -> SharedLoopCases {
@@ -108,15 +101,16 @@ struct SharedLoopCaseTests {
     }
 
     @Test("A snaps to the rising zero crossing the shared file names", arguments: shared.zeroCrossing)
-    func zeroCrossing(_ sharedCase: SharedLoopCases.ZeroCrossing) throws {
+    func zeroCrossing(_ sharedCase: SharedLoopCases.Snap) throws {
         let loop = try Self.shared.loop(sharedCase.signal)
         #expect(loop.risingZeroCrossing(near: sharedCase.near, radius: sharedCase.radius) == sharedCase.frame)
     }
 
     @Test("B snaps to the frame the shared file names", arguments: shared.bestMatch)
-    func bestMatch(_ sharedCase: SharedLoopCases.BestMatch) throws {
+    func bestMatch(_ sharedCase: SharedLoopCases.Snap) throws {
         let loop = try Self.shared.loop(sharedCase.signal)
-        #expect(loop.bestMatch(for: sharedCase.a, near: sharedCase.near, radius: sharedCase.radius) == sharedCase.frame)
+        let a = try #require(sharedCase.a, "a best-match case names A")
+        #expect(loop.bestMatch(for: a, near: sharedCase.near, radius: sharedCase.radius) == sharedCase.frame)
     }
 
     @Test("a loop's ends and its faded section are the shared file's", arguments: shared.loops)

@@ -31,14 +31,20 @@ struct SpokenLevellingTests {
         return (show, speech)
     }
 
+    /// A scratch folder holding the show as a WAV, and the MP3 name the levelled show is written to.
+    static func files(_ show: AudioBuffer) throws -> (work: URL, source: URL, output: URL) {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("levelling-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let source = work.appendingPathComponent("show.wav"), output = work.appendingPathComponent("show.mp3")
+        try WAVFile.encode(show).write(to: source)
+        return (work, source, output)
+    }
+
     @Test("the quiet show comes back at −16 LUFS, every word kept, the three long silences cut to about a second, and the map matches the file")
     func quietShowKeepsEveryWord() async throws {
         let (show, speech) = try await Self.quietShow()
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("levelling-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let (work, source, output) = try Self.files(show)
         defer { try? FileManager.default.removeItem(at: work) }
-        let source = work.appendingPathComponent("show.wav"), output = work.appendingPathComponent("show.mp3")
-        try WAVFile.encode(show).write(to: source)
 
         let result = try await SpokenLevelling().process(source, trimSilence: true, into: output)
         // It really is quiet: an absolute −50 dB silence gate would cut into this speech.
@@ -72,11 +78,8 @@ struct SpokenLevellingTests {
     @Test("without trimming, nothing is cut and the level still comes to −16 LUFS")
     func levelOnly() async throws {
         let (show, _) = try await Self.quietShow()
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("levelling-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let (work, source, output) = try Self.files(show)
         defer { try? FileManager.default.removeItem(at: work) }
-        let source = work.appendingPathComponent("show.wav"), output = work.appendingPathComponent("show.mp3")
-        try WAVFile.encode(show).write(to: source)
         let result = try await SpokenLevelling().process(source, trimSilence: false, into: output)
         #expect(result.map == .identity)
         #expect(abs(try await AudioFiles().probe(output).duration - show.duration) < 0.08)
@@ -91,11 +94,8 @@ struct SpokenLevellingTests {
             show.append(AudioBuffer(sampleRate: 44_100, samples: tone))
             show.append(.silence(seconds: 3 + Double(index % 3) * 0.37, sampleRate: 44_100))
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("levelling-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let (work, source, output) = try Self.files(show)
         defer { try? FileManager.default.removeItem(at: work) }
-        let source = work.appendingPathComponent("show.wav"), output = work.appendingPathComponent("show.mp3")
-        try WAVFile.encode(show).write(to: source)
         let result = try await SpokenLevelling().process(source, trimSilence: true, into: output)
         #expect(result.map.kept.count == 41, "\(result.map.kept.count) parts: \(result.map.kept.prefix(6)) measured \(result.measured) duration \(result.duration)")
         let probed = try await AudioFiles().probe(output).duration
