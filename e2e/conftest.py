@@ -1,4 +1,5 @@
-"""Browser-test fixtures: a fresh Reverie server per test module, Chromium from Debian at 390×844."""
+"""Browser-test fixtures: a fresh Reverie server per test module, Chromium from Debian at 390×844,
+and a Chromium whose sound is recorded (e2e/listening.py)."""
 
 import os
 import re
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
+
+import listening
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -52,23 +55,53 @@ def server():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """One Playwright per worker: the sync API cannot run two at once in a thread."""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
-        yield browser
-        browser.close()
+        yield playwright
 
 
-def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"):
+@pytest.fixture(scope="session")
+def browser(playwright):
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def audio_sink():
+    """This worker's PulseAudio null sink, started by the run (e2e/listening.py): `record()` it."""
+    sink = listening.AudioSink().start()
+    yield sink
+    sink.stop()
+
+
+@pytest.fixture(scope="session")
+def listening_browser(playwright, audio_sink):
+    """Chromium that plays into `audio_sink` (unmuted), for tests that assert what is heard.
+
+    Its audio output asks for 100 ms at a time, not Chromium's default of about 10 ms: on this
+    2-core machine under a load of ~19, the default left gaps of 10–500 ms in 4 of 5 recordings of
+    a 4 s tone, 4800 frames in 1 of 11. What is heard is then ~0.1 s later, the same throughout."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required",
+                                                                         "--audio-buffer-size=4800"],
+                                         ignore_default_args=["--mute-audio"], env={**os.environ, "PULSE_SERVER": audio_sink.server})
+    yield browser
+    browser.close()
+
+
+def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow", iphone=False):
     """A phone-sized page in a context of its own (a device of its own: cookies, storage,
     IndexedDB) that records console errors and uncaught exceptions in `page.problems`.
 
     `large_text` sets the browser's text size to 200% (32 px), as a person does in their phone's
     settings: rem units and em media queries both follow it. `service_workers="block"` keeps the
     app's service worker out, so `page.route` sees every request (it cannot see those the
-    worker answers)."""
+    worker answers). `iphone` makes media elements ignore `volume` (getter 1), as iOS does."""
     context = browser.new_context(viewport=viewport, device_scale_factor=1, service_workers=service_workers)
     page = context.new_page()
+    if iphone:
+        page.add_init_script(listening.IPHONE_VOLUME)
     if large_text:
         context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
     problems = []

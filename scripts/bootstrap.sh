@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Reverie needs and is missing, then returns. Safe to run again: it only acts on gaps.
 #   scripts/bootstrap.sh run    system packages + .venv for running the server
-#   scripts/bootstrap.sh test   the above + what the tests need (chromium, postgresql, pytest, playwright)
+#   scripts/bootstrap.sh test   the above + what the tests need (chromium, postgresql, pulseaudio, pytest, playwright)
 #   scripts/bootstrap.sh bench  the above + what `make bench` compares with (wrk, nginx)
 # System packages come from apt-get (Debian/Ubuntu); Python packages from PyPI into .venv.
 set -euo pipefail
@@ -19,7 +19,7 @@ fi
 
 # MARK: - System packages
 packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils)
-[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core)
+[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils)
 [ "$mode" = bench ] && packages+=(wrk nginx-light)
 
 missing=()
