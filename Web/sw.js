@@ -25,6 +25,7 @@ const SHELL = [
   "/time.js",
   "/upload.js",
   "/jobs.js",
+  "/cover.js",
   "/screens/setup.js",
   "/screens/login.js",
   "/screens/password.js",

@@ -470,7 +470,11 @@ def test_my_content_both_tabs_editor_and_the_pool(server, browser):
     # Tests 21, 36–40 and 43 on the Poems tab, with purple accents.
     sheet.get_by_role("tab", name="Poems").click()
     expect(sheet.get_by_role("tab", name="Poems")).to_have_attribute("aria-selected", "true")
-    assert page.evaluate("getComputedStyle(document.querySelector('.bs-tabs [aria-selected=true]')).backgroundColor") == "rgb(175, 82, 222)"
+    # Purple at night: the chosen tab is a dark purple tint edged in the poems' purple (issue 31).
+    chosen = page.evaluate("(({backgroundColor, boxShadow}) => ({backgroundColor, boxShadow}))(getComputedStyle(document.querySelector('.bs-tabs [aria-selected=true]')))")
+    assert "rgb(192, 138, 230)" in chosen["boxShadow"], chosen
+    red, green, blue = (float(part) for part in re.findall(r"[\d.]+", chosen["backgroundColor"])[:3])
+    assert blue > green and red > green and max(red, green, blue) < 80, chosen  # purple, and dark
     poems = sheet.get_by_role("list", name="Your poems")
     expect(poems.get_by_role("listitem")).to_have_count(1)
     expect(sheet.locator(".bs-presets summary")).to_have_text("Presets (35)")

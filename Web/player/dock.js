@@ -2,6 +2,7 @@
 // every screen (not on the now-playing view itself, nor under a full-screen player). Each shows
 // what plays and how far, with its own play/pause; tapping it opens the now-playing view.
 
+import { trackCover } from "../cover.js";
 import { escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, deck } from "./deck.js";
 import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "./player.js";
@@ -38,7 +39,7 @@ function paint() {
     dock.dataset.key = key;
     dock.innerHTML = channels.map((channel) => {
       const track = channel.track;
-      const art = track.artwork ? `<img class="mini-art" src="${escapeHTML(track.artwork)}" alt="">` : `<span class="mini-art placeholder" aria-hidden="true"></span>`;
+      const art = trackCover(track, "mini-art");
       const sub = [NAMES[channel.kind], channel.kind === "speech" ? track.album : track.artist].filter(Boolean).map(escapeHTML).join(" · ");
       return `
         <div class="mini" data-channel="${channel.kind}">

@@ -3,6 +3,7 @@
 // both, the sleep timer (with End of Chapter) and how far the music ducks under speech.
 
 import { icon } from "../areas.js";
+import { trackCover } from "../cover.js";
 import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
 import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, SLEEP_FADE_SECONDS, sleepTimerClock, timerDialog } from "./player.js";
@@ -117,7 +118,7 @@ class Card {
         <p class="deck-empty">${EMPTY[kind]} <a href="/listen" data-link>Go to the library</a></p>`;
       return;
     }
-    const art = track.artwork ? `<img class="deck-art" src="${escapeHTML(track.artwork)}" alt="">` : `<span class="deck-art placeholder" aria-hidden="true"></span>`;
+    const art = trackCover(track, "deck-art");
     const where = track.chapter != null ? `Chapter ${track.chapter + 1} of ${channel.queue.length}` : channel.queue.length > 1 ? `${channel.index + 1} of ${channel.queue.length}` : "";
     const sub = [kind === "speech" ? track.album : track.artist, where].filter(Boolean).map(escapeHTML).join(" · ");
     const unit = track.chapter != null ? "chapter" : "track";

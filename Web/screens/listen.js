@@ -5,6 +5,7 @@
 
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
+import { drawnCover } from "../cover.js";
 import { UndoableDelete, announce, escapeHTML } from "../dom.js";
 import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "../player/deck.js";
 import { renderNowPlaying } from "../player/now-playing.js";
@@ -179,7 +180,7 @@ class ListenScreen {
     list.innerHTML = shown.map((item) => {
       const art = item.artworkURL
         ? `<img class="listen-art" src="${escapeHTML(item.artworkURL)}" alt="" loading="lazy">`
-        : `<span class="listen-art placeholder" aria-hidden="true">${icon(item.kind === "book" ? BOOK_ICON : NOTE_ICON, 28)}</span>`;
+        : drawnCover(item.kind === "music" && item.album ? item.album : item.title, "listen-art");
       const facts = [item.author, item.kind === "book" ? `${item.chapters.length} chapter${item.chapters.length === 1 ? "" : "s"}` : item.album, length(item.duration)]
         .filter(Boolean).map(escapeHTML).join(" · ");
       const main = item.kind === "book"
@@ -262,7 +263,7 @@ class ListenScreen {
     this.bookShown = book;
     const art = book.artworkURL
       ? `<img class="book-art" src="${escapeHTML(book.artworkURL)}" alt="Cover of ${escapeHTML(book.title)}">`
-      : `<span class="book-art placeholder" aria-hidden="true">${icon(BOOK_ICON, 56)}</span>`;
+      : drawnCover(book.title, "book-art");
     this.container.innerHTML = `
       <section class="book" aria-labelledby="book-heading">
         <a class="back-link" href="/listen" data-link>${icon("M15 18l-6-6 6-6", 20)}<span>Library</span></a>
