@@ -52,6 +52,7 @@ const SHELL = [
   "/player/deck.js",
   "/player/dock.js",
   "/player/lock-screen.js",
+  "/player/media-session.js",
   "/player/now-playing.js",
   "/screens/librivox.js",
   "/screens/podcasts.js",

@@ -9,6 +9,7 @@ import { icon } from "../areas.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { follow, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
+import { lockScreenOwner } from "../player/media-session.js";
 import { richTextHTML } from "./rich-text.js";
 
 const BACK_ICON = "M15 18l-6-6 6-6";
@@ -55,8 +56,17 @@ export class ArticleReader {
     this.userScrolledAt = 0;
     this.stopFollowing = follow(this.audio, () => this.paintWord());
     this.audio.addEventListener("ended", () => this.segmentEnded());
-    this.audio.addEventListener("play", () => this.paintButton());
-    this.audio.addEventListener("pause", () => { this.paintButton(); this.savePlace(); });
+    // Reading aloud holds the lock screen from its first sound until it stops or the reader closes.
+    this.claim = lockScreenOwner.claim("Article", {
+      metadata: () => this.lockScreenMetadata(),
+      isPlaying: () => this.listening && !this.audio.paused,
+      handlers: {
+        play: () => { if (this.audio.paused) this.toggle(); },
+        pause: () => this.audio.pause(),
+      },
+    });
+    this.audio.addEventListener("play", () => { this.paintButton(); if (this.listening) this.claim.take(); });
+    this.audio.addEventListener("pause", () => { this.paintButton(); this.savePlace(); this.claim.update(); });
     this.saver = setInterval(() => { if (!this.audio.paused) this.savePlace(); }, SAVE_EVERY);
     this.load(action);
   }
@@ -73,7 +83,7 @@ export class ArticleReader {
     this.audio.pause();
     this.audio.removeAttribute("src");
     this.audio.load();
-    if (navigator.mediaSession) navigator.mediaSession.metadata = null;
+    this.claim.release();
   }
 
   async load(action) {
@@ -251,6 +261,7 @@ export class ArticleReader {
     this.token = (this.token || 0) + 1;
     this.audio.pause();
     this.paintButton();
+    this.claim.release();
   }
 
   /** The chapter's segments (fetched once a chapter). */
@@ -348,7 +359,7 @@ export class ArticleReader {
     if (token !== this.token) return;
     this.audio.currentTime = Math.max(0, start - 0.05);
     if (!pausedByPerson) this.audio.play().catch(() => {});
-    this.updateMediaSession();
+    this.claim.update();
     // The next segment renders while this one plays.
     if (index + 1 < segments.length) this.prepare(this.chapter, index + 1, segments[index + 1]).catch(() => {});
   }
@@ -377,6 +388,7 @@ export class ArticleReader {
     // The end: marked as read, and on to the next saved article when the person wants.
     this.listening = false;
     this.paintButton();
+    this.claim.release();
     await this.markFinished(true);
     if (token !== this.token || this.settings.playOn === false) return;
     try {
@@ -451,13 +463,11 @@ export class ArticleReader {
     if (this.listening) this.listen(this.place);
   }
 
-  updateMediaSession() {
-    if (!navigator.mediaSession) return;
+  /** The article, its byline and the chapter being read, on the lock screen. */
+  lockScreenMetadata() {
+    if (!this.article) return null;
     const { summary, chapters } = this.article;
-    navigator.mediaSession.metadata = new MediaMetadata({ title: summary.title, artist: summary.byline || summary.source, album: chapters[this.chapter].title });
-    if (this.sessionHandlers) return;
-    this.sessionHandlers = true;
-    navigator.mediaSession.setActionHandler("play", () => this.audio.play().catch(() => {}));
-    navigator.mediaSession.setActionHandler("pause", () => this.audio.pause());
+    return { title: summary.title, artist: summary.byline || summary.source || "", album: chapters[this.chapter].title,
+      artwork: [{ src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" }] };
   }
 }

@@ -4,6 +4,7 @@
 
 import { api } from "../api.js";
 import { announce } from "../dom.js";
+import { lockScreenOwner } from "../player/media-session.js";
 import { artwork } from "../player/player.js";
 import { record } from "../player/progress.js";
 import { captionAt, captionHTML, follow, speak } from "../speech.js";
@@ -26,11 +27,23 @@ export class PiecePlayer {
     this.voice = new Audio();
     this.voice.preload = "auto";
     this.voice.className = "bs-voice";
+    this.shown = null;          // {piece, modeName} on the lock screen
+    // A piece holds the lock screen while it plays or is paused; it gives it back when it stops.
+    this.claim = lockScreenOwner.claim("Bedside", {
+      metadata: () => this.lockScreenMetadata(),
+      isPlaying: () => Boolean(this.voice.getAttribute("src")) && !this.voice.paused,
+      position: () => ({ duration: this.voice.duration, position: this.voice.currentTime, playbackRate: this.voice.playbackRate }),
+      handlers: {
+        play: () => { if (this.voice.getAttribute("src")) this.voice.play().catch(() => {}); },
+        pause: () => this.voice.pause(),
+      },
+    });
   }
 
   /** Follows the voice once the scene is drawn. */
   mount() {
     this.voice.addEventListener("ended", () => this.pieceEnded());
+    for (const event of ["play", "pause"]) this.voice.addEventListener(event, () => this.claim.update());
     this.unfollow = follow(this.voice, () => this.paintCaption());
   }
 
@@ -39,6 +52,7 @@ export class PiecePlayer {
     if (this.unfollow) this.unfollow();
     this.voice.pause();
     this.voice.removeAttribute("src");
+    this.claim.release();
   }
 
   get root() { return this.bedside.root; }
@@ -136,7 +150,7 @@ export class PiecePlayer {
     this.voice.pause();
     this.voice.removeAttribute("src");
     this.voice.load();
-    if ("mediaSession" in navigator) navigator.mediaSession.playbackState = "none";
+    this.claim.release();
   }
 
   pieceEnded() {
@@ -148,7 +162,7 @@ export class PiecePlayer {
     this.paintCaption();
     this.showTitle(null);
     this.bedside.status(`“${title}” finished.`);
-    if ("mediaSession" in navigator) navigator.mediaSession.playbackState = "none";
+    this.claim.release();
     this.bedside.dispatch("finished");
   }
 
@@ -173,19 +187,21 @@ export class PiecePlayer {
     box.dataset.word = caption ? String(caption.word) : "";
   }
 
+  /** The piece playing takes the lock screen. */
   showOnLockScreen(piece, modeName) {
-    if (!("mediaSession" in navigator) || !("MediaMetadata" in window)) return;
-    const color = COLORS[modeName];
-    navigator.mediaSession.metadata = new MediaMetadata({
+    this.shown = { piece, modeName };
+    this.claim.take();
+  }
+
+  lockScreenMetadata() {
+    if (!this.shown) return null;
+    const { piece, modeName } = this.shown;
+    return {
       title: piece.title,
       artist: piece.author || "Reverie",
       album: `Bedside · ${MODE_NAME[modeName]}`,
-      artwork: [{ src: artwork(color, modeName === "poetry" ? ICONS.masks : ICONS.leaf), sizes: "512x512", type: "image/svg+xml" }],
-    });
-    navigator.mediaSession.playbackState = "playing";
-    for (const [action, handler] of [["play", () => this.voice.play().catch(() => {})], ["pause", () => this.voice.pause()]]) {
-      try { navigator.mediaSession.setActionHandler(action, handler); } catch { /* not offered here */ }
-    }
+      artwork: [{ src: artwork(COLORS[modeName], modeName === "poetry" ? ICONS.masks : ICONS.leaf), sizes: "512x512", type: "image/svg+xml" }],
+    };
   }
 
   /** Plays a piece chosen in My Content now, in its mode. */

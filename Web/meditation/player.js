@@ -1,5 +1,7 @@
 // Sound for a meditation: narration cues one at a time, the bell, a silent keep-alive loop that
-// keeps a locked phone's page awake, and the lock-screen controls (Media Session).
+// keeps a locked phone's page awake, and the session's claim on the lock screen (Web/player/media-session.js).
+
+import { lockScreenOwner } from "../player/media-session.js";
 
 export class MeditationPlayer {
   constructor({ onError, onPlayPause }) {
@@ -15,6 +17,18 @@ export class MeditationPlayer {
     this.narration.addEventListener("ended", () => this.next());
     // A file that cannot load fails here (the play() promise does not always say so).
     this.narration.addEventListener("error", () => this.failed());
+    this.playing = false;       // the session runs (not paused, not stopped)
+    this.phaseTitle = null;     // what the lock screen shows under the session's name
+    this.elapsed = 0;           // seconds of the session so far, for the lock screen
+    this.claim = lockScreenOwner.claim("Meditate", {
+      metadata: () => (this.plan ? {
+        title: this.plan.name, artist: this.phaseTitle || "Reverie", album: "Reverie",
+        artwork: [{ src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" }],
+      } : null),
+      isPlaying: () => this.playing,
+      position: () => (this.plan ? { duration: this.plan.totalSeconds, position: this.elapsed, playbackRate: 1 } : null),
+      handlers: { play: () => this.onPlayPause("play"), pause: () => this.onPlayPause("pause") },
+    });
   }
 
   failed() {
@@ -42,7 +56,8 @@ export class MeditationPlayer {
     } catch {
       // No keep-alive (autoplay refused, or no audio device): the session still runs on screen.
     }
-    this.setUpMediaSession();
+    this.playing = true;
+    this.claim.take();
   }
 
   /** Plays a cue after any that is still playing; never two at once. The schedule leaves room
@@ -92,10 +107,12 @@ export class MeditationPlayer {
     }
   }
 
+  /** Pauses every sound; the lock screen stays the session's, so its play resumes it. */
   pause() {
     this.narration.pause();
     this.keepAlive.pause();
-    if ("mediaSession" in navigator) navigator.mediaSession.playbackState = "paused";
+    this.playing = false;
+    this.claim.update();
   }
 
   async resume() {
@@ -105,10 +122,11 @@ export class MeditationPlayer {
     } catch {
       // As in begin().
     }
-    if ("mediaSession" in navigator) navigator.mediaSession.playbackState = "playing";
+    this.playing = true;
+    this.claim.take();
   }
 
-  /** Stops every sound at once and clears the lock screen. */
+  /** Stops every sound at once and gives the lock screen back. */
   stop() {
     this.queue = [];
     this.current = null;
@@ -117,36 +135,14 @@ export class MeditationPlayer {
       element.removeAttribute("src");
       element.load();
     }
-    if ("mediaSession" in navigator) {
-      navigator.mediaSession.metadata = null;
-      navigator.mediaSession.playbackState = "none";
-      for (const action of ["play", "pause"]) navigator.mediaSession.setActionHandler(action, null);
-    }
+    this.playing = false;
+    this.claim.release();
   }
 
-  setUpMediaSession() {
-    if (!("mediaSession" in navigator)) return;
-    navigator.mediaSession.setActionHandler("play", () => this.onPlayPause("play"));
-    navigator.mediaSession.setActionHandler("pause", () => this.onPlayPause("pause"));
-    navigator.mediaSession.playbackState = "playing";
-  }
-
-  /** Lock-screen title, artist (the phase) and position. */
+  /** Lock-screen title, artist (the phase) and position (seconds of the session). */
   showOnLockScreen(phaseTitle, elapsedSeconds) {
-    if (!("mediaSession" in navigator) || !this.plan) return;
-    const metadata = navigator.mediaSession.metadata;
-    if (!metadata || metadata.artist !== phaseTitle) {
-      navigator.mediaSession.metadata = new MediaMetadata({
-        title: this.plan.name, artist: phaseTitle, album: "Reverie",
-        artwork: [{ src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" }],
-      });
-    }
-    try {
-      navigator.mediaSession.setPositionState({
-        duration: this.plan.totalSeconds, playbackRate: 1, position: Math.min(elapsedSeconds, this.plan.totalSeconds),
-      });
-    } catch {
-      // Older browsers without position state.
-    }
+    this.phaseTitle = phaseTitle;
+    this.elapsed = elapsedSeconds;
+    this.claim.update();
   }
 }

@@ -19,6 +19,7 @@ import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
 import { artwork, sleepTimerVolume } from "./player.js";
 import * as lockScreen from "./lock-screen.js";
+import { lockScreenOwner } from "./media-session.js";
 
 export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
 export const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
@@ -384,7 +385,7 @@ class Channel extends EventTarget {
     this.dispatchEvent(new Event("time"));
     if (track?.transcript?.length) {
       const line = this.transcriptLine();
-      if (line !== this.lineShown) { this.lineShown = line; this.deck.mediaSession(); }
+      if (line !== this.lineShown) { this.lineShown = line; this.deck.claim.update(); }
     }
     const now = Date.now();
     if (now - this.lastLocalSave > SAVE_LOCAL_EVERY) this.persist();
@@ -580,15 +581,33 @@ class Deck extends EventTarget {
     if (!DUCKING.some((option) => option.value === this.ducking)) this.ducking = 0.25;
     this.timer = null;        // {option, endsAt (ms) or null for a chapter}
     this.audioContext = null;
-    this.solo = false;        // another player (Wind Down's) has the lock screen
     this.interrupted = null;  // what a pause the system imposed stopped: {music, speech}
-    this.installed = false;   // the Media Session handlers are ours
     this.ticker = null;       // the sleep timer's once-a-second check, only while one runs
+    this.wasPlaying = false;  // whether either player played at the last change
+    // Listen is one claimant of the lock screen: what it shows of its two players is lock-screen.js's rule.
+    this.claim = lockScreenOwner.claim("Listen", {
+      metadata: () => this.lockScreenMetadata(),
+      isPlaying: () => this.anyPlaying,
+      position: () => {
+        const shown = this.shown;
+        return shown && shown.length > 0 ? { duration: shown.length, position: shown.offset, playbackRate: shown.speed } : null;
+      },
+      handlers: {
+        play: () => this.press(),
+        pause: () => this.press(),
+        stop: () => this.pauseAll(),
+        nexttrack: () => this.shown?.next(),
+        previoustrack: () => this.shown?.previous(),
+        seekbackward: (details) => this.shown?.skip(-(details?.seekOffset || 15)),
+        seekforward: (details) => this.shown?.skip(details?.seekOffset || 30),
+        seekto: (details) => this.shown?.seek(details.seekTime),
+      },
+    });
     window.addEventListener("pagehide", () => {
       for (const channel of this.channels) if (channel.loaded) { channel.persist(); if (channel.playing) channel.save("pause", { keepalive: true }); }
     });
-    // Wind Down's full-screen player takes the lock screen and its buttons until Listen plays again.
-    window.addEventListener("reverie:solo-player", () => { this.pauseAll(); this.solo = true; this.installed = false; });
+    // Wind Down's full-screen player pauses both; it takes the lock screen itself when it opens.
+    window.addEventListener("reverie:solo-player", () => this.pauseAll());
   }
 
   get channels() { return [this.music, this.speech]; }
@@ -621,7 +640,6 @@ class Deck extends EventTarget {
 
   /** Called on a person's play: the audio graph may only start from a gesture. */
   wake() {
-    this.solo = false;
     if (this.audioContext && this.audioContext.state === "suspended") this.audioContext.resume().catch(() => {});
   }
 
@@ -733,7 +751,7 @@ class Deck extends EventTarget {
     const { shows, flags } = lockScreen.update(this.music.lockState, this.speech.lockState, this.flags);
     this.flags = flags;
     this.shows = shows;
-    this.mediaSession();
+    this.lockScreenChanged();
     this.dispatchEvent(new Event("change"));
   }
 
@@ -742,48 +760,31 @@ class Deck extends EventTarget {
     return this.shows === "music" ? this.music : this.shows === "nothing" ? null : this.speech;
   }
 
-  mediaSession() {
-    if (!("mediaSession" in navigator) || this.solo) return;
-    const session = navigator.mediaSession;
-    if (this.shows === "nothing") {
-      if (this.installed) { session.metadata = null; session.playbackState = "none"; }
-      return;
-    }
-    let data;
+  /**
+   * Listen's claim follows its players: either starting to play takes the lock screen, nothing
+   * loaded gives it back, and a change while loaded is shown if Listen holds it (or nobody does:
+   * the players restored paused after a reload).
+   */
+  lockScreenChanged() {
+    const playing = this.anyPlaying;
+    const started = playing && !this.wasPlaying;
+    this.wasPlaying = playing;
+    if (this.shows === "nothing") this.claim.release();
+    else if (started) this.claim.take();
+    else this.claim.offer();
+  }
+
+  /** What the lock screen shows for Listen: the shown player's track, or both combined. */
+  lockScreenMetadata() {
+    if (this.shows === "nothing") return null;
     if (this.shows === "combined") {
-      data = {
+      return {
         title: `${this.speech.track.title} + ${this.music.track.title}`, artist: "Reverie",
         album: `${this.speech.track.album || "Speech"} with ${this.music.track.artist || "music"}`,
         artwork: [{ src: LOGO, sizes: "512x512", type: "image/png" }],
       };
-    } else {
-      data = this.shown.metadata();
     }
-    const current = session.metadata;
-    if (!current || current.title !== data.title || current.artist !== data.artist || current.album !== data.album
-        || current.artwork?.[0]?.src !== new URL(data.artwork[0].src, location.href).href) {
-      session.metadata = new MediaMetadata(data);
-    }
-    session.playbackState = this.anyPlaying ? "playing" : "paused";
-    const shown = this.shown;
-    try {
-      if (shown.length > 0) session.setPositionState({ duration: shown.length, position: Math.min(shown.offset, shown.length), playbackRate: shown.speed });
-    } catch { /* a place past the end while a file loads */ }
-    if (this.installed) return;
-    this.installed = true;
-    const handlers = {
-      play: () => this.press(),
-      pause: () => this.press(),
-      stop: () => this.pauseAll(),
-      nexttrack: () => this.shown?.next(),
-      previoustrack: () => this.shown?.previous(),
-      seekbackward: (details) => this.shown?.skip(-(details?.seekOffset || 15)),
-      seekforward: (details) => this.shown?.skip(details?.seekOffset || 30),
-      seekto: (details) => this.shown?.seek(details.seekTime),
-    };
-    for (const [action, handler] of Object.entries(handlers)) {
-      try { session.setActionHandler(action, handler); } catch { /* not offered by this browser */ }
-    }
+    return this.shown.metadata();
   }
 }
 

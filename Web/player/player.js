@@ -1,7 +1,8 @@
 // The full-screen player that Wind Down (and later Listen and Bedside) opens: title, narrator and
 // length on a gradient in the item's colour, a slider, play/pause, back and forward 15 s, close,
-// and the sleep timer. Progress is saved on pause, close, page hide and every 15 s; the lock
-// screen gets Media Session metadata, artwork, handlers and position.
+// and the sleep timer. Progress is saved on pause, close, page hide and every 15 s; the player
+// takes the lock screen (metadata, artwork, handlers, position) when it opens and plays, and
+// gives it back when it closes (./media-session.js).
 //
 // The sleep timer runs on wall-clock time (a hidden page's timers fire late). When one is set,
 // the player switches to the server's rendition of the item that ends at the timer with its last
@@ -13,6 +14,7 @@
 import { announce, escapeHTML, setImmersive } from "../dom.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
 import { clock } from "../time.js";
+import { lockScreenOwner } from "./media-session.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
@@ -107,13 +109,25 @@ export class Player {
     this.stopped = null;      // {option, at (ms), position} after a timer ended
     this.saveTimer = null;
     this.tickTimer = null;
+    this.claim = lockScreenOwner.claim("Player", {
+      metadata: () => this.lockScreenMetadata(),
+      isPlaying: () => Boolean(this.audio) && !this.audio.paused,
+      position: () => (this.options ? { duration: this.options.duration, position: this.position(), playbackRate: this.audio.playbackRate } : null),
+      handlers: {
+        play: () => this.play(),
+        pause: () => this.audio?.pause(),
+        seekbackward: (details) => this.skip(-(details?.seekOffset || 15)),
+        seekforward: (details) => this.skip(details?.seekOffset || 15),
+        seekto: (details) => this.seek(details.seekTime),
+      },
+    });
   }
 
   get isOpen() { return Boolean(this.root); }
 
   async open(options) {
     this.close({ silent: true });
-    // Listen's players pause and leave the lock screen to this one.
+    // Listen's players pause, and the lock screen is this one's from the start.
     window.dispatchEvent(new Event("reverie:solo-player"));
     this.options = options;
     const { title, narrator, duration, color } = options;
@@ -172,7 +186,7 @@ export class Player {
     this.audio.src = options.src;
     this.seekWhenReady(start);
     root.querySelector(".player-play").focus();
-    this.mediaSession();
+    this.claim.take();
   }
 
   offer(text, position) {
@@ -204,7 +218,7 @@ export class Player {
     slider.addEventListener("change", () => this.seek(Number(slider.value)));
     const audio = this.audio;
     audio.addEventListener("timeupdate", () => this.paint());
-    audio.addEventListener("play", () => { this.paint(); this.save("play"); });
+    audio.addEventListener("play", () => { this.claim.take(); this.paint(); this.save("play"); });
     audio.addEventListener("pause", () => {
       this.paint();
       // A pause the system imposed (a call, another app) is saved like one the person made.
@@ -291,31 +305,13 @@ export class Player {
     const button = $(".player-play");
     button.setAttribute("aria-label", playing ? "Pause" : "Play");
     button.querySelector("path").setAttribute("d", playing ? PAUSE_ICON : PLAY_ICON);
-    if ("mediaSession" in navigator) {
-      navigator.mediaSession.playbackState = playing ? "playing" : "paused";
-      try {
-        navigator.mediaSession.setPositionState({ duration, position: Math.min(now, duration), playbackRate: audio.playbackRate || 1 });
-      } catch { /* a position past the end while a rendition loads */ }
-    }
+    this.claim.update();
   }
 
-  mediaSession() {
-    if (!("mediaSession" in navigator)) return;
+  lockScreenMetadata() {
+    if (!this.options) return null;
     const { title, narrator, color, icon, album } = this.options;
-    navigator.mediaSession.metadata = new MediaMetadata({
-      title, artist: narrator, album: album || "Reverie",
-      artwork: [{ src: artwork(color, icon), sizes: "512x512", type: "image/svg+xml" }],
-    });
-    const handlers = {
-      play: () => this.play(),
-      pause: () => this.audio.pause(),
-      seekbackward: (details) => this.skip(-(details?.seekOffset || 15)),
-      seekforward: (details) => this.skip(details?.seekOffset || 15),
-      seekto: (details) => this.seek(details.seekTime),
-    };
-    for (const [action, handler] of Object.entries(handlers)) {
-      try { navigator.mediaSession.setActionHandler(action, handler); } catch { /* not supported here */ }
-    }
+    return { title, artist: narrator, album: album || "Reverie", artwork: [{ src: artwork(color, icon), sizes: "512x512", type: "image/svg+xml" }] };
   }
 
   // MARK: - Sleep timer
@@ -431,7 +427,7 @@ export class Player {
     this.root = null;
     this.timer = null;
     setImmersive(false);
-    if ("mediaSession" in navigator) navigator.mediaSession.metadata = null;
+    this.claim.release();
     flush();
     const onClose = this.options?.onClose;
     this.options = null;

@@ -96,7 +96,6 @@ class Bedside {
     this.scene.close();
     this.ringing.close();
     for (const dialog of document.querySelectorAll("dialog.bs-sheet")) dialog.remove();
-    if ("mediaSession" in navigator) navigator.mediaSession.metadata = null;
     document.title = "Bedside · Reverie";
   }
 

@@ -2,10 +2,12 @@
 // (uploaded here or picked from Listen's music), a mini-player bar with a visualizer of the real
 // levels (an AnalyserNode), and a sheet with the A–B loop (two handles, ±0.1 s nudges, the loop
 // toggle), a practice speed that keeps the pitch, and the loop as a file. The loop points are
-// saved with the song. The sound itself is ./loop.js.
+// saved with the song. The sound itself is ./loop.js; playing takes the lock screen and the
+// headset's buttons (Web/player/media-session.js), and closing gives them back.
 
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
+import { lockScreenOwner } from "../player/media-session.js";
 import { sendFile } from "../upload.js";
 import { loopFrames, sectionBuffer, startSource } from "./loop.js";
 import { clockTenths } from "../time.js";
@@ -28,6 +30,18 @@ export class SongPlayer {
     this.position = 0;      // seconds of the track, where a pause left it
     this.playing = null;    // { source, startedAt, offset, section: {first, end, rate} | null }
     this.saveLoop = null;
+    // A pause keeps the lock screen (its play goes on from the same place); closing gives it back.
+    this.claim = lockScreenOwner.claim("Song", {
+      metadata: () => (this.current ? {
+        title: this.current.title, artist: this.current.artist || "", album: "Write",
+        artwork: [{ src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" }],
+      } : null),
+      isPlaying: () => Boolean(this.playing),
+      handlers: {
+        play: () => { if (!this.playing) this.start(this.position); },
+        pause: () => this.stop(),
+      },
+    });
   }
 
   get base() { return `/api/compositions/${this.songID}/tracks`; }
@@ -219,6 +233,7 @@ export class SongPlayer {
       this.stop();
       this.current = null;
       this.bar.hidden = true;
+      this.claim.release();
     }
     announce(`${track ? track.title : "The track"} is detached; it stays in your music.`);
     await this.loadTracks();
@@ -404,6 +419,7 @@ export class SongPlayer {
       });
     }
     this.playing = { source, startedAt: when, offset, section, rate };
+    this.claim.take();
     this.levelColour = getComputedStyle(this.canvas).color;  // read once, not every frame
     this.paintToggles();
     this.tick();
@@ -425,6 +441,7 @@ export class SongPlayer {
     this.paintToggles();
     this.paintTime();
     this.drawLevels(true);
+    this.claim.update();
   }
 
   paintToggles() {
@@ -491,6 +508,7 @@ export class SongPlayer {
   close() {
     this.flushLoop();
     this.stop();
+    this.claim.release();
     if (this.sheet) this.sheet.remove();
     if (this.context) this.context.close().catch(() => {});
   }
