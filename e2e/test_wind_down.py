@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import close, open_page, screenshot, sign_in, wait_until
+from listening import dominant_frequency, level, locked, onset, silent_from
 
 pytestmark = pytest.mark.real_speech  # the first server of a checkout speaks the three yoga nidra scripts with Piper
 
@@ -239,6 +240,75 @@ def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):
     player.get_by_role("button", name="Play", exact=True).click()
     expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"remaining$"))
     wait_until(page, f"Math.abs(document.querySelector('.player-audio').currentTime - {max(0, stopped - 30)}) < 3")
+    close(page)
+
+
+def test_a_skip_keeps_the_timers_clock_on_a_locked_phone(server, listening_browser, audio_sink):
+    """A 15-minute timer, nearly run out by the page's clock, then a skip of 15 s: the rendition is
+    asked for again from the new place, so what Chromium plays (recorded, with the page's scripts
+    stopped) fades over 30 s and falls silent when the timer's clock says, not 15 s later; on
+    waking, the player says at what time the timer stopped it."""
+    page = open_page(listening_browser, iphone=True)
+    page.clock.install()
+    open_wind_down(server, page)
+    story = server.data / "tone-story.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=330:duration=1500:sample_rate=44100",
+                    "-ac", "1", "-b:a", "64k", str(story)], check=True)
+    status, _ = upload(server, page, "story_night_train", story)
+    assert status == 201
+    page.reload()
+    page.locator('[data-item="story_night_train"].wd-card').click()
+    player = page.get_by_role("dialog", name="The Slow Night Train, player")
+    player.get_by_role("button", name="Play", exact=True).click()
+    player.locator(".player-timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="15 minutes").click()
+    wait_until(page, "(document.querySelector('.player-audio').getAttribute('src') || '').includes('until=')")
+    # The clock runs on to 40 s before the timer ends; the audio is still near its start.
+    page.clock.fast_forward(15 * 60 * 1000 - 40_000)
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^0:(3\d|40) remaining$"))
+    with audio_sink.record() as recording:
+        player.locator(".player-forward").click()
+        skipped = page.evaluate("document.querySelector('.player-audio').currentTime")
+        # The rendition from the new place ends with the timer: about 40 s from here, not 900 s.
+        src = wait_until(page, f"""(() => {{ const a = document.querySelector('.player-audio'), s = a.getAttribute('src') || '';
+                                  const m = s.match(/until=([0-9.]+)/); return m && Number(m[1]) < {skipped} + 60 && !a.paused
+                                  && a.currentTime >= {skipped} - 1 && s; }})()""")
+        until = float(re.search(r"until=([0-9.]+)", src).group(1))
+        position = page.evaluate("document.querySelector('.player-audio').currentTime")
+        left = until - position
+        assert 30 <= left <= 42, (until, position)
+        mark = recording.seconds
+        with locked(page):
+            recording.wait_for_seconds(mark + left + 3)
+        sound = recording.samples(mark)
+    begins = onset(sound)
+    assert dominant_frequency(sound[int(begins * 48_000) + 4800:int(begins * 48_000) + 14400]) == pytest.approx(330, abs=5)
+    ends = silent_from(sound)
+    assert ends is not None, "still sounding after the timer"
+    # Silent when the timer's clock says (what was left when locked), within a second.
+    assert abs(ends - left) <= 1.0, (ends, left)
+    # The last 30 s fall: the level 25 s before the end is well above the level 3 s before it.
+    assert level(sound[int((ends - 25) * 48_000):int((ends - 24) * 48_000)]) > level(sound[int((ends - 3) * 48_000):int((ends - 2) * 48_000)]) + 12
+    # On waking: paused at the rendition's end, and told when the timer stopped it.
+    expect(player.locator(".player-status")).to_contain_text(re.compile(r"sleep timer stopped playback at \d{1,2}:\d\d"))
+    assert page.evaluate("document.querySelector('.player-audio').paused")
+    assert abs(player_time(page) - until) < 2
+    screenshot(page, "wind-down-timer-stopped-at")
+    close(page)
+
+
+def test_a_timer_longer_than_the_item_is_end_of_content(server, page):
+    """A 60-minute timer on a 5-minute item says End of Content and needs no rendition."""
+    open_wind_down(server, page)
+    wait_for_audio(page, "yoga_nidra_5min")
+    page.locator('[data-item="yoga_nidra_5min"].wd-card').click()
+    player = page.get_by_role("dialog", name=re.compile(r", player$"))
+    player.get_by_role("button", name="Play", exact=True).click()
+    player.locator(".player-timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="60 minutes").click()
+    expect(page.locator("#announcer")).to_have_text("Sleep timer: end of content.")
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^[45]:\d\d remaining$"))
+    assert "until=" not in page.evaluate("document.querySelector('.player-audio').getAttribute('src')")
     close(page)
 
 

@@ -272,6 +272,8 @@ export class Player {
     }
     this.stopped = null;
     if (this.timer && this.timer.option !== "end") await this.useRendition();
+    // No timer now, but still on a timer's rendition (one that stopped): the whole item, same place.
+    else if (!this.timer && audio.getAttribute("src") !== this.options.src) await this.switchSource(this.options.src, this.position());
     try {
       await audio.play();
     } catch (error) {
@@ -283,9 +285,12 @@ export class Player {
 
   seek(position) {
     const end = this.audio.duration || this.options.duration;
-    this.audio.currentTime = Math.max(0, Math.min(position, end - 0.25));
+    const to = Math.max(0, Math.min(position, end - 0.25));
+    this.audio.currentTime = to;
     this.paint();
     this.save("seek");
+    // The timer keeps its clock: the rendition from the new place still ends when the timer says.
+    if (this.timer && this.timer.option !== "end") this.useRendition(to);
   }
 
   status(text) {
@@ -329,6 +334,8 @@ export class Player {
     if ("Notification" in window && Notification.permission === "default") Notification.requestPermission().catch(() => {});
     const start = resumeAt ?? this.position();
     const duration = this.audio.duration || this.options.duration;
+    // A timer longer than what is left is End of Content, and says so.
+    if (option !== "end" && option * 60 >= duration - start) option = "end";
     const length = sleepTimerLength(option, start, duration);
     // A minutes timer that ends before the item plays a rendition of it ending at the timer.
     const mediaEnd = option === "end" ? null : start + length;
@@ -381,14 +388,18 @@ export class Player {
 
   timerEnded() {
     if (!this.timer) return;
-    const option = this.timer.option;
+    const { option, endsAt } = this.timer;
     this.timer = null;
     this.audio.pause();
+    // Where the sound stopped (the rendition's end when the page wakes late), and when: the
+    // timer's own time, not the moment this script ran again.
     const position = this.position();
-    this.stopped = { option, at: Date.now(), position };
+    const at = Math.min(Date.now(), endsAt);
+    this.stopped = { option, at, position };
     this.save("timer");
     this.paintTimer();
-    this.status(`The sleep timer stopped playback. Play within ${SLEEP_REARM_SECONDS / 60} minutes to go on from ${SLEEP_FADE_SECONDS} seconds back.`);
+    const time = new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    this.status(`The sleep timer stopped playback at ${time}. Play within ${SLEEP_REARM_SECONDS / 60} minutes to go on from ${SLEEP_FADE_SECONDS} seconds back.`);
     if ("Notification" in window && Notification.permission === "granted") {
       try { new Notification("Reverie", { body: `Sleep timer ended: “${this.options.title}” is paused. Sleep well.`, silent: true }); } catch { /* not from a page here */ }
     }
