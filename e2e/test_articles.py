@@ -9,6 +9,7 @@ import json
 import threading
 import time
 import zipfile
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -112,6 +113,17 @@ def spoken_offset(page):
     return page.evaluate("(() => { const w = document.querySelector('.reader-text .w.spoken'); return w ? Number(w.dataset.at) : -1; })()")
 
 
+def run_clock_until(page, check, step=250, timeout=30.0, message=None):
+    """With the device's clock paused, moves it on `step` ms at a time until `check()` is truthy:
+    the page's timers (a job's polling) run, but never more than `step` past the moment the page
+    got there, so a timer the page then sets has not yet come due."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(message or f"never true within {timeout} s: {check}")
+        page.clock.run_for(step)
+
+
 def test_save_with_the_bookmarklet_read_and_listen(server, site, browser):
     page = open_page(browser)
     sign_in(server, page, "Listen")
@@ -121,8 +133,12 @@ def test_save_with_the_bookmarklet_read_and_listen(server, site, browser):
     bookmarklet = page.locator("[data-bookmarklet]").get_attribute("href")
     assert bookmarklet.startswith("javascript:") and server.url in bookmarklet
 
-    # On another site, the bookmarklet opens the save sheet in a small window of its own.
+    # On another site, the bookmarklet opens the save sheet in a small window of its own. The
+    # device's clock is paused first, so the sheet's four seconds pass only when the test says.
     page.goto(site.url + "/story.html")
+    start = datetime.now()
+    page.clock.install(time=start)
+    page.clock.pause_at(start + timedelta(seconds=5))
     with page.expect_popup() as opened:
         page.evaluate(bookmarklet[len("javascript:"):])
     sheet_page = opened.value
@@ -131,7 +147,8 @@ def test_save_with_the_bookmarklet_read_and_listen(server, site, browser):
     sheet_page.on("console", lambda message: message.type == "error" and page.problems.append(f"{message.text} (save window)"))
     sheet_page.set_viewport_size({"width": 390, "height": 844})
     sheet = sheet_page.locator(".save-sheet")
-    expect(sheet.locator(".save-done")).to_contain_text("Saved", timeout=20_000)
+    run_clock_until(sheet_page, lambda: sheet.locator(".save-done").is_visible(), message="the article was never saved")
+    expect(sheet.locator(".save-done")).to_contain_text("Saved")
     expect(sheet.locator(".save-title")).to_have_text("The Last Keeper of Gull Rock")
     expect(sheet.get_by_role("link", name="Read")).to_be_visible()
     expect(sheet.get_by_role("link", name="Listen")).to_be_visible()
@@ -141,8 +158,12 @@ def test_save_with_the_bookmarklet_read_and_listen(server, site, browser):
     # Touching the sheet keeps it open past its four seconds.
     sheet.locator(".save-title").click()
     assert sheet.get_attribute("data-auto-dismiss") is None
-    sheet_page.wait_for_timeout(4300)  # the behaviour itself: past the four seconds, it is still there
+    sheet_page.clock.run_for(4_300)  # past the four seconds (and the 250 ms of leaving), on the page's clock
+    # A dismissal would have marked the sheet as leaving and closed the window by now.
+    assert not sheet_page.is_closed(), "the touched sheet closed its window after four seconds"
+    assert "leaving" not in sheet.get_attribute("class"), "the touched sheet went away after four seconds"
     expect(sheet.locator(".save-title")).to_be_visible()
+    sheet_page.clock.resume()  # the clock flows again for reading and listening
     sheet.get_by_role("link", name="Read").click()
 
     # Read: the formatting of the page, none of its menus.

@@ -64,7 +64,6 @@ def test_the_browser_machine_answers_the_shared_cases(server, page):
 # MARK: - The screen
 
 import re  # noqa: E402
-import time  # noqa: E402
 from datetime import datetime, timedelta  # noqa: E402
 
 import pytest  # noqa: E402
@@ -299,9 +298,13 @@ def test_mode_is_kept_and_restarts_on_open_but_off_stays_off(server, browser):
     page.get_by_role("button", name="Poetry playing. Stop").click()
     wait_leaf(page, "leafOutline")
     count = len(started)
+    page.clock.install()  # the reopened screen's timers run on the page's clock
     page.reload()
     expect(page.locator(".bs-leaf")).to_have_attribute("data-mode", "off")
-    time.sleep(1.5)  # the behaviour itself: a while after opening, still nothing was started
+    page.clock.run_for(10_000)  # ten seconds on the page's clock: any timer the opening set has come due
+    # A start says "Choosing a …" and turns the leaf busy at once, before its request goes out.
+    assert page.locator(".bs-status").text_content() == "", "Off started a piece on open"
+    assert page.evaluate(f"[{LEAF}.dataset.icon, {LEAF}.getAttribute('aria-busy')]") == ["leafOutline", "false"]
     assert len(started) == count, "Off started a piece on open"
     assert not voice_playing(page)
     close(page)

@@ -59,13 +59,17 @@ def open_book(page):
 def reopen(server, page):
     """Closes the app's page and opens it again on the same device: both players come back loaded,
     and after a while still nothing plays by itself."""
+    page.context.clock.install()  # the reopened page's timers run on the device's clock
     reopened = page.context.new_page()
     reopened.problems = page.problems
     page.close()
     reopened.goto(server.url + "/listen")
     expect(reopened.locator(".mini")).to_have_count(2)
-    wait_deck(reopened, "deck.music.audio.readyState >= 1 && deck.speech.audio.readyState >= 1", "the players did not load")
-    reopened.wait_for_timeout(1500)
+    # The audio's own events are real time, not the page clock's: wait until both elements have the
+    # saved place applied (the restore's loadedmetadata has run) and enough of the file to play
+    # through (canplaythrough, the last of the events a play by itself could follow) …
+    wait_deck(reopened, "deck.channels.every((c) => !c.restoring && c.audio.readyState === 4)", "the players did not load")
+    reopened.clock.run_for(3_000)  # … and three seconds on the page's clock: any timer the restore set comes due
     assert deck(reopened, "[deck.music.playing, deck.speech.playing]") == [False, False], "something played by itself"
     return reopened
 
@@ -254,16 +258,20 @@ def test_chapters_advance_once_mark_played_and_a_skip_does_not(server, page, lib
     deck(page, "deck.speech.previous()")  # … Dusk
     wait_deck(page, "deck.speech.index === 0", "previous did not go back to Dusk")
     deck(page, "deck.speech.play()")
-    page.wait_for_timeout(1200)  # past the cooldown of the last transition
+    # Past the cooldown of the last transition (a second), by the page's own clock.
+    wait_deck(page, "deck.speech.playing && Date.now() - deck.speech.lastTransition > 1000", "the cooldown never passed")
     deck(page, "(() => { window.tracks = []; deck.speech.seek(4); })()")
     wait_deck(page, "deck.speech.index === 1", "the seek to the chapter's end did not advance")
-    page.wait_for_timeout(2000)
+    # A cascade would come from the audio's late notices of Dusk's end, in real time: wait until
+    # Midnight has played on past the cooldown, in its own audio and by the page's clock, then look.
+    wait_deck(page, "deck.speech.playing && deck.speech.offset > 1.2 && Date.now() - deck.speech.lastTransition > 1000",
+              "Midnight did not play on")
+    deck(page, "deck.speech.pause()")
     assert deck(page, "window.tracks") == [1], "the advance cascaded"
     assert deck(page, "deck.speech.index") == 1
     slider = card.locator(".deck-slider")
     assert int(slider.get_attribute("max")) == 4
     assert float(slider.input_value()) <= 3
-    deck(page, "deck.speech.pause()")
 
     # Back in the book: Dusk played (twice now), Midnight still not: it was skipped.
     page.get_by_role("link", name="Library", exact=True).click()

@@ -359,10 +359,11 @@ def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, b
             route.continue_()
 
     laptop.route(f"**/api/compositions/{song}", hold_first_save)
+    laptop.clock.install()  # the editor's autosave waits on the page's clock
     type_at_end(laptop, "\nLAPTOP WORDS")
     wait_for(laptop, lambda: held, message="the laptop never saved")
     type_at_end(laptop, " AND MORE")
-    laptop.wait_for_timeout(1000)  # the behaviour itself: its own autosave comes due while the first save is out
+    laptop.clock.run_for(1_000)  # its own autosave (800 ms after the last key) comes due while the first save is out
     held[0].continue_()
     expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
     expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nPHONE WORDS")
