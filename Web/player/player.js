@@ -176,15 +176,25 @@ export class Player {
     this.audio = root.querySelector("audio");
     this.wire();
 
+    this.audio.src = options.src;
+    // One tap plays (`autoplay`): started here, inside the tap (a phone allows sound only from
+    // one), from this device's own place or the item's; the server's answer can only add an offer.
+    const guess = options.startAt ?? localPosition(options.item) ?? options.position ?? 0;
+    if (options.autoplay) {
+      this.seekWhenReady(guess);
+      this.play();
+    }
     // Where to start: this device's own place, else the latest; the server offers another
     // device's place when they are far apart. Offline, this device's last place.
     const server = await serverProgress(options.item);
+    if (this.options !== options) return;  // closed, or another item opened, meanwhile
     // A place the person chose (a book's chapter) wins: a saved place is for reopening only.
-    let start = options.startAt ?? (server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0))
-      : localPosition(options.item) ?? options.position ?? 0);
+    const start = options.startAt ?? (server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0)) : guess);
     if (server?.offer && options.startAt == null) this.offer(server.offer, server.position);
-    this.audio.src = options.src;
-    this.seekWhenReady(start);
+    // Playing already: move only when the server knows this device's place better, and the
+    // person has not moved it since.
+    if (!options.autoplay) this.seekWhenReady(start);
+    else if (Math.abs(start - guess) > 2 && Math.abs(this.position() - guess) < 3) this.seekWhenReady(start);
     root.querySelector(".player-play").focus();
     this.claim.take();
   }

@@ -188,6 +188,7 @@ class WindDownScreen {
       album: `Wind Down · ${section.title}`,
       src: entry.audio.url,
       position: entry.position ?? null,
+      autoplay: true,
       onClose: async () => {
         await this.load();
         const again = this.container.querySelector(`[data-item="${CSS.escape(entry.item.id)}"]`);
