@@ -2,13 +2,15 @@
 """make bench, speech pipeline section: a fresh 300-word script spoken by a warm release
 `reverie serve` until its m4a is done, beside Piper's own Python API synthesizing the same text
 warm and in-process, in the same run. Also: how soon the first phrase can be played, where the
-server's time goes, how throughput scales with the pool size, and the workers' memory.
+server's time goes, how throughput scales with the pool size, the workers' memory, and Bedside's
+tap to first sound (a meditation's opening received) beside fetching a cached file.
 
 Goals: the whole pipeline no slower than Piper's bare synthesis (ratio >= 1.0); the first phrase
-<= 1 s after the press on a warm server; the ten-minute yoga nidra, from cold, rendered no
-slower than Piper's CLI speaks it.
+<= 1 s after the press on a warm server, Bedside's tap included; the ten-minute yoga nidra, from
+cold, rendered no slower than Piper's CLI speaks it.
 
     .venv/bin/python Benchmarks/speech_pipeline.py [--binary .build/release/reverie] [--runs 5]
+        [--only pipeline|bedside|nidra]
 """
 
 import argparse
@@ -64,6 +66,12 @@ class Client:
 
     def json(self, method, path, body=None):
         return call(self.server.url + path, method, body, {"Cookie": self.cookie})[2]
+
+    def fetch(self, path):
+        """GET `path` to its last byte: the bytes."""
+        request = urllib.request.Request(self.server.url + path, headers={"Cookie": self.cookie})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.read()
 
     def render(self, text):
         """Posts a render and waits: (seconds to done, seconds to the first phrase, info)."""
@@ -141,7 +149,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", default=str(ROOT / ".build/release/reverie"))
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", choices=["pipeline", "bedside", "nidra"], help="one section (default: all)")
     args = parser.parse_args()
+    if args.only in (None, "pipeline"):
+        pipeline(args)
+    if args.only in (None, "bedside"):
+        bedside(args.binary, args.runs)
+    if args.only in (None, "nidra"):
+        nidra(args.binary)
+
+
+def pipeline(args):
+    """300 words to a finished m4a and the first phrase, by pool size, beside Piper's Python API."""
     cores = os.cpu_count() or 1
     sentences = script()
     plain = "\n".join(sentences)
@@ -194,7 +213,45 @@ def main():
     total = sum(ours["workers"]) + ours["server"]
     print(f"\nPool {default_pool} and the server together: {total:.0f} MB resident (goal: within 1024 MB on 2 cores) "
           f"{'OK' if total <= 1024 or cores > 2 else 'ABOVE GOAL'}")
-    nidra(args.binary)
+
+
+def bedside(binary, runs):
+    """Bedside's tap to first sound (issue 31), on a warm server with its default pool and the
+    default voice (Piper): what the Leaf's tap asks for, timed until the piece's opening (GET
+    …/first, to the end of its first phrase) has been received: a random meditation (POST
+    /api/bedside/next), its render (POST /api/speech/renders), its state asked every 100 ms as the
+    browser does until the opening is there, and the opening. Beside it, a file the server already
+    holds: the same render asked for again (answered from the cache) and its whole m4a received."""
+    server = serve(binary, min(os.cpu_count() or 1, 8))
+    try:
+        client = Client(server)
+        client.render("Warm the workers. (0.3s) Both of them.")
+        taps, cached = [], []
+        for _ in range(runs):
+            started = time.monotonic()
+            piece = client.json("POST", "/api/bedside/next", {"kind": "meditation"})
+            body = {"text": piece["script"], "format": "m4a"}
+            info = client.json("POST", "/api/speech/renders", body)
+            if info["status"] != "rendering":
+                raise SystemExit(f"“{piece['title']}” was already spoken: the pool came round; ask for fewer --runs")
+            while info["status"] == "rendering" and not info.get("firstPhraseURL"):
+                time.sleep(0.1)
+                info = client.json("GET", f"/api/speech/renders/{info['id']}")
+            client.fetch(info.get("firstPhraseURL") or info["audioURL"])
+            taps.append(time.monotonic() - started)
+            while info["status"] == "rendering":  # the rest, before the next tap
+                time.sleep(0.2)
+                info = client.json("GET", f"/api/speech/renders/{info['id']}")
+            started = time.monotonic()
+            again = client.json("POST", "/api/speech/renders", body)
+            client.fetch(again["audioURL"])
+            cached.append(time.monotonic() - started)
+    finally:
+        server.stop()
+    print(f"\nBedside: tap to first sound, a random meditation in the default voice, warm server, median of {runs}:")
+    row("figure", "reverie", "cached file", "")
+    row("tap to its opening received (s)", f"{median(taps):.2f}", f"{median(cached):.2f}",
+        f"goal ≤ 1.0 {'OK' if median(taps) <= 1 else 'ABOVE GOAL'}")
 
 
 def nidra(binary, runs=3):

@@ -1,9 +1,10 @@
 // Speaking a script through the server's speech pipeline, for every screen that does (Settings'
-// Try a voice, Bedside): the render started and followed to its end (the cache makes a script heard
-// before done at once), and captions read from the render's timeline, so the phrase and word shown
-// are the ones the audio is saying at its own current time.
+// Try a voice, Bedside, articles read aloud): the render started and followed to its end (the cache
+// makes a script heard before done at once), its opening played while the rest is spoken and handed
+// over to the whole render at the seam, and captions read from the render's timeline, so the phrase
+// and word shown are the ones the audio is saying at its own current time.
 
-import { api } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { escapeHTML } from "./dom.js";
 
 /** AAC plays everywhere, iPhones included; Opus where AAC is missing. */
@@ -15,13 +16,23 @@ export function audioFormat() {
  * Renders `text` with `voice` (the server's default when empty) and `rate`, and resolves with the
  * finished render (its audioURL, captionsURL, timelineURL, warnings). `progress(fraction)` hears
  * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
- * phrase) can be played while the rest is spoken; `cancelled()` ends the wait early (rejects
- * with an error named "AbortError").
+ * phrase) can be played while the rest is spoken (play it with `playOpening`, then hand over with
+ * `continueAfterOpening`); `cancelled()` ends the wait early (rejects with an error named
+ * "AbortError"). A person has two renders running at most: a third waits for one to finish.
  */
 export async function render(text, { voice, rate }, { progress = () => {}, opening = null, cancelled = () => false } = {}) {
   const body = { text, rate: rate || 1, format: audioFormat() };
   if (voice) body.voice = voice;
-  let render = await api("/api/speech/renders", { method: "POST", body });
+  let render;
+  for (let attempt = 0; !render; attempt += 1) {
+    try {
+      render = await api("/api/speech/renders", { method: "POST", body });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 429) || attempt >= 30) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (cancelled()) throw stopped();
+    }
+  }
   let heard = !opening;
   while (render.status === "rendering") {
     progress(render.progress);
@@ -31,13 +42,84 @@ export async function render(text, { voice, rate }, { progress = () => {}, openi
     }
     // Asked often until the opening is there (it comes within a second), then calmly.
     await new Promise((resolve) => setTimeout(resolve, heard ? 400 : 100));
-    if (cancelled()) throw Object.assign(new Error("Stopped."), { name: "AbortError" });
+    if (cancelled()) throw stopped();
     render = await api(`/api/speech/renders/${render.id}`);
   }
   if (render.status === "failed") throw new Error(render.error || "The voice could not speak this. Try again.");
-  if (cancelled()) throw Object.assign(new Error("Stopped."), { name: "AbortError" });
+  if (cancelled()) throw stopped();
   progress(1);
   return render;
+}
+
+function stopped() {
+  return Object.assign(new Error("Stopped."), { name: "AbortError" });
+}
+
+/**
+ * Plays a render's opening (the `url` that `render` handed to `opening`) in `audio`, at the rate
+ * `audio` plays at; resolves with whether it plays (false when the browser refused, or when
+ * something else took `audio` first).
+ */
+export async function playOpening(audio, url) {
+  const rate = audio.playbackRate;
+  audio.src = url;
+  audio.playbackRate = rate;  // a new source starts at the default rate
+  try {
+    await audio.play();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `audio` holds a render's opening (…/first), whose end is not the end of what is said. */
+export function holdsOpening(audio) {
+  return /\/api\/speech\/renders\/[^/]+\/first$/.test(audio.getAttribute("src") || "");
+}
+
+/**
+ * Hands `audio`, which holds a render's opening (playing, paused or played to its end), over to
+ * the whole render at `url`, at the seam: once the opening has ended, or the person paused it, the
+ * whole is loaded at the second the opening reached and goes on from there. The whole holds the
+ * same audio from its start, and the opening ends where its first phrase does, in the pause after
+ * it, so nothing is heard twice or skipped and the load falls in that pause. Resolves, once the
+ * whole is loaded, with what it is doing: "playing" (asked to play on), "paused" (the person
+ * paused the opening, or it never played: the whole waits where it was), or "ended" (the opening
+ * held all there was, a script of one phrase: the whole waits at its end, and its end is now).
+ * When `cancelled()` turns true meanwhile it leaves `audio` to its new owner: "cancelled".
+ */
+export async function continueAfterOpening(audio, url, { cancelled = () => false } = {}) {
+  if (!audio.paused && !audio.ended) {
+    await new Promise((resolve) => {
+      const events = ["ended", "pause", "emptied"];
+      const done = () => {
+        for (const type of events) audio.removeEventListener(type, done);
+        resolve();
+      };
+      for (const type of events) audio.addEventListener(type, done);
+    });
+  }
+  if (cancelled()) return "cancelled";
+  const at = audio.ended ? audio.duration : audio.currentTime;
+  const goOn = audio.ended;
+  const rate = audio.playbackRate;
+  audio.src = url;
+  audio.playbackRate = rate;
+  await new Promise((resolve) => {
+    const done = () => {
+      audio.removeEventListener("loadedmetadata", done);
+      audio.removeEventListener("error", done);
+      resolve();
+    };
+    audio.addEventListener("loadedmetadata", done);
+    audio.addEventListener("error", done);
+  });
+  if (cancelled()) return "cancelled";
+  if (Number.isFinite(at) && at > 0) audio.currentTime = Math.min(at, audio.duration || at);
+  if (!goOn) return "paused";
+  if (audio.duration - at < 0.05) return "ended";  // (an unknown length goes on)
+  audio.play().catch(() => {});
+  return "playing";
 }
 
 /**

@@ -40,6 +40,7 @@ const SHELL = [
   "/screens/bedside.js",
   "/bedside/scene.js",
   "/bedside/piece-player.js",
+  "/bedside/piece-preparation.js",
   "/bedside/ringing.js",
   "/bedside/sheet.js",
   "/bedside/gear-sheet.js",

@@ -38,7 +38,8 @@ def test_the_browser_machine_answers_the_shared_cases(server, page):
             });
         }
         // Rapid tapping with the player's answers in any order (test 48): never a state the Swift
-        // machine cannot reach, and busy states ignore taps.
+        // machine cannot reach; stopping and the gap ignore taps, and a tap while starting is Off at
+        // once (issue 31).
         let seed = 7;
         const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
         const events = ['tap', 'continueTapped', 'started', 'refused', 'failed', 'finished', 'stopped', 'gapElapsed', 'roomChanged', 'alarmRang'];
@@ -48,9 +49,14 @@ def test_the_browser_machine_answers_the_shared_cases(server, page):
                 const event = random() < 0.5 ? 'tap' : events[Math.floor(random() * events.length)];
                 const before = JSON.stringify(machine);
                 const busy = mode.isBusy(machine);
+                const offAtOnce = machine.phase === 'starting' && event === 'tap';
                 const effects = mode.handle(machine, event);
-                if (busy && (event === 'tap' || event === 'continueTapped' || event === 'roomChanged')
+                if (busy && !offAtOnce && (event === 'tap' || event === 'continueTapped' || event === 'roomChanged')
                     && (JSON.stringify(machine) !== before || effects.length)) problems.push(`a ${event} while busy changed ${before}`);
+                if (offAtOnce !== effects.includes('silence')
+                    || (offAtOnce && (machine.mode !== 'off' || JSON.stringify(effects) !== '["silence","clear completed","save off"]'))) {
+                    problems.push(`a ${event} from ${before} gave ${JSON.stringify(effects)}`);
+                }
                 if (machine.mode === 'off' && (machine.phase !== 'idle' || machine.afterStop)) problems.push(`off but ${JSON.stringify(machine)}`);
                 if (machine.phase === 'gap' && machine.mode !== 'meditation') problems.push(`gap in ${machine.mode}`);
             }
@@ -69,7 +75,7 @@ from datetime import datetime, timedelta  # noqa: E402
 import pytest  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
-from conftest import CHROMIUM, PHONE, close, open_page, screenshot, sign_in, wait_until  # noqa: E402
+from conftest import CHROMIUM, PHONE, close, open_page, screenshot, settled, sign_in, wait_until  # noqa: E402
 
 SMALL = {"width": 320, "height": 568}
 # eSpeak NG speaks a five-minute meditation in about a second (Piper, the default voice, takes
@@ -108,6 +114,12 @@ def wait_leaf(page, icon, timeout=90):
     """Waits until the Leaf/Masks button shows `icon` and the machine is not busy."""
     wait_until(page, f"(() => {{ const leaf = {LEAF}; return leaf && leaf.dataset.icon === '{icon}' && leaf.getAttribute('aria-busy') === 'false'; }})()", timeout=timeout,
                message=f"the leaf never showed {icon}")
+
+
+def wait_whole(page):
+    """Waits until the voice plays the piece's whole render, handed over from its opening (issue 31)."""
+    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return v.currentSrc.endsWith('/audio') && v.readyState >= 1 && !v.paused; })()",
+               timeout=90, message="the whole render never took over from the opening")
 
 
 def voice_playing(page):
@@ -188,12 +200,14 @@ def test_leaf_cycles_meditation_poetry_off_with_captions_in_step(server, browser
     wait_leaf(page, "leafFilled")
     wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.5", message="the meditation never played")
     assert started[-1].json()["kind"] == "meditation"
+    settled(page)  # the leaf's colour eases in (it may start playing sooner than that: issue 31)
     assert page.evaluate(f"getComputedStyle({LEAF}).color") == "rgb(52, 199, 89)"
     assert page.evaluate(f"getComputedStyle({LEAF}.querySelector('.shape')).fill") == "rgb(52, 199, 89)"
     assert bedside_settings(server, page)["contentMode"] == "meditation"
     assert page.evaluate("[localStorage.getItem('contentMode'), localStorage.getItem('lastContentMode')]") == ["meditation", "meditation"]
     expect(page.locator(".bs-title")).to_have_text(started[-1].json()["title"] + (" · " + started[-1].json()["author"] if started[-1].json().get("author") else ""))
     # Test 28: the caption is the phrase the audio is saying, with the word marked, at any moment.
+    wait_whole(page)
     timeline = seen[-1].json()
     check_captions(page, timeline)
     screenshots(page, "bedside-meditation-captions")
@@ -219,8 +233,10 @@ def test_leaf_cycles_meditation_poetry_off_with_captions_in_step(server, browser
     page.clock.resume()
     wait_leaf(page, "masksFilled")
     assert started[-1].json()["kind"] == "poem"
+    settled(page)
     assert page.evaluate(f"getComputedStyle({LEAF}).color") == "rgb(175, 82, 222)"
     wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.5")
+    wait_whole(page)
     check_captions(page, seen[-1].json())  # test 30: captions for poetry too
     screenshots(page, "bedside-poetry")
     assert bedside_settings(server, page)["contentMode"] == "poetry"
@@ -257,18 +273,42 @@ def check_captions(page, timeline):
 
 
 def test_rapid_taps_never_break_it(server, browser):
-    """Tests 4 and 48: taps while a piece starts, stops or in the gap do nothing; the machine ends in
-    a state it can be in and the screen shows it."""
-    page = open_page(browser)
+    """Tests 4 and 48, and issue 31: a tap while a piece starts is the person's last wish (Off at
+    once; the next tap starts again, taking up the piece already on its way); taps while a piece
+    stops or in the gap do nothing. The machine ends in a state it can be in and the screen shows it."""
+    page = open_page(browser, service_workers="block")  # page.route sees every request
+    page.clock.install(time=datetime.now())
     open_bedside(server, page)
     started = pieces_started(page)
+    # The piece is held at its choosing, so every tap lands while it starts.
+    held = []
+    page.route("**/api/bedside/next", lambda route: held.append(route))
     leaf = page.locator(".bs-leaf")
     for _ in range(12):
-        leaf.click()  # the first starts a meditation; the rest land while it is starting
+        leaf.click()  # on, Off, on, Off, …: twelve taps end Off
+    expect(leaf).to_have_attribute("aria-label", "Content off. Play a meditation")
+    assert page.evaluate("[...document.querySelectorAll('audio')].every((audio) => audio.paused)")
+    leaf.click()  # the thirteenth: on
+    expect(leaf).to_have_attribute("aria-label", "Meditation: starting")
+    assert len(held) == 1, "taps while starting chose more pieces"
+    held[0].continue_()
+    page.unroute("**/api/bedside/next")
     wait_leaf(page, "leafFilled")
-    assert len(started) == 1, "taps while starting started more pieces"
-    for _ in range(12):
-        leaf.click(force=True)  # one stops the meditation; the rest land in the stop and the gap
+    wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.3")
+    assert len(started) == 1
+    wait_until(page, "fetch('/api/settings').then(r => r.json()).then(s => s.bedside.contentMode === 'meditation')")
+
+    # The page's clock stands still: one tap stops the meditation, the rest land in its fade.
+    page.clock.pause_at(datetime.now() + timedelta(seconds=30))
+    for _ in range(8):
+        leaf.click(force=True)
+    expect(leaf).to_have_attribute("data-icon", "dots")
+    page.clock.run_for(700)  # the fade ends: the gap
+    wait_until(page, "document.querySelector('.bs-voice').paused")
+    for _ in range(4):
+        leaf.click(force=True)
+    expect(leaf).to_have_attribute("data-icon", "dots")
+    page.clock.resume()
     wait_leaf(page, "masksFilled")
     assert len(started) == 2 and started[-1].json()["kind"] == "poem"
     wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.3")
@@ -603,6 +643,7 @@ def test_the_browser_alarm_answers_the_shared_cases(server, browser):
 
 def finish_piece(page):
     """Lets the playing piece reach its end (the last half second of the real audio)."""
+    wait_whole(page)
     wait_until(page, "document.querySelector('.bs-voice').duration > 1")
     page.evaluate("(() => { const v = document.querySelector('.bs-voice'); v.currentTime = v.duration - 0.3; v.play(); })()")
 

@@ -4,7 +4,10 @@
 /// - An idle tap moves to the next mode and starts a random piece of it (Off starts nothing).
 /// - From meditation, a tap stops it, shows the pulsing three dots through a 1.5 s gap, then
 ///   starts a random poem; from poetry, a tap stops and goes Off.
-/// - While starting, stopping or in the gap, taps do nothing: rapid tapping cannot break it.
+/// - A tap while a piece is starting is the person's last wish: Off at once, silencing what was on
+///   its way, and the next tap starts again (issue 31: a render takes seconds, and a tap ignored
+///   for that long is a tap that does not work).
+/// - While stopping or in the gap, taps do nothing: rapid tapping cannot break it.
 /// - A piece stopped by hand clears `contentCompleted` (the wake greeting's flag); a piece played
 ///   to its end sets it.
 /// - On open, a saved Meditation or Poetry starts a new piece; a saved Off stays Off (the seed's
@@ -75,7 +78,11 @@ public struct ContentModeMachine: Sendable, Equatable {
     public enum Effect: Equatable, Sendable, CustomStringConvertible {
         /// Start a random piece of the mode's kind.
         case start(Mode)
+        /// Fade out what plays, then send `stopped`.
         case stop
+        /// Stop everything sounding at once, without a fade and without `stopped`; the piece on
+        /// its way never plays by itself.
+        case silence
         /// Wait `gapSeconds`, then send `gapElapsed`.
         case waitGap
         /// Save `contentMode` (and `lastContentMode` when it is not Off).
@@ -89,6 +96,7 @@ public struct ContentModeMachine: Sendable, Equatable {
             switch self {
             case let .start(mode): "start \(mode.rawValue)"
             case .stop: "stop"
+            case .silence: "silence"
             case .waitGap: "wait gap"
             case let .save(mode): "save \(mode.rawValue)"
             case .markCompleted: "mark completed"
@@ -150,7 +158,8 @@ public struct ContentModeMachine: Sendable, Equatable {
         }
     }
 
-    /// Whether a tap now does nothing.
+    /// Whether a piece is on its way or going: taps while stopping or in the gap do nothing, and a
+    /// tap while starting turns it Off at once.
     public var isBusy: Bool { phase == .starting || phase == .stopping || phase == .gap }
 
     /// Moves on `event`; returns what to do. An event that does not apply changes nothing.
@@ -169,6 +178,11 @@ public struct ContentModeMachine: Sendable, Equatable {
         case (.starting, .started):
             phase = .playing
             return []
+        case (.starting, .tap):
+            // The person changed their mind before it sounded: Off at once, stopped by hand.
+            mode = .off
+            phase = .idle
+            return [.silence, .clearCompleted, .save(.off)]
         case (.starting, .refused):
             phase = .idle
             needsGesture = true

@@ -68,7 +68,7 @@ struct ContentModeMachineTests {
         return seen
     }
 
-    @Test("every reachable state crossed with every event: busy states ignore taps, and nothing reaches a state that cannot be")
+    @Test("every reachable state crossed with every event: stopping and the gap ignore taps, a tap while starting is Off at once, and nothing reaches a state that cannot be")
     func everyStateAndEvent() {
         let states = Self.reachable()
         #expect(states.count >= 12, "\(states.count) states")
@@ -81,8 +81,14 @@ struct ContentModeMachineTests {
             for event in Machine.Event.allCases {
                 var next = state
                 let effects = next.handle(event)
-                if state.isBusy && (event == .tap || event == .continueTapped || event == .roomChanged) {
+                if state.isBusy && (event == .tap || event == .continueTapped || event == .roomChanged)
+                    && !(state.phase == .starting && event == .tap) {
                     #expect(next == state && effects.isEmpty, "\(event) while \(state.phase) changed \(state) to \(next)")
+                }
+                // Silence only for a tap while starting (issue 31): Off, idle, stopped by hand.
+                if effects.contains(.silence) || (state.phase == .starting && event == .tap) {
+                    #expect(state.phase == .starting && event == .tap && next.mode == .off && next.phase == .idle
+                            && effects == [.silence, .clearCompleted, .save(.off)], "\(state) + \(event) → \(effects)")
                 }
                 // Every start names the mode the machine is then in, and only one piece starts at a time.
                 let starts = effects.compactMap { if case let .start(mode) = $0 { mode } else { nil } }

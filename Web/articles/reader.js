@@ -7,7 +7,7 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { follow, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { continueAfterOpening, follow, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
 import { lockScreenOwner } from "../player/media-session.js";
 import { richTextHTML } from "./rich-text.js";
@@ -275,17 +275,10 @@ export class ArticleReader {
     const key = `${chapter}:${index}:${this.settings.voice || ""}`;
     if (!this.renders.has(key)) {
       const made = (async () => {
-        for (let attempt = 0; ; attempt += 1) {
-          try {
-            const done = await renderSpeech(segment.script, { voice: this.settings.voice, rate: 1 }, { opening: opening ? (url) => opening(url) : null });
-            const timeline = await api(done.timelineURL);
-            return { render: done, places: wordPlaces(timeline, segment.lines, this.article.text) };
-          } catch (error) {
-            // Two renders at a time per person: wait for one to finish.
-            if (error instanceof ApiError && error.status === 429 && attempt < 30) { await new Promise((resolve) => setTimeout(resolve, 1000)); continue; }
-            throw error;
-          }
-        }
+        // (Two renders at a time per person: a third waits in renderSpeech for one to finish.)
+        const done = await renderSpeech(segment.script, { voice: this.settings.voice, rate: 1 }, { opening: opening ? (url) => opening(url) : null });
+        const timeline = await api(done.timelineURL);
+        return { render: done, places: wordPlaces(timeline, segment.lines, this.article.text) };
       })();
       made.catch(() => this.renders.delete(key));
       this.renders.set(key, made);
@@ -329,9 +322,8 @@ export class ArticleReader {
         if (token !== this.token || !fromStart) return;
         openingPlayed = true;
         this.status("");
-        this.audio.src = url;
         this.audio.playbackRate = this.settings.speed;
-        this.audio.play().catch(() => {});
+        playOpening(this.audio, url);
       },
     });
     let ready;
@@ -343,22 +335,28 @@ export class ArticleReader {
     }
     if (token !== this.token) return;
     this.status("");
+    // The words light as they are said, in the opening too: it says what the whole says first.
     this.places = ready.places;
-    // The full segment: at the opening's time when it played, else at the word asked for.
-    // (A person who paused the opening finds the whole segment paused at the same place.)
-    const wasAt = openingPlayed ? this.audio.currentTime : null;
-    const pausedByPerson = openingPlayed && !this.audio.ended && this.audio.paused;
-    const word = ready.places.findLast((place) => place.at <= offset);
-    const start = wasAt !== null ? wasAt : word && !fromStart ? word.start : 0;
-    this.audio.src = ready.render.audioURL;
-    this.audio.playbackRate = this.settings.speed;
-    await new Promise((resolve) => {
-      this.audio.addEventListener("loadedmetadata", resolve, { once: true });
-      this.audio.addEventListener("error", resolve, { once: true });
-    });
-    if (token !== this.token) return;
-    this.audio.currentTime = Math.max(0, start - 0.05);
-    if (!pausedByPerson) this.audio.play().catch(() => {});
+    if (openingPlayed) {
+      // The full segment goes on from where its opening is, at the seam after its first phrase.
+      // (A person who paused the opening finds the whole segment paused at the same place.)
+      const now = await continueAfterOpening(this.audio, ready.render.audioURL, { cancelled: () => token !== this.token });
+      if (token !== this.token) return;
+      if (now === "ended") return this.segmentEnded();  // the opening held all the segment says
+    } else {
+      // The full segment at the word asked for.
+      const word = ready.places.findLast((place) => place.at <= offset);
+      const start = word && !fromStart ? word.start : 0;
+      this.audio.src = ready.render.audioURL;
+      this.audio.playbackRate = this.settings.speed;
+      await new Promise((resolve) => {
+        this.audio.addEventListener("loadedmetadata", resolve, { once: true });
+        this.audio.addEventListener("error", resolve, { once: true });
+      });
+      if (token !== this.token) return;
+      this.audio.currentTime = Math.max(0, start - 0.05);
+      this.audio.play().catch(() => {});
+    }
     this.claim.update();
     // The next segment renders while this one plays.
     if (index + 1 < segments.length) this.prepare(this.chapter, index + 1, segments[index + 1]).catch(() => {});
@@ -367,7 +365,8 @@ export class ArticleReader {
   async segmentEnded() {
     if (!this.listening) return;
     const token = this.token;
-    if (!this.places) return;   // the opening ended before the whole segment: it takes over when ready
+    // An opening's end is not the segment's: the whole takes over from there when it is ready.
+    if (!this.places || holdsOpening(this.audio)) return;
     const segments = this.speech?.segments || [];
     if (this.segmentIndex + 1 < segments.length) {
       const next = segments[this.segmentIndex + 1];

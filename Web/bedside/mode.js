@@ -3,8 +3,9 @@
 //
 // Off → Meditation → Poetry → Off. An idle tap moves to the next mode and starts a random piece
 // of it; from meditation a tap stops, waits the 1.5 s gap with the three dots, then starts a poem;
-// from poetry a tap stops and goes Off. Taps while starting, stopping or in the gap do nothing.
-// A piece played to its end marks the wake greeting's flag; one stopped by hand clears it.
+// from poetry a tap stops and goes Off. A tap while a piece is starting is the person's last wish:
+// Off at once, silencing what was on its way (issue 31); taps while stopping or in the gap do
+// nothing. A piece played to its end marks the wake greeting's flag; one stopped by hand clears it.
 
 export const GAP_SECONDS = 1.5;
 
@@ -30,6 +31,7 @@ export function icon(machine) {
   return "leafOutline";
 }
 
+/** Whether a piece is on its way or going (the button says it is busy; My Content's Play waits). */
 export function isBusy(machine) {
   return machine.phase === "starting" || machine.phase === "stopping" || machine.phase === "gap";
 }
@@ -37,7 +39,8 @@ export function isBusy(machine) {
 /**
  * Moves `machine` (in place) on an event: tap, continueTapped, started, refused, failed, finished,
  * stopped, gapElapsed, roomChanged, alarmRang (the alarm ends the night's content: Off). Returns the effects to carry out, as strings: "start MODE",
- * "stop", "wait gap", "save MODE", "mark completed", "clear completed".
+ * "stop" (a fade, then "stopped"), "silence" (everything sounding stops at once, and the piece on
+ * its way never plays by itself), "wait gap", "save MODE", "mark completed", "clear completed".
  */
 export function handle(machine, event) {
   const { phase, mode } = machine;
@@ -54,6 +57,12 @@ export function handle(machine, event) {
     return [`start ${mode}`];
   }
   if (phase === "starting" && event === "started") { machine.phase = "playing"; return []; }
+  if (phase === "starting" && event === "tap") {
+    // The person changed their mind before it sounded: Off at once, stopped by hand.
+    machine.mode = "off";
+    machine.phase = "idle";
+    return ["silence", "clear completed", "save off"];
+  }
   if (phase === "starting" && event === "refused") { machine.phase = "idle"; machine.needsGesture = true; return []; }
   if ((phase === "starting" || phase === "playing") && event === "failed") { machine.phase = "idle"; return []; }
   if (phase === "playing" && event === "tap") {

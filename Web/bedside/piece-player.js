@@ -1,14 +1,16 @@
 // Bedside's pieces: a meditation or poem spoken by the server's speech pipeline with the room's
 // sound under the voice, the captions following the audio's own clock, the listening log, the lock
-// screen, and the fade when the Leaf/Masks machine stops a piece.
+// screen, and the fade when the Leaf/Masks machine stops a piece. A piece's opening plays as soon
+// as the server has spoken it, while the rest is spoken, and the whole render goes on from where
+// the opening ended (issue 31).
 
-import { api } from "../api.js";
 import { announce } from "../dom.js";
 import { lockScreenOwner } from "../player/media-session.js";
 import { artwork } from "../player/player.js";
 import { record } from "../player/progress.js";
-import { captionAt, captionHTML, follow, speak } from "../speech.js";
+import { captionAt, captionHTML, continueAfterOpening, follow, holdsOpening, playOpening } from "../speech.js";
 import * as mode from "./mode.js";
+import { PiecePreparation } from "./piece-preparation.js";
 import { COLORS, ICONS, MODE_NAME } from "./scene.js";
 
 const KIND = { meditation: "meditation", poetry: "poem" };
@@ -22,7 +24,7 @@ export class PiecePlayer {
     this.token = 0;             // a start that is no longer wanted sees a newer token
     this.piece = null;
     this.timeline = null;
-    this.ready = null;          // a piece made ready whose play the browser refused
+    this.preparation = null;    // the latest piece on its way (kept when Off came first, or the browser refused)
     this.pinned = null;         // a piece chosen in My Content to play next
     this.voice = new Audio();
     this.voice.preload = "auto";
@@ -49,6 +51,7 @@ export class PiecePlayer {
 
   close() {
     this.token += 1;
+    this.dropPreparation();
     if (this.unfollow) this.unfollow();
     this.voice.pause();
     this.voice.removeAttribute("src");
@@ -57,69 +60,130 @@ export class PiecePlayer {
 
   get root() { return this.bedside.root; }
 
-  /** Speaks a random piece of `modeName` (or the one chosen in My Content). */
+  /**
+   * Speaks a random piece of `modeName` (or the one chosen in My Content): the room's sound at
+   * once, the piece's opening as soon as it is spoken, and the whole render from where the opening
+   * ended once it is ready. A piece still on its way for this mode and voice is taken up.
+   */
   async start(modeName) {
     const token = ++this.token;
+    const live = () => token === this.token;
     this.leavePiece();  // a new room or My Content's Play replaces the piece playing
     this.silenceVoice();
     this.piece = null;
     this.timeline = null;
     this.paintCaption();
-    const kind = KIND[modeName];
-    try {
-      let prepared = this.ready && this.ready.mode === modeName ? this.ready : null;
-      this.ready = null;
-      if (!prepared) {
-        let piece = this.pinned && this.pinned.kind === kind ? this.pinned : null;
-        this.pinned = null;
-        if (!piece) {
-          this.bedside.status(`Choosing a ${kind}…`);
-          piece = await api("/api/bedside/next", { method: "POST", body: { kind } });
-        }
-        if (token !== this.token) return;
+    this.bedside.scene.startRoomSound();  // not after the voice: the room sounds from the tap on
+    const preparation = this.preparationFor(modeName);
+    if (!preparation.piece) this.bedside.status(`Choosing a ${preparation.kind}…`);
+    preparation.watch({
+      piece: (piece) => {
+        if (!live()) return;
         this.showTitle(piece);
         this.bedside.status(`Preparing “${piece.title}”…`);
-        const spoken = await speak(piece.script, this.voiceSettings(), {
-          progress: (fraction) => { if (token === this.token && fraction < 1) this.bedside.status(`Preparing “${piece.title}”… ${Math.round(fraction * 100)}%`); },
-          cancelled: () => token !== this.token,
-        });
-        prepared = { mode: modeName, piece, ...spoken };
-      }
-      if (token !== this.token) return;
+      },
+      progress: (fraction) => {
+        if (live() && !preparation.begun && fraction < 1) this.bedside.status(`Preparing “${preparation.piece.title}”… ${Math.round(fraction * 100)}%`);
+      },
+      opening: (url) => { if (live()) this.startWithOpening(url, preparation, modeName, token); },
+    });
+    try {
+      const prepared = await preparation.spoken;
+      if (!live()) return;  // Off, or another piece: what was made waits for a start that takes it up
       this.piece = prepared.piece;
       this.timeline = prepared.timeline;
       this.showTitle(prepared.piece);
-      this.voice.src = prepared.render.audioURL;
+      if (holdsOpening(this.voice)) {
+        // The whole goes on from where the opening ended (paused there when the person paused it).
+        const now = await continueAfterOpening(this.voice, prepared.render.audioURL, { cancelled: () => !live() });
+        if (!live()) return;
+        this.paintCaption();
+        if (preparation.begun && now === "ended") this.pieceEnded();  // the opening held all the piece says
+        if (preparation.begun) return;
+      } else {
+        this.voice.src = prepared.render.audioURL;
+      }
       this.voice.volume = 1;
-      this.bedside.scene.playRoom();
       try {
         await this.voice.play();
       } catch (refusal) {
-        if (token !== this.token) return;
+        if (!live()) return;
         if (refusal && refusal.name === "NotAllowedError") {
-          // The browser wants a gesture first: one button offers to go on.
-          this.ready = prepared;
+          // The browser wants a gesture first: one button offers to go on, with this piece.
           this.bedside.status("");
           this.bedside.dispatch("refused");
           return;
         }
         throw refusal;
       }
-      if (token !== this.token) return;
-      this.bedside.status("");
-      this.showOnLockScreen(prepared.piece, modeName);
-      announce(`${MODE_NAME[modeName]}: ${prepared.piece.title}`);
-      this.bedside.dispatch("started");
+      if (!live()) return;
+      this.begin(preparation, modeName);
     } catch (problem) {
-      if (token !== this.token || (problem && problem.name === "AbortError")) return;
+      if (problem && problem.name === "AbortError") return;
+      if (this.preparation === preparation) this.dropPreparation();
+      if (!live()) return;
+      this.silenceVoice();  // an opening that was playing ends with it
       this.bedside.status(`${problem.message || "The piece could not play."} Tap the leaf to try again.`);
       this.bedside.dispatch("failed");
     }
   }
 
+  /** The preparation for `modeName`: the one on its way when it suits (same mode and voice, not yet heard), else a new one. */
+  preparationFor(modeName) {
+    const kind = KIND[modeName];
+    const settings = this.voiceSettings();
+    const pinned = this.pinned && this.pinned.kind === kind ? this.pinned : null;
+    this.pinned = null;
+    if (!pinned && this.preparation && this.preparation.suits(kind, settings)) return this.preparation;
+    this.dropPreparation();
+    this.preparation = new PiecePreparation(kind, settings, pinned);
+    return this.preparation;
+  }
+
+  dropPreparation() {
+    if (this.preparation) this.preparation.drop();
+    this.preparation = null;
+  }
+
+  /** Plays the opening while the rest is spoken; once it sounds, the piece has begun. */
+  async startWithOpening(url, preparation, modeName, token) {
+    this.voice.volume = 1;
+    // Refused, or replaced by the whole already: the whole's own play decides.
+    if (!(await playOpening(this.voice, url)) || token !== this.token) return;
+    this.piece = preparation.piece;
+    this.showTitle(preparation.piece);
+    this.begin(preparation, modeName);
+  }
+
+  /** The piece sounds (its opening or the whole): the lock screen shows it and the machine hears it started. */
+  begin(preparation, modeName) {
+    preparation.begun = true;
+    this.bedside.status("");
+    this.showOnLockScreen(preparation.piece, modeName);
+    announce(`${MODE_NAME[modeName]}: ${preparation.piece.title}`);
+    this.bedside.dispatch("started");
+  }
+
+  /**
+   * Off at once (a tap while a piece starts): the voice and its opening stop without a fade and
+   * nothing of it plays later; the piece on its way goes on being spoken, for a start that takes
+   * it up.
+   */
+  silence() {
+    this.token += 1;
+    this.leavePiece();
+    this.silenceVoice();
+    this.piece = null;
+    this.timeline = null;
+    this.showTitle(null);
+    this.paintCaption();
+    this.bedside.status("");
+  }
+
   /** Fades the voice out, then tells the machine it stopped. */
   stopPiece() {
     const token = ++this.token;
+    this.dropPreparation();
     this.leavePiece();
     const startVolume = this.voice.volume;
     const steps = 6;
@@ -154,7 +218,8 @@ export class PiecePlayer {
   }
 
   pieceEnded() {
-    if (this.bedside.machine.phase !== "playing") return;
+    // An opening's end is not the piece's: the whole goes on from there when it is ready.
+    if (this.bedside.machine.phase !== "playing" || holdsOpening(this.voice)) return;
     const title = this.piece ? this.piece.title : "The piece";
     if (this.piece) record(`bedside:${this.piece.id}`, "ended", this.voice.duration || this.voice.currentTime);
     this.piece = null;
@@ -212,7 +277,6 @@ export class PiecePlayer {
     }
     const modeName = MODE_FOR[piece.kind];
     this.pinned = piece;
-    this.ready = null;
     if (this.bedside.machine.phase === "playing" && this.bedside.settings.contentCompletedSuccessfully) this.bedside.save({ contentCompletedSuccessfully: false });
     const opened = mode.opened(modeName);
     this.bedside.machine = opened.machine;

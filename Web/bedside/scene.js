@@ -193,6 +193,11 @@ export class BedsideScene {
     this.playRoom();
   }
 
+  /** Quiets the room's sound (content turned Off at once); the next gesture starts it again. */
+  stopRoomSound() {
+    this.room.pause();
+  }
+
   playRoom() {
     const room = ROOMS[this.roomIndex()];
     if (!this.room.src.endsWith(`/api/bedside/sounds/${room.id}`)) this.room.src = `/api/bedside/sounds/${room.id}`;

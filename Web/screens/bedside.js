@@ -158,6 +158,10 @@ class Bedside {
       this.player.start(argument);
     } else if (verb === "stop") {
       this.player.stopPiece();
+    } else if (effect === "silence") {
+      // Off at once: nothing sounds, the room neither, unless an alarm keeps the night's audio alive.
+      this.player.silence();
+      if (this.ringing.run.state === "off") this.scene.stopRoomSound();
     } else if (effect === "mark completed") {
       this.save({ contentCompletedSuccessfully: true });
     } else if (effect === "clear completed") {

@@ -2,7 +2,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
-import { render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { continueAfterOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { clock } from "../time.js";
 
 const SAMPLE = "Breathe in slowly. (1s) And let it go.";
@@ -89,7 +89,7 @@ export async function wireVoicePanel(container) {
       const render = await renderSpeech(text, { voice: select.value, rate: Number(form.rate.value) }, {
         progress: (fraction) => setProgress(fraction, fraction < 1
           ? `${opening ? "Playing the beginning while the rest is spoken" : "Speaking"}… ${Math.round(fraction * 100)}%` : "Done"),
-        opening: playOpening,
+        opening: showOpening,
       });
       await showResult(render);
       announce("Your line is ready to play.");
@@ -107,28 +107,13 @@ export async function wireVoicePanel(container) {
   }
 
   /** Plays the opening (the first phrase) while the rest is spoken. */
-  function playOpening(url) {
+  function showOpening(url) {
     opening = url;
     cues = [];
     captionList.innerHTML = "";
     warningList.hidden = true;
-    audio.src = url;
     result.hidden = false;
-    audio.play().catch(() => {});
-  }
-
-  /** Once the opening has played its phrase (or was paused): where to go on in the whole. */
-  function openingDone() {
-    return new Promise((resolve) => {
-      if (audio.paused || audio.ended) return resolve();
-      const done = () => {
-        audio.removeEventListener("ended", done);
-        audio.removeEventListener("pause", done);
-        resolve();
-      };
-      audio.addEventListener("ended", done);
-      audio.addEventListener("pause", done);
-    });
+    playOpening(audio, url);
   }
 
   async function showResult(render) {
@@ -141,22 +126,14 @@ export async function wireVoicePanel(container) {
     warningList.innerHTML = render.warnings.map((warning) =>
       `<li>Line ${warning.line}, column ${warning.column}: ${escapeHTML(warning.message)}</li>`).join("");
     warningList.hidden = render.warnings.length === 0;
-    if (opening) {
-      // Go on from where the opening is, at the seam after its phrase: the whole render holds the
-      // same audio from the start, so the rest follows without a jump.
-      opening = null;
-      await openingDone();
-      const at = audio.ended ? audio.duration : audio.currentTime;
-      const goOn = audio.ended;
-      audio.addEventListener("loadedmetadata", () => {
-        audio.currentTime = Math.min(at, audio.duration || at);
-        // Goes on unless the opening held it all (a script of one phrase); an unknown length goes on.
-        const left = audio.duration - at;
-        if (goOn && !(left < 0.05)) audio.play().catch(() => {});
-      }, { once: true });
-    }
-    audio.src = render.audioURL;
     result.hidden = false;
+    if (opening) {
+      // The whole render goes on from where the opening is, at the seam after its phrase.
+      opening = null;
+      await continueAfterOpening(audio, render.audioURL);
+    } else {
+      audio.src = render.audioURL;
+    }
   }
 
   audio.addEventListener("timeupdate", () => {

@@ -1,0 +1,70 @@
+// A Bedside piece on its way: chosen from the pool (or the one chosen in My Content), then spoken by
+// the server's speech pipeline, its opening ready to play while the rest is spoken. It goes on
+// while the person changes their mind, so a start of the same mode with the same voice takes it up
+// where it is (issue 31): a tap, a tap for Off, a tap again, and the opening plays at once again,
+// without choosing another piece or asking for a second render.
+
+import { api } from "../api.js";
+import { speak } from "../speech.js";
+
+/** One piece being chosen and spoken; the player decides what plays and when. */
+export class PiecePreparation {
+  /**
+   * Begins at once: a random piece of `kind` ("meditation" or "poem"), or `piece` when one was
+   * chosen, spoken with `settings` ({ voice, rate }).
+   */
+  constructor(kind, settings, piece = null) {
+    this.kind = kind;
+    this.settings = settings;
+    this.piece = piece;
+    this.opening = null;    // where the opening (to the end of the first phrase) plays, once spoken
+    this.done = false;      // the whole render and its timeline are here
+    this.begun = false;     // the piece has sounded: nobody takes it up again
+    this.dropped = false;   // nobody will: it stops following its render
+    this.watcher = null;
+    /** Resolves with { piece, render, timeline } once the whole is spoken. */
+    this.spoken = this.prepare();
+    this.spoken.then(() => { this.done = true; }, () => {});
+  }
+
+  /** Whether a start of `kind` with `settings` may take this one up. */
+  suits(kind, settings) {
+    return !this.dropped && !this.begun && this.kind === kind
+      && this.settings.voice === settings.voice && this.settings.rate === settings.rate;
+  }
+
+  /**
+   * `watcher` ({ piece(piece), progress(fraction), opening(url) }, each optional) hears what
+   * happens from now on, and at once what already happened: the piece chosen, and the opening
+   * while the whole is still being spoken. The watcher before it hears no more.
+   */
+  watch(watcher) {
+    this.watcher = watcher;
+    if (this.piece) watcher.piece?.(this.piece);
+    if (this.opening && !this.done) watcher.opening?.(this.opening);
+  }
+
+  /** Nobody will take this one up: it stops following its render (`spoken` rejects, "AbortError"). */
+  drop() {
+    this.dropped = true;
+    this.watcher = null;
+  }
+
+  async prepare() {
+    if (!this.piece) {
+      const piece = await api("/api/bedside/next", { method: "POST", body: { kind: this.kind } });
+      if (this.dropped) throw Object.assign(new Error("Stopped."), { name: "AbortError" });
+      this.piece = piece;
+      this.watcher?.piece?.(piece);
+    }
+    const spoken = await speak(this.piece.script, this.settings, {
+      progress: (fraction) => this.watcher?.progress?.(fraction),
+      opening: (url) => {
+        this.opening = url;
+        this.watcher?.opening?.(url);
+      },
+      cancelled: () => this.dropped,
+    });
+    return { piece: this.piece, ...spoken };
+  }
+}

@@ -1,0 +1,168 @@
+"""Bedside with the real Piper voice (issue 31): a piece begins with its opening while the rest is
+still being spoken, and the whole render goes on from where the opening ended; the room sounds from
+the tap on; a tap while a piece starts turns everything Off at once, and its render finishing later
+plays nothing (the next tap plays it); and, recorded, the voice is heard soon after the tap.
+
+Nothing here times the app with a clock: the page's own order of events says what came first (its
+performance.now() orders them, no duration is read from it). The speed itself is measured by
+`make bench` (Benchmarks/speech_pipeline.py, "Bedside: tap to first sound"); only the listening
+case bounds the onset, as heard."""
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import close, open_page, screenshot, wait_for, wait_until
+from listening import onset
+from test_bedside import open_bedside, pieces_started
+
+pytestmark = pytest.mark.real_speech  # every piece here is spoken by Piper, the default voice
+
+# What the page hears and what it is told, in its own order: each time one of its audio elements
+# begins to sound (and from which address, at which second of it), and each render's state and
+# timeline as they are answered.
+WATCH = r"""(() => {
+    window.heard = [];
+    window.told = [];
+    document.addEventListener('playing', (event) => {
+        const audio = event.target;
+        window.heard.push({ at: performance.now(), what: audio.className, src: audio.currentSrc,
+                            time: audio.currentTime, duration: audio.duration });
+    }, true);
+    const fetchFirst = window.fetch;
+    window.fetch = async (...args) => {
+        const response = await fetchFirst(...args);
+        const path = new URL(args[0] instanceof Request ? args[0].url : String(args[0]), location.href).pathname;
+        const at = performance.now();
+        if (response.ok && /^\/api\/speech\/renders(\/[^/]+)?$/.test(path)) {
+            response.clone().json().then((info) => window.told.push({ at, what: 'render', id: info.id, status: info.status }));
+        } else if (response.ok && /^\/api\/speech\/renders\/[^/]+\/timeline$/.test(path)) {
+            response.clone().json().then(() => window.told.push({ at, what: 'timeline' }));
+        }
+        return response;
+    };
+})()"""
+
+ALL_SILENT = "[...document.querySelectorAll('audio')].every((audio) => audio.paused)"
+
+
+def warm(server, page, room):
+    """A warm server, as one that has been running: Piper's voice loaded (a short line spoken
+    first) and the room's sound made (it is synthesized on first use)."""
+    answer = page.request.post(server.url + "/api/speech/renders", data={"text": "Ready. (0.3s) Warm.", "format": "m4a"})
+    assert answer.ok, answer.text()
+    render_id = answer.json()["id"]
+    wait_for(page, lambda: page.request.get(server.url + f"/api/speech/renders/{render_id}").json()["status"] == "done",
+             timeout=180, message="Piper never spoke the warm-up line")
+    assert page.request.get(server.url + f"/api/bedside/sounds/{room}").ok
+
+
+def test_a_piece_begins_with_its_opening_while_the_rest_is_spoken(server, browser):
+    page = open_page(browser)
+    page.add_init_script(WATCH)
+    open_bedside(server, page, voice="")  # the server's default voice: Piper
+    page.get_by_role("button", name="Content off. Play a meditation").click()
+
+    # The opening sounds first, while the render is still going: the page was told "rendering"
+    # and not yet "done" when it began, and it is the render's opening (…/first) that sounds.
+    wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", timeout=120, message="the piece never sounded")
+    expect(page.locator(".bs-leaf")).to_have_attribute("aria-label", "Meditation playing. Change to a poem")
+    screenshot(page, "bedside-opening")
+    heard, told = page.evaluate("[window.heard, window.told]")
+    voice = [h for h in heard if h["what"] == "bs-voice"]
+    renders = [t for t in told if t["what"] == "render"]
+    assert voice[0]["src"].endswith("/first"), voice[0]
+    assert renders and renders[0]["status"] == "rendering"
+    done = [t["at"] for t in renders if t["status"] == "done"]
+    assert not done or voice[0]["at"] < done[0], "the opening waited for the whole render"
+    # The room sounds from the tap on, before any render was done.
+    room = [h for h in heard if h["what"] == "bs-room-sound"]
+    assert room, "the room's sound did not start with the tap"
+    assert not done or room[0]["at"] < done[0]
+
+    # The whole render goes on from where the opening ended, once it is done, with captions.
+    wait_until(page, "window.heard.some((h) => h.what === 'bs-voice' && h.src.endsWith('/audio'))", timeout=180,
+               message="the whole render never took over")
+    heard, told = page.evaluate("[window.heard, window.told]")
+    whole = next(h for h in heard if h["what"] == "bs-voice" and h["src"].endswith("/audio"))
+    opening = next(h for h in heard if h["what"] == "bs-voice" and h["src"].endswith("/first"))
+    done = [t["at"] for t in told if t["what"] == "render" and t["status"] == "done"]
+    assert done and done[0] < whole["at"]
+    assert whole["time"] == pytest.approx(opening["duration"], abs=0.25), (opening, whole)
+    assert [h["src"].rsplit("/", 1)[1] for h in heard if h["what"] == "bs-voice"] == ["first", "audio"], "a piece sounded twice"
+    wait_until(page, "document.querySelector('.bs-voice').currentTime > " + str(opening["duration"] + 0.5))
+    expect(page.locator(".bs-caption")).to_be_visible()
+    screenshot(page, "bedside-opening-then-whole")
+    close(page)
+
+
+def test_a_tap_while_a_piece_starts_turns_it_all_off_at_once(server, browser):
+    page = open_page(browser, service_workers="block")  # page.route sees every request
+    page.add_init_script(WATCH)
+    open_bedside(server, page, voice="")
+    started = pieces_started(page)
+    posted = []
+    page.on("request", lambda r: posted.append(r) if r.method == "POST" and r.url.endswith("/api/speech/renders") else None)
+    # The opening, once spoken, is held on its way: the piece is still starting, its opening pending.
+    held = []
+    page.route("**/api/speech/renders/*/first", lambda route: held.append(route))
+    leaf = page.locator(".bs-leaf")
+    leaf.click()
+    wait_for(page, lambda: held, timeout=120, message="the opening was never asked for")
+    expect(leaf).to_have_attribute("aria-label", "Meditation: starting")
+    wait_until(page, "!document.querySelector('.bs-room-sound').paused", message="the room's sound did not start with the tap")
+
+    # Off, at once: right after the tap nothing sounds, the room neither, and nothing is loading.
+    leaf.click()
+    assert page.evaluate(ALL_SILENT)
+    assert page.evaluate("document.querySelector('.bs-voice').getAttribute('src')") is None
+    expect(leaf).to_have_attribute("aria-label", "Content off. Play a meditation")
+    screenshot(page, "bedside-off-while-starting")
+    for route in held:
+        try:
+            route.continue_()  # the page no longer wants it
+        except Exception:
+            pass
+    page.unroute("**/api/speech/renders/*/first")
+
+    # The render finishes: the page is told so and fetches its timeline, and still nothing plays.
+    render_id = page.evaluate("window.told.find((t) => t.what === 'render').id")
+    wait_for(page, lambda: page.request.get(server.url + f"/api/speech/renders/{render_id}").json()["status"] == "done",
+             timeout=240, message="the render never finished")
+    wait_until(page, "window.told.some((t) => t.what === 'timeline')", timeout=30, message="the page never took the finished render")
+    assert page.evaluate(ALL_SILENT)
+    assert page.evaluate("window.heard.filter((h) => h.what === 'bs-voice').length") == 0, "the piece sounded after Off"
+    assert page.evaluate("document.querySelector('.bs-voice').getAttribute('src')") is None
+    expect(leaf).to_have_attribute("aria-label", "Content off. Play a meditation")
+    assert page.request.get(server.url + "/api/settings").json()["bedside"]["contentMode"] == "off"
+
+    # The next tap is on again: the piece made meanwhile plays from its start, at once, without
+    # another piece chosen or another render asked for.
+    leaf.click()
+    wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", timeout=30, message="the kept piece never played")
+    first = page.evaluate("window.heard.find((h) => h.what === 'bs-voice')")
+    assert first["src"].endswith("/audio") and first["time"] < 0.5, first
+    expect(leaf).to_have_attribute("aria-label", "Meditation playing. Change to a poem")
+    assert len(started) == 1 and len(posted) == 1
+    close(page)
+
+
+def test_the_voice_is_heard_soon_after_the_tap(server, audio_sink, listening_browser):
+    """Recorded (e2e/listening.py): in the silent room, what is heard after the tap is the voice's
+    opening, and it begins within about a second and a half of the tap on a warm server."""
+    page = open_page(listening_browser)
+    page.add_init_script(WATCH)
+    open_bedside(server, page, voice="", room="silence")
+    warm(server, page, "silence")
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(0.3)
+        page.get_by_role("button", name="Content off. Play a meditation").click()
+        tapped = recording.seconds
+        wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", timeout=60, message="the piece never sounded")
+        recording.wait_for_seconds(max(tapped + 2.5, recording.seconds + 1.0))  # what it played, through the audio path
+        sound = recording.samples(tapped)
+    first = page.evaluate("window.heard.find((h) => h.what === 'bs-voice')")
+    close(page)
+    assert first["src"].endswith("/first"), first
+    heard_from = onset(sound)
+    assert heard_from is not None, "nothing was heard after the tap"
+    assert heard_from < 1.5, f"the voice was heard {heard_from:.2f} s after the tap"
