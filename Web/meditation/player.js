@@ -1,148 +1,143 @@
-// Sound for a meditation: narration cues one at a time, the bell, a silent keep-alive loop that
-// keeps a locked phone's page awake, and the session's claim on the lock screen (Web/player/media-session.js).
+// Sound for a meditation: the whole session as one file (the plan's `sound`: every narration cue at
+// its time, silence between, the bell at the end). The closing and the bell need no script, so they
+// reach the ear with the phone locked, and the session's own sound keeps the page's audio alive.
+// Pause and resume are a pause and a seek in that file. The session claims the lock screen through
+// Web/player/media-session.js.
 
 import { lockScreenOwner } from "../player/media-session.js";
 
 export class MeditationPlayer {
-  constructor({ onError, onPlayPause }) {
-    this.narration = new Audio();
-    this.narration.preload = "auto";
-    this.bell = new Audio();
-    this.keepAlive = new Audio();
-    this.keepAlive.loop = true;
-    this.queue = [];
-    this.current = null;
-    this.onError = onError;
-    this.onPlayPause = onPlayPause;
-    this.narration.addEventListener("ended", () => this.next());
-    // A file that cannot load fails here (the play() promise does not always say so).
-    this.narration.addEventListener("error", () => this.failed());
-    this.playing = false;       // the session runs (not paused, not stopped)
+  /** `onError()`: the sound could not be loaded or played. `onPlayPause("play" | "pause")`: the
+   *  lock screen's buttons. `onInterrupted()`: the system paused the sound (a call, another app's
+   *  audio). `onEnded()`: the sound played to its end. */
+  constructor({ onError, onPlayPause, onInterrupted, onEnded }) {
+    this.audio = new Audio();
+    this.audio.preload = "auto";
+    this.audio.className = "meditation-sound";
+    this.plan = null;
+    this.wanted = false;        // the sound should be playing: not paused by the session, not stopped
+    this.seekTo = null;         // the place (seconds) a reloaded sound seeks to once it can
+    this.finishing = false;     // the session is over: the bell rings to its end, then the sound stops
     this.phaseTitle = null;     // what the lock screen shows under the session's name
-    this.elapsed = 0;           // seconds of the session so far, for the lock screen
+    this.onError = onError;
+    this.audio.addEventListener("loadedmetadata", () => this.seekToPlace());
+    // A file that cannot load fails here (the play() promise does not always say so).
+    this.audio.addEventListener("error", () => { if (this.isSession()) this.failed(); });
+    this.audio.addEventListener("pause", () => {
+      if (this.audio.ended) return;  // the end: "ended" comes next
+      if (this.finishing) { this.stop(); return; }  // the bell paused from outside: the session is over anyway
+      // Paused while it should play and still paused now, before its end: the system holds it.
+      if (this.wanted && this.isSession() && this.audio.paused) {
+        this.wanted = false;
+        onInterrupted();
+      }
+    });
+    this.audio.addEventListener("ended", () => {
+      if (this.finishing) this.stop();
+      else onEnded();
+    });
     this.claim = lockScreenOwner.claim("Meditate", {
       metadata: () => (this.plan ? {
         title: this.plan.name, artist: this.phaseTitle || "Reverie", album: "Reverie",
         artwork: [{ src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" }],
       } : null),
-      isPlaying: () => this.playing,
-      position: () => (this.plan ? { duration: this.plan.totalSeconds, position: this.elapsed, playbackRate: 1 } : null),
-      handlers: { play: () => this.onPlayPause("play"), pause: () => this.onPlayPause("pause") },
+      isPlaying: () => this.wanted,
+      position: () => (this.plan ? { duration: this.plan.totalSeconds, position: Math.min(this.position || 0, this.plan.totalSeconds), playbackRate: 1 } : null),
+      handlers: { play: () => onPlayPause("play"), pause: () => onPlayPause("pause") },
     });
   }
 
-  failed() {
-    if (!this.current || this.current.reported) return;
-    this.current.reported = true;
-    this.onError(this.current);
+  /** True while the element holds the session's sound (not the silence of `unlock`, not nothing). */
+  isSession() {
+    return Boolean(this.plan) && this.audio.getAttribute("src") === this.plan.sound.url;
   }
 
-  /** Call synchronously inside the tap that starts a session: it lets the elements play later
+  /** Seconds into the session's sound: where the element is, or the place it is about to seek to;
+   *  NaN while it holds no session. */
+  get position() {
+    if (!this.isSession()) return NaN;
+    return this.seekTo ?? this.audio.currentTime;
+  }
+
+  failed() {
+    this.wanted = false;
+    this.claim.update();
+    this.onError();
+  }
+
+  /** Call synchronously inside the tap that starts a session: it lets the element play later
    *  (phones allow sound only from a tap), before the plan has even arrived. */
   unlock(silenceURL) {
-    for (const element of [this.keepAlive, this.narration, this.bell]) {
-      element.src = silenceURL;
-      element.play().then(() => { if (element !== this.keepAlive) element.pause(); }).catch(() => {});
-    }
+    this.audio.src = silenceURL;
+    this.audio.play().then(() => {
+      if (this.audio.getAttribute("src") === silenceURL) this.audio.pause();
+    }).catch(() => {});
   }
 
-  /** Starts the keep-alive loop and the lock-screen controls for a plan. */
-  async begin(plan) {
+  /** Plays the plan's sound from `fromSeconds`: a seek in the file when the element holds it, or
+   *  the file loaded again and sought to that place (a new page, an element the browser emptied or
+   *  that failed, or `reload`). Call it inside a tap or a lock-screen action when it may be the
+   *  first sound. */
+  play(plan, fromSeconds, { reload = false } = {}) {
     this.plan = plan;
-    this.keepAlive.src = plan.silence.url;
-    this.keepAlive.volume = 0.01;
-    try {
-      await this.keepAlive.play();
-    } catch {
-      // No keep-alive (autoplay refused, or no audio device): the session still runs on screen.
+    this.finishing = false;
+    if (reload || !this.isSession() || this.audio.error || this.audio.networkState === HTMLMediaElement.NETWORK_EMPTY) {
+      this.seekTo = fromSeconds;
+      this.audio.src = plan.sound.url;
+    } else if (this.seekTo != null) {
+      this.seekTo = fromSeconds;  // still loading: it seeks there once it can
+    } else if (Math.abs(this.audio.currentTime - fromSeconds) > 0.25) {
+      this.audio.currentTime = fromSeconds;
     }
-    this.playing = true;
+    this.seekToPlace();
+    this.wanted = true;
     this.claim.take();
-  }
-
-  /** Plays a cue after any that is still playing; never two at once. The schedule leaves room
-   *  for each cue, so one still playing when the next is due is running late (it stalled while
-   *  loading): it gives way rather than pushing everything after it later. */
-  cue(cue) {
-    const playing = this.current;
-    const due = playing && playing.durationMs != null && playing.atSeconds + playing.durationMs / 1000 <= cue.atSeconds;
-    this.queue.push(cue);
-    if (!playing || due) this.next();
-  }
-
-  async next() {
-    this.current = this.queue.shift() || null;
-    if (!this.current) return;
-    await this.playCurrent();
-  }
-
-  async playCurrent() {
-    const cue = this.current;
-    cue.reported = false;
-    this.narration.src = cue.url;
-    try {
-      await this.narration.play();
-    } catch (problem) {
+    this.audio.play().catch((problem) => {
       if (problem && problem.name === "AbortError") return;  // paused or replaced meanwhile
-      if (this.current === cue) this.failed();
-    }
+      if (this.wanted) this.failed();
+    });
   }
 
-  /** After a failed cue: try the same file again. */
-  retry() {
-    if (this.current) this.playCurrent();
+  /** A reloaded sound goes to its place as soon as it knows its length. */
+  seekToPlace() {
+    if (this.seekTo == null || this.audio.readyState < HTMLMediaElement.HAVE_METADATA) return;
+    if (Math.abs(this.audio.currentTime - this.seekTo) > 0.25) this.audio.currentTime = this.seekTo;
+    this.seekTo = null;
   }
 
-  /** After a failed cue: go on without it. */
-  skip() {
-    this.next();
+  /** After a failure: load the file again and play it from `fromSeconds`. */
+  retry(fromSeconds) {
+    if (this.plan) this.play(this.plan, fromSeconds, { reload: true });
   }
 
-  async ringBell() {
-    this.bell.src = this.plan.bell.url;
-    try {
-      await this.bell.play();
-    } catch {
-      // The bell is a nicety; the completion screen says the session is over.
-    }
-  }
-
-  /** Pauses every sound; the lock screen stays the session's, so its play resumes it. */
+  /** Pauses the sound; the lock screen stays the session's, so its play resumes it. */
   pause() {
-    this.narration.pause();
-    this.keepAlive.pause();
-    this.playing = false;
+    this.wanted = false;
+    this.audio.pause();
     this.claim.update();
   }
 
-  async resume() {
-    try {
-      await this.keepAlive.play();
-      if (this.current && this.narration.src && !this.narration.ended) await this.narration.play();
-    } catch {
-      // As in begin().
-    }
-    this.playing = true;
-    this.claim.take();
+  /** The session is complete: the bell in the sound rings to its end, then everything stops. */
+  finish() {
+    if (this.audio.paused || this.audio.ended) this.stop();
+    else this.finishing = true;
   }
 
-  /** Stops every sound at once and gives the lock screen back. */
+  /** Stops the sound at once and gives the lock screen back. */
   stop() {
-    this.queue = [];
-    this.current = null;
-    for (const element of [this.narration, this.keepAlive]) {
-      element.pause();
-      element.removeAttribute("src");
-      element.load();
-    }
-    this.playing = false;
+    this.wanted = false;
+    this.finishing = false;
+    this.seekTo = null;
+    this.audio.pause();
+    this.audio.removeAttribute("src");
+    this.audio.load();
+    this.audio.remove();
     this.claim.release();
   }
 
-  /** Lock-screen title, artist (the phase) and position (seconds of the session). */
-  showOnLockScreen(phaseTitle, elapsedSeconds) {
+  /** Lock-screen artist: the phase (the position comes from the sound itself). */
+  showOnLockScreen(phaseTitle) {
     this.phaseTitle = phaseTitle;
-    this.elapsed = elapsedSeconds;
     this.claim.update();
   }
 }

@@ -1,13 +1,16 @@
 // The meditation session machine in the browser: idle → active ⇄ paused → complete | ended early.
-// The same rules as the server's Breathing engine (MeditationRun), on the plan the server made:
-// elapsed time comes from timestamps (sessionStartedAt, pausedAt, pausedElapsed), never from
-// counting ticks, so a tab that slept or a locked phone is right the moment it wakes.
+// The same rules as the server's Breathing engine (MeditationRun), on the plan the server made.
+//
+// A session is one sound (the plan's `sound`: every cue at its time, the bell at the end), and its
+// time is where that sound has got to: each tick, pause and end is given the position of the audio
+// (its currentTime, in seconds), and elapsed is the furthest position heard. Wall-clock time (`now`,
+// ms) only dates the record, measures a pause against its 30 minutes and the saved state against
+// its hour; it never counts as meditated. So a locked phone, whose scripts stop while the sound
+// plays on, is right the moment it wakes, and time away from a closed app is not credited.
 
 export const STATE_KEY = "meditation-session-state";
 export const STALE_AFTER_MS = 60 * 60 * 1000;
 export const PAUSE_TIMEOUT_MS = 30 * 60 * 1000;
-/** A cue or the bell found later than this (the device slept) is skipped, not played. */
-export const LATE_TOLERANCE_S = 5;
 
 /** A new session for a plan from GET /api/meditation/plan. */
 export function createRun(plan) {
@@ -17,24 +20,21 @@ export function createRun(plan) {
     durationMinutes: plan.durationMinutes,
     sessionStartedAt: null,
     pausedAt: null,
-    pausedElapsed: 0,
-    scheduledCues: plan.cues.map((cue) => ({ atSeconds: cue.atSeconds, audioFile: cue.audio.audioFile, url: cue.audio.url,
-      durationMs: cue.audio.durationMs, played: false })),
+    heardSeconds: 0,
     currentPhaseIndex: 0,
     savedAt: null,
     plan,
   };
 }
 
-/** Seconds of meditation so far (pauses left out), at most the session's length. */
-export function elapsed(run, now) {
-  if (run.sessionStartedAt == null) return 0;
-  const end = run.status === "paused" ? run.pausedAt : now;
-  return Math.min(run.plan.totalSeconds, Math.max(0, (end - run.sessionStartedAt) / 1000 - run.pausedElapsed));
+/** Seconds of meditation so far: the furthest position of the session's sound heard, at most the
+ *  session's length. */
+export function elapsed(run) {
+  return Math.min(run.plan.totalSeconds, run.heardSeconds);
 }
 
-export function remaining(run, now) {
-  return run.plan.totalSeconds - elapsed(run, now);
+export function remaining(run) {
+  return run.plan.totalSeconds - elapsed(run);
 }
 
 export function phaseIndex(plan, seconds) {
@@ -43,72 +43,81 @@ export function phaseIndex(plan, seconds) {
   return index;
 }
 
+/** The position heard so far moves forward only: an element reloaded at 0, before its seek to the
+ *  saved place, does not take back what was heard. `now` is when the sound was at `position`. */
+function hear(run, position, now) {
+  if (Number.isFinite(position) && position > run.heardSeconds) run.heardSeconds = position;
+  run.savedAt = now;
+}
+
 export function start(run, now) {
   if (run.status !== "idle") return [];
   run.status = "active";
   run.sessionStartedAt = now;
+  run.heardSeconds = 0;
   run.currentPhaseIndex = 0;
   run.savedAt = now;
-  return [{ type: "phase", index: 0, title: run.plan.phases[0].title }, ...tick(run, now)];
+  return [{ type: "phase", index: 0, title: run.plan.phases[0].title }];
 }
 
-export function pause(run, now) {
+/** Pauses an active session at `position`. At or past the end there is nothing to pause: the
+ *  next tick completes the session. */
+export function pause(run, now, position) {
   if (run.status !== "active") return false;
+  if (Math.max(run.heardSeconds, position) >= run.plan.totalSeconds) return false;
+  hear(run, position, now);
   run.status = "paused";
   run.pausedAt = now;
-  run.savedAt = now;
   return true;
 }
 
 export function resume(run, now) {
   if (run.status !== "paused") return false;
   if (now - run.pausedAt >= PAUSE_TIMEOUT_MS) return false;
-  run.pausedElapsed += (now - run.pausedAt) / 1000;
   run.pausedAt = null;
   run.status = "active";
   run.savedAt = now;
   return true;
 }
 
-/** Ends before the time: a partial record; no bell, no more cues. */
-export function endEarly(run, now) {
+/** Ends before the time: a partial record of what was heard. A paused session's sound stood
+ *  still, so its position is the one it paused at. */
+export function endEarly(run, now, position) {
   if (run.status !== "active" && run.status !== "paused") return null;
-  const endedAt = run.status === "paused" ? run.pausedAt : now;
-  const record = makeRecord(run, elapsed(run, now), endedAt, false);
+  const paused = run.status === "paused";
+  if (!paused) hear(run, position, now);
+  const record = makeRecord(run, elapsed(run), paused ? run.pausedAt : now, false);
   run.status = "endedEarly";
   run.savedAt = now;
   return record;
 }
 
-/** Brings the run up to `now`; returns what happened, in order. */
-export function tick(run, now) {
+/** Brings the run up to `now`, when its sound is at `position`; returns what happened, in order. */
+export function tick(run, now, position) {
   if (run.status === "paused") {
     if (now - run.pausedAt < PAUSE_TIMEOUT_MS) return [];
-    const record = makeRecord(run, elapsed(run, now), run.pausedAt, false);
+    const record = makeRecord(run, elapsed(run), run.pausedAt, false);
     run.status = "endedEarly";
     run.savedAt = now;
     return [{ type: "ended", record, timedOut: true }];
   }
   if (run.status !== "active") return [];
+  // The end is dated when the sound reached it: from the last place heard going on without a stop,
+  // and no later than the position now allows (the sound went past the end since).
+  const total = run.plan.totalSeconds;
+  const past = Number.isFinite(position) ? Math.max(0, position - total) : 0;
+  const end = Math.max(run.sessionStartedAt, Math.min(run.savedAt + (total - run.heardSeconds) * 1000, now - past * 1000));
+  hear(run, position, now);
   const events = [];
-  const seconds = elapsed(run, now);
+  const seconds = elapsed(run);
   const phase = phaseIndex(run.plan, seconds);
   if (phase !== run.currentPhaseIndex) {
     run.currentPhaseIndex = phase;
     events.push({ type: "phase", index: phase, title: run.plan.phases[phase].title });
   }
-  const real = (now - run.sessionStartedAt) / 1000 - run.pausedElapsed;
-  for (const cue of run.scheduledCues) {
-    if (cue.played || cue.atSeconds > seconds) continue;
-    cue.played = true;
-    events.push({ type: real - cue.atSeconds <= LATE_TOLERANCE_S ? "cue" : "skip", cue });
-  }
-  if (seconds >= run.plan.totalSeconds) {
-    const end = run.sessionStartedAt + (run.pausedElapsed + run.plan.totalSeconds) * 1000;
+  if (seconds >= total) {
     run.status = "complete";
-    run.savedAt = now;
-    if ((now - end) / 1000 <= LATE_TOLERANCE_S) events.push({ type: "bell" });
-    events.push({ type: "complete", record: makeRecord(run, run.plan.totalSeconds, end, true) });
+    events.push({ type: "complete", record: makeRecord(run, total, end, true) });
   }
   return events;
 }
@@ -134,6 +143,8 @@ export function breath(pattern, seconds) {
 
 // MARK: - Saving and recovery
 
+/** Keeps the run on this device (`meditation-session-state`): the screen saves it on every
+ *  change and as the heard position advances, so recovery resumes where the sound stopped. */
 export function save(run) {
   localStorage.setItem(STATE_KEY, JSON.stringify(run));
 }
@@ -142,8 +153,9 @@ export function clearSaved() {
   localStorage.removeItem(STATE_KEY);
 }
 
-/** The saved session if it can be resumed (active or paused, saved under an hour ago); stale or
- *  unreadable state is removed silently and null returned. */
+/** The saved session if it can be resumed (active or paused, saved under an hour ago, with a
+ *  position and a plan whose sound can be played); stale or unreadable state is removed silently
+ *  and null returned. Its elapsed is the position it had reached: the time away is not counted. */
 export function recover(now) {
   let saved = null;
   try {
@@ -151,8 +163,8 @@ export function recover(now) {
   } catch {
     saved = null;
   }
-  const usable = saved && (saved.status === "active" || saved.status === "paused") && saved.plan
-    && saved.savedAt != null && now - saved.savedAt < STALE_AFTER_MS && now >= saved.savedAt;
+  const usable = saved && (saved.status === "active" || saved.status === "paused") && saved.plan && saved.plan.sound
+    && Number.isFinite(saved.heardSeconds) && saved.savedAt != null && now - saved.savedAt < STALE_AFTER_MS && now >= saved.savedAt;
   if (!usable) {
     clearSaved();
     return null;

@@ -1,4 +1,6 @@
 // Meditate: choose a length, breathe with the circle and the narration, see your history.
+// A session is one sound (the plan's `sound`); the circle, the phase and the clock follow where
+// that sound is, so they stand still whenever it does and are right the moment a locked phone wakes.
 
 import { api } from "../api.js";
 import { announce, confirmDialog, escapeHTML, setImmersive, timeZone } from "../dom.js";
@@ -64,6 +66,7 @@ class MeditateScreen {
     this.run = null;
     this.player = null;
     this.timer = null;
+    this.savedSecond = null;  // the whole second of the heard position last saved
     this.reducedMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
     this.onVisible = () => { if (document.visibilityState === "visible") this.update(); };
   }
@@ -77,7 +80,7 @@ class MeditateScreen {
 
   leave() {
     if (this.run && this.run.status === "active") {
-      machine.pause(this.run, Date.now());
+      machine.pause(this.run, Date.now(), this.player.position);
       machine.save(this.run);
     }
     this.stopLoop();
@@ -152,9 +155,11 @@ class MeditateScreen {
       plan = await api(`/api/meditation/plan?session=basic-breathing&minutes=${minutes}`);
       localStorage.setItem(`meditation-plan-${minutes}`, JSON.stringify(plan));
     } catch (problem) {
-      // Offline: the last plan for this length still works (the audio may already be cached).
+      // Offline: the last plan for this length still works (its sound may already be cached).
       plan = JSON.parse(localStorage.getItem(`meditation-plan-${minutes}`) || "null");
-      if (!plan) {
+      if (!plan || !plan.sound) {
+        this.player.stop();
+        this.player = null;
         error.textContent = `The session could not be prepared: ${problem.message}`;
         error.hidden = false;
         button.disabled = false;
@@ -163,25 +168,29 @@ class MeditateScreen {
       }
     }
     this.run = machine.createRun(plan);
-    await this.player.begin(plan);
     const events = machine.start(this.run, Date.now());
     machine.save(this.run);
+    this.player.play(plan, 0);
     this.showActive();
     this.focusAction("toggle");
     this.handle(events);
   }
 
   makePlayer() {
-    return new MeditationPlayer({
-      onError: (cue) => this.showAudioError(cue),
+    const player = new MeditationPlayer({
+      onError: () => this.showAudioError(),
       onPlayPause: (action) => (action === "play" ? this.resume() : this.pause()),
+      onInterrupted: () => this.pause(),
+      onEnded: () => this.update(),
     });
+    document.body.append(player.audio);  // outside the screen, so the bell rings on after the session's screen is gone
+    return player;
   }
 
   // MARK: - Recovery
 
   showRecovery(saved) {
-    const done = machine.elapsed(saved, Date.now());
+    const done = machine.elapsed(saved);
     this.container.innerHTML = `
       <section class="meditate" aria-labelledby="resume-heading">
         <h1 class="page-title">Meditate</h1>
@@ -194,17 +203,16 @@ class MeditateScreen {
           </div>
         </div>
       </section>`;
-    this.container.querySelector('[data-action="resume"]').addEventListener("click", async () => {
+    this.container.querySelector('[data-action="resume"]').addEventListener("click", () => {
       this.run = saved;
       this.player = this.makePlayer();
-      this.player.unlock(SILENCE_URL);
-      await this.player.begin(saved.plan);
-      const now = Date.now();
-      if (saved.status === "paused" && !machine.resume(saved, now)) {
+      if (saved.status === "paused" && !machine.resume(saved, Date.now())) {
         this.showActive();  // its first update finds the pause ran out and ends the session
         return;
       }
       machine.save(saved);
+      // Where the sound stopped (the heard position saved as it went), within the tap that allows sound.
+      this.player.play(saved.plan, saved.heardSeconds);
       this.showActive();   // draws, and shows the session on the lock screen
       this.focusAction("toggle");
     });
@@ -235,10 +243,10 @@ class MeditateScreen {
           <button class="button danger" type="button" data-action="end">End</button>
         </div>
         <div class="audio-error" role="alertdialog" aria-labelledby="audio-error-text" hidden>
-          <p id="audio-error-text">The narration could not be played. The session goes on.</p>
+          <p id="audio-error-text">The session's sound could not be played. It waits where it was.</p>
           <div class="row">
             <button class="button primary" type="button" data-action="retry">Retry</button>
-            <button class="button" type="button" data-action="skip">Skip</button>
+            <button class="button" type="button" data-action="end-now">End session</button>
           </div>
         </div>
       </section>`;
@@ -248,8 +256,11 @@ class MeditateScreen {
     });
     this.container.querySelector('[data-action="end"]').addEventListener("click", () => this.confirmEnd());
     const overlay = this.container.querySelector(".audio-error");
-    overlay.querySelector('[data-action="retry"]').addEventListener("click", () => { overlay.hidden = true; this.player.retry(); });
-    overlay.querySelector('[data-action="skip"]').addEventListener("click", () => { overlay.hidden = true; this.player.skip(); });
+    overlay.querySelector('[data-action="retry"]').addEventListener("click", () => {
+      overlay.hidden = true;
+      this.player.retry(this.run.heardSeconds);
+    });
+    overlay.querySelector('[data-action="end-now"]').addEventListener("click", () => { overlay.hidden = true; this.confirmEnd(); });
     this.lastPhase = null;
     this.lastWord = null;
     this.startLoop();
@@ -268,20 +279,24 @@ class MeditateScreen {
     document.removeEventListener("visibilitychange", this.onVisible);
   }
 
+  /** Brings the session to where its sound is, keeps that place on the device, and draws it. */
   update() {
     if (!this.run) return;
-    const now = Date.now();
-    const events = machine.tick(this.run, now);
-    if (events.length) machine.save(this.run);
-    this.draw(now);
+    const events = machine.tick(this.run, Date.now(), this.player.position);
+    const second = Math.floor(this.run.heardSeconds);
+    if (events.length || second !== this.savedSecond) {
+      machine.save(this.run);
+      this.savedSecond = second;
+    }
+    this.draw();
     this.handle(events);
   }
 
-  draw(now) {
+  draw() {
     const run = this.run;
     const plan = run.plan;
     const root = this.container;
-    const seconds = machine.elapsed(run, now);
+    const seconds = machine.elapsed(run);
     const phase = plan.phases[machine.phaseIndex(plan, seconds)];
     const remaining = root.querySelector("[data-remaining]");
     if (!remaining) return;
@@ -304,9 +319,9 @@ class MeditateScreen {
       this.lastWord = state.word;
     }
     root.querySelector('[data-action="toggle"]').textContent = run.status === "paused" ? "Resume" : "Pause";
-    if (this.player && Math.floor(seconds) !== this.lastPosition) {
-      this.lastPosition = Math.floor(seconds);
-      this.player.showOnLockScreen(phase.title, seconds);
+    if (this.player && phase.title !== this.lastLockScreenPhase) {
+      this.lastLockScreenPhase = phase.title;
+      this.player.showOnLockScreen(phase.title);
     }
   }
 
@@ -315,12 +330,6 @@ class MeditateScreen {
       switch (event.type) {
         case "phase":
           announce(event.title);
-          break;
-        case "cue":
-          this.player.cue(event.cue);
-          break;
-        case "bell":
-          this.player.ringBell();
           break;
         case "complete":
           this.finish(event.record);
@@ -334,22 +343,30 @@ class MeditateScreen {
     }
   }
 
+  /** Pauses the session where its sound is: the button, the lock screen, or the system holding
+   *  the sound (a call, another app's audio). At the very end there is nothing to pause. */
   pause() {
-    if (!this.run || !machine.pause(this.run, Date.now())) return;
+    if (!this.run || this.run.status !== "active") return;
+    if (!machine.pause(this.run, Date.now(), this.player.position)) {
+      this.update();  // at the end: the session completes
+      return;
+    }
     machine.save(this.run);
     this.player.pause();
-    this.draw(Date.now());
+    this.draw();
     announce("Paused");
   }
 
-  async resume() {
+  /** Resumes from the place the sound paused at: a seek to it (the element may have been
+   *  reloaded meanwhile) and play. */
+  resume() {
     if (!this.run) return;
     if (!machine.resume(this.run, Date.now())) {
       this.update();  // the pause ran out
       return;
     }
     machine.save(this.run);
-    await this.player.resume();
+    this.player.play(this.run.plan, this.run.heardSeconds);
     this.update();
     announce("Resumed");
   }
@@ -362,7 +379,7 @@ class MeditateScreen {
       danger: true,
     });
     if (!end || !this.run) return;
-    const record = machine.endEarly(this.run, Date.now());
+    const record = machine.endEarly(this.run, Date.now(), this.player.position);
     if (record) this.finish(record);
   }
 
@@ -383,7 +400,11 @@ class MeditateScreen {
     const minimum = this.run ? this.run.plan.minimumCountedSeconds : null;
     setImmersive(false);
     this.stopLoop();
-    if (this.player) this.player.stop();
+    // A complete session's bell rings to its end; a session ended early falls silent at once.
+    if (this.player) {
+      if (record.completed_fully) this.player.finish();
+      else this.player.stop();
+    }
     machine.clearSaved();
     this.run = null;
     enqueue(record);
