@@ -5,31 +5,31 @@ public enum MeditationStatus: String, Codable, Sendable {
     case idle, active, paused, complete, endedEarly
 }
 
-/// What is saved on every start, pause and resume (the seed's `MeditationSessionPersisted`,
-/// stored by the web app as `meditation-session-state`), so a session survives a crash or reload.
+/// What is saved on every change and as the sound's position advances (the seed's
+/// `MeditationSessionPersisted`, stored by the web app as `meditation-session-state`), so a session
+/// survives a crash or reload and resumes where its sound stopped.
 public struct MeditationSessionPersisted: Codable, Sendable, Equatable {
     public var status: MeditationStatus
     public var sessionType: String
     public var durationMinutes: Int
     public var sessionStartedAt: Date?
     public var pausedAt: Date?
-    /// Seconds spent paused before the current pause (so elapsed = now − start − pausedElapsed).
-    public var pausedElapsed: TimeInterval
-    public var scheduledCues: [ScheduledCue]
+    /// Seconds of the session's sound heard: the furthest position it reached. This is the time
+    /// meditated (elapsed), never the wall-clock time since the start.
+    public var heardSeconds: Double
     public var currentPhaseIndex: Int
-    /// When this state was saved; recovery is offered for an hour after it.
+    /// When this state was saved, which is when the sound was at `heardSeconds` while the session
+    /// was active; recovery is offered for an hour after it.
     public var savedAt: Date?
 
     public init(status: MeditationStatus = .idle, sessionType: String, durationMinutes: Int, sessionStartedAt: Date? = nil,
-                pausedAt: Date? = nil, pausedElapsed: TimeInterval = 0, scheduledCues: [ScheduledCue] = [],
-                currentPhaseIndex: Int = 0, savedAt: Date? = nil) {
+                pausedAt: Date? = nil, heardSeconds: Double = 0, currentPhaseIndex: Int = 0, savedAt: Date? = nil) {
         self.status = status
         self.sessionType = sessionType
         self.durationMinutes = durationMinutes
         self.sessionStartedAt = sessionStartedAt
         self.pausedAt = pausedAt
-        self.pausedElapsed = pausedElapsed
-        self.scheduledCues = scheduledCues
+        self.heardSeconds = heardSeconds
         self.currentPhaseIndex = currentPhaseIndex
         self.savedAt = savedAt
     }
@@ -47,22 +47,22 @@ public struct MeditationRecord: Codable, Sendable, Equatable {
 
 /// The session machine: idle → active ⇄ paused → complete | ended early.
 ///
-/// Time is never counted in ticks: every answer is computed from the timestamps in the state and
-/// the `now` passed in, so a tab that slept or a phone that was locked is right at once.
+/// A session is one sound (the plan's `sound`: every cue at its time, silence between, the bell at
+/// the end), and its time is where that sound has got to: `tick`, `pause` and `endEarly` are given
+/// the sound's position (seconds into it), and elapsed is the furthest position heard. The `now`
+/// passed in (wall-clock time) only dates the record and measures a pause against its 30 minutes
+/// and the saved state against its hour; it never counts as meditated. So a phone whose scripts
+/// were stopped while the sound played on is right at once, and time away from a closed app is
+/// not credited.
 public struct MeditationRun: Sendable, Equatable {
     /// Recovery is offered when the saved state is younger than this (seconds).
     public static let staleAfter: TimeInterval = 60 * 60
     /// A pause longer than this ends the session (seconds).
     public static let pauseTimeout: TimeInterval = 30 * 60
-    /// A cue (or the bell) found more than this late — the device was asleep — is skipped, not played.
-    public static let lateTolerance: TimeInterval = 5
 
-    /// What happened since the last call, for the player to act on.
+    /// What happened since the last call, for the screen to act on.
     public enum Event: Sendable, Equatable {
         case phaseChanged(index: Int, type: MeditationManifest.PhaseType)
-        case playCue(String)
-        case skippedCue(String)
-        case playBell
         case completed(MeditationRecord)
         case endedEarly(MeditationRecord, pauseTimedOut: Bool)
     }
@@ -71,9 +71,9 @@ public struct MeditationRun: Sendable, Equatable {
     public let variant: MeditationManifest.Variant
 
     /// A new session, not started yet.
-    public init(sessionType: String, variant: MeditationManifest.Variant, cues: [ScheduledCue]) {
+    public init(sessionType: String, variant: MeditationManifest.Variant) {
         self.variant = variant
-        state = MeditationSessionPersisted(sessionType: sessionType, durationMinutes: variant.durationMinutes, scheduledCues: cues)
+        state = MeditationSessionPersisted(sessionType: sessionType, durationMinutes: variant.durationMinutes)
     }
 
     init(state: MeditationSessionPersisted, variant: MeditationManifest.Variant) {
@@ -83,71 +83,68 @@ public struct MeditationRun: Sendable, Equatable {
 
     public var totalSeconds: Double { Double(variant.totalSeconds) }
 
-    /// Seconds of meditation so far (pauses excluded), at most the session's length.
-    public func elapsed(at now: Date) -> Double {
-        guard let started = state.sessionStartedAt else { return 0 }
-        let end: Date = switch state.status {
-        case .paused: state.pausedAt ?? now
-        default: now
-        }
-        return min(totalSeconds, max(0, end.timeIntervalSince(started) - state.pausedElapsed))
-    }
+    /// Seconds of meditation so far: the furthest position of the sound heard, at most the session's length.
+    public var elapsed: Double { min(totalSeconds, state.heardSeconds) }
 
-    public func remaining(at now: Date) -> Double { totalSeconds - elapsed(at: now) }
+    /// Seconds of the session still to come.
+    public var remaining: Double { totalSeconds - elapsed }
 
     // MARK: - Transitions
 
-    /// Starts the session; returns the first events (the first phase and any cue at 0).
+    /// Starts the session at the sound's beginning; returns the first phase.
     public mutating func start(at now: Date) -> [Event] {
         guard state.status == .idle else { return [] }
         state.status = .active
         state.sessionStartedAt = now
+        state.heardSeconds = 0
         state.currentPhaseIndex = 0
         state.savedAt = now
-        var events: [Event] = [.phaseChanged(index: 0, type: variant.phases.first?.type ?? .breathing)]
-        events += tick(at: now)
-        return events
+        return [.phaseChanged(index: 0, type: variant.phases.first?.type ?? .breathing)]
     }
 
-    /// Pauses an active session. Returns false when it was not active.
+    /// Pauses an active session with its sound at `position` (seconds). Returns false when it was
+    /// not active, or when the sound is at or past the end (the next `tick` completes it).
     @discardableResult
-    public mutating func pause(at now: Date) -> Bool {
-        guard state.status == .active else { return false }
+    public mutating func pause(at now: Date, position: Double) -> Bool {
+        guard state.status == .active, max(state.heardSeconds, position) < totalSeconds else { return false }
+        hear(position, at: now)
         state.status = .paused
         state.pausedAt = now
-        state.savedAt = now
         return true
     }
 
     /// Resumes a paused session, unless the pause ran past the timeout (then the session ends:
-    /// see `tick`). Returns false when it was not paused.
+    /// see `tick`). Returns false when it was not paused. The sound goes on from the position it
+    /// paused at.
     @discardableResult
     public mutating func resume(at now: Date) -> Bool {
         guard state.status == .paused, let pausedAt = state.pausedAt else { return false }
         guard now.timeIntervalSince(pausedAt) < Self.pauseTimeout else { return false }
-        state.pausedElapsed += now.timeIntervalSince(pausedAt)
         state.pausedAt = nil
         state.status = .active
         state.savedAt = now
         return true
     }
 
-    /// Ends the session before its time: a partial record, no bell, no more cues.
-    public mutating func endEarly(at now: Date) -> MeditationRecord? {
+    /// Ends the session before its time with its sound at `position`: a partial record of what was
+    /// heard. A paused session's sound stood still, so its record ends at the pause.
+    public mutating func endEarly(at now: Date, position: Double) -> MeditationRecord? {
         guard state.status == .active || state.status == .paused else { return nil }
-        let record = self.record(elapsed: elapsed(at: now), endedAt: state.status == .paused ? (state.pausedAt ?? now) : now, fully: false)
+        let paused = state.status == .paused
+        if !paused { hear(position, at: now) }
+        let record = self.record(elapsed: elapsed, endedAt: paused ? (state.pausedAt ?? now) : now, fully: false)
         state.status = .endedEarly
         state.savedAt = now
         return record
     }
 
-    /// Brings the session up to `now`: phase changes, cues that are due (in order), the pause
-    /// timeout, and completion with the bell.
-    public mutating func tick(at now: Date) -> [Event] {
+    /// Brings the session up to `now`, when its sound is at `position` (seconds): phase changes,
+    /// the pause timeout, and completion once the sound reaches the end.
+    public mutating func tick(at now: Date, position: Double) -> [Event] {
         switch state.status {
         case .paused:
             guard let pausedAt = state.pausedAt, now.timeIntervalSince(pausedAt) >= Self.pauseTimeout else { return [] }
-            let record = record(elapsed: elapsed(at: now), endedAt: pausedAt, fully: false)
+            let record = record(elapsed: elapsed, endedAt: pausedAt, fully: false)
             state.status = .endedEarly
             state.savedAt = now
             return [.endedEarly(record, pauseTimedOut: true)]
@@ -156,34 +153,31 @@ public struct MeditationRun: Sendable, Equatable {
         default:
             return []
         }
+        // The end is dated when the sound reached it: from the last place heard going on without a
+        // stop, and no later than the position now allows (the sound went past the end since).
+        let started = state.sessionStartedAt ?? now
+        let past = position.isFinite ? max(0, position - totalSeconds) : 0
+        let fromLastHeard = (state.savedAt ?? now).addingTimeInterval(totalSeconds - state.heardSeconds)
+        let end = max(started, min(fromLastHeard, now.addingTimeInterval(-past)))
+        hear(position, at: now)
         var events: [Event] = []
-        let elapsed = elapsed(at: now)
         let phase = variant.phaseIndex(at: elapsed)
         if phase != state.currentPhaseIndex {
             state.currentPhaseIndex = phase
             events.append(.phaseChanged(index: phase, type: variant.phases[phase].type))
         }
-        for index in state.scheduledCues.indices where !state.scheduledCues[index].played && state.scheduledCues[index].atSeconds <= elapsed {
-            state.scheduledCues[index].played = true
-            let cue = state.scheduledCues[index]
-            let late = realElapsed(at: now) - cue.atSeconds
-            events.append(late <= Self.lateTolerance ? .playCue(cue.audioFile) : .skippedCue(cue.audioFile))
-        }
         if elapsed >= totalSeconds {
-            let started = state.sessionStartedAt ?? now
-            let end = started.addingTimeInterval(state.pausedElapsed + totalSeconds)
             state.status = .complete
-            state.savedAt = now
-            if now.timeIntervalSince(end) <= Self.lateTolerance { events.append(.playBell) }
             events.append(.completed(record(elapsed: totalSeconds, endedAt: end, fully: true)))
         }
         return events
     }
 
-    /// Elapsed without the cap at the session's length (how late something is found).
-    private func realElapsed(at now: Date) -> Double {
-        guard let started = state.sessionStartedAt else { return 0 }
-        return now.timeIntervalSince(started) - state.pausedElapsed
+    /// The heard position moves forward only: a reloaded sound at 0, before its seek to the saved
+    /// place, does not take back what was heard. `now` is when the sound was at `position`.
+    private mutating func hear(_ position: Double, at now: Date) {
+        if position.isFinite, position > state.heardSeconds { state.heardSeconds = position }
+        state.savedAt = now
     }
 
     private func record(elapsed: Double, endedAt: Date, fully: Bool) -> MeditationRecord {
@@ -194,8 +188,9 @@ public struct MeditationRun: Sendable, Equatable {
     // MARK: - Recovery
 
     /// The session saved in `saved`, if it can still be resumed: it was active or paused, and was
-    /// saved less than an hour before `now`. Cues keep their `played` flags. Stale or finished
-    /// state gives nil and should be discarded silently.
+    /// saved less than an hour before `now`. Its elapsed is the position its sound had reached,
+    /// from where it resumes: the time away is not counted. Stale or finished state gives nil and
+    /// should be discarded silently.
     public static func recover(_ saved: MeditationSessionPersisted, variant: MeditationManifest.Variant, at now: Date) -> MeditationRun? {
         guard saved.status == .active || saved.status == .paused,
               saved.durationMinutes == variant.durationMinutes,

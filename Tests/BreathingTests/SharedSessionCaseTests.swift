@@ -8,16 +8,16 @@ import Testing
 struct SharedSessionCases: Decodable {
     struct Plan: Decodable {
         struct Phase: Decodable { var type: String; var durationSeconds: Int }
-        struct Cue: Decodable { var atSeconds: Double; var audioFile: String }
         var sessionType: String
         var durationMinutes: Int
         var phases: [Phase]
-        var cues: [Cue]
     }
 
     struct Step: Decodable {
         var at: Double
         var `do`: String
+        /// For `tick`, `pause` and `end`: where the session's sound is (seconds).
+        var position: Double?
         var events: [String]?
         var returns: Bool?
         /// For `end`: the record's seconds; JSON null (no record) is `.some(nil)`.
@@ -25,12 +25,13 @@ struct SharedSessionCases: Decodable {
         var status: String?
         var elapsed: Double?
 
-        enum CodingKeys: String, CodingKey { case at, `do`, events, returns, record, status, elapsed }
+        enum CodingKeys: String, CodingKey { case at, `do`, position, events, returns, record, status, elapsed }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             at = try container.decode(Double.self, forKey: .at)
             `do` = try container.decode(String.self, forKey: .do)
+            position = try container.decodeIfPresent(Double.self, forKey: .position)
             events = try container.decodeIfPresent([String].self, forKey: .events)
             returns = try container.decodeIfPresent(Bool.self, forKey: .returns)
             record = container.contains(.record) ? .some(try container.decodeNil(forKey: .record) ? nil : container.decode(Int.self, forKey: .record)) : nil
@@ -63,24 +64,30 @@ struct SharedSessionCaseTests {
         let phases = try JSONDecoder().decode([MeditationManifest.Phase].self, from: JSONSerialization.data(withJSONObject:
             plan.phases.map { ["type": $0.type, "durationSeconds": $0.durationSeconds, "fixedCues": [Any]()] as [String: Any] }))
         let variant = MeditationManifest.Variant(durationMinutes: plan.durationMinutes, phases: phases)
-        var run = MeditationRun(sessionType: plan.sessionType, variant: variant,
-                                cues: plan.cues.map { ScheduledCue(atSeconds: $0.atSeconds, audioFile: $0.audioFile) })
+        var run = MeditationRun(sessionType: plan.sessionType, variant: variant)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for (number, step) in sharedCase.steps.enumerated() {
             let now = start.addingTimeInterval(step.at)
             let label = "step \(number + 1) (\(step.do) at \(step.at) s)"
+            let position = step.position ?? 0
             switch step.do {
             case "start": #expect(run.start(at: now).map(Self.name) == step.events ?? [], "\(label)")
-            case "tick": #expect(run.tick(at: now).map(Self.name) == step.events ?? [], "\(label)")
-            case "pause": #expect(run.pause(at: now) == step.returns, "\(label)")
+            case "tick": #expect(run.tick(at: now, position: position).map(Self.name) == step.events ?? [], "\(label)")
+            case "pause": #expect(run.pause(at: now, position: position) == step.returns, "\(label)")
             case "resume": #expect(run.resume(at: now) == step.returns, "\(label)")
             case "end":
-                let record = run.endEarly(at: now)
+                let record = run.endEarly(at: now, position: position)
                 if let expected = step.record { #expect(record?.actualDurationSeconds == expected, "\(label)") }
+            case "reopen":
+                // Saved and read back as the device keeps it, then recovered as the app does on opening.
+                let saved = try JSONDecoder().decode(MeditationSessionPersisted.self, from: JSONEncoder().encode(run.state))
+                let back = MeditationRun.recover(saved, variant: variant, at: now)
+                #expect((back != nil) == step.returns, "\(label)")
+                if let back { run = back }
             default: Issue.record("\(label): unknown step")
             }
             if let status = step.status { #expect(run.state.status.rawValue == status, "\(label)") }
-            if let elapsed = step.elapsed { #expect(abs(run.elapsed(at: now) - elapsed) < 0.01, "\(label): \(run.elapsed(at: now))") }
+            if let elapsed = step.elapsed { #expect(abs(run.elapsed - elapsed) < 0.01, "\(label): \(run.elapsed)") }
         }
     }
 
@@ -88,9 +95,6 @@ struct SharedSessionCaseTests {
     static func name(_ event: MeditationRun.Event) -> String {
         switch event {
         case let .phaseChanged(index, _): "phase \(index)"
-        case let .playCue(file): "cue \(file)"
-        case let .skippedCue(file): "skip \(file)"
-        case .playBell: "bell"
         case let .completed(record): "complete \(record.actualDurationSeconds)"
         case let .endedEarly(record, timedOut): "\(timedOut ? "timed out" : "ended") \(record.actualDurationSeconds)"
         }
