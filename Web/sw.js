@@ -50,6 +50,7 @@ const SHELL = [
   "/screens/listen.js",
   "/player/player.js",
   "/player/progress.js",
+  "/player/rendition.js",
   "/player/deck.js",
   "/player/dock.js",
   "/player/lock-screen.js",

@@ -4,11 +4,21 @@
 // - The lock screen follows lock-screen.js (the twin of Playback's LockScreenRule); a headset or
 //   lock-screen press pauses both when anything plays and resumes what the lock screen shows.
 //   A pause the system imposes on one player (headphones unplugged, a call) pauses the other too.
-// - Chapters are time ranges in one file. The end of a chapter is noticed by a timer and by the
-//   element's time updates, each tagged with the playback generation; every load, seek, pause and
-//   speed change starts a new generation, so a stale notice never advances, and a 1 s cooldown
-//   after each transition stops a seek to a chapter's end from advancing twice.
-// - A natural advance from N to N+1 marks N played; a skip does not.
+// - Chapters are time ranges in one file. The current chapter is the one that holds where the
+//   audio is: a timer at the chapter's end and the element's time updates only ask "where is it
+//   now?", so a notice that comes late (a locked phone runs no script; the audio plays on) moves
+//   the chapter on to where the audio already is and never seeks, and a second notice of the same
+//   end finds nothing left to do (no cascade). Skips and seeks set the chapter themselves.
+// - Every chapter that playback ran through since the last known place is marked played (N to
+//   N+1, or several after a long lock); a skip marks nothing.
+// - The sleep timer is in the audio (issue 31): each playing player switches to the server's
+//   rendition of its file that ends at the timer with its last SLEEP_FADE_SECONDS faded
+//   (./rendition.js), asked for again after every seek, skip, speed change, pause and play so
+//   the end still lands when the timer says. End of Chapter ends the speech at the chapter's end;
+//   the music beside it ends at the same moment. A locked phone hears the fade and the stop.
+// - Volume, ducking and Boost: the element's volume where the browser lets a page set it; where
+//   it does not (iOS answers 1 and ignores a set), a Web Audio gain, and where there is no Web
+//   Audio either the volume controls say to use the phone's buttons.
 // - Each player's queue and place are kept on this device (playbackState_Music, _Speech) and come
 //   back loaded and paused; the saved place is applied only on that restore, never when a person
 //   picks a chapter.
@@ -17,7 +27,8 @@
 
 import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
-import { artwork, sleepTimerVolume } from "./player.js";
+import { artwork } from "./player.js";
+import { hasRendition, renditionEnd, renditionURL, switchSource } from "./rendition.js";
 import * as lockScreen from "./lock-screen.js";
 import { lockScreenOwner } from "./media-session.js";
 
@@ -34,7 +45,10 @@ export const DUCKING = [
   { value: 0.125, label: "Most (−18 dB)" },
 ];
 export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter", "episode"];
-const COOLDOWN = 1000;
+/** How close to a chapter's end (seconds) playback counts as having reached it: a time update comes every ~0.25 s. */
+const AT_END = 0.05;
+/** A rendition whose end moved by less than this (seconds) is kept rather than asked for again. */
+const RETIME_SLACK = 0.5;
 const SAVE_LOCAL_EVERY = 5000;
 const SAVE_SERVER_EVERY = 15_000;
 const STATE_KEYS = { music: "playbackState_Music", speech: "playbackState_Speech" };
@@ -144,7 +158,6 @@ class Channel extends EventTarget {
     this.speed = 1;
     this.volume = 1;
     this.duck = 1;            // music only: the ducking factor while speech plays
-    this.fade = 1;            // the sleep timer's fade
     this.boost = localStorage.getItem(MODE_KEYS[kind]) === "boost";
     this.generation = 0;
     this.lastTransition = 0;
@@ -156,23 +169,38 @@ class Channel extends EventTarget {
     this.endTimer = null;
     this.lastLocalSave = 0;
     this.lastServerSave = 0;
+    this.source = null;       // the track's own file, loaded in the element (or its rendition is)
+    this.fileDuration = 0;    // that file's length in seconds (a rendition is shorter)
+    this.rendition = null;    // {until}: the element plays the sleep timer's rendition ending there
+    this.request = null;      // {src}: the source asked for next (a rendition being made)
+    this.switching = null;    // {src, at, play}: the element is changing source, to be at `at`
+    this.starting = false;    // play() is putting the timer's source in place first
+    this.noRendition = null;  // a file the server answered whole when asked for a rendition (a stream)
     this.audio = this.makeElement();
   }
 
   get track() { return this.queue[this.index] ?? null; }
   get loaded() { return Boolean(this.track); }
-  get playing() { return Boolean(this.track) && !this.audio.paused; }
+  get playing() { return Boolean(this.track) && (this.switching ? this.switching.play : !this.audio.paused); }
   get lockState() { return { loaded: this.loaded, playing: this.playing }; }
   get hasNext() { return this.index + 1 < this.queue.length; }
-  /** Seconds into the file. */
-  get position() { const t = this.audio.currentTime; return Number.isFinite(t) && t >= 0 ? t : 0; }
+  /** Seconds into the file (while the source changes, the place it changes to). */
+  get position() {
+    if (this.switching) return this.switching.at;
+    const t = this.audio.currentTime;
+    return Number.isFinite(t) && t >= 0 ? t : 0;
+  }
+  /** Where playback has got to: the position, or the end of a rendition that played to its end
+   *  (its last moments are the fade's silence, and its last frame may read a hair short of it). */
+  get heardTo() {
+    const at = this.position, until = this.rendition?.until;
+    return until != null && !this.switching && (this.audio.ended || at >= until - 0.3) ? Math.max(at, until) : at;
+  }
   /** Where the track ends in the file (the file's end for a whole-file track). */
   get trackEnd() {
     const track = this.track;
     if (!track) return 0;
-    if (track.end != null) return track.end;
-    const d = this.audio.duration;
-    return Number.isFinite(d) && d > 0 ? d : 0;
+    return track.end != null ? track.end : this.fileDuration;
   }
   /** Seconds into the track, and its length: what the seek bar shows. */
   get offset() { return this.track ? Math.max(0, Math.min(this.position - this.track.start, this.length)) : 0; }
@@ -186,18 +214,26 @@ class Channel extends EventTarget {
     audio.addEventListener("timeupdate", () => this.onTime());
     audio.addEventListener("play", () => this.onPlay());
     audio.addEventListener("pause", () => this.onPause());
-    audio.addEventListener("ended", () => this.chapterEnded(this.generation));
-    audio.addEventListener("loadedmetadata", () => this.changed());
+    audio.addEventListener("ended", () => this.onEnded());
+    audio.addEventListener("loadedmetadata", () => {
+      // The file's own length; a rendition's is where the timer ends it.
+      const d = audio.duration;
+      if (renditionEnd(audio.getAttribute("src")) == null) this.fileDuration = Number.isFinite(d) && d > 0 ? d : 0;
+      this.changed();
+    });
     audio.addEventListener("playing", () => { if (this.error) { this.error = null; this.changed(); } });
     audio.addEventListener("ratechange", () => this.schedule());
     audio.addEventListener("error", () => {
       if (!audio.getAttribute("src")) return;
+      // A rendition that fails is replaced by the file itself (useSource); nothing to say yet.
+      if (this.switching && renditionEnd(audio.getAttribute("src")) != null) return;
       const track = this.track;
       if (track?.fallbacks?.length && audio === this.audio) {
         // A station whose stream fails tries its next address, and says so; it plays only if
         // it was asked to (a station restored paused stays paused).
         const resume = !audio.paused;
         track.src = track.fallbacks.shift();
+        this.source = track.src;
         this.quietly(() => { audio.src = track.src; });
         if (resume) {
           this.error = "The station's stream failed; trying its other address…";
@@ -248,12 +284,18 @@ class Channel extends EventTarget {
     const track = this.track;
     if (!track) return;
     const target = track.live ? 0 : (at ?? track.start);
-    const sameFile = previous && previous.src === track.src && this.audio.getAttribute("src") === track.src;
+    const sameFile = previous && previous.src === track.src && this.source === track.src;
     if (sameFile) {
       // A chapter of the same file: carry on if playback is already there, else go to it.
-      if (Math.abs(this.position - target) > 1.5 || at != null) this.audio.currentTime = target;
+      if (Math.abs(this.position - target) > 1.5 || at != null) this.place(target);
+      if (this.playing) this.deck.retime();
     } else {
       this.restoring = restoring;
+      this.source = track.src;
+      this.rendition = null;
+      this.request = null;
+      this.switching = null;
+      this.fileDuration = 0;
       this.quietly(() => { this.audio.src = track.src; });
       this.audio.playbackRate = this.speed;
       this.audio.addEventListener("loadedmetadata", () => {
@@ -261,6 +303,8 @@ class Channel extends EventTarget {
         this.audio.currentTime = Math.min(target, Math.max(0, (this.audio.duration || target) - 0.5));
         this.restoring = false;
         this.changed();
+        // A sleep timer set: its rendition of this file, once the file's length is known.
+        if (this.deck.timer && (this.playing || this.starting)) this.deck.retime();
       }, { once: true });
     }
     this.dispatchEvent(new CustomEvent("track", { detail: { index } }));
@@ -273,20 +317,88 @@ class Channel extends EventTarget {
     change();
   }
 
+  /** Goes to `seconds` of the file: through the file itself when the rendition playing ends first. */
+  place(seconds) {
+    if (this.switching) { this.switching.at = seconds; return; }
+    if (this.rendition && seconds >= this.rendition.until - 0.3) { this.useSource(this.source, seconds); return; }
+    this.audio.currentTime = seconds;
+  }
+
+  /**
+   * Plays `src` (the track's file, or the sleep timer's rendition of it) from `at` seconds (by
+   * default where playback has got to), playing if the player plays: the switch keeps the place
+   * (./rendition.js). A rendition is made on its first ask (a second or so), so it is asked for
+   * first while the current source plays on, and switched to where playback has got to by then:
+   * the gap is only the reload's. A later call takes over one still on its way. A rendition the
+   * server answers as the whole file (a streamed episode has none) or that fails leaves the file.
+   */
+  useSource(src, at = null) {
+    const request = { src };
+    this.request = request;
+    if (at != null || renditionEnd(src) == null) return this.switchTo(request, src, at ?? this.heardTo);
+    return fetch(src, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" })
+      .then((answer) => answer.arrayBuffer(), () => null)
+      .then(() => (this.request === request ? this.switchTo(request, src, this.heardTo) : false));
+  }
+
+  switchTo(request, src, at) {
+    const switching = { src, at, play: this.playing || this.starting };
+    this.switching = switching;
+    this.ownPauseUntil = Date.now() + 1000;
+    return switchSource(this.audio, src, { at: () => switching.at, play: false }).then((done) => {
+      if (this.switching !== switching) return false;  // a later switch took over
+      if (this.request === request) this.request = null;
+      const current = this.audio.getAttribute("src");
+      if (!done && current !== src) {
+        // It failed to load: the file itself, from the same place (a failing file says so itself).
+        this.switching = null;
+        if (src === this.source) { this.changed(); return false; }
+        this.noRendition = this.source;
+        return this.useSource(this.source, switching.at);
+      }
+      if (!done) this.audio.currentTime = switching.at;  // already the source playing
+      this.switching = null;
+      const until = renditionEnd(current), length = this.audio.duration;
+      // Answered whole (no rendition of a stream): the file it is, and no asking again.
+      this.rendition = until != null && !(length > until + 0.5) ? { until } : null;
+      if (until != null && !this.rendition) {
+        this.noRendition = this.source;
+        this.fileDuration = Number.isFinite(length) && length > 0 ? length : this.fileDuration;
+      }
+      this.audio.playbackRate = this.speed;
+      if (switching.play) {
+        this.ownPlayUntil = Date.now() + 1000;
+        this.audio.play().catch(() => {});
+      }
+      this.changed();
+      return true;
+    });
+  }
+
   // MARK: Playing
 
   async play() {
     if (!this.track) return;
     this.deck.wake();
     this.deck.interrupted = null;   // the person plays: whatever the system paused is theirs again
+    this.deck.notice = null;        // and has read that the timer stopped it
+    if (this.switching) { this.switching.play = true; this.changed(); return; }
     this.ownPlayUntil = Date.now() + 1000;
     if (this.pausedAt) {
       const back = smartRewind((Date.now() - this.pausedAt) / 1000);
-      if (back > 0) this.audio.currentTime = Math.max(this.track.start, this.position - back);
+      if (back > 0) this.place(Math.max(this.track.start, this.position - back));
       this.pausedAt = null;
     }
     this.error = null;
     this.audio.playbackRate = this.speed;
+    if (this.deck.timer || this.rendition || this.request) {
+      // The sleep timer's rendition from this place (its end moved while paused), or the file
+      // again: asked for now, switched to when ready; meanwhile this source plays.
+      this.starting = true;
+      this.deck.retime();
+      this.starting = false;
+      if (this.switching) { this.switching.play = true; this.changed(); return; }
+    }
     try {
       await this.audio.play();
       this.save("play");
@@ -301,12 +413,21 @@ class Channel extends EventTarget {
 
   pause() {
     if (!this.playing) return;
+    if (this.switching) {
+      this.switching.play = false;
+      this.pausedAt = Date.now();
+      this.save("pause");
+      this.changed();
+      this.deck.retime();
+      return;
+    }
     this.quietly(() => this.audio.pause());
   }
 
   toggle() { return this.playing ? this.pause() : this.play(); }
 
   onPlay() {
+    if (this.switching) return;
     const own = Date.now() < this.ownPlayUntil;
     this.ownPlayUntil = 0;
     // A play nobody here asked for is the system's, after an interruption it imposed (a call
@@ -316,6 +437,7 @@ class Channel extends EventTarget {
   }
 
   onPause() {
+    if (this.switching) return;   // a change of source, not a pause
     const own = Date.now() < this.ownPauseUntil;
     this.ownPauseUntil = 0;
     if (this.audio.ended || !this.track) { this.changed(); return; }
@@ -325,6 +447,7 @@ class Channel extends EventTarget {
     // the lock screen hears of it, so it keeps what both were playing.
     if (!own) this.deck.systemPaused(this);
     this.changed();
+    this.deck.retime();  // the music beside a chapter's end has none while the speech waits
   }
 
   // MARK: Seeking (within the track)
@@ -335,10 +458,11 @@ class Channel extends EventTarget {
     const length = this.length;
     const clamped = Math.max(0, Math.min(offset, length > 0.5 ? length - 0.25 : length));
     this.generation += 1;
-    this.audio.currentTime = track.start + clamped;
+    this.place(track.start + clamped);
     this.pausedAt = null;
     this.save("seek");
     this.changed();
+    this.deck.retime();   // the timer keeps its clock: its end, from the new place
   }
 
   skip(seconds) { this.seek(this.offset + seconds); }
@@ -361,27 +485,26 @@ class Channel extends EventTarget {
     if (playing) this.play();
   }
 
-  // MARK: Chapter ends (critical system 6)
+  // MARK: Chapter ends (critical system 6, as positions)
 
-  /** A timer for the track's end, tagged with the generation it was set in. */
+  /** A timer for the track's end, tagged with the generation it was set in. It only asks where
+   *  the audio is (`follow`), so one that fires late does no harm. */
   schedule() {
     clearTimeout(this.endTimer);
     const track = this.track;
-    if (!track || track.end == null || this.audio.paused) return;
+    if (!track || track.end == null || this.audio.paused || this.switching) return;
     const generation = this.generation;
     const wait = Math.max(0, (track.end - this.position) / (this.audio.playbackRate || 1)) * 1000;
     this.endTimer = setTimeout(() => {
       if (generation !== this.generation) return;
-      if (this.position >= track.end - 0.15) this.chapterEnded(generation);
-      else this.schedule();
+      if (!this.follow() && this.heardTo < track.end - AT_END) this.schedule();
     }, wait + 30);
   }
 
   onTime() {
+    if (this.switching) return;   // a source loading reads 0, not the place
     const track = this.track;
-    if (track && track.end != null && !this.restoring && !this.audio.paused && this.position >= track.end - 0.05) {
-      this.chapterEnded(this.generation);
-    }
+    if (track && !this.audio.paused) this.follow();
     this.dispatchEvent(new Event("time"));
     if (track?.transcript?.length) {
       const line = this.transcriptLine();
@@ -392,30 +515,94 @@ class Channel extends EventTarget {
     if (!this.audio.paused && now - this.lastServerSave > SAVE_SERVER_EVERY) this.save("play");
   }
 
-  chapterEnded(generation) {
-    if (generation !== this.generation) return;
-    if (Date.now() - this.lastTransition <= COOLDOWN) return;
+  /**
+   * The chapter advance, worked out from where the audio is: the chapter of this file that holds
+   * it is the current one, and every chapter played through on the way from the last known one
+   * is marked played (one, or several after a long lock). It never seeks: a notice that comes
+   * late finds the audio already there, and a second notice of the same end finds nothing to do.
+   * The file's last chapter ends with the file (`onEnded`). True when the chapter moved on.
+   */
+  follow() {
     const track = this.track;
-    if (!track) return;
+    if (!track || track.end == null || this.restoring || this.switching) return false;
+    const at = this.heardTo;
+    if (at < track.end - AT_END) return false;
+    let index = this.index;
+    while (index + 1 < this.queue.length) {
+      const next = this.queue[index + 1];
+      if (next.src !== track.src) break;
+      index += 1;
+      if (next.end == null || at < next.end - AT_END) break;
+    }
+    if (index === this.index) return false;
+    const from = this.index;
+    this.index = index;
     this.lastTransition = Date.now();
     this.generation += 1;
-    if (track.chapter != null && track.item) record(chapterItem(track.item, track.chapter), "ended", this.length);
-    this.dispatchEvent(new CustomEvent("played", { detail: { book: track.book, chapter: track.chapter, played: true } }));
-    const stopHere = this.deck.chapterEndStops(this);
-    if (!this.hasNext) {
+    this.pausedAt = null;
+    let stops = false;
+    for (let passed = from; passed < index; passed += 1) {
+      this.markPlayed(passed);
+      stops ||= this.deck.endsAfter(this, passed);
+    }
+    this.dispatchEvent(new CustomEvent("track", { detail: { index } }));
+    if (stops) this.deck.timerEnded();   // End of Chapter reached without a rendition (a stream)
+    this.persist();
+    this.changed();
+    return true;
+  }
+
+  /** The element played to the end of what it was given: the timer's rendition, or the file. */
+  onEnded() {
+    if (this.switching) return;
+    if (this.rendition) { this.deck.timerReached(this); return; }
+    this.trackEnded();
+  }
+
+  /** The file ended: its last chapter (or the whole track) is played; the next track plays, unless
+   *  End of Chapter or End of Episode ends here. */
+  trackEnded() {
+    if (!this.track) return;
+    this.follow();   // chapters run through on the way, when no script ran meanwhile
+    const index = this.index;
+    this.lastTransition = Date.now();
+    this.generation += 1;
+    this.markPlayed(index);
+    const stops = this.deck.endsAfter(this, index);
+    if (this.hasNext) {
+      this.loadTrack(index + 1);
+      if (!stops) this.play();
+    } else {
       this.quietly(() => this.audio.pause());
       this.save("ended");
-      this.persist();
-      this.changed();
-      return;
     }
-    this.loadTrack(this.index + 1);
-    if (stopHere) {
-      this.quietly(() => this.audio.pause());
-      this.audio.currentTime = this.track.start;
-    } else if (this.audio.paused || this.audio.ended) {
-      this.play();
+    if (stops) this.deck.timerEnded();
+    this.persist();
+    this.changed();
+  }
+
+  /** Marks the queue's track `index` played (a chapter in the progress log) and says so. */
+  markPlayed(index) {
+    const track = this.queue[index];
+    if (!track) return;
+    if (track.chapter != null && track.item) {
+      const end = track.end ?? this.fileDuration;
+      record(chapterItem(track.item, track.chapter), "ended", Math.max(0, end - track.start));
     }
+    this.dispatchEvent(new CustomEvent("played", { detail: { book: track.book, chapter: track.chapter, played: true } }));
+  }
+
+  /** The sleep timer ended (`at`, wall time in ms): paused where the audio got to, which is kept,
+   *  and back on the file itself there. */
+  stopForTimer(at) {
+    if (!this.track) return;
+    const place = this.heardTo;
+    if (this.switching) this.switching.play = false;
+    else if (!this.audio.paused) this.quietly(() => this.audio.pause());
+    this.follow();
+    if (this.rendition || this.switching || this.request) this.useSource(this.source, place);
+    this.pausedAt = at;
+    this.save("pause");
     this.persist();
   }
 
@@ -426,6 +613,7 @@ class Channel extends EventTarget {
     this.audio.playbackRate = speed;
     this.persist();
     this.changed();
+    this.deck.retime();   // the timer keeps its clock: more of the file plays before it ends
   }
 
   setVolume(volume) {
@@ -441,15 +629,17 @@ class Channel extends EventTarget {
     this.boost = on;
     localStorage.setItem(MODE_KEYS[this.kind], on ? "boost" : "quality");
     const playing = this.playing, at = this.position, track = this.track;
-    const old = this.audio;
+    const old = this.audio, src = this.switching?.src ?? old.getAttribute("src");
+    this.request = null;
+    this.switching = null;
     this.graph?.output.disconnect();
     this.quietly(() => old.pause());
     old.removeAttribute("src");
     old.load();
     this.audio = this.makeElement();
     this.generation += 1;
-    if (track) {
-      this.audio.src = track.src;
+    if (track && src) {
+      this.audio.src = src;
       this.audio.playbackRate = this.speed;
       await new Promise((resolve) => {
         this.audio.addEventListener("loadedmetadata", resolve, { once: true });
@@ -462,10 +652,11 @@ class Channel extends EventTarget {
     this.changed();
   }
 
-  /** Volume × ducking × the sleep timer's fade, through the graph in Boost, else the element. */
+  /** Volume × ducking: the element's volume where the browser lets a page set it, else a Web Audio
+   *  gain (iOS keeps the element at 1); Boost always goes through its graph. */
   applyGain() {
-    const gain = this.volume * this.duck * this.fade;
-    if (this.boost && this.track && !this.graph) this.connectGraph();
+    const gain = this.volume * this.duck;
+    if (this.track && !this.graph && (this.boost || (gain !== 1 && !this.deck.elementVolume))) this.connectGraph();
     if (this.graph) {
       const { context, output } = this.graph;
       output.gain.setTargetAtTime(gain, context.currentTime, 0.08);
@@ -475,21 +666,30 @@ class Channel extends EventTarget {
     }
   }
 
+  /** The element through Web Audio (once: an element's source node is for good): Boost's lift and
+   *  limiter, then the gain that sets its level. */
   connectGraph() {
     const context = this.deck.context();
     if (!context) return;
     const source = context.createMediaElementSource(this.audio);
-    const lift = context.createGain();
-    lift.gain.value = 2.5;   // about +8 dB
-    const limiter = context.createDynamicsCompressor();
-    limiter.threshold.value = -2;
-    limiter.knee.value = 0;
-    limiter.ratio.value = 20;
-    limiter.attack.value = 0.002;
-    limiter.release.value = 0.15;
     const output = context.createGain();
-    source.connect(lift).connect(limiter).connect(output).connect(context.destination);
+    let lift = null, limiter = null;
+    if (this.boost) {
+      lift = context.createGain();
+      lift.gain.value = 2.5;   // about +8 dB
+      limiter = context.createDynamicsCompressor();
+      limiter.threshold.value = -2;
+      limiter.knee.value = 0;
+      limiter.ratio.value = 20;
+      limiter.attack.value = 0.002;
+      limiter.release.value = 0.15;
+      source.connect(lift).connect(limiter).connect(output);
+    } else {
+      source.connect(output);
+    }
+    output.connect(context.destination);
     this.graph = { context, source, lift, limiter, output };
+    this.deck.wake();
   }
 
   // MARK: Keeping
@@ -500,7 +700,7 @@ class Channel extends EventTarget {
     this.lastServerSave = Date.now();
     // A live station has no place to keep.
     if (!track.item) return;
-    record(track.item, kind, toOriginal(track.kept, this.position), { keepalive });
+    record(track.item, kind, toOriginal(track.kept, this.heardTo), { keepalive });
   }
 
   /** A new queue, serialized once here: the place is kept every few seconds while playing, and a
@@ -514,7 +714,7 @@ class Channel extends EventTarget {
     this.lastLocalSave = Date.now();
     if (!this.track) { localStorage.removeItem(STATE_KEYS[this.kind]); return; }
     const place = JSON.stringify({
-      user: this.deck.user, index: this.index, position: this.position, speed: this.speed,
+      user: this.deck.user, index: this.index, position: this.heardTo, speed: this.speed,
       volume: this.volume, pausedAt: this.pausedAt, savedAt: Date.now(),
     });
     localStorage.setItem(STATE_KEYS[this.kind], `${place.slice(0, -1)},"queue":${this.queueJSON}}`);
@@ -533,8 +733,13 @@ class Channel extends EventTarget {
 
   unload() {
     clearTimeout(this.endTimer);
+    this.request = null;
+    this.switching = null;
     this.quietly(() => this.audio.pause());
     this.audio.removeAttribute("src");
+    this.source = null;
+    this.rendition = null;
+    this.fileDuration = 0;
     this.setQueue([]);
     this.index = 0;
     this.generation += 1;
@@ -569,17 +774,30 @@ class Channel extends EventTarget {
 
 // MARK: - Both players
 
+/** Whether this browser lets a page set a media element's volume: iOS ignores a set and answers 1. */
+function volumeSettable() {
+  try {
+    const probe = new Audio();
+    probe.volume = 0.5;
+    return Math.abs(probe.volume - 0.5) < 0.01;
+  } catch {
+    return true;
+  }
+}
+
 class Deck extends EventTarget {
   constructor() {
     super();
     this.user = null;
+    this.elementVolume = volumeSettable();  // false on iOS: levels go through Web Audio
     this.music = new Channel(this, "music");
     this.speech = new Channel(this, "speech");
     this.flags = { musicWasPlaying: false, speechWasPlaying: false };
     this.shows = "nothing";
     this.ducking = Number(localStorage.getItem(DUCK_KEY) ?? 0.25);
     if (!DUCKING.some((option) => option.value === this.ducking)) this.ducking = 0.25;
-    this.timer = null;        // {option, endsAt (ms) or null for a chapter}
+    this.timer = null;        // {option, endsAt}: wall time (ms) it ends; a chapter's or episode's end while the speech plays, else null
+    this.notice = null;       // what the players say after the timer stopped them, until a play
     this.audioContext = null;
     this.interrupted = null;  // what a pause the system imposed stopped: {music, speech}
     this.ticker = null;       // the sleep timer's once-a-second check, only while one runs
@@ -613,6 +831,9 @@ class Deck extends EventTarget {
   get channels() { return [this.music, this.speech]; }
   get anyLoaded() { return this.music.loaded || this.speech.loaded; }
   get anyPlaying() { return this.music.playing || this.speech.playing; }
+  /** True where no script can change a level: the element's volume is fixed (iOS) and there is no
+   *  Web Audio to do it instead. The volume controls say to use the phone's buttons. */
+  get levelFixed() { return !this.elementVolume && !(window.AudioContext || window.webkitAudioContext); }
 
   /** Brings back this person's players, loaded and paused. */
   restore(user) {
@@ -689,57 +910,140 @@ class Deck extends EventTarget {
     this.changed();
   }
 
-  // MARK: Sleep timer
+  // MARK: Sleep timer (in the audio, issue 31)
 
   setTimer(option) {
     const atEnd = option === "chapter" || option === "episode";
-    if (atEnd && !this.speech.loaded) return;
+    if (atEnd && !this.speech.loaded) return Promise.resolve();
+    this.notice = null;
     this.timer = { option, endsAt: atEnd ? null : Date.now() + option * 60_000 };
     clearInterval(this.ticker);
-    if (this.timer.endsAt) this.ticker = setInterval(() => this.tick(), 1000);
+    this.ticker = setInterval(() => this.tick(), 1000);
     this.changed();
+    return this.retime();
   }
 
   cancelTimer() {
     this.timer = null;
     clearInterval(this.ticker);
-    for (const channel of this.channels) { channel.fade = 1; channel.applyGain(); }
+    this.ticker = null;
+    // Back to each file itself, where it is (a paused one too, so a later play does not end early).
+    for (const channel of this.channels) if (channel.rendition || channel.switching || channel.request) channel.useSource(channel.source);
     this.changed();
   }
 
   /** Seconds left on a minutes timer, or null. */
   get timerLeft() {
-    return this.timer?.endsAt ? Math.max(0, (this.timer.endsAt - Date.now()) / 1000) : null;
+    return typeof this.timer?.option === "number" ? Math.max(0, (this.timer.endsAt - Date.now()) / 1000) : null;
   }
 
+  /**
+   * Where the sleep timer ends `channel`: a second of its file, or null when it has no end there
+   * (no timer, or its file or track ends first, or the end is not known: the music beside a
+   * chapter's end while the speech waits). Minutes: where it gets to in the time left at its
+   * speed. End of Chapter and End of Episode: the chapter's or the episode's end for the speech,
+   * and for the music where it gets to by the time the speech gets there.
+   */
+  timerUntil(channel) {
+    const timer = this.timer;
+    if (!timer || !channel.track || channel.track.live || !(channel.fileDuration > 0)) return null;
+    let until;
+    if (typeof timer.option === "number") {
+      until = channel.heardTo + this.timerLeft * channel.speed;
+    } else if (channel === this.speech) {
+      until = this.speechEnd();
+    } else {
+      const speech = this.speech;
+      if (!speech.playing && !speech.starting) return null;
+      const end = this.speechEnd() ?? speech.fileDuration;
+      until = channel.heardTo + ((end - speech.heardTo) / speech.speed) * channel.speed;
+    }
+    if (until == null || until <= channel.heardTo) return null;
+    // The music's rendition only when the end falls within its track: else the track ends first.
+    if (until >= channel.fileDuration - 0.1 || (channel === this.music && until >= channel.trackEnd)) return null;
+    return until;
+  }
+
+  /** Where End of Chapter or End of Episode ends the speech: a second of its file, or null at the
+   *  file's end (which needs no rendition). */
+  speechEnd() {
+    const speech = this.speech, track = speech.track;
+    if (!track) return null;
+    if (this.timer?.option === "chapter") return track.end;
+    let last = speech.index;
+    while (speech.queue[last + 1]?.item === track.item && speech.queue[last + 1].src === track.src) last += 1;
+    return speech.queue[last].end;
+  }
+
+  /**
+   * Puts each player that plays (or is starting to) on the source the sleep timer wants: its
+   * rendition ending where the timer ends it, or its own file. Called whenever that end moves (a
+   * seek, a skip, a speed change, a pause or a play), so the fade lands when the timer says. A
+   * paused player is put right when it plays.
+   */
+  retime() {
+    const timer = this.timer, speech = this.speech;
+    if (timer && typeof timer.option !== "number") {
+      // When the speech gets to the chapter's (or episode's) end at its speed, while it plays.
+      const end = this.speechEnd() ?? speech.fileDuration;
+      timer.endsAt = speech.playing || speech.starting ? Date.now() + ((end - speech.heardTo) / speech.speed) * 1000 : null;
+    }
+    return Promise.all(this.channels.map((channel) => {
+      if (!channel.loaded || channel.restoring || !(channel.playing || channel.starting)) return null;
+      const src = channel.source;
+      const pending = channel.request ?? channel.switching;
+      if (!src || (!channel.rendition && !pending && !timer)) return null;
+      const until = hasRendition(src) && channel.noRendition !== src ? this.timerUntil(channel) : null;
+      const current = pending ? renditionEnd(pending.src) : channel.rendition?.until ?? null;
+      if (until == null ? current == null : current != null && Math.abs(current - until) < RETIME_SLACK) return null;
+      return channel.useSource(until == null ? src : renditionURL(src, until));
+    }));
+  }
+
+  /** Once a second while a timer is set: the countdown, and a minutes timer's end by the wall clock
+   *  (a locked phone's page wakes to it late; the audio stopped on time). A chapter's or episode's
+   *  end is the audio's own. */
   tick() {
-    if (!this.timer?.endsAt) return;
-    const left = this.timerLeft;
-    const fade = sleepTimerVolume(left);
-    for (const channel of this.channels) { channel.fade = fade; channel.applyGain(); }
-    if (left <= 0) this.timerEnded();
+    const timer = this.timer;
+    if (!timer) return;
+    if (typeof timer.option === "number" && Date.now() >= timer.endsAt) { this.timerEnded(); return; }
     this.dispatchEvent(new Event("timer"));
   }
 
-  timerEnded() {
-    this.pauseAll();
-    this.cancelTimer();
+  /** A rendition played to its end: the sleep timer's end, heard. For End of Chapter or Episode
+   *  that is the speech's: the music's may end a moment before it, and waits there. */
+  timerReached(channel) {
+    if (!this.timer) { channel.useSource(channel.source); return; }   // left from a timer since cancelled
+    if (channel === this.music && typeof this.timer.option !== "number" && this.speech.playing) return;
+    this.timerEnded();
   }
 
-  /** End of Chapter: the chapter that just ended was the last one to play. End of Episode: the
-   *  same once the episode's last chapter (the last track of its item) ends. */
-  chapterEndStops(channel) {
+  /**
+   * The sleep timer ended: both players pause where the audio got to, and keep that place (a page
+   * that wakes late never seeks back to where it thinks the end was); the players say when.
+   */
+  timerEnded() {
+    const timer = this.timer;
+    if (!timer) return;
+    const at = Math.min(Date.now(), timer.endsAt ?? Infinity);
+    this.timer = null;
+    clearInterval(this.ticker);
+    this.ticker = null;
+    this.interrupted = null;
+    for (const channel of this.channels) channel.stopForTimer(at);
+    const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" }).format(new Date(at));
+    this.notice = `The sleep timer stopped playback at ${time}.`;
+    this.changed();
+  }
+
+  /** Whether End of Chapter or End of Episode ends `channel` at the end of its queue's track `index`. */
+  endsAfter(channel, index) {
     if (channel !== this.speech) return false;
     const option = this.timer?.option;
-    if (option === "episode") {
-      const next = channel.queue[channel.index + 1];
-      if (next && next.item === channel.track?.item) return false;
-    } else if (option !== "chapter") {
-      return false;
-    }
-    this.cancelTimer();
-    this.music.pause();
-    return true;
+    if (option === "chapter") return true;
+    if (option !== "episode") return false;
+    const next = channel.queue[index + 1];
+    return !(next && next.item === channel.queue[index]?.item);
   }
 
   // MARK: The lock screen
@@ -774,8 +1078,15 @@ class Deck extends EventTarget {
     else this.claim.offer();
   }
 
-  /** What the lock screen shows for Listen: the shown player's track, or both combined. */
+  /** What the lock screen shows for Listen: the shown player's track, or both combined; End of
+   *  Chapter or End of Episode after the title while one is set. */
   lockScreenMetadata() {
+    const shown = this.shownMetadata();
+    const end = { chapter: "End of Chapter", episode: "End of Episode" }[this.timer?.option];
+    return shown && end ? { ...shown, title: `${shown.title} · ${end}` } : shown;
+  }
+
+  shownMetadata() {
     if (this.shows === "nothing") return null;
     if (this.shows === "combined") {
       return {

@@ -1,6 +1,7 @@
 // The now-playing view (/listen/playing): both of Listen's players, speech above music, each with
 // its seek bar (within the chapter), controls, speed, volume and Boost; above them play/pause for
-// both, the sleep timer (with End of Chapter) and how far the music ducks under speech.
+// both, the sleep timer (with End of Chapter), what it says when it stopped them, and how far the
+// music ducks under speech. Where no script can set a level, the volume controls say so.
 
 import { icon } from "../areas.js";
 import { trackCover } from "../cover.js";
@@ -18,6 +19,8 @@ const FORWARD = "M20 12a8 8 0 1 1-2.3-5.7M20 4v4h-4";
 const PREVIOUS = "M6 5v14M18 6l-9 6 9 6Z";
 const NEXT = "M18 5v14M6 6l9 6-9 6Z";
 const TIMER = "M12 21a8 8 0 1 0 0-16 8 8 0 0 0 0 16Zm0-12v4l2.5 2.5M9 2h6";
+/** Said where no script can set a level (deck.levelFixed): the phone's own buttons do. */
+const LEVEL_FIXED = "On iPhone, use the phone's volume buttons.";
 
 /** Shows the view in `container`; returns what to call when the screen goes. */
 export function renderNowPlaying(container) {
@@ -29,9 +32,11 @@ export function renderNowPlaying(container) {
         <button class="button primary" type="button" data-both></button>
         <button class="button" type="button" data-timer aria-haspopup="dialog">${icon(TIMER, 20)}<span></span></button>
       </div>
+      <p class="now-notice" role="status" data-notice hidden></p>
       <label class="now-duck">Music under speech
         <select data-ducking>${DUCKING.map((option) => `<option value="${option.value}">${escapeHTML(option.label)}</option>`).join("")}</select>
       </label>
+      ${deck.levelFixed ? `<p class="now-level-note">${LEVEL_FIXED} The music is not lowered under speech here.</p>` : ""}
       <section class="deck-card" data-channel="speech" aria-labelledby="deck-speech"></section>
       <section class="deck-card" data-channel="music" aria-labelledby="deck-music"></section>
     </section>`;
@@ -51,6 +56,7 @@ export function renderNowPlaying(container) {
     announce(atEnd ? `Sleep timer: end of ${value}.` : `Sleep timer: ${value} minutes.`);
   });
   $("[data-ducking]").value = String(deck.ducking);
+  $("[data-ducking]").disabled = deck.levelFixed;
   $("[data-ducking]").addEventListener("change", (event) => deck.setDucking(Number(event.target.value)));
 
   const cards = Object.fromEntries(deck.channels.map((channel) => [channel.kind, new Card(container.querySelector(`[data-channel="${channel.kind}"]`), channel)]));
@@ -66,6 +72,9 @@ export function renderNowPlaying(container) {
     timer.querySelector("span").textContent = !deck.timer ? "Sleep timer"
       : deck.timer.option === "chapter" ? "End of chapter" : deck.timer.option === "episode" ? "End of episode" : `${sleepTimerClock(deck.timerLeft)} left`;
     timer.setAttribute("aria-label", deck.timer ? `${timer.querySelector("span").textContent}. Tap to cancel the sleep timer.` : "Sleep timer");
+    const notice = $("[data-notice]");
+    notice.textContent = deck.notice ?? "";
+    notice.hidden = !deck.notice;
   };
   const onChange = () => { paintTop(); for (const card of Object.values(cards)) card.paint(); };
   deck.addEventListener("change", onChange);
@@ -102,7 +111,8 @@ class Card {
     play.querySelector("path").setAttribute("d", playing ? PAUSE : PLAY);
     this.root.querySelector("[data-next]").disabled = !channel.hasNext;
     this.root.querySelector("[data-speed]").value = String(channel.speed);
-    this.root.querySelector("[data-volume]").value = String(channel.volume);
+    const volume = this.root.querySelector("[data-volume]");
+    if (volume) volume.value = String(channel.volume);
     this.root.querySelector("[data-boost]").checked = channel.boost;
     const error = this.root.querySelector(".deck-error");
     error.textContent = channel.error || "";
@@ -137,7 +147,9 @@ class Card {
       </div>
       <div class="deck-settings">
         <label>Speed <select data-speed>${SPEEDS[kind].map((speed) => `<option value="${speed}">${speed}×</option>`).join("")}</select></label>
-        <label class="deck-volume">Volume <input type="range" min="0" max="1" step="0.05" data-volume></label>
+        ${deck.levelFixed
+          ? `<p class="deck-volume">Volume: ${LEVEL_FIXED}</p>`
+          : `<label class="deck-volume">Volume <input type="range" min="0" max="1" step="0.05" data-volume></label>`}
         <label class="deck-boost"><input type="checkbox" role="switch" data-boost> Boost</label>
       </div>`;
     const $ = (selector) => this.root.querySelector(selector);
@@ -150,7 +162,7 @@ class Card {
     $("[data-forward]").addEventListener("click", () => channel.skip(30));
     $("[data-next]").addEventListener("click", () => channel.next());
     $("[data-speed]").addEventListener("change", (event) => channel.setSpeed(Number(event.target.value)));
-    $("[data-volume]").addEventListener("input", (event) => channel.setVolume(Number(event.target.value)));
+    $("[data-volume]")?.addEventListener("input", (event) => channel.setVolume(Number(event.target.value)));
     $("[data-boost]").addEventListener("change", (event) => {
       channel.setBoost(event.target.checked);
       announce(event.target.checked ? `${NAMES[kind]}: Boost on.` : `${NAMES[kind]}: Boost off.`);

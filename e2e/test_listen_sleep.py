@@ -1,0 +1,318 @@
+"""Listen's sleep timer and chapters as they are heard, with the page's scripts stopped the way a
+locked phone stops them (issue 31; e2e/listening.py records what Chromium plays).
+
+- End of Chapter: the book stops at the chapter's end with no script running, the music beside it
+  too; on waking the place is that end (no seek back, not in the next chapter) and the player says
+  when the timer stopped it.
+- A minutes timer: the last 30 s of the speech and of the music beside it fall steadily to
+  silence, together, when the timer says.
+- No timer: chapter 1 runs into chapter 2 while locked; on waking chapter 1 is marked played and
+  chapter 2 plays on, its start never heard twice.
+- The iPhone rule (`volume` ignored): the music still ducks under speech, through Web Audio; with
+  no Web Audio either, the volume controls say to use the phone's buttons.
+
+Times in a recording are seconds from its start; what the page does is heard ~0.1–0.4 s later
+(the audio path's latency), and on this busy 2-core machine playback can slip behind the wall
+clock by a few tenths more (an underrun, the reload of a switch to a rendition), so the bounds
+below allow up to 1 s (2 s after a 34 s timer)."""
+
+import time
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from conftest import ARTIFACTS, close, open_page, screenshot, sign_in, wait_until
+from listening import RATE, chapter_book, dominant_frequency, level, locked, silent_from
+from test_listen import make
+
+BOOK = "Three Tones"          # chapters of 10 s: 440, 660, 880 Hz
+LONG_BOOK = "Two Long Tones"  # chapters of 60 s: 440, 554 Hz
+SONG = "Low Hum"              # 120 s of 220 Hz
+CHAPTER = 10.0
+
+
+@pytest.fixture(scope="module")
+def library(server, browser, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sleep")
+    book = chapter_book(folder, f"{BOOK}.m4b", chapter_seconds=CHAPTER, title=BOOK)
+    long_book = chapter_book(folder, f"{LONG_BOOK}.m4b", tones=(440, 554), chapter_seconds=60.0, title=LONG_BOOK)
+    song = make(f"{SONG}.mp3", 120, SONG, frequency=220)
+    page = open_page(browser)
+    sign_in(server, page, "Listen")
+    page.locator("[data-upload]").set_input_files([str(book), str(long_book), str(song)])
+    wait_until(page, "fetch('/api/library').then(r => r.json()).then(b => b.items.length === 3)", timeout=60,
+               message="the uploads did not all arrive")
+    close(page)
+    return True
+
+
+# MARK: - Helpers
+
+def deck(page, expression):
+    """Evaluates `expression` with `deck` (Web/player/deck.js's one deck) in scope."""
+    return page.evaluate(f"async () => {{ const {{ deck }} = await import('/player/deck.js'); return {expression}; }}")
+
+
+def wait_deck(page, expression, message, timeout=15):
+    return wait_until(page, f"import('/player/deck.js').then(({{ deck }}) => {expression})", timeout=timeout, message=message)
+
+
+def listening_page(server, listening_browser, **options):
+    page = open_page(listening_browser, **options)
+    sign_in(server, page, "Listen")
+    return page
+
+
+def play_song(page):
+    page.get_by_role("tab", name="Music").click()
+    page.locator(".listen-item", has_text=SONG).locator("[data-play]").click()
+    wait_deck(page, "deck.music.playing && deck.music.position > 0.2", "the song did not start")
+
+
+def open_book(page, title):
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Listen", exact=True).click()
+    page.get_by_role("tab", name="Books").click()
+    page.locator(".listen-item", has_text=title).get_by_role("link").click()
+    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+
+
+def set_timer(page, choice):
+    page.locator(".mini[data-channel=speech] .mini-open").click()
+    expect(page.get_by_role("heading", name="Now playing", level=1)).to_be_visible()
+    page.get_by_role("button", name="Sleep timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name=choice).click()
+
+
+def band(samples, frequency, width=25.0):
+    """Only what sounds within `width` Hz of `frequency` (an FFT mask), to tell two tones apart."""
+    spectrum = np.fft.rfft(samples)
+    frequencies = np.fft.rfftfreq(len(samples), 1 / RATE)
+    spectrum[np.abs(frequencies - frequency) > width] = 0
+    return np.fft.irfft(spectrum, n=len(samples))
+
+
+def amplitudes(samples, window=0.25):
+    """The RMS (linear) of each `window` seconds."""
+    size = int(window * RATE)
+    return np.array([np.sqrt(np.mean(np.square(samples[start:start + size]))) for start in range(0, len(samples) - size + 1, size)])
+
+
+def fade(samples, window=0.25):
+    """A fade to silence read from a tone's band: (where it reaches silence by a straight line
+    through the fade's amplitudes, seconds; the line's fit, R²; the amplitudes at 25 s and 5 s
+    before that end). The fade is the stretch between 85 % and 8 % of the steady level of the
+    first 6 s."""
+    heard = amplitudes(samples, window)
+    steady = np.percentile(heard[: int(6 / window)], 90)
+    falling = np.flatnonzero((heard < 0.85 * steady) & (heard > 0.08 * steady))
+    times = (falling + 0.5) * window
+    slope, intercept = np.polyfit(times, heard[falling], 1)
+    fitted = slope * times + intercept
+    r2 = 1 - np.sum(np.square(heard[falling] - fitted)) / np.sum(np.square(heard[falling] - heard[falling].mean()))
+    end = -intercept / slope
+
+    def at(seconds_before):
+        index = int((end - seconds_before) / window)
+        return heard[max(0, index - 2):index + 2].mean()
+
+    return end, r2, at(25), at(5)
+
+
+def stretches(samples, window=0.5):
+    """The dominant frequency (rounded to 10 Hz) of each `window` seconds that sounds (−50 dBFS or more)."""
+    size = int(window * RATE)
+    out = []
+    for start in range(0, len(samples) - size + 1, size):
+        piece = samples[start:start + size]
+        out.append(round(dominant_frequency(piece), -1) if level(piece) >= -50 else None)
+    return out
+
+
+# MARK: - Tests
+
+def test_end_of_chapter_stops_the_book_and_the_music_at_the_chapter_end_while_locked(server, listening_browser, library, audio_sink):
+    page = listening_page(server, listening_browser)
+    play_song(page)
+    open_book(page, BOOK)
+    page.locator(".chapter", has_text="Chapter 1").click()
+    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
+    set_timer(page, "End of Chapter")
+    expect(page.locator("[data-timer]")).to_contain_text("End of chapter")
+    # Both players switch to their renditions: the speech's ends at the chapter's end.
+    wait_deck(page, f"deck.speech.rendition?.until === {CHAPTER} && deck.music.rendition && deck.speech.playing && deck.music.playing",
+              "the players did not switch to the timer's renditions")
+    assert page.evaluate("navigator.mediaSession.metadata.title") == f"Chapter 1 + {SONG} · End of Chapter"
+    screenshot(page, "listen-sleep-end-of-chapter-set")
+
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(0.5)
+        at, mark = deck(page, "deck.speech.position"), recording.seconds
+        assert at < CHAPTER - 2, f"too little of the chapter left to hear: {at}"
+        ends = mark + (CHAPTER - at)          # when the chapter's end plays, in the recording
+        ends_wall = time.time() + (CHAPTER - at)
+        with locked(page):
+            recording.wait_for_seconds(ends + 3.0)
+        sound = recording.samples()
+        recording.save(ARTIFACTS / "listen-sleep-end-of-chapter.wav")
+
+    # Heard: the chapter until its end, then nothing, the next chapter's 660 Hz least of all.
+    stops = silent_from(sound, threshold=-60.0)
+    assert stops is not None and ends - 1.0 <= stops <= ends + 1.0, f"the sound stopped at {stops} s, the chapter ended at {ends:.2f} s"
+    assert level(band(sound, 440)[int(mark * RATE):int((mark + 1) * RATE)]) > -60, "the chapter was not heard before its end"
+    assert level(band(sound, 660)[int((ends - 0.5) * RATE):]) < -70, "the next chapter was heard"
+    print(f"End of Chapter: the chapter ended at {ends:.2f} s of the recording, the sound stopped at {stops:.2f} s")
+
+    # Awake: paused at the chapter's end, the next chapter ready, the end said; no seek back.
+    notice = page.locator("[data-notice]")
+    expect(notice).to_contain_text("The sleep timer stopped playback at")
+    wait_deck(page, "!deck.speech.rendition && !deck.speech.switching && !deck.music.switching", "the players did not go back to their files")
+    state = deck(page, "({ at: deck.speech.position, index: deck.speech.index, speech: deck.speech.playing, music: deck.music.playing, timer: deck.timer })")
+    assert state["index"] == 1 and not state["speech"] and not state["music"] and state["timer"] is None, state
+    assert state["at"] == pytest.approx(CHAPTER, abs=0.15), f"the place is {state['at']} s, not the chapter's end"
+    said = page.evaluate("""(ends) => [-60_000, 0, 60_000].map((d) => new Intl.DateTimeFormat(undefined, { timeStyle: 'short' })
+                                 .format(new Date(ends + d)))""", ends_wall * 1000)
+    assert any(notice.text_content() == f"The sleep timer stopped playback at {time_}." for time_ in said), (notice.text_content(), said)
+    assert page.evaluate("navigator.mediaSession.metadata.title") == f"Chapter 2 + {SONG}"
+    screenshot(page, "listen-sleep-end-of-chapter-woken")
+    # Chapter 1 was played through; a play goes on from the chapter's end, not before it.
+    page.get_by_role("link", name="Library").click()
+    open_book(page, BOOK)
+    expect(page.locator(".chapter-row").nth(0).locator(".chapter-mark")).to_have_attribute("aria-pressed", "true")
+    deck(page, "deck.speech.play()")
+    wait_deck(page, f"deck.speech.playing && deck.speech.position > {CHAPTER} + 0.3", "the book did not play on from the chapter's end")
+    assert deck(page, "deck.speech.index") == 1
+    expect(page.locator("[data-notice]")).to_have_count(0)
+    deck(page, "deck.pauseAll()")
+    close(page)
+
+
+def test_a_minutes_timer_fades_the_speech_and_the_music_together_to_its_end(server, listening_browser, library, audio_sink):
+    page = listening_page(server, listening_browser)
+    play_song(page)
+    open_book(page, LONG_BOOK)
+    page.locator(".chapter", has_text="Chapter 1").click()
+    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "the book did not play")
+    deck(page, "deck.setDucking(1)")  # the music at its own level, to compare the two fades
+    set_timer(page, "15 minutes")
+    expect(page.locator("[data-timer]")).to_contain_text("left")
+
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(1.0)
+        # Test-only: the timer's end brought to 34 s from now, and the renditions asked for again,
+        # as after a seek: nobody waits 15 minutes here.
+        mark = recording.seconds
+        deck(page, "(deck.timer.endsAt = Date.now() + 34_000, deck.retime())")
+        wait_deck(page, "deck.speech.rendition && deck.music.rendition && deck.speech.playing && deck.music.playing",
+                  "the players did not switch to the timer's renditions")
+        speech_until, music_until = deck(page, "[deck.speech.rendition.until, deck.music.rendition.until]")
+        ends = mark + 34.0
+        with locked(page):
+            recording.wait_for_seconds(ends + 3.0)
+        sound = recording.samples()
+        recording.save(ARTIFACTS / "listen-sleep-minutes.wav")
+    assert 30 < speech_until < 60 and 30 < music_until < 120, (speech_until, music_until)
+
+    start = int(mark * RATE)
+    speech_end, speech_fit, speech_25, speech_5 = fade(band(sound, 440)[start:])
+    music_end, music_fit, music_25, music_5 = fade(band(sound, 220)[start:])
+    speech_end += mark
+    music_end += mark
+    print(f"minutes timer: due at {ends:.2f} s; speech faded out at {speech_end:.2f} s (R² {speech_fit:.3f}, "
+          f"{20 * np.log10(speech_5 / speech_25):.1f} dB from 25 s to 5 s before), music at {music_end:.2f} s "
+          f"(R² {music_fit:.3f}, {20 * np.log10(music_5 / music_25):.1f} dB)")
+    for name, end, fit, early, late in (("speech", speech_end, speech_fit, speech_25, speech_5), ("music", music_end, music_fit, music_25, music_5)):
+        assert ends - 1.0 <= end <= ends + 2.0, f"the {name} faded out at {end:.2f} s, the timer ended at {ends:.2f} s"
+        assert fit > 0.97, f"the {name}'s fade was not steady (R² {fit:.3f})"
+        assert 20 * np.log10(late / early) == pytest.approx(20 * np.log10(5 / 25), abs=3), f"the {name} fell {20 * np.log10(late / early):.1f} dB"
+    assert abs(speech_end - music_end) < 1.0, "the music did not end with the speech"
+    stops = silent_from(sound, threshold=-60.0)
+    assert stops is not None and stops <= ends + 2.0, f"sound went on to {stops} s"
+
+    expect(page.locator("[data-notice]")).to_contain_text("The sleep timer stopped playback at")
+    assert deck(page, "[deck.speech.playing, deck.music.playing, deck.timer]") == [False, False, None]
+    close(page)
+
+
+def test_a_chapter_runs_into_the_next_while_locked_and_is_marked_played_on_waking(server, listening_browser, library, audio_sink):
+    page = listening_page(server, listening_browser)
+    open_book(page, BOOK)
+    page.get_by_role("button", name="Mark All Unplayed").click()
+    page.locator(".chapter", has_text="Chapter 1").click()
+    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
+    deck(page, f"deck.speech.seek({CHAPTER} - 3)")
+    wait_deck(page, f"deck.speech.playing && deck.speech.position > {CHAPTER} - 2.8", "chapter 1 did not play on")
+    deck(page, "(window.tracks = [], deck.speech.addEventListener('track', (e) => window.tracks.push(e.detail.index)))")
+
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(0.3)
+        at, mark = deck(page, "deck.speech.position"), recording.seconds
+        boundary = mark + (CHAPTER - at)  # chapter 2 starts, in the recording
+        with locked(page):
+            recording.wait_for_seconds(boundary + 3.0)
+        # Awake in chapter 2: chapter 1 played, chapter 2 current, and no jump back to its start.
+        wait_deck(page, "deck.speech.index === 1", "chapter 2 is not the current one on waking")
+        wait_deck(page, f"deck.speech.position > {2 * CHAPTER} + 1", "the book did not play on into chapter 3", timeout=20)
+        sound = recording.samples()
+    rows = page.locator(".chapter-row")
+    expect(rows.nth(0).locator(".chapter-mark")).to_have_attribute("aria-pressed", "true")
+    expect(rows.nth(1).locator(".chapter-mark")).to_have_attribute("aria-pressed", "true")  # and then chapter 2
+    assert deck(page, "window.tracks") == [1, 2]
+    deck(page, "deck.pauseAll()")
+
+    heard = stretches(sound[int(mark * RATE):])
+    tones = [tone for tone in heard if tone is not None]
+    changes = [(index, tone) for index, tone in enumerate(heard) if tone is not None and (index == 0 or heard[index - 1] != tone)]
+    print(f"no timer: heard every 0.5 s from {mark:.2f} s: {heard}")
+    assert [tone for _, tone in changes] == [440, 660, 880], f"the tones ran {changes}"
+    # Chapter 2 lasts its 10 s (± a window at each end): its start was not played again on waking.
+    second = sum(1 for tone in tones if tone == 660) * 0.5
+    assert second == pytest.approx(CHAPTER, abs=1.0), f"chapter 2 sounded for {second} s"
+    assert changes[1][0] * 0.5 == pytest.approx(CHAPTER - at, abs=1.0)
+    close(page)
+
+
+def test_the_music_ducks_under_speech_on_an_iphone(server, listening_browser, library, audio_sink):
+    page = listening_page(server, listening_browser, iphone=True)
+    assert deck(page, "deck.elementVolume") is False
+    with audio_sink.record() as recording:
+        play_song(page)
+        recording.wait_for_seconds(recording.seconds + 1.5)
+        alone = recording.seconds
+        open_book(page, BOOK)
+        page.locator(".chapter", has_text="Chapter 1").click()
+        wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "the book did not play")
+        under = recording.seconds
+        recording.wait_for_seconds(under + 2.5)
+        sound = recording.samples()
+    state = deck(page, "({ volume: deck.music.audio.volume, graph: Boolean(deck.music.graph), duck: deck.music.duck })")
+    deck(page, "deck.pauseAll()")
+    music = band(sound, 220)
+    before = level(music[int((alone - 1.0) * RATE):int(alone * RATE)])
+    during = level(music[int((under + 1.0) * RATE):int((under + 2.5) * RATE)])
+    print(f"ducking on an iPhone: music {before:.1f} dBFS alone, {during:.1f} dBFS under speech ({before - during:.1f} dB)")
+    assert state == {"volume": 1, "graph": True, "duck": 0.25}, state
+    assert before - during >= 10, f"the music went down {before - during:.1f} dB under speech"
+    assert level(band(sound, 440)[int((under + 1.0) * RATE):]) > -30, "the speech was not heard"
+
+    # The volume slider works too, through the same gain.
+    page.locator(".mini[data-channel=music] .mini-open").click()
+    slider = page.locator(".deck-card[data-channel=music] [data-volume]")
+    expect(slider).to_be_enabled()
+    screenshot(page, "listen-sleep-iphone-now-playing")
+    close(page)
+
+    # No Web Audio either: the controls say what to do instead of doing nothing.
+    bare = open_page(listening_browser, iphone=True)
+    bare.add_init_script("delete window.AudioContext; delete window.webkitAudioContext;")
+    sign_in(server, bare, "Listen")
+    play_song(bare)
+    bare.locator(".mini[data-channel=music] .mini-open").click()
+    card = bare.locator(".deck-card[data-channel=music]")
+    expect(card).to_contain_text("Volume: On iPhone, use the phone's volume buttons.")
+    expect(card.locator("[data-volume]")).to_have_count(0)
+    expect(bare.get_by_label("Music under speech")).to_be_disabled()
+    expect(bare.locator(".now-level-note")).to_contain_text("On iPhone, use the phone's volume buttons.")
+    screenshot(bare, "listen-sleep-no-web-audio")
+    deck(bare, "deck.pauseAll()")
+    close(bare)
