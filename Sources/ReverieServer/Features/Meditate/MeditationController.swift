@@ -54,6 +54,8 @@ struct MeditationController: RouteCollection {
         let sound = MeditationPlan.Audio(
             audioFile: "session", url: "/api/meditation/plan/audio?session=\(session)&minutes=\(minutes)&seed=\(seed)",
             durationMs: whole ? bell.durationMs.map { variant.totalSeconds * 1000 + $0 } : nil)
+        // The player asks for the sound next: its making starts now, and that ask joins it.
+        if whole { Task { [audio] in _ = try? await audio.session(cues: cues, totalSeconds: variant.totalSeconds) } }
         return MeditationPlan(
             sessionType: session, name: definition?.name ?? session, durationMinutes: minutes, totalSeconds: variant.totalSeconds, seed: seed,
             phases: zip(variant.phases, variant.phaseStarts).map { phase, start in
