@@ -6,8 +6,11 @@ locked phone stops them (issue 31; e2e/listening.py records what Chromium plays)
   when the timer stopped it.
 - A minutes timer: the last 30 s of the speech and of the music beside it fall steadily to
   silence, together, when the timer says.
+- A station (no rendition): the same fade, as a ramp on its Web Audio gain.
 - No timer: chapter 1 runs into chapter 2 while locked; on waking chapter 1 is marked played and
   chapter 2 plays on, its start never heard twice.
+- The timer keeps its clock: after a skip, a speed change, a pause or a seek the rendition ends
+  where the timer says (this one with the page awake and muted).
 - The iPhone rule (`volume` ignored): the music still ducks under speech, through Web Audio; with
   no Web Audio either, the volume controls say to use the phone's buttons.
 
@@ -316,3 +319,83 @@ def test_the_music_ducks_under_speech_on_an_iphone(server, listening_browser, li
     screenshot(bare, "listen-sleep-no-web-audio")
     deck(bare, "deck.pauseAll()")
     close(bare)
+
+
+def test_a_station_with_no_rendition_fades_out_through_its_gain_while_locked(server, listening_browser, library, audio_sink):
+    """A station (or a streamed episode) has no rendition: the timer's fade is a ramp on its Web
+    Audio gain, which the audio thread runs to silence with the page's scripts stopped. The
+    "station" here is the song's file played as a live track."""
+    page = listening_page(server, listening_browser)
+    song = page.evaluate("fetch('/api/library?kind=music').then(r => r.json()).then(b => b.items[0])")
+    deck(page, f"""deck.music.load([{{ id: 'radio:test', item: null, book: null, chapter: null, title: 'Test Station', artist: 'Radio',
+                    album: 'Radio', src: {song['audioURL']!r}, artwork: null, start: 0, end: null, live: true, fallbacks: [] }}], 0, {{ play: true }})""")
+    wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+    deck(page, "deck.setTimer(15)")
+
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(1.0)
+        mark = recording.seconds
+        deck(page, "(deck.timer.endsAt = Date.now() + 34_000, deck.retime())")  # test-only, as in the minutes test
+        wait_deck(page, "deck.music.fadeOut && deck.music.graph && !deck.music.rendition", "no fade was laid on the station's gain")
+        ends = mark + 34.0
+        with locked(page):
+            recording.wait_for_seconds(ends + 3.0)
+        sound = recording.samples()
+        recording.save(ARTIFACTS / "listen-sleep-station.wav")
+
+    end, fit, early, late = fade(band(sound, 220)[int(mark * RATE):])
+    end += mark
+    print(f"station: due at {ends:.2f} s; faded out at {end:.2f} s (R² {fit:.3f}, {20 * np.log10(late / early):.1f} dB from 25 s to 5 s before)")
+    assert ends - 1.0 <= end <= ends + 2.0, f"the station faded out at {end:.2f} s, the timer ended at {ends:.2f} s"
+    assert fit > 0.97, f"the fade was not steady (R² {fit:.3f})"
+    assert 20 * np.log10(late / early) == pytest.approx(20 * np.log10(5 / 25), abs=3)
+    stops = silent_from(sound, threshold=-60.0)
+    assert stops is not None and stops <= ends + 2.0, f"sound went on to {stops} s"
+
+    # Awake: paused, the gain back to the player's level for the next play, the stop said.
+    wait_deck(page, "!deck.music.playing && !deck.timer && !deck.music.fadeOut", "the timer did not stop the station on waking")
+    expect(page.locator(".dock [data-dock-notice]")).to_contain_text("The sleep timer stopped playback at")
+    screenshot(page, "listen-sleep-station-woken")
+    close(page)
+
+
+def test_the_timer_keeps_its_clock_through_seeks_skips_speed_and_pauses(server, page, library):
+    """After each change the rendition playing ends where the timer says: at the minutes timer's
+    end (the place plus the time left at the speed), or at the current chapter's end."""
+    sign_in(server, page, "Listen")
+    open_book(page, LONG_BOOK)
+    page.locator(".chapter", has_text="Chapter 1").click()
+    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "the book did not play")
+    deck(page, "deck.setTimer(15)")
+    deck(page, "(deck.timer.endsAt = Date.now() + 50_000, deck.retime())")  # test-only: an end within the book
+    on_time = ("deck.speech.playing && deck.speech.rendition && !deck.speech.request && !deck.speech.switching"
+               " && Math.abs(deck.speech.rendition.until - (deck.speech.position + deck.timerLeft * deck.speech.speed)) < 0.7")
+
+    def until():
+        return deck(page, "deck.speech.rendition.until")
+
+    wait_deck(page, on_time, "the rendition does not end at the timer's end")
+    first = until()
+    deck(page, "deck.speech.skip(20)")
+    wait_deck(page, on_time + f" && deck.speech.rendition.until > {first} + 15", "after a skip forward the end did not move on")
+    deck(page, "deck.speech.setSpeed(2)")
+    wait_deck(page, on_time + f" && deck.speech.rendition.until > {first} + 50", "at 2× the end did not move on")
+    deck(page, "deck.speech.setSpeed(1)")
+    deck(page, "deck.speech.pause()")
+    wait_deck(page, "!deck.speech.playing", "it did not pause")
+    paused = until()
+    page.clock.install()
+    page.clock.fast_forward(20_000)  # twenty seconds paused, by the page's clock: the timer runs on
+    deck(page, "deck.speech.play()")
+    wait_deck(page, on_time + f" && deck.speech.rendition.until < {paused} - 15", "after a pause the end did not come nearer")
+    deck(page, "deck.speech.seek(1)")
+    wait_deck(page, on_time + f" && deck.speech.rendition.until < {paused} - 30", "after a seek back the end did not move back")
+
+    # End of Chapter: the chapter's end; after a skip to the next chapter, that one's.
+    deck(page, "deck.setTimer('chapter')")
+    wait_deck(page, "deck.speech.rendition?.until === 60 && deck.speech.playing", "End of Chapter's rendition does not end at the chapter's end")
+    deck(page, "deck.speech.next()")
+    wait_deck(page, "deck.speech.index === 1 && deck.speech.playing && !deck.speech.rendition && !deck.speech.request",
+              "after a skip to the last chapter the rendition stayed (the book's end needs none)")
+    assert deck(page, "deck.speech.position") == pytest.approx(60, abs=1.0)
+    deck(page, "deck.cancelTimer(), deck.pauseAll()")

@@ -27,7 +27,7 @@
 
 import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
-import { artwork } from "./player.js";
+import { SLEEP_FADE_SECONDS, artwork, sleepTimerVolume } from "./player.js";
 import { hasRendition, renditionEnd, renditionURL, switchSource } from "./rendition.js";
 import * as lockScreen from "./lock-screen.js";
 import { lockScreenOwner } from "./media-session.js";
@@ -176,6 +176,8 @@ class Channel extends EventTarget {
     this.switching = null;    // {src, at, play}: the element is changing source, to be at `at`
     this.starting = false;    // play() is putting the timer's source in place first
     this.noRendition = null;  // a file the server answered whole when asked for a rendition (a stream)
+    this.fadeOut = null;      // {endsAt (wall ms), until}: the timer's fade through the gain (no rendition)
+    this.fading = false;      // the gain holds that fade's ramp
     this.audio = this.makeElement();
   }
 
@@ -353,7 +355,7 @@ class Channel extends EventTarget {
         // It failed to load: the file itself, from the same place (a failing file says so itself).
         this.switching = null;
         if (src === this.source) { this.changed(); return false; }
-        this.noRendition = this.source;
+        this.noRendition = this.source;   // no asking again: the fade goes through the gain
         return this.useSource(this.source, switching.at);
       }
       if (!done) this.audio.currentTime = switching.at;  // already the source playing
@@ -371,6 +373,7 @@ class Channel extends EventTarget {
         this.audio.play().catch(() => {});
       }
       this.changed();
+      if (this.noRendition === this.source && this.deck.timer && !this.fadeOut) this.deck.retime();  // its fade by the gain instead
       return true;
     });
   }
@@ -596,11 +599,15 @@ class Channel extends EventTarget {
    *  and back on the file itself there. */
   stopForTimer(at) {
     if (!this.track) return;
-    const place = this.heardTo;
+    // A stream faded by its gain played on in silence: what was heard ended at the fade's end.
+    const faded = this.fadeOut?.until;
+    const place = faded != null && faded < this.heardTo ? faded : this.heardTo;
     if (this.switching) this.switching.play = false;
     else if (!this.audio.paused) this.quietly(() => this.audio.pause());
+    this.fadeOutAt(null);
     this.follow();
     if (this.rendition || this.switching || this.request) this.useSource(this.source, place);
+    else if (place !== this.heardTo) this.place(place);
     this.pausedAt = at;
     this.save("pause");
     this.persist();
@@ -653,17 +660,43 @@ class Channel extends EventTarget {
   }
 
   /** Volume × ducking: the element's volume where the browser lets a page set it, else a Web Audio
-   *  gain (iOS keeps the element at 1); Boost always goes through its graph. */
+   *  gain (iOS keeps the element at 1); Boost always goes through its graph. A sleep timer's fade
+   *  with no rendition to carry it (`fadeOut`) goes through the graph too, as a ramp the audio
+   *  thread runs to its end while no script does. */
   applyGain() {
     const gain = this.volume * this.duck;
-    if (this.track && !this.graph && (this.boost || (gain !== 1 && !this.deck.elementVolume))) this.connectGraph();
-    if (this.graph) {
-      const { context, output } = this.graph;
-      output.gain.setTargetAtTime(gain, context.currentTime, 0.08);
-      this.audio.volume = 1;
-    } else {
+    const graphed = this.boost || this.fadeOut || (gain !== 1 && !this.deck.elementVolume);
+    if (this.track && !this.graph && graphed) this.connectGraph();
+    if (!this.graph) {
       this.audio.volume = Math.max(0, Math.min(1, gain));
+      return;
     }
+    const { context, output } = this.graph;
+    const now = context.currentTime;
+    this.audio.volume = 1;
+    if (!this.fadeOut && !this.fading) {
+      output.gain.setTargetAtTime(gain, now, 0.08);
+      return;
+    }
+    // The ramp is laid out again from now: full until the fade, then evenly down to silence.
+    const level = output.gain.value;
+    output.gain.cancelScheduledValues(now);
+    output.gain.setValueAtTime(level, now);
+    this.fading = Boolean(this.fadeOut);
+    if (!this.fadeOut) { output.gain.setTargetAtTime(gain, now, 0.08); return; }
+    const left = Math.max(0, (this.fadeOut.endsAt - Date.now()) / 1000);
+    output.gain.linearRampToValueAtTime(gain * sleepTimerVolume(left), now + 0.08);
+    if (left > SLEEP_FADE_SECONDS) output.gain.setValueAtTime(gain, now + left - SLEEP_FADE_SECONDS);
+    output.gain.linearRampToValueAtTime(0, now + Math.max(left, 0.1));
+  }
+
+  /** The sleep timer's fade through the gain, ending at `endsAt` (wall ms) at `until` seconds of
+   *  the file (null for a station), or none: for a source with no rendition (a stream). */
+  fadeOutAt(endsAt, until) {
+    const same = this.fadeOut && endsAt != null && Math.abs(this.fadeOut.endsAt - endsAt) < RETIME_SLACK * 1000;
+    if (same || (!this.fadeOut && endsAt == null)) return;
+    this.fadeOut = endsAt == null ? null : { endsAt, until };
+    this.applyGain();
   }
 
   /** The element through Web Audio (once: an element's source node is for good): Boost's lift and
@@ -928,7 +961,10 @@ class Deck extends EventTarget {
     clearInterval(this.ticker);
     this.ticker = null;
     // Back to each file itself, where it is (a paused one too, so a later play does not end early).
-    for (const channel of this.channels) if (channel.rendition || channel.switching || channel.request) channel.useSource(channel.source);
+    for (const channel of this.channels) {
+      channel.fadeOutAt(null);
+      if (channel.rendition || channel.switching || channel.request) channel.useSource(channel.source);
+    }
     this.changed();
   }
 
@@ -938,29 +974,30 @@ class Deck extends EventTarget {
   }
 
   /**
-   * Where the sleep timer ends `channel`: a second of its file, or null when it has no end there
-   * (no timer, or its file or track ends first, or the end is not known: the music beside a
-   * chapter's end while the speech waits). Minutes: where it gets to in the time left at its
-   * speed. End of Chapter and End of Episode: the chapter's or the episode's end for the speech,
-   * and for the music where it gets to by the time the speech gets there.
+   * Seconds (wall time) until the sleep timer ends `channel`, or null when it does not, or it is
+   * not known: the music beside a chapter's or episode's end while the speech waits. Minutes: the
+   * time left. End of Chapter and End of Episode: until the speech gets to that end at its speed.
+   */
+  timerEndsIn(channel) {
+    const timer = this.timer;
+    if (!timer || !channel.track) return null;
+    if (typeof timer.option === "number") return this.timerLeft;
+    const speech = this.speech;
+    if (channel !== speech && !speech.playing && !speech.starting) return null;
+    const end = this.speechEnd() ?? speech.fileDuration;
+    return end > 0 ? Math.max(0, (end - speech.heardTo) / speech.speed) : null;
+  }
+
+  /**
+   * Where the sleep timer ends `channel`: a second of its file (where it gets to at its speed by
+   * the timer's end: a chapter's end for End of Chapter), or null when its file, or the music's
+   * track, ends there or before (it needs no rendition), or for a station.
    */
   timerUntil(channel) {
-    const timer = this.timer;
-    if (!timer || !channel.track || channel.track.live || !(channel.fileDuration > 0)) return null;
-    let until;
-    if (typeof timer.option === "number") {
-      until = channel.heardTo + this.timerLeft * channel.speed;
-    } else if (channel === this.speech) {
-      until = this.speechEnd();
-    } else {
-      const speech = this.speech;
-      if (!speech.playing && !speech.starting) return null;
-      const end = this.speechEnd() ?? speech.fileDuration;
-      until = channel.heardTo + ((end - speech.heardTo) / speech.speed) * channel.speed;
-    }
-    if (until == null || until <= channel.heardTo) return null;
-    // The music's rendition only when the end falls within its track: else the track ends first.
-    if (until >= channel.fileDuration - 0.1 || (channel === this.music && until >= channel.trackEnd)) return null;
+    const left = this.timerEndsIn(channel);
+    if (left == null || channel.track.live || !(channel.fileDuration > 0)) return null;
+    const until = channel.heardTo + left * channel.speed;
+    if (until <= channel.heardTo || until >= channel.fileDuration - 0.1 || (channel === this.music && until >= channel.trackEnd)) return null;
     return until;
   }
 
@@ -992,8 +1029,12 @@ class Deck extends EventTarget {
       if (!channel.loaded || channel.restoring || !(channel.playing || channel.starting)) return null;
       const src = channel.source;
       const pending = channel.request ?? channel.switching;
-      if (!src || (!channel.rendition && !pending && !timer)) return null;
-      const until = hasRendition(src) && channel.noRendition !== src ? this.timerUntil(channel) : null;
+      if (!src || (!channel.rendition && !pending && !timer && !channel.fadeOut)) return null;
+      const renders = hasRendition(src) && channel.noRendition !== src && !channel.track.live;
+      // No rendition of this source (a station, a streamed episode): the fade through its gain.
+      const left = renders ? null : this.timerEndsIn(channel);
+      channel.fadeOutAt(left == null ? null : Date.now() + left * 1000, channel.track.live ? null : channel.heardTo + left * channel.speed);
+      const until = renders ? this.timerUntil(channel) : null;
       const current = pending ? renditionEnd(pending.src) : channel.rendition?.until ?? null;
       if (until == null ? current == null : current != null && Math.abs(current - until) < RETIME_SLACK) return null;
       return channel.useSource(until == null ? src : renditionURL(src, until));

@@ -1,6 +1,7 @@
 // The mini bars: one for each of Listen's players that has something loaded, above the tab bar on
 // every screen (not on the now-playing view itself, nor under a full-screen player). Each shows
-// what plays and how far, with its own play/pause; tapping it opens the now-playing view.
+// what plays and how far, with its own play/pause; tapping it opens the now-playing view. Above
+// them, when the sleep timer stopped them, when it did.
 
 import { trackCover } from "../cover.js";
 import { escapeHTML } from "../dom.js";
@@ -37,7 +38,7 @@ function paint() {
   const key = channels.map((channel) => `${channel.kind}:${channel.track.id}:${channel.track.artwork}`).join("|");
   if (dock.dataset.key !== key) {
     dock.dataset.key = key;
-    dock.innerHTML = channels.map((channel) => {
+    dock.innerHTML = `<p class="dock-notice" role="status" data-dock-notice hidden></p>` + channels.map((channel) => {
       const track = channel.track;
       const art = trackCover(track, "mini-art");
       const sub = [NAMES[channel.kind], channel.kind === "speech" ? track.album : track.artist].filter(Boolean).map(escapeHTML).join(" · ");
@@ -62,6 +63,10 @@ function paint() {
     button.setAttribute("aria-label", `${playing ? "Pause" : "Play"} ${NAMES[channel.kind].toLowerCase()}: ${channel.track.title}`);
     button.querySelector("path").setAttribute("d", playing ? PAUSE : PLAY);
   }
+  // The sleep timer stopped them: said here too, on whatever screen the person wakes to.
+  const notice = dock.querySelector("[data-dock-notice]");
+  notice.textContent = deck.notice ?? "";
+  notice.hidden = !deck.notice;
   paintTimes();
   measure();
 }

@@ -49,7 +49,7 @@ export function renderNowPlaying(container) {
       ? { value: option, label: "End of Chapter", disabled: !deck.speech.loaded }
       : option === "episode" ? { value: option, label: "End of Episode" }
       : { value: option, label: `${option} minutes` });
-    const value = await timerDialog(choices, `Both players fade out over the last ${SLEEP_FADE_SECONDS} seconds and pause. End of Chapter pauses when the chapter ends; End of Episode when the episode does.`);
+    const value = await timerDialog(choices, `Both players fade out over the last ${SLEEP_FADE_SECONDS} seconds and pause, even with the phone locked. End of Chapter pauses when the chapter ends; End of Episode when the episode does.`);
     if (value == null) return;
     const atEnd = value === "chapter" || value === "episode";
     deck.setTimer(atEnd ? value : Number(value));
