@@ -15,6 +15,7 @@ import { announce, escapeHTML, setImmersive } from "../dom.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
 import { clock } from "../time.js";
 import { lockScreenOwner } from "./media-session.js";
+import { renditionURL, switchSource } from "./rendition.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
@@ -364,22 +365,13 @@ export class Player {
     const duration = this.audio.duration || this.options.duration;
     const mediaEnd = this.timer.option === "end" ? null : from + remaining;
     this.timer.mediaEnd = mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null;
-    const src = this.timer.mediaEnd != null ? `${this.options.src}?until=${this.timer.mediaEnd.toFixed(1)}` : this.options.src;
+    const src = this.timer.mediaEnd != null ? renditionURL(this.options.src, this.timer.mediaEnd) : this.options.src;
     await this.switchSource(src, from);
   }
 
-  async switchSource(src, at) {
-    const audio = this.audio;
-    if (audio.getAttribute("src") === src) return;
-    const playing = !audio.paused;
-    audio.pause();
-    audio.src = src;
-    await new Promise((resolve) => {
-      audio.addEventListener("loadedmetadata", resolve, { once: true });
-      audio.addEventListener("error", resolve, { once: true });
-    });
-    audio.currentTime = Math.min(at, Math.max(0, (audio.duration || at) - 0.25));
-    if (playing) try { await audio.play(); } catch { /* resumed by the person */ }
+  /** The rendition, or the plain audio, from `at` seconds, playing if it was (./rendition.js, Listen's too). */
+  switchSource(src, at) {
+    return switchSource(this.audio, src, { at });
   }
 
   async cancelTimer() {
