@@ -894,6 +894,9 @@ class Deck extends EventTarget {
 
   /** Called on a person's play: the audio graph may only start from a gesture. */
   wake() {
+    // Where levels can only go through Web Audio (iOS), its context starts within the tap, so a
+    // gain added later (ducking, a station's timer fade) is not a silent one.
+    if (!this.elementVolume) this.context();
     if (this.audioContext && this.audioContext.state === "suspended") this.audioContext.resume().catch(() => {});
   }
 
