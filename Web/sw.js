@@ -52,6 +52,7 @@ const SHELL = [
   "/player/progress.js",
   "/player/rendition.js",
   "/player/deck.js",
+  "/player/volume.js",
   "/player/dock.js",
   "/player/lock-screen.js",
   "/player/media-session.js",

@@ -3,12 +3,16 @@
 
 import { api } from "../api.js";
 import { escapeHTML } from "../dom.js";
+import { levelFixed } from "../player/volume.js";
 import { voiceOptionsHTML } from "../speech.js";
 import { openSheet } from "./sheet.js";
 
 /** Gear: the voice and speed of every piece, captions, the room's volume, the 24-hour clock. */
 export async function openGearSheet(bedside) {
   const s = bedside.settings;
+  // Where no script can change a level (iOS without Web Audio), the slider says so rather than
+  // moving and doing nothing (issue 31).
+  const fixed = levelFixed();
   const dialog = openSheet("bs-gear", `
     <form method="dialog" novalidate>
       <h2>Bedside settings</h2>
@@ -19,19 +23,21 @@ export async function openGearSheet(bedside) {
       <p class="hint">Voice and speed apply to meditations and poems alike.</p>
       <label class="bs-check"><input name="captions" type="checkbox"${s.captions !== false ? " checked" : ""}> Captions</label>
       <label for="bs-volume">Room volume <output for="bs-volume" data-out="volume"></output></label>
-      <input id="bs-volume" name="volume" type="range" min="0" max="1" step="0.05" value="${bedside.scene.volume()}">
+      <input id="bs-volume" name="volume" type="range" min="0" max="1" step="0.05" value="${bedside.scene.volume()}"${fixed ? ' disabled aria-describedby="bs-volume-fixed"' : ""}>
+      ${fixed ? '<p class="hint" id="bs-volume-fixed">On this phone, use its volume buttons.</p>' : ""}
       <label class="bs-check"><input name="clock24" type="checkbox"${s.clock24 ? " checked" : ""}> 24-hour clock</label>
       <div class="dialog-actions"><button class="button primary" value="done">Done</button></div>
     </form>`);
   const form = dialog.querySelector("form");
   const outputs = () => {
     form.querySelector('[data-out="rate"]').textContent = `${Number(form.rate.value).toFixed(2)}×`;
-    form.querySelector('[data-out="volume"]').textContent = `${Math.round(Number(form.volume.value) * 100)}%`;
+    // A fixed level shows no percentage: the phone's buttons set what is heard.
+    form.querySelector('[data-out="volume"]').textContent = fixed ? "" : `${Math.round(Number(form.volume.value) * 100)}%`;
   };
   outputs();
   form.addEventListener("input", (event) => {
     outputs();
-    if (event.target.name === "volume") bedside.scene.room.volume = Number(form.volume.value);
+    if (event.target.name === "volume") bedside.scene.setRoomVolume(Number(form.volume.value));
   });
   form.addEventListener("change", (event) => {
     const name = event.target.name;

@@ -8,6 +8,7 @@ import { announce } from "../dom.js";
 import { lockScreenOwner } from "../player/media-session.js";
 import { artwork } from "../player/player.js";
 import { record } from "../player/progress.js";
+import { MediaLevel } from "../player/volume.js";
 import { captionAt, captionHTML, continueAfterOpening, follow, holdsOpening, playOpening } from "../speech.js";
 import * as mode from "./mode.js";
 import { PiecePreparation } from "./piece-preparation.js";
@@ -15,7 +16,7 @@ import { COLORS, ICONS, MODE_NAME } from "./scene.js";
 
 const KIND = { meditation: "meditation", poetry: "poem" };
 const MODE_FOR = { meditation: "meditation", poem: "poetry" };
-const FADE_MS = 600;
+const FADE_SECONDS = 0.6;
 
 /** The piece playing and its voice; `bedside` is the screen, whose machine it tells what happened. */
 export class PiecePlayer {
@@ -29,6 +30,7 @@ export class PiecePlayer {
     this.voice = new Audio();
     this.voice.preload = "auto";
     this.voice.className = "bs-voice";
+    this.voiceLevel = new MediaLevel(this.voice);  // the fade when a piece stops: a gain where volume is fixed (iOS)
     this.shown = null;          // {piece, modeName} on the lock screen
     // A piece holds the lock screen while it plays or is paused; it gives it back when it stops.
     this.claim = lockScreenOwner.claim("Bedside", {
@@ -55,6 +57,7 @@ export class PiecePlayer {
     if (this.unfollow) this.unfollow();
     this.voice.pause();
     this.voice.removeAttribute("src");
+    this.voiceLevel.close();
     this.claim.release();
   }
 
@@ -103,7 +106,7 @@ export class PiecePlayer {
       } else {
         this.voice.src = prepared.render.audioURL;
       }
-      this.voice.volume = 1;
+      this.voiceLevel.set(1);
       try {
         await this.voice.play();
       } catch (refusal) {
@@ -147,7 +150,7 @@ export class PiecePlayer {
 
   /** Plays the opening while the rest is spoken; once it sounds, the piece has begun. */
   async startWithOpening(url, preparation, modeName, token) {
-    this.voice.volume = 1;
+    this.voiceLevel.set(1);
     // Refused, or replaced by the whole already: the whole's own play decides.
     if (!(await playOpening(this.voice, url)) || token !== this.token) return;
     this.piece = preparation.piece;
@@ -180,29 +183,19 @@ export class PiecePlayer {
     this.bedside.status("");
   }
 
-  /** Fades the voice out, then tells the machine it stopped. */
-  stopPiece() {
+  /** Fades the voice out (its volume, or a gain ramp where the volume is fixed: iOS), then tells
+   *  the machine it stopped. */
+  async stopPiece() {
     const token = ++this.token;
     this.dropPreparation();
     this.leavePiece();
-    const startVolume = this.voice.volume;
-    const steps = 6;
-    let step = 0;
-    const fade = () => {
-      step += 1;
-      this.voice.volume = Math.max(0, startVolume * (1 - step / steps));
-      if (step < steps) {
-        setTimeout(fade, FADE_MS / steps);
-        return;
-      }
-      this.silenceVoice();
-      this.piece = null;
-      this.timeline = null;
-      this.showTitle(null);
-      this.paintCaption();
-      if (token === this.token && !this.bedside.closed) this.bedside.dispatch("stopped");
-    };
-    fade();
+    await this.voiceLevel.fadeTo(0, FADE_SECONDS);
+    this.silenceVoice();
+    this.piece = null;
+    this.timeline = null;
+    this.showTitle(null);
+    this.paintCaption();
+    if (token === this.token && !this.bedside.closed) this.bedside.dispatch("stopped");
   }
 
   /** The listening log keeps where the piece playing was left (stopped, or replaced by another). */

@@ -5,10 +5,13 @@
 import { api } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
+import { MediaLevel } from "../player/volume.js";
 import { speak } from "../speech.js";
 import * as alarms from "./alarm.js";
 import { ICONS, clockParts } from "./scene.js";
 
+/** The chime's level while the greeting speaks over it (about −9 dB). */
+const CHIME_UNDER_VOICE = 0.35;
 const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /** The alarm's run on this screen and its sounds; `bedside` is the screen, whose settings keep the rule. */
@@ -20,6 +23,7 @@ export class AlarmRinging {
     this.greeting = null;
     this.chime = new Audio();
     this.chime.className = "bs-chime";
+    this.chimeLevel = new MediaLevel(this.chime);  // ducked under the greeting: a gain where volume is fixed (iOS)
     this.greetingAudio = new Audio();
     this.greetingAudio.className = "bs-greeting-audio";
   }
@@ -31,7 +35,7 @@ export class AlarmRinging {
       this.chime.currentTime = alarms.CHIME_RISE_SECONDS;
       this.chime.play().catch(() => {});
     });
-    this.greetingAudio.addEventListener("ended", () => { this.chime.volume = 1; });
+    this.greetingAudio.addEventListener("ended", () => this.chimeLevel.set(1));
   }
 
   close() {
@@ -39,6 +43,7 @@ export class AlarmRinging {
       audio.pause();
       audio.removeAttribute("src");
     }
+    this.chimeLevel.close();
     if (this.wakeLock) this.wakeLock.release().catch(() => {});
   }
 
@@ -98,7 +103,7 @@ export class AlarmRinging {
     this.bedside.player.ready = null;
     this.bedside.dispatch("alarmRang");
     this.chime.src = "/api/bedside/sounds/chime";
-    this.chime.volume = 1;
+    this.chimeLevel.set(1);
     this.chime.play().catch(() => {});
     const { time, period } = clockParts(new Date(), this.bedside.settings.clock24);
     const overlay = document.createElement("div");
@@ -135,10 +140,11 @@ export class AlarmRinging {
       const greeting = await (this.greeting || this.prepareGreeting());
       if (!this.root.querySelector(".bs-ringing") || this.bedside.closed) return;
       overlay.querySelector(".bs-greeting").textContent = greeting.text;
-      this.chime.volume = 0.35;  // the voice over the chime
+      this.chimeLevel.set(CHIME_UNDER_VOICE);  // the voice over the chime
       this.greetingAudio.src = greeting.render.audioURL;
       await this.greetingAudio.play();
     } catch (problem) {
+      this.chimeLevel.set(1);  // no voice to make room for
       if (overlay.isConnected) overlay.querySelector(".bs-greeting").textContent = `The greeting could not be spoken: ${problem.message}`;
     }
   }

@@ -4,6 +4,7 @@
 
 import { SETTINGS, icon } from "../areas.js";
 import { announce } from "../dom.js";
+import { MediaLevel } from "../player/volume.js";
 import * as mode from "./mode.js";
 
 /** The rooms, in swipe order: a scene's colours and the sound the server synthesizes for it. */
@@ -82,6 +83,7 @@ export class BedsideScene {
     this.room = new Audio();
     this.room.loop = true;
     this.room.className = "bs-room-sound";
+    this.roomLevel = new MediaLevel(this.room);  // its volume, or a gain where that is fixed (iOS)
   }
 
   /** The screen: the scene (clock, room, what is playing) and the four buttons. */
@@ -123,6 +125,7 @@ export class BedsideScene {
   close() {
     this.room.pause();
     this.room.removeAttribute("src");
+    this.roomLevel.close();
   }
 
   // MARK: - The clock
@@ -201,10 +204,16 @@ export class BedsideScene {
   playRoom() {
     const room = ROOMS[this.roomIndex()];
     if (!this.room.src.endsWith(`/api/bedside/sounds/${room.id}`)) this.room.src = `/api/bedside/sounds/${room.id}`;
-    this.room.volume = this.volume();
+    this.roomLevel.set(this.volume());
     this.room.play().catch(() => {});  // without a gesture it waits for the next one
   }
 
+  /** Sets the room sound's level (0–1) while the Gear slider moves; the setting is kept on its change. */
+  setRoomVolume(level) {
+    this.roomLevel.set(level);
+  }
+
+  /** The room volume kept in the settings, 0–1. */
   volume() {
     const value = Number(this.bedside.settings.roomVolume);
     return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : DEFAULT_VOLUME;
