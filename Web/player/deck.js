@@ -31,6 +31,7 @@ import { SLEEP_FADE_SECONDS, artwork, sleepTimerVolume } from "./player.js";
 import { hasRendition, renditionEnd, renditionURL, switchSource } from "./rendition.js";
 import * as lockScreen from "./lock-screen.js";
 import { lockScreenOwner } from "./media-session.js";
+import { elementVolumeWorks, levelFixed } from "./volume.js";
 
 export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
 export const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
@@ -807,22 +808,11 @@ class Channel extends EventTarget {
 
 // MARK: - Both players
 
-/** Whether this browser lets a page set a media element's volume: iOS ignores a set and answers 1. */
-function volumeSettable() {
-  try {
-    const probe = new Audio();
-    probe.volume = 0.5;
-    return Math.abs(probe.volume - 0.5) < 0.01;
-  } catch {
-    return true;
-  }
-}
-
 class Deck extends EventTarget {
   constructor() {
     super();
     this.user = null;
-    this.elementVolume = volumeSettable();  // false on iOS: levels go through Web Audio
+    this.elementVolume = elementVolumeWorks();  // false on iOS: levels go through Web Audio (the check is volume.js's)
     this.music = new Channel(this, "music");
     this.speech = new Channel(this, "speech");
     this.flags = { musicWasPlaying: false, speechWasPlaying: false };
@@ -866,7 +856,7 @@ class Deck extends EventTarget {
   get anyPlaying() { return this.music.playing || this.speech.playing; }
   /** True where no script can change a level: the element's volume is fixed (iOS) and there is no
    *  Web Audio to do it instead. The volume controls say to use the phone's buttons. */
-  get levelFixed() { return !this.elementVolume && !(window.AudioContext || window.webkitAudioContext); }
+  get levelFixed() { return levelFixed(); }
 
   /** Brings back this person's players, loaded and paused. */
   restore(user) {
