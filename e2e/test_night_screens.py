@@ -149,7 +149,9 @@ def test_wind_down_its_detail_player_and_timer_read_in_every_theme(server, brows
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=196:duration=20", "-ac", "1", "-b:a", "32k", str(story)], check=True)
     answer = page.request.put(server.url + "/api/winddown/story_night_train/audio", data=story.read_bytes(),
                               headers={"Content-Type": "audio/mpeg", "X-File-Name": story.name}, timeout=300_000)
-    assert answer.status == 201, answer.text()
+    assert answer.status == 202, answer.text()  # levelled in the background
+    wait_until(page, "fetch('/api/winddown/story_night_train').then(r => r.json()).then(b => b.audio.state === 'ready')",
+               message="the story's file was never levelled")
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Wind Down", exact=True).click()
     expect(page.locator(".wd-featured h3")).to_be_visible()
     page.wait_for_load_state("networkidle")

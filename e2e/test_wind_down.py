@@ -187,12 +187,15 @@ def download(server, page, path):
 
 
 def upload(server, page, item, path):
-    """The owner gives `item` the audio file at `path`, as the detail view's upload does."""
+    """The owner gives `item` the audio file at `path`, as the detail view's upload does: the
+    answer's status, and the item once its file is levelled (in the background: 202, then ready)."""
     cookie = cookie_of(page)
     request = urllib.request.Request(f"{server.url}/api/winddown/{item}/audio", data=path.read_bytes(), method="PUT",
                                      headers={"Cookie": cookie, "Content-Type": "audio/mpeg", "X-File-Name": path.name})
     with urllib.request.urlopen(request, timeout=300) as response:
-        return response.status, json.loads(response.read())
+        status = response.status
+    wait_for_audio(page, item)
+    return status, api(page, f"/api/winddown/{item}")["body"]
 
 
 def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):
@@ -205,7 +208,7 @@ def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):
                     "-i", "anoisesrc=color=brown:amplitude=0.05:duration=1500", "-filter_complex", "amix=inputs=2",
                     "-ac", "1", "-ar", "22050", "-b:a", "32k", str(story)], check=True)
     status, entry = upload(server, page, "story_night_train", story)
-    assert status == 201 and entry["audio"]["state"] == "ready" and abs(entry["item"]["duration"] - 1500) <= 1
+    assert status == 202 and entry["audio"]["state"] == "ready" and abs(entry["item"]["duration"] - 1500) <= 1
     page.reload()
     page.locator('[data-item="story_night_train"].wd-card').click()
     player = page.get_by_role("dialog", name="The Slow Night Train, player")
@@ -256,7 +259,7 @@ def test_a_skip_keeps_the_timers_clock_on_a_locked_phone(server, listening_brows
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=330:duration=1500:sample_rate=44100",
                     "-ac", "1", "-b:a", "64k", str(story)], check=True)
     status, _ = upload(server, page, "story_night_train", story)
-    assert status == 201
+    assert status == 202
     page.reload()
     page.locator('[data-item="story_night_train"].wd-card').click()
     player = page.get_by_role("dialog", name="The Slow Night Train, player")
@@ -296,6 +299,29 @@ def test_a_skip_keeps_the_timers_clock_on_a_locked_phone(server, listening_brows
     assert page.evaluate("document.querySelector('.player-audio').paused")
     assert abs(player_time(page) - until) < 2
     screenshot(page, "wind-down-timer-stopped-at")
+    close(page)
+
+
+def test_the_owner_uploads_a_file_from_the_detail_and_it_plays_once_levelled(server, page):
+    """The Coming Soon detail's upload answers at once (the file is levelled in the background),
+    says so, and the card plays the file once it is ready."""
+    open_wind_down(server, page)
+    story = server.data / "owner-upload.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=262:duration=90", "-ac", "1", "-b:a", "32k", str(story)],
+                   check=True)
+    page.locator('[data-item="affirmation_self_love"].wd-card').first.click()
+    detail = page.locator("dialog.wd-detail")
+    detail.locator("summary").click()
+    detail.locator('input[type="file"]').set_input_files(str(story))
+    detail.locator("[data-upload]").click()
+    expect(page.locator("#announcer")).to_contain_text("is being levelled; it plays your file")
+    wait_for_audio(page, "affirmation_self_love")
+    page.reload()
+    page.locator('[data-item="affirmation_self_love"].wd-card').first.click()
+    player = page.get_by_role("dialog", name=re.compile(r", player$"))
+    expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    wait_until(page, "document.querySelector('.player-audio').currentTime > 0.3", message="the uploaded file did not play")
+    expect(player.locator(".player-length")).to_have_text("1:30")
     close(page)
 
 

@@ -255,7 +255,9 @@ class WindDownScreen {
         });
         const body = await response.json().catch(() => null);
         if (!response.ok) throw new Error(body?.error?.message || `The upload failed (${response.status}).`);
-        await done(`“${entry.item.title}” now plays your file.`);
+        // Levelled in the background (202, preparing): ready in about a minute an hour of audio.
+        await done(body?.audio?.state === "ready" ? `“${entry.item.title}” now plays your file.`
+          : `“${entry.item.title}” is being levelled; it plays your file in a minute or two.`);
       } catch (error) {
         status.textContent = error.message;
       }

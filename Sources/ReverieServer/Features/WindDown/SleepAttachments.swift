@@ -16,14 +16,39 @@ public struct SleepAttachments: Sendable {
 
     /// Gives a Wind Down item the audio in `file` (any format ffprobe reads as MP3, M4A, Ogg or
     /// WAV), levelled to −16 LUFS and kept under `<data>/media/winddown`; replaces what it had.
-    /// Used by the upload route and `reverie winddown attach`.
+    /// Used by `reverie winddown attach`, which waits for it.
     @discardableResult
     public func attachUpload(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
         try requireItem(itemID)
-                let files = sleepAudio.files
-        let probe = try await files.probe(file)
+        try await check(file)
+        return try await levelAndAttach(itemID: itemID, file: file, originalName: originalName)
+    }
+
+    /// The upload route's way: `file` is checked now (what is not audio, or too long, is refused
+    /// at once), then taken into `<data>/media/winddown` and levelled in the background, the item
+    /// `preparing` meanwhile: levelling an hour takes about a minute, longer than a request may
+    /// wait on a busy machine. A failure is the item's `failed` state with the reason.
+    func receiveUpload(itemID: String, file: URL, originalName: String?) async throws {
+        try requireItem(itemID)
+        try await check(file)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let incoming = directory.appendingPathComponent(".incoming-\(UUID().uuidString.lowercased())")
+        try FileManager.default.moveItem(at: file, to: incoming)
+        sleepAudio.recentFiles.forgetAll()
+        await sleepAudio.level(itemID: itemID) {
+            defer { try? FileManager.default.removeItem(at: incoming) }
+            try await levelAndAttach(itemID: itemID, file: incoming, originalName: originalName)
+        }
+    }
+
+    private func check(_ file: URL) async throws {
+        let probe = try await sleepAudio.files.probe(file)
         guard AudioFiles.acceptedContainers.contains(probe.container) else { throw WindDownError.unsupportedContainer(probe.container) }
         guard probe.duration <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(probe.duration / 60)) }
+    }
+
+    private func levelAndAttach(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
+        let files = sleepAudio.files
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let name = "\(UUID().uuidString.lowercased()).m4a"
         let destination = directory.appendingPathComponent(name)
@@ -54,6 +79,7 @@ public struct SleepAttachments: Sendable {
 
     /// Removes the owner's audio from an item; false when it had none.
     public func detach(itemID: String) async throws -> Bool {
+        await sleepAudio.forgetLevelling(itemID: itemID)
         guard let removed = try await store.detach(itemID) else { return false }
         changed(replacing: removed)
         return true
@@ -78,6 +104,7 @@ public struct SleepAttachments: Sendable {
             // Kept as written for the item, like a Bedside piece: what cannot be spoken is unprocessable.
             throw error.answered(status: .unprocessableEntity)
         }
+        await sleepAudio.forgetLevelling(itemID: itemID)
         let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
         changed(replacing: try await store.attach(attachment))
         if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {

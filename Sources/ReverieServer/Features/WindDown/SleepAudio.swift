@@ -126,6 +126,48 @@ actor SleepAudio {
         return try await task.value
     }
 
+    // MARK: - Uploads being levelled
+
+    /// Uploads being levelled, by item id (each with a token naming that upload), and the last
+    /// failure of each item's upload.
+    private var levelling: [String: (token: UUID, task: Task<Void, Never>)] = [:]
+    private var levellingFailures: [String: String] = [:]
+
+    /// Runs `work` (an upload's levelling) in the background for the item; the item is preparing
+    /// until it ends, and failed with the reason if it throws. A newer upload replaces an older.
+    func level(itemID: String, _ work: @escaping @Sendable () async throws -> Void) {
+        levellingFailures[itemID] = nil
+        levelling[itemID]?.task.cancel()
+        let token = UUID()
+        let task = Task {
+            var failure: String?
+            do {
+                try await work()
+            } catch {
+                failure = (error as? AudioRenderError)?.description ?? (error as? any CustomStringConvertible)?.description ?? "\(error)"
+            }
+            self.endLevelling(itemID, token: token, failure: failure)
+        }
+        levelling[itemID] = (token, task)
+    }
+
+    private func endLevelling(_ itemID: String, token: UUID, failure: String?) {
+        guard levelling[itemID]?.token == token else { return }
+        levelling[itemID] = nil
+        levellingFailures[itemID] = failure
+    }
+
+    /// Forgets an item's upload in progress and its failure (the owner gave it a script, or took its audio away).
+    func forgetLevelling(itemID: String) {
+        levelling[itemID] = nil
+        levellingFailures[itemID] = nil
+    }
+
+    /// Whether the item's upload is being levelled, or why its last one failed.
+    func levellingState(of itemID: String) -> (busy: Bool, failure: String?) {
+        (levelling[itemID] != nil, levellingFailures[itemID])
+    }
+
     /// Starts rendering the source in the background unless it is ready or under way.
     func prepare(_ source: Source) async {
         let (state, _, _) = await state(of: source)

@@ -88,6 +88,10 @@ struct WindDownController: RouteCollection {
         let generation = recent.generation
         let source = sleepAudio.source(for: item, attachment: try await req.repositories.sleepAudio.attachment(for: item.id))
         let (state, file, detail) = await sleepAudio.state(of: source)
+        if await sleepAudio.levellingState(of: item.id).busy {
+            throw APIError(.conflict, code: "audio_preparing", "The file for “\(item.title)” is being levelled; try again in a few seconds.",
+                           headers: ["Retry-After": "5"])
+        }
         guard let file, state == .ready else {
             switch state {
             case .none:
@@ -119,16 +123,18 @@ struct WindDownController: RouteCollection {
     }
 
     /// `PUT /api/winddown/{id}/audio` (owner): the request body is an audio file (MP3, M4A, Ogg
-    /// or WAV), checked with ffprobe and levelled to −16 LUFS; it replaces whatever the item had.
+    /// or WAV), checked with ffprobe at once (415 for what is not audio), then levelled to −16
+    /// LUFS in the background: 202, the item `preparing` until it is, then `ready` (or `failed`
+    /// with the reason). It replaces whatever the item had.
     func upload(req: Request) async throws -> Response {
         _ = try requireOwner(req)
         let item = try catalogItem(req)
         let received = try await media.receive(req, limit: maxUploadBytes)
         defer { try? FileManager.default.removeItem(at: received.file) }
-        let attachment = try await attachments.attachUpload(itemID: item.id, file: received.file, originalName: received.originalName)
+        try await attachments.receiveUpload(itemID: item.id, file: received.file, originalName: received.originalName)
         var entry = try await self.item(req: req)
-        entry.audio.originalName = attachment.originalName
-        return try await entry.encodeResponse(status: .created, for: req)
+        entry.audio.originalName = received.originalName
+        return try await entry.encodeResponse(status: .accepted, for: req)
     }
 
     /// `PUT /api/winddown/{id}/script` (owner): a script with pause markers, spoken over the sleep
@@ -167,16 +173,23 @@ struct WindDownController: RouteCollection {
 
     private func describe(_ item: SleepItem, _ attachment: SleepAttachment?, req: Request) async -> WindDownItem {
         let source = sleepAudio.source(for: item, attachment: attachment)
-        let (state, file, detail) = await sleepAudio.state(of: source)
+        var (state, file, detail) = await sleepAudio.state(of: source)
+        // An upload being levelled (or whose levelling failed) is what the item has now.
+        let upload = await sleepAudio.levellingState(of: item.id)
+        if upload.busy {
+            (state, file, detail) = (.preparing, nil, nil)
+        } else if let failure = upload.failure {
+            (state, file, detail) = (.failed, nil, "The uploaded file could not be levelled: \(failure)")
+        }
         var shown = item
         if let file { shown.duration = Int((Double(file.durationMs) / 1000).rounded()) }
         let kind: String? = switch (attachment?.source, source) {
-        case (.upload?, _): "upload"
+        case (.upload?, _), (_, _) where upload.busy || upload.failure != nil: "upload"
         case (.script?, _): "script"
         case (nil, .some): "bundled"
         case (nil, nil): nil
         }
-        return WindDownItem(item: SleepItemInfo(shown), progress: 0, position: nil, comingSoon: source == nil,
+        return WindDownItem(item: SleepItemInfo(shown), progress: 0, position: nil, comingSoon: source == nil && !upload.busy && upload.failure == nil,
                             audio: .init(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : nil, detail: detail,
                                          source: kind, originalName: attachment?.originalName))
     }
