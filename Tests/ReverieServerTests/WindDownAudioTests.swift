@@ -99,6 +99,18 @@ struct WindDownAudioTests {
             #expect(unknown.status == .notFound)
             let after = try await client.send(.GET, "/api/winddown/affirmation_self_love", auth: .cookie(owner)).decode(Entry.self)
             #expect(after.comingSoon)
+            // Silence is audio, but it cannot be levelled: accepted, then failed with the reason.
+            let silent = try await client.send(.PUT, "/api/winddown/affirmation_self_love/audio", data: wav(seconds: 2, decibels: -200),
+                                               contentType: "audio/wav", auth: .cookie(owner))
+            #expect(silent.status == .accepted, "\(silent.text)")
+            let failed = try await eventually("the silent upload's levelling to end") {
+                let entry = try await client.send(.GET, "/api/winddown/affirmation_self_love", auth: .cookie(owner))
+                return entry.text.contains("\"preparing\"") ? nil : entry
+            }
+            #expect(failed.text.contains("\"failed\"") && failed.text.contains("could not be levelled"), "\(failed.text.prefix(300))")
+            // Taking the audio away clears it: Coming Soon again.
+            _ = try await client.send(.DELETE, "/api/winddown/affirmation_self_love/audio", auth: .cookie(owner))
+            #expect(try await client.send(.GET, "/api/winddown/affirmation_self_love", auth: .cookie(owner)).decode(Entry.self).comingSoon)
             let media = client.app.services.config.mediaDirectory("winddown")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: media.path)) ?? []).isEmpty)
         }
