@@ -75,7 +75,7 @@ from datetime import datetime, timedelta  # noqa: E402
 import pytest  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
-from conftest import CHROMIUM, PHONE, close, open_page, screenshot, settled, sign_in, wait_until  # noqa: E402
+from conftest import CHROMIUM, PHONE, close, expect_error, open_page, screenshot, settled, sign_in, wait_until  # noqa: E402
 
 SMALL = {"width": 320, "height": 568}
 # eSpeak NG speaks a five-minute meditation in about a second (Piper, the default voice, takes
@@ -131,6 +131,16 @@ def timelines(page):
     seen = []
     page.on("response", lambda r: seen.append(r) if r.url.endswith("/timeline") and r.ok else None)
     return seen
+
+
+def allow_render_throttle(page):
+    """Lets the server's 429 for a render request through the console check, and only that. A
+    person has at most two renders running at once (the server answers a third 429 with
+    Retry-After); a test that reloads or changes pieces quickly can leave earlier renders still
+    being spoken, which a busy machine makes slower. That 429 is designed, not a failure:
+    Web/speech.js's render() waits a second and asks again (up to 30 times), so the test still
+    waits for the new piece to be heard after it."""
+    return expect_error(page, 429, r"/api/speech/renders$")
 
 
 def pieces_started(page):
@@ -318,6 +328,9 @@ def test_rapid_taps_never_break_it(server, browser):
 def test_mode_is_kept_and_restarts_on_open_but_off_stays_off(server, browser):
     """Tests 9–11: a saved Meditation or Poetry mode starts a new random piece on open; Off stays Off."""
     page = open_page(browser)
+    # Each reload leaves the render of the piece before still being spoken: the new one may be
+    # answered 429 (designed); the page retries, and each piece is still heard playing below.
+    allow_render_throttle(page)
     open_bedside(server, page)
     started = pieces_started(page)
     page.get_by_role("button", name="Content off. Play a meditation").click()
@@ -396,6 +409,9 @@ def test_switching_rooms_keeps_the_mode_and_starts_a_new_piece(server, browser):
     """Tests 12–13: rooms change by swipe or arrow keys, with their sound; a piece playing gives way
     to a new random piece of the same mode."""
     page = open_page(browser)
+    # Each room change leaves the render of the piece it replaced still being spoken: a new one may
+    # be answered 429 (designed); the page retries, and each new piece is still heard playing below.
+    allow_render_throttle(page)
     open_bedside(server, page, roomVolume=0.4)
     started = pieces_started(page)
     expect(page.locator(".bs-room-name")).to_have_text("Rain")
@@ -429,10 +445,13 @@ def test_switching_rooms_keeps_the_mode_and_starts_a_new_piece(server, browser):
     expect(page.locator(".bs-room-name")).to_have_text("Rain")
     wait_leaf(page, "masksFilled")
     assert started[-1].json()["kind"] == "poem" and started[-1].json()["id"] != poem
+    wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.3")
     for name in ("Ocean", "Night forest", "Brown noise", "Silence", "Rain"):
         page.keyboard.press("ArrowRight")
         expect(page.locator(".bs-room-name")).to_have_text(name)
         wait_leaf(page, "masksFilled")
+        wait_until(page, "document.querySelector('.bs-voice').currentTime > 0.3",
+                   message=f"the new poem in {name} was never heard")  # also after a 429 and its retry
     page.get_by_role("button", name="Poetry playing. Stop").click()
     wait_leaf(page, "leafOutline")
     close(page)

@@ -1,18 +1,19 @@
 """Bedside with the real Piper voice (issue 31): a piece begins with its opening while the rest is
 still being spoken, and the whole render goes on from where the opening ended; the room sounds from
 the tap on; a tap while a piece starts turns everything Off at once, and its render finishing later
-plays nothing (the next tap plays it); and, recorded, the voice is heard soon after the tap.
+plays nothing (the next tap plays it); and, recorded, the room is heard and then the voice's
+opening, begun before the whole render was done.
 
 Nothing here times the app with a clock: the page's own order of events says what came first (its
 performance.now() orders them, no duration is read from it). The speed itself is measured by
-`make bench` (Benchmarks/speech_pipeline.py, "Bedside: tap to first sound"); only the listening
-case bounds the onset, as heard."""
+`make bench` (Benchmarks/speech_pipeline.py, "Bedside: tap to first sound"); the listening case
+prints the seconds it heard, never bounds them."""
 
 import pytest
 from playwright.sync_api import expect
 
 from conftest import close, open_page, screenshot, wait_for, wait_until
-from listening import onset
+from listening import RATE, level, onset
 from test_bedside import open_bedside, pieces_started
 
 pytestmark = pytest.mark.real_speech  # every piece here is spoken by Piper, the default voice
@@ -146,23 +147,46 @@ def test_a_tap_while_a_piece_starts_turns_it_all_off_at_once(server, browser):
     close(page)
 
 
-def test_the_voice_is_heard_soon_after_the_tap(server, audio_sink, listening_browser):
-    """Recorded (e2e/listening.py): in the silent room, what is heard after the tap is the voice's
-    opening, and it begins within about a second and a half of the tap on a warm server."""
+def test_the_room_then_the_voice_is_heard_before_the_whole_render_is_done(server, audio_sink, listening_browser):
+    """Recorded (e2e/listening.py), on a warm server: after the tap the room is heard first (brown
+    noise turned down to 10%, about -39 dBFS), then the voice, well above it, and the voice that
+    is heard is the render's opening, which began playing before the page was told the whole
+    render was done. How soon is `make bench`'s to measure (Benchmarks/speech_pipeline.py --only
+    first-sound), not a timed test's: the seconds from tap to voice are printed, never asserted."""
     page = open_page(listening_browser)
     page.add_init_script(WATCH)
-    open_bedside(server, page, voice="", room="silence")
-    warm(server, page, "silence")
+    open_bedside(server, page, voice="", room="brown", roomVolume=0.1)
+    warm(server, page, "brown")
     with audio_sink.record() as recording:
         recording.wait_for_seconds(0.3)
         page.get_by_role("button", name="Content off. Play a meditation").click()
         tapped = recording.seconds
-        wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", timeout=60, message="the piece never sounded")
-        recording.wait_for_seconds(max(tapped + 2.5, recording.seconds + 1.0))  # what it played, through the audio path
+        wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", timeout=120, message="the piece never sounded")
+        recording.wait_for_seconds(recording.seconds + 2.0)  # what it played, through the audio path
         sound = recording.samples(tapped)
-    first = page.evaluate("window.heard.find((h) => h.what === 'bs-voice')")
+    # The page's own order: the opening (…/first) began playing before the render was done.
+    wait_until(page, "window.told.some((t) => t.what === 'render' && t.status === 'done')", timeout=240,
+               message="the page was never told the render was done")
+    heard, told = page.evaluate("[window.heard, window.told]")
     close(page)
-    assert first["src"].endswith("/first"), first
-    heard_from = onset(sound)
-    assert heard_from is not None, "nothing was heard after the tap"
-    assert heard_from < 1.5, f"the voice was heard {heard_from:.2f} s after the tap"
+    voice = [h for h in heard if h["what"] == "bs-voice"]
+    renders = [t for t in told if t["what"] == "render"]
+    done = next(t["at"] for t in renders if t["status"] == "done")
+    assert voice[0]["src"].endswith("/first"), voice[0]
+    assert renders[0]["status"] == "rendering", renders
+    assert voice[0]["at"] < done, "the opening waited for the whole render"
+    room = [h for h in heard if h["what"] == "bs-room-sound"]
+    assert room and room[0]["at"] < voice[0]["at"], "the room's sound did not start before the voice"
+
+    # What was heard: the room (anything at all), then the voice (far louder than the room at 10%).
+    room_from = onset(sound, threshold=-60.0)
+    voice_from = onset(sound, threshold=-25.0)
+    print(f"after the tap: the room heard at {room_from} s, the voice at {voice_from} s "
+          f"(a figure for reading; `make bench` measures it)")
+    assert room_from is not None, "nothing was heard after the tap"
+    assert voice_from is not None, "the voice was not heard"
+    assert room_from < voice_from, "the room was not heard before the voice"
+    room_alone = sound[int(room_from * RATE):int(voice_from * RATE)]
+    voiced = sound[int(voice_from * RATE):int((voice_from + 0.5) * RATE)]
+    print(f"the room alone at {level(room_alone):.1f} dBFS, the voice's first half second at {level(voiced):.1f} dBFS")
+    assert level(room_alone) < -30, "what was heard first was not the quiet room"
