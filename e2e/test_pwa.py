@@ -42,7 +42,10 @@ def test_openapi_document_is_valid(server):
 
 
 def test_shell_opens_offline(server, page):
-    expect_error(page, "offline", r"/api/")  # the app's questions to the server while it is unreachable
+    # The app's questions to the server while it is unreachable: refused by the browser, or (when
+    # the service worker is already answering them) by the worker's failed fetch.
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
     page.goto(server.url)
     expect(page.get_by_role("heading", name="Welcome to Reverie")).to_be_visible()
     wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
