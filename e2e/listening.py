@@ -85,7 +85,8 @@ class AudioSink:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"PulseAudio did not start:\n{self.log.read_text()}")
-            time.sleep(0.05)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=0.05)  # returns at once if the daemon dies: the check above says why
         return self
 
     def stop(self):
@@ -125,7 +126,8 @@ class Recording:
                 raise AssertionError(f"parec stopped (exit {self.process.returncode}) at {self.seconds:.2f} s")
             if time.monotonic() > deadline:
                 raise AssertionError(f"the recording reached {self.seconds:.2f} s, never {seconds} s")
-            time.sleep(0.02)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=0.02)  # returns at once if parec stops: the check above says so
 
     def samples(self, start=0.0, end=None):
         """The recording from `start` to `end` seconds (default: all so far) as floats in [-1, 1)."""

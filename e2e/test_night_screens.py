@@ -159,7 +159,10 @@ def test_wind_down_its_detail_player_and_timer_read_in_every_theme(server, brows
     screenshot(page, "night-wind-down")
     # The rows of cards under the translucent tab bar.
     page.mouse.wheel(0, 420)
-    page.wait_for_timeout(300)
+    # Scrolled, and come to rest: the page's scroll position has moved and holds over two frames.
+    wait_until(page, """new Promise((done) => { const y = document.scrollingElement.scrollTop;
+                     requestAnimationFrame(() => requestAnimationFrame(() => done(y > 0 && document.scrollingElement.scrollTop === y))); })""",
+               message="the Wind Down page never scrolled")
     problems |= readable_in_every_theme(page, "body", "Wind Down, scrolled")
     screenshot(page, "night-wind-down-scrolled")
 
