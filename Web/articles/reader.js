@@ -7,9 +7,9 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { continueAfterOpening, follow, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { continueAfterOpening, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
-import { lockScreenOwner } from "../player/media-session.js";
+import { follow, Transport } from "../player/transport.js";
 import { richTextHTML } from "./rich-text.js";
 
 const BACK_ICON = "M15 18l-6-6 6-6";
@@ -48,26 +48,27 @@ export class ArticleReader {
     this.id = id;
     this.closed = false;
     this.settings = storedJSON("readerSettings", { size: 3, speed: 1, voice: "", playOn: true });
-    this.audio = new Audio();
-    this.audio.preload = "auto";
+    this.transport = new Transport({ name: "article" });
     this.renders = new Map();   // `${chapter}:${segment}:${voice}` → Promise<{render, places}>
     this.listening = false;
     this.wordsShown = [];
     this.userScrolledAt = 0;
-    this.stopFollowing = follow(this.audio, () => this.paintWord());
-    this.audio.addEventListener("ended", () => this.segmentEnded());
+    this.stopFollowing = follow(this.transport, () => this.paintWord());
+    this.transport.on("ended", () => this.segmentEnded());
     // Reading aloud holds the lock screen from its first sound until it stops or the reader closes.
-    this.claim = lockScreenOwner.claim("Article", {
+    // (No position there: the transport's is a segment's, not the article's.)
+    this.claim = this.transport.claim("Article", {
       metadata: () => this.lockScreenMetadata(),
-      isPlaying: () => this.listening && !this.audio.paused,
+      isPlaying: () => this.listening && !this.transport.paused,
+      position: null,
       handlers: {
-        play: () => { if (this.audio.paused) this.toggle(); },
-        pause: () => this.audio.pause(),
+        play: () => { if (this.transport.paused) this.toggle(); },
+        pause: () => this.transport.pause(),
       },
     });
-    this.audio.addEventListener("play", () => { this.paintButton(); if (this.listening) this.claim.take(); });
-    this.audio.addEventListener("pause", () => { this.paintButton(); this.savePlace(); this.claim.update(); });
-    this.saver = setInterval(() => { if (!this.audio.paused) this.savePlace(); }, SAVE_EVERY);
+    this.transport.on("play", () => { this.paintButton(); if (this.listening) this.claim.take(); });
+    this.transport.on("pause", () => { this.paintButton(); this.savePlace(); this.claim.update(); });
+    this.saver = setInterval(() => { if (!this.transport.paused) this.savePlace(); }, SAVE_EVERY);
     this.load(action);
   }
 
@@ -80,9 +81,7 @@ export class ArticleReader {
       window.removeEventListener("touchmove", this.onUserScroll);
     }
     this.stopFollowing();
-    this.audio.pause();
-    this.audio.removeAttribute("src");
-    this.audio.load();
+    this.transport.unload();
     this.claim.release();
   }
 
@@ -146,7 +145,7 @@ export class ArticleReader {
     $(".reader-text").addEventListener("click", (event) => this.tapped(event));
     window.addEventListener("wheel", this.onUserScroll = () => { this.userScrolledAt = Date.now(); }, { passive: true });
     window.addEventListener("touchmove", this.onUserScroll, { passive: true });
-    this.audio.playbackRate = this.settings.speed;
+    this.transport.rate = this.settings.speed;
     this.paintFinished();
     this.showChapter(this.chapter);
     this.scrollToPlace();
@@ -245,21 +244,21 @@ export class ArticleReader {
   paintButton() {
     const button = this.container.querySelector("[data-listen]");
     if (!button) return;
-    const playing = this.listening && !this.audio.paused;
+    const playing = this.listening && !this.transport.paused;
     button.textContent = playing ? "Pause" : this.listening ? "Resume" : "Listen";
     button.setAttribute("aria-pressed", String(playing));
   }
 
   toggle() {
-    if (this.listening && !this.audio.paused) { this.audio.pause(); return; }
-    if (this.listening && this.audio.src) { this.audio.play().catch(() => {}); return; }
+    if (this.listening && !this.transport.paused) { this.transport.pause(); return; }
+    if (this.listening && this.transport.src) { this.transport.play(); return; }
     this.listen(this.place);
   }
 
   stopAudio() {
     this.listening = false;
     this.token = (this.token || 0) + 1;
-    this.audio.pause();
+    this.transport.pause();
     this.paintButton();
     this.claim.release();
   }
@@ -293,7 +292,7 @@ export class ArticleReader {
     this.listening = true;
     // One voice at a time: a book or episode in Listen's speech player pauses (its music plays on).
     deck.speech.pause();
-    this.audio.pause();
+    this.transport.pause();
     this.paintButton();
     this.status("Preparing the voice…");
     let segments;
@@ -322,8 +321,7 @@ export class ArticleReader {
         if (token !== this.token || !fromStart) return;
         openingPlayed = true;
         this.status("");
-        this.audio.playbackRate = this.settings.speed;
-        playOpening(this.audio, url);
+        playOpening(this.transport, url);
       },
     });
     let ready;
@@ -340,22 +338,17 @@ export class ArticleReader {
     if (openingPlayed) {
       // The full segment goes on from where its opening is, at the seam after its first phrase.
       // (A person who paused the opening finds the whole segment paused at the same place.)
-      const now = await continueAfterOpening(this.audio, ready.render.audioURL, { cancelled: () => token !== this.token });
+      const now = await continueAfterOpening(this.transport, ready.render.audioURL, { cancelled: () => token !== this.token });
       if (token !== this.token) return;
       if (now === "ended") return this.segmentEnded();  // the opening held all the segment says
     } else {
       // The full segment at the word asked for.
       const word = ready.places.findLast((place) => place.at <= offset);
       const start = word && !fromStart ? word.start : 0;
-      this.audio.src = ready.render.audioURL;
-      this.audio.playbackRate = this.settings.speed;
-      await new Promise((resolve) => {
-        this.audio.addEventListener("loadedmetadata", resolve, { once: true });
-        this.audio.addEventListener("error", resolve, { once: true });
-      });
+      this.transport.load(ready.render.audioURL, { at: Math.max(0, start - 0.05) });
+      await this.transport.whenLoaded();
       if (token !== this.token) return;
-      this.audio.currentTime = Math.max(0, start - 0.05);
-      this.audio.play().catch(() => {});
+      this.transport.play();
     }
     this.claim.update();
     // The next segment renders while this one plays.
@@ -366,7 +359,7 @@ export class ArticleReader {
     if (!this.listening) return;
     const token = this.token;
     // An opening's end is not the segment's: the whole takes over from there when it is ready.
-    if (!this.places || holdsOpening(this.audio)) return;
+    if (!this.places || holdsOpening(this.transport)) return;
     const segments = this.speech?.segments || [];
     if (this.segmentIndex + 1 < segments.length) {
       const next = segments[this.segmentIndex + 1];
@@ -404,7 +397,7 @@ export class ArticleReader {
   /** Lights the word being spoken and keeps it in view (unless the person is scrolling). */
   paintWord() {
     if (!this.places || !this.listening) return;
-    const time = this.audio.currentTime;
+    const time = this.transport.position;
     let current = null;
     for (const place of this.places) {
       if (place.start > time) break;
@@ -442,8 +435,8 @@ export class ArticleReader {
     const inSegment = this.places && this.speech?.segments[this.segmentIndex]?.lines.some((line) => offset >= line.location && offset <= line.location + line.length);
     if (inSegment) {
       const place = this.places.findLast((candidate) => candidate.at <= offset) || this.places[0];
-      this.audio.currentTime = place.start;
-      if (this.audio.paused) this.audio.play().catch(() => {});
+      this.transport.seek(place.start);
+      if (this.transport.paused) this.transport.play();
       this.userScrolledAt = 0;
       this.paintWord();
     } else {
@@ -453,7 +446,7 @@ export class ArticleReader {
 
   changeSpeed(speed) {
     this.store({ speed });
-    this.audio.playbackRate = speed;
+    this.transport.rate = speed;
     announce(`Speed ${speed}×.`);
   }
 

@@ -3,7 +3,8 @@
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
 import { continueAfterOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
-import { clock } from "../time.js";
+import { clock } from "../player/time.js";
+import { Transport } from "../player/transport.js";
 
 const SAMPLE = "Breathe in slowly. (1s) And let it go.";
 const MAX_CHARACTERS = 2000;
@@ -44,7 +45,7 @@ export async function wireVoicePanel(container) {
   const error = form.querySelector(".form-error");
   const progressBox = container.querySelector("[data-progress]");
   const result = container.querySelector("[data-result]");
-  const audio = result.querySelector("audio");
+  const transport = new Transport({ element: result.querySelector("audio"), name: "voice" });
   const captionList = result.querySelector("[data-captions]");
   const warningList = result.querySelector("[data-warnings]");
   let cues = [];
@@ -113,7 +114,7 @@ export async function wireVoicePanel(container) {
     captionList.innerHTML = "";
     warningList.hidden = true;
     result.hidden = false;
-    playOpening(audio, url);
+    playOpening(transport, url);
   }
 
   async function showResult(render) {
@@ -130,14 +131,14 @@ export async function wireVoicePanel(container) {
     if (opening) {
       // The whole render goes on from where the opening is, at the seam after its phrase.
       opening = null;
-      await continueAfterOpening(audio, render.audioURL);
+      await continueAfterOpening(transport, render.audioURL);
     } else {
-      audio.src = render.audioURL;
+      transport.load(render.audioURL);
     }
   }
 
-  audio.addEventListener("timeupdate", () => {
-    const now = audio.currentTime;
+  transport.on("timeupdate", () => {
+    const now = transport.position;
     for (const item of captionList.children) {
       const cue = cues[Number(item.dataset.cue)];
       item.classList.toggle("active", now >= cue.start && now < cue.end);
@@ -147,8 +148,8 @@ export async function wireVoicePanel(container) {
   captionList.addEventListener("click", (event) => {
     const button = event.target.closest("[data-seek]");
     if (!button) return;
-    audio.currentTime = Number(button.dataset.seek);
-    audio.play().catch(() => {});
+    transport.seek(Number(button.dataset.seek));
+    transport.play();
   });
 }
 
