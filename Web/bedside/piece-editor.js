@@ -4,7 +4,8 @@
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
 import { captionAt, captionHTML, follow, speak } from "../speech.js";
-import { aboutLength } from "../time.js";
+import { aboutLength } from "../player/time.js";
+import { Transport } from "../player/transport.js";
 import { openSheet } from "./sheet.js";
 
 /**
@@ -35,7 +36,7 @@ export function openPieceEditor(bedside, piece, onSaved) {
     </form>`);
   const form = dialog.querySelector("form");
   const error = form.querySelector(".form-error");
-  const preview = new Audio();
+  const preview = new Transport({ name: "bedside-preview" });
   let timeline = null, listening = 0, checkTimer = null, checked = 0;
 
   const check = async () => {
@@ -64,19 +65,18 @@ export function openPieceEditor(bedside, piece, onSaved) {
   const listen = form.querySelector("[data-listen]");
   const stopListening = () => {
     listening += 1;
-    preview.pause();
-    preview.removeAttribute("src");
+    preview.unload();
     listen.textContent = "Listen";
     form.querySelector(".bs-preview").hidden = true;
   };
   const paintPreview = () => {
-    const caption = timeline ? captionAt(timeline, preview.currentTime) : null;
+    const caption = timeline ? captionAt(timeline, preview.position) : null;
     const box = form.querySelector(".bs-preview .bs-caption");
     const html = captionHTML(caption);
     if (box.innerHTML !== html) box.innerHTML = html;
   };
   const unfollow = follow(preview, paintPreview);
-  preview.addEventListener("ended", () => { stopListening(); });
+  preview.on("ended", () => { stopListening(); });
   listen.addEventListener("click", async () => {
     if (listen.textContent === "Stop") return stopListening();
     const text = form.script.value.trim();
@@ -98,8 +98,11 @@ export function openPieceEditor(bedside, piece, onSaved) {
       });
       if (asked !== listening) return;
       timeline = spoken.timeline;
-      preview.src = spoken.render.audioURL;
-      await preview.play();
+      preview.load(spoken.render.audioURL);
+      const played = await preview.play();
+      if (played === "aborted") return;  // stopped meanwhile
+      if (played === "needs-touch") throw new Error("The browser wants a tap first: press Listen again.");
+      if (played === "failed") throw new Error("The words could not play.");
       state.textContent = "";
     } catch (problem) {
       if (asked !== listening || problem.name === "AbortError") return;

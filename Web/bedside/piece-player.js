@@ -2,12 +2,13 @@
 // sound under the voice, the captions following the audio's own clock, the listening log, the lock
 // screen, and the fade when the Leaf/Masks machine stops a piece. A piece's opening plays as soon
 // as the server has spoken it, while the rest is spoken, and the whole render goes on from where
-// the opening ended (issue 31).
+// the opening ended (issue 31). The voice plays through the playback core's transport
+// (Web/player/transport.js), which also claims the lock screen for the piece.
 
 import { announce } from "../dom.js";
-import { lockScreenOwner } from "../player/media-session.js";
-import { artwork } from "../player/player.js";
+import { artwork } from "../player/media-session.js";
 import { record } from "../player/progress.js";
+import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import { captionAt, captionHTML, continueAfterOpening, follow, holdsOpening, playOpening } from "../speech.js";
 import * as mode from "./mode.js";
@@ -27,36 +28,33 @@ export class PiecePlayer {
     this.timeline = null;
     this.preparation = null;    // the latest piece on its way (kept when Off came first, or the browser refused)
     this.pinned = null;         // a piece chosen in My Content to play next
-    this.voice = new Audio();
-    this.voice.preload = "auto";
+    this.transport = new Transport({ name: "bedside-voice" });
+    this.voice = this.transport.element;  // the voice's <audio>, which the screen puts in the page
     this.voice.className = "bs-voice";
     this.voiceLevel = new MediaLevel(this.voice);  // the fade when a piece stops: a gain where volume is fixed (iOS)
     this.shown = null;          // {piece, modeName} on the lock screen
     // A piece holds the lock screen while it plays or is paused; it gives it back when it stops.
-    this.claim = lockScreenOwner.claim("Bedside", {
+    this.claim = this.transport.claim("Bedside", {
       metadata: () => this.lockScreenMetadata(),
-      isPlaying: () => Boolean(this.voice.getAttribute("src")) && !this.voice.paused,
-      position: () => ({ duration: this.voice.duration, position: this.voice.currentTime, playbackRate: this.voice.playbackRate }),
       handlers: {
-        play: () => { if (this.voice.getAttribute("src")) this.voice.play().catch(() => {}); },
-        pause: () => this.voice.pause(),
+        play: () => { if (this.transport.src) this.transport.play(); },
+        pause: () => this.transport.pause(),
       },
     });
   }
 
   /** Follows the voice once the scene is drawn. */
   mount() {
-    this.voice.addEventListener("ended", () => this.pieceEnded());
-    for (const event of ["play", "pause"]) this.voice.addEventListener(event, () => this.claim.update());
-    this.unfollow = follow(this.voice, () => this.paintCaption());
+    this.transport.on("ended", () => this.pieceEnded());
+    for (const event of ["play", "pause"]) this.transport.on(event, () => this.claim.update());
+    this.unfollow = follow(this.transport, () => this.paintCaption());
   }
 
   close() {
     this.token += 1;
     this.dropPreparation();
     if (this.unfollow) this.unfollow();
-    this.voice.pause();
-    this.voice.removeAttribute("src");
+    this.transport.unload();
     this.voiceLevel.close();
     this.claim.release();
   }
@@ -96,30 +94,26 @@ export class PiecePlayer {
       this.piece = prepared.piece;
       this.timeline = prepared.timeline;
       this.showTitle(prepared.piece);
-      if (holdsOpening(this.voice)) {
+      if (holdsOpening(this.transport)) {
         // The whole goes on from where the opening ended (paused there when the person paused it).
-        const now = await continueAfterOpening(this.voice, prepared.render.audioURL, { cancelled: () => !live() });
+        const now = await continueAfterOpening(this.transport, prepared.render.audioURL, { cancelled: () => !live() });
         if (!live()) return;
         this.paintCaption();
         if (preparation.begun && now === "ended") this.pieceEnded();  // the opening held all the piece says
         if (preparation.begun) return;
       } else {
-        this.voice.src = prepared.render.audioURL;
+        this.transport.load(prepared.render.audioURL);
       }
       this.voiceLevel.set(1);
-      try {
-        await this.voice.play();
-      } catch (refusal) {
-        if (!live()) return;
-        if (refusal && refusal.name === "NotAllowedError") {
-          // The browser wants a gesture first: one button offers to go on, with this piece.
-          this.bedside.status("");
-          this.bedside.dispatch("refused");
-          return;
-        }
-        throw refusal;
+      const played = await this.transport.play();
+      if (played === "aborted" || !live()) return;  // replaced or paused meanwhile
+      if (played === "needs-touch") {
+        // The browser wants a gesture first: one button offers to go on, with this piece.
+        this.bedside.status("");
+        this.bedside.dispatch("refused");
+        return;
       }
-      if (!live()) return;
+      if (played === "failed") throw new Error("The piece could not play.");
       this.begin(preparation, modeName);
     } catch (problem) {
       if (problem && problem.name === "AbortError") return;
@@ -152,7 +146,7 @@ export class PiecePlayer {
   async startWithOpening(url, preparation, modeName, token) {
     this.voiceLevel.set(1);
     // Refused, or replaced by the whole already: the whole's own play decides.
-    if (!(await playOpening(this.voice, url)) || token !== this.token) return;
+    if (!(await playOpening(this.transport, url)) || token !== this.token) return;
     this.piece = preparation.piece;
     this.showTitle(preparation.piece);
     this.begin(preparation, modeName);
@@ -200,21 +194,19 @@ export class PiecePlayer {
 
   /** The listening log keeps where the piece playing was left (stopped, or replaced by another). */
   leavePiece() {
-    if (this.piece && this.voice.currentTime > 0) record(`bedside:${this.piece.id}`, "pause", this.voice.currentTime);
+    if (this.piece && this.transport.position > 0) record(`bedside:${this.piece.id}`, "pause", this.transport.position);
   }
 
   silenceVoice() {
-    this.voice.pause();
-    this.voice.removeAttribute("src");
-    this.voice.load();
+    this.transport.unload();
     this.claim.release();
   }
 
   pieceEnded() {
     // An opening's end is not the piece's: the whole goes on from there when it is ready.
-    if (this.bedside.machine.phase !== "playing" || holdsOpening(this.voice)) return;
+    if (this.bedside.machine.phase !== "playing" || holdsOpening(this.transport)) return;
     const title = this.piece ? this.piece.title : "The piece";
-    if (this.piece) record(`bedside:${this.piece.id}`, "ended", this.voice.duration || this.voice.currentTime);
+    if (this.piece) record(`bedside:${this.piece.id}`, "ended", this.transport.duration || this.transport.position);
     this.piece = null;
     this.timeline = null;
     this.paintCaption();
@@ -237,7 +229,7 @@ export class PiecePlayer {
   paintCaption() {
     if (!this.root) return;
     const box = this.root.querySelector(".bs-caption");
-    const caption = this.timeline && this.bedside.settings.captions !== false && this.voice.src ? captionAt(this.timeline, this.voice.currentTime) : null;
+    const caption = this.timeline && this.bedside.settings.captions !== false && this.transport.src ? captionAt(this.timeline, this.transport.position) : null;
     box.hidden = !caption;
     const html = captionHTML(caption);
     if (box.innerHTML !== html) box.innerHTML = html;

@@ -1,10 +1,12 @@
 // Bedside's alarm as it runs on the screen (the rule and its run are Web/bedside/alarm.js): the line
 // under the clock, the wake lock while an alarm is set, the rising chime, Snooze and Stop, and the
-// wake greeting spoken 5 s later when a piece played to its end since the alarm was set.
+// wake greeting spoken 5 s later when a piece played to its end since the alarm was set. Both
+// play through the playback core's transport (Web/player/transport.js).
 
 import { api } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
+import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import { speak } from "../speech.js";
 import * as alarms from "./alarm.js";
@@ -21,28 +23,29 @@ export class AlarmRinging {
     this.run = alarms.createRun();
     this.wakeLock = null;
     this.greeting = null;
-    this.chime = new Audio();
+    // Their <audio> elements (chime, greetingAudio) are put in the page by the screen.
+    this.chimeTransport = new Transport({ name: "bedside-chime" });
+    this.chime = this.chimeTransport.element;
     this.chime.className = "bs-chime";
     this.chimeLevel = new MediaLevel(this.chime);  // ducked under the greeting: a gain where volume is fixed (iOS)
-    this.greetingAudio = new Audio();
+    this.greetingTransport = new Transport({ name: "bedside-greeting" });
+    this.greetingAudio = this.greetingTransport.element;
     this.greetingAudio.className = "bs-greeting-audio";
   }
 
   /** The chime's and the greeting's endings, once the scene is drawn. */
   mount() {
-    this.chime.addEventListener("ended", () => {
+    this.chimeTransport.on("ended", () => {
       // After the rise, the chime goes on at full until Snooze or Stop.
-      this.chime.currentTime = alarms.CHIME_RISE_SECONDS;
-      this.chime.play().catch(() => {});
+      this.chimeTransport.seek(alarms.CHIME_RISE_SECONDS);
+      this.chimeTransport.play();
     });
-    this.greetingAudio.addEventListener("ended", () => this.chimeLevel.set(1));
+    this.greetingTransport.on("ended", () => this.chimeLevel.set(1));
   }
 
   close() {
-    for (const audio of [this.chime, this.greetingAudio]) {
-      audio.pause();
-      audio.removeAttribute("src");
-    }
+    this.chimeTransport.unload();
+    this.greetingTransport.unload();
     this.chimeLevel.close();
     if (this.wakeLock) this.wakeLock.release().catch(() => {});
   }
@@ -102,9 +105,9 @@ export class AlarmRinging {
     // The night's content ends: a piece speaking (or being made) stops, and the mode goes Off.
     this.bedside.player.ready = null;
     this.bedside.dispatch("alarmRang");
-    this.chime.src = "/api/bedside/sounds/chime";
+    this.chimeTransport.load("/api/bedside/sounds/chime");
     this.chimeLevel.set(1);
-    this.chime.play().catch(() => {});
+    this.chimeTransport.play();
     const { time, period } = clockParts(new Date(), this.bedside.settings.clock24);
     const overlay = document.createElement("div");
     overlay.className = "bs-ringing";
@@ -141,8 +144,10 @@ export class AlarmRinging {
       if (!this.root.querySelector(".bs-ringing") || this.bedside.closed) return;
       overlay.querySelector(".bs-greeting").textContent = greeting.text;
       this.chimeLevel.set(CHIME_UNDER_VOICE);  // the voice over the chime
-      this.greetingAudio.src = greeting.render.audioURL;
-      await this.greetingAudio.play();
+      this.greetingTransport.load(greeting.render.audioURL);
+      const played = await this.greetingTransport.play();
+      if (played === "needs-touch") throw new Error("the browser wants a tap first.");
+      if (played !== "playing") throw new Error("its audio could not play.");
     } catch (problem) {
       this.chimeLevel.set(1);  // no voice to make room for
       if (overlay.isConnected) overlay.querySelector(".bs-greeting").textContent = `The greeting could not be spoken: ${problem.message}`;
@@ -154,9 +159,8 @@ export class AlarmRinging {
   }
 
   quiet() {
-    this.chime.pause();
-    this.chime.removeAttribute("src");
-    this.greetingAudio.pause();
+    this.chimeTransport.unload();
+    this.greetingTransport.pause();
     this.greeting = null;
     const overlay = this.root.querySelector(".bs-ringing");
     if (overlay) overlay.remove();

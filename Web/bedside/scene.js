@@ -1,9 +1,11 @@
 // Bedside's scene: the large, dim clock that drifts a few pixels each minute, the rooms with their
 // own colours and sound (swipe or arrow keys), and the four buttons, the Leaf/Masks one painted
-// from Web/bedside/mode.js.
+// from Web/bedside/mode.js. The room's sound plays through the playback core's transport
+// (Web/player/transport.js).
 
 import { SETTINGS, icon } from "../areas.js";
 import { announce } from "../dom.js";
+import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import * as mode from "./mode.js";
 
@@ -80,7 +82,8 @@ export class BedsideScene {
   constructor(bedside) {
     this.bedside = bedside;
     this.lastMinute = null;
-    this.room = new Audio();
+    this.roomTransport = new Transport({ name: "bedside-room" });
+    this.room = this.roomTransport.element;  // the room's <audio>, which the screen puts in the page
     this.room.loop = true;
     this.room.className = "bs-room-sound";
     this.roomLevel = new MediaLevel(this.room);  // its volume, or a gain where that is fixed (iOS)
@@ -123,8 +126,7 @@ export class BedsideScene {
   }
 
   close() {
-    this.room.pause();
-    this.room.removeAttribute("src");
+    this.roomTransport.unload();
     this.roomLevel.close();
   }
 
@@ -192,20 +194,21 @@ export class BedsideScene {
 
   /** Starts the room's sound if it is not playing; from a gesture it is allowed to. */
   startRoomSound() {
-    if (!this.room.paused && this.room.src) return;
+    if (this.roomTransport.playing) return;
     this.playRoom();
   }
 
   /** Quiets the room's sound (content turned Off at once); the next gesture starts it again. */
   stopRoomSound() {
-    this.room.pause();
+    this.roomTransport.pause();
   }
 
   playRoom() {
     const room = ROOMS[this.roomIndex()];
-    if (!this.room.src.endsWith(`/api/bedside/sounds/${room.id}`)) this.room.src = `/api/bedside/sounds/${room.id}`;
+    const sound = `/api/bedside/sounds/${room.id}`;
+    if (!this.roomTransport.holds(sound)) this.roomTransport.load(sound);
     this.roomLevel.set(this.volume());
-    this.room.play().catch(() => {});  // without a gesture it waits for the next one
+    this.roomTransport.play();  // without a gesture it waits for the next one
   }
 
   /** Sets the room sound's level (0–1) while the Gear slider moves; the setting is kept on its change. */
