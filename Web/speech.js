@@ -7,6 +7,8 @@
 import { api, ApiError } from "./api.js";
 import { escapeHTML } from "./dom.js";
 
+export { follow } from "./player/transport.js";
+
 /** AAC plays everywhere, iPhones included; Opus where AAC is missing. */
 export function audioFormat() {
   return document.createElement("audio").canPlayType("audio/mp4") ? "m4a" : "opus";
@@ -56,86 +58,51 @@ function stopped() {
 }
 
 /**
- * Plays a render's opening (the `url` that `render` handed to `opening`) in `audio`, at the rate
- * `audio` plays at; resolves with whether it plays (false when the browser refused, or when
- * something else took `audio` first).
+ * Plays a render's opening (the `url` that `render` handed to `opening`) through `transport` (a
+ * Web/player/transport.js Transport), at its speed; resolves with whether it plays (false when the
+ * browser refused, or when something else took the transport first).
  */
-export async function playOpening(audio, url) {
-  const rate = audio.playbackRate;
-  audio.src = url;
-  audio.playbackRate = rate;  // a new source starts at the default rate
-  try {
-    await audio.play();
-    return true;
-  } catch {
-    return false;
-  }
+export async function playOpening(transport, url) {
+  transport.load(url);
+  return (await transport.play()) === "playing";
 }
 
-/** Whether `audio` holds a render's opening (…/first), whose end is not the end of what is said. */
-export function holdsOpening(audio) {
-  return /\/api\/speech\/renders\/[^/]+\/first$/.test(audio.getAttribute("src") || "");
+/** Whether `transport` holds a render's opening (…/first), whose end is not the end of what is said. */
+export function holdsOpening(transport) {
+  return /\/api\/speech\/renders\/[^/]+\/first$/.test(transport.src || "");
 }
 
 /**
- * Hands `audio`, which holds a render's opening (playing, paused or played to its end), over to
- * the whole render at `url`, at the seam: once the opening has ended, or the person paused it, the
- * whole is loaded at the second the opening reached and goes on from there. The whole holds the
- * same audio from its start, and the opening ends where its first phrase does, in the pause after
- * it, so nothing is heard twice or skipped and the load falls in that pause. Resolves, once the
- * whole is loaded, with what it is doing: "playing" (asked to play on), "paused" (the person
+ * Hands `transport`, which holds a render's opening (playing, paused or played to its end), over
+ * to the whole render at `url`, at the seam: once the opening has ended, or the person paused it,
+ * the whole is loaded at the second the opening reached and goes on from there. The whole holds
+ * the same audio from its start, and the opening ends where its first phrase does, in the pause
+ * after it, so nothing is heard twice or skipped and the load falls in that pause. Resolves, once
+ * the whole is loaded, with what it is doing: "playing" (asked to play on), "paused" (the person
  * paused the opening, or it never played: the whole waits where it was), or "ended" (the opening
  * held all there was, a script of one phrase: the whole waits at its end, and its end is now).
- * When `cancelled()` turns true meanwhile it leaves `audio` to its new owner: "cancelled".
+ * When `cancelled()` turns true meanwhile it leaves the transport to its new owner: "cancelled".
  */
-export async function continueAfterOpening(audio, url, { cancelled = () => false } = {}) {
-  if (!audio.paused && !audio.ended) {
+export async function continueAfterOpening(transport, url, { cancelled = () => false } = {}) {
+  if (transport.playing) {
     await new Promise((resolve) => {
-      const events = ["ended", "pause", "emptied"];
-      const done = () => {
-        for (const type of events) audio.removeEventListener(type, done);
+      const stops = ["ended", "pause", "emptied"].map((type) => transport.on(type, () => {
+        for (const stop of stops) stop();
         resolve();
-      };
-      for (const type of events) audio.addEventListener(type, done);
+      }));
     });
   }
   if (cancelled()) return "cancelled";
-  const at = audio.ended ? audio.duration : audio.currentTime;
-  const goOn = audio.ended;
-  const rate = audio.playbackRate;
-  audio.src = url;
-  audio.playbackRate = rate;
-  await new Promise((resolve) => {
-    const done = () => {
-      audio.removeEventListener("loadedmetadata", done);
-      audio.removeEventListener("error", done);
-      resolve();
-    };
-    audio.addEventListener("loadedmetadata", done);
-    audio.addEventListener("error", done);
-  });
+  const goOn = transport.ended;
+  const at = goOn ? transport.duration : transport.position;
+  transport.load(url);
+  await transport.whenLoaded();
   if (cancelled()) return "cancelled";
-  if (Number.isFinite(at) && at > 0) audio.currentTime = Math.min(at, audio.duration || at);
+  if (Number.isFinite(at) && at > 0) transport.seek(at, { margin: 0 });
   if (!goOn) return "paused";
-  if (audio.duration - at < 0.05) return "ended";  // (an unknown length goes on)
-  audio.play().catch(() => {});
+  if (transport.duration - at < 0.05) return "ended";  // (an unknown length goes on)
+  transport.play();
   return "playing";
-}
-
-/**
- * Calls `paint()` while `audio` plays (every 100 ms, finer than its timeupdate events), and once
- * at every seek, pause and end; nothing runs while it is silent. Returns a function that stops.
- */
-export function follow(audio, paint) {
-  let timer = null;
-  const still = () => { clearInterval(timer); timer = null; paint(); };
-  const playing = () => { clearInterval(timer); timer = setInterval(paint, 100); };
-  const events = [["playing", playing], ["pause", still], ["ended", still], ["emptied", still], ["seeked", paint], ["timeupdate", paint]];
-  for (const [type, handler] of events) audio.addEventListener(type, handler);
-  return () => {
-    clearInterval(timer);
-    for (const [type, handler] of events) audio.removeEventListener(type, handler);
-  };
 }
 
 /** The voices (GET /api/speech/voices) as <option>s, grouped by engine, the natural one first. */

@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v33";
+const CACHE = "reverie-shell-v34";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -22,7 +22,6 @@ const SHELL = [
   "/theme.js",
   "/plan.js",
   "/speech.js",
-  "/time.js",
   "/upload.js",
   "/jobs.js",
   "/cover.js",
@@ -49,6 +48,9 @@ const SHELL = [
   "/bedside/alarm-sheet.js",
   "/screens/listen.js",
   "/player/player.js",
+  "/player/transport.js",
+  "/player/sleep-timer.js",
+  "/player/time.js",
   "/player/progress.js",
   "/player/rendition.js",
   "/player/deck.js",

@@ -117,13 +117,13 @@ def test_the_browser_rule_answers_the_shared_lock_screen_cases(server, page):
 
 
 def test_the_browser_timer_answers_the_shared_sleep_timer_cases(server, page):
-    """The players' sleep-timer rule (Web/player/player.js, used by Wind Down's player and Listen's
+    """The players' sleep-timer rule (Web/player/sleep-timer.js, used by Wind Down's player and Listen's
     deck) against Tests/Shared/sleep-timer-cases.json, which Playback's SleepTimer runs in Swift:
     when it ends, the fade, the countdown, the start again after a stop, and the fade's length."""
     sign_in(server, page)
     shared = shared_cases("sleep-timer-cases.json")
     mismatches = page.evaluate("""async (shared) => {
-        const timer = await import('/player/player.js');
+        const timer = await import('/player/sleep-timer.js');
         const wrong = [];
         if (timer.SLEEP_FADE_SECONDS !== shared.fadeSeconds) wrong.push(`the fade is ${timer.SLEEP_FADE_SECONDS} s, not ${shared.fadeSeconds}`);
         if (timer.SLEEP_REARM_SECONDS !== shared.rearmWindowSeconds) wrong.push(`the rearm window is ${timer.SLEEP_REARM_SECONDS} s`);

@@ -24,7 +24,7 @@ public struct SleepTimer: Sendable, Equatable, Codable {
 
     /// Seconds of fade before the timer ends: the one place this length is written in Swift (the
     /// server's faded renditions use it too). The web players' `SLEEP_FADE_SECONDS`
-    /// (`Web/player/player.js`) is pinned to it by `Tests/Shared/sleep-timer-cases.json`.
+    /// (`Web/player/sleep-timer.js`) is pinned to it by `Tests/Shared/sleep-timer-cases.json`.
     public static let fadeSeconds: Double = 30
     /// Pressing play this soon after the timer stopped starts the same timer again.
     public static let rearmWindow: Double = 5 * 60

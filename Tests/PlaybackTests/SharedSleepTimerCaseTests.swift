@@ -3,7 +3,7 @@ import Playback
 import SharedCases
 import Testing
 
-/// `Tests/Shared/sleep-timer-cases.json`, which the web players' timer rule (`Web/player/player.js`)
+/// `Tests/Shared/sleep-timer-cases.json`, which the web players' timer rule (`Web/player/sleep-timer.js`)
 /// answers too (`e2e/test_listen_player.py`): one truth for both, and the fade's length pinned.
 struct SharedSleepTimerCases: Decodable {
     struct Moment: Decodable {

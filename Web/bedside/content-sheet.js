@@ -3,7 +3,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML } from "../dom.js";
-import { aboutLength } from "../time.js";
+import { aboutLength } from "../player/time.js";
 import { openPieceEditor } from "./piece-editor.js";
 import { openSheet } from "./sheet.js";
 

@@ -1,42 +1,40 @@
 // Sound for a meditation: the whole session as one file (the plan's `sound`: every narration cue at
 // its time, silence between, the bell at the end). The closing and the bell need no script, so they
 // reach the ear with the phone locked, and the session's own sound keeps the page's audio alive.
-// Pause and resume are a pause and a seek in that file. The session claims the lock screen through
-// Web/player/media-session.js.
+// Pause and resume are a pause and a seek in that file, through the playback core's transport
+// (Web/player/transport.js), which also claims the lock screen for the session.
 
-import { lockScreenOwner } from "../player/media-session.js";
+import { Transport } from "../player/transport.js";
 
 export class MeditationPlayer {
   /** `onError()`: the sound could not be loaded or played. `onPlayPause("play" | "pause")`: the
    *  lock screen's buttons. `onInterrupted()`: the system paused the sound (a call, another app's
    *  audio). `onEnded()`: the sound played to its end. */
   constructor({ onError, onPlayPause, onInterrupted, onEnded }) {
-    this.audio = new Audio();
-    this.audio.preload = "auto";
+    this.transport = new Transport({ name: "meditate" });
+    this.audio = this.transport.element;
     this.audio.className = "meditation-sound";
     this.plan = null;
     this.wanted = false;        // the sound should be playing: not paused by the session, not stopped
-    this.seekTo = null;         // the place (seconds) a reloaded sound seeks to once it can
     this.finishing = false;     // the session is over: the bell rings to its end, then the sound stops
     this.phaseTitle = null;     // what the lock screen shows under the session's name
     this.onError = onError;
-    this.audio.addEventListener("loadedmetadata", () => this.seekToPlace());
+    const transport = this.transport;
     // A file that cannot load fails here (the play() promise does not always say so).
-    this.audio.addEventListener("error", () => { if (this.isSession()) this.failed(); });
-    this.audio.addEventListener("pause", () => {
-      if (this.audio.ended) return;  // the end: "ended" comes next
+    transport.on("error", () => { if (this.isSession()) this.failed(); });
+    transport.on("interrupted", () => {
       if (this.finishing) { this.stop(); return; }  // the bell paused from outside: the session is over anyway
       // Paused while it should play and still paused now, before its end: the system holds it.
-      if (this.wanted && this.isSession() && this.audio.paused) {
+      if (this.wanted && this.isSession() && transport.paused) {
         this.wanted = false;
         onInterrupted();
       }
     });
-    this.audio.addEventListener("ended", () => {
+    transport.on("ended", () => {
       if (this.finishing) this.stop();
       else onEnded();
     });
-    this.claim = lockScreenOwner.claim("Meditate", {
+    this.claim = transport.claim("Meditate", {
       metadata: () => (this.plan ? {
         title: this.plan.name, artist: this.phaseTitle || "Reverie", album: "Reverie",
         artwork: [{ src: "/icons/icon-512.png", sizes: "512x512", type: "image/png" }],
@@ -49,14 +47,13 @@ export class MeditationPlayer {
 
   /** True while the element holds the session's sound (not the silence of `unlock`, not nothing). */
   isSession() {
-    return Boolean(this.plan) && this.audio.getAttribute("src") === this.plan.sound.url;
+    return Boolean(this.plan) && this.transport.holds(this.plan.sound.url);
   }
 
   /** Seconds into the session's sound: where the element is, or the place it is about to seek to;
    *  NaN while it holds no session. */
   get position() {
-    if (!this.isSession()) return NaN;
-    return this.seekTo ?? this.audio.currentTime;
+    return this.isSession() ? this.transport.position : NaN;
   }
 
   failed() {
@@ -68,10 +65,7 @@ export class MeditationPlayer {
   /** Call synchronously inside the tap that starts a session: it lets the element play later
    *  (phones allow sound only from a tap), before the plan has even arrived. */
   unlock(silenceURL) {
-    this.audio.src = silenceURL;
-    this.audio.play().then(() => {
-      if (this.audio.getAttribute("src") === silenceURL) this.audio.pause();
-    }).catch(() => {});
+    this.transport.unlock(silenceURL);
   }
 
   /** Plays the plan's sound from `fromSeconds`: a seek in the file when the element holds it, or
@@ -81,28 +75,17 @@ export class MeditationPlayer {
   play(plan, fromSeconds, { reload = false } = {}) {
     this.plan = plan;
     this.finishing = false;
-    if (reload || !this.isSession() || this.audio.error || this.audio.networkState === HTMLMediaElement.NETWORK_EMPTY) {
-      this.seekTo = fromSeconds;
-      this.audio.src = plan.sound.url;
-    } else if (this.seekTo != null) {
-      this.seekTo = fromSeconds;  // still loading: it seeks there once it can
-    } else if (Math.abs(this.audio.currentTime - fromSeconds) > 0.25) {
-      this.audio.currentTime = fromSeconds;
-    }
-    this.seekToPlace();
+    const transport = this.transport;
+    // The file again (a new page, an element the browser emptied or that failed, or `reload`),
+    // going to its place once it knows its length; else a seek in it (held while it loads).
+    if (reload || !this.isSession() || transport.broken) transport.load(plan.sound.url, { at: fromSeconds });
+    else if (Math.abs(transport.position - fromSeconds) > 0.25) transport.seek(fromSeconds);
     this.wanted = true;
     this.claim.take();
-    this.audio.play().catch((problem) => {
-      if (problem && problem.name === "AbortError") return;  // paused or replaced meanwhile
-      if (this.wanted) this.failed();
+    transport.play().then((result) => {
+      // "aborted": paused or replaced meanwhile
+      if ((result === "failed" || result === "needs-touch") && this.wanted) this.failed();
     });
-  }
-
-  /** A reloaded sound goes to its place as soon as it knows its length. */
-  seekToPlace() {
-    if (this.seekTo == null || this.audio.readyState < HTMLMediaElement.HAVE_METADATA) return;
-    if (Math.abs(this.audio.currentTime - this.seekTo) > 0.25) this.audio.currentTime = this.seekTo;
-    this.seekTo = null;
   }
 
   /** After a failure: load the file again and play it from `fromSeconds`. */
@@ -113,13 +96,13 @@ export class MeditationPlayer {
   /** Pauses the sound; the lock screen stays the session's, so its play resumes it. */
   pause() {
     this.wanted = false;
-    this.audio.pause();
+    this.transport.pause();
     this.claim.update();
   }
 
   /** The session is complete: the bell in the sound rings to its end, then everything stops. */
   finish() {
-    if (this.audio.paused || this.audio.ended) this.stop();
+    if (!this.transport.playing) this.stop();
     else this.finishing = true;
   }
 
@@ -127,10 +110,7 @@ export class MeditationPlayer {
   stop() {
     this.wanted = false;
     this.finishing = false;
-    this.seekTo = null;
-    this.audio.pause();
-    this.audio.removeAttribute("src");
-    this.audio.load();
+    this.transport.unload();
     this.audio.remove();
     this.claim.release();
   }

@@ -27,10 +27,11 @@
 
 import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
-import { SLEEP_FADE_SECONDS, artwork, sleepTimerVolume } from "./player.js";
-import { hasRendition, renditionEnd, renditionURL, switchSource } from "./rendition.js";
+import { SLEEP_FADE_SECONDS, sleepTimerVolume } from "./sleep-timer.js";
+import { hasRendition, renditionEnd, renditionURL } from "./rendition.js";
+import { Transport } from "./transport.js";
 import * as lockScreen from "./lock-screen.js";
-import { lockScreenOwner } from "./media-session.js";
+import { artwork, lockScreenOwner } from "./media-session.js";
 import { elementVolumeWorks, levelFixed } from "./volume.js";
 
 export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
@@ -164,8 +165,6 @@ class Channel extends EventTarget {
     this.lastTransition = 0;
     this.restoring = false;
     this.pausedAt = null;     // wall time (ms) of the last pause, for smart rewind
-    this.ownPauseUntil = 0;   // pauses before then are this code's own (not the system's)
-    this.ownPlayUntil = 0;    // and plays likewise
     this.error = null;
     this.endTimer = null;
     this.lastLocalSave = 0;
@@ -179,25 +178,25 @@ class Channel extends EventTarget {
     this.noRendition = null;  // a file the server answered whole when asked for a rendition (a stream)
     this.fadeOut = null;      // {endsAt (wall ms), until}: the timer's fade through the gain (no rendition)
     this.fading = false;      // the gain holds that fade's ramp
-    this.audio = this.makeElement();
+    this.transport = this.makeTransport();
   }
 
+  /** The element the transport plays (for its level and the Web Audio graph). */
+  get audio() { return this.transport.element; }
   get track() { return this.queue[this.index] ?? null; }
   get loaded() { return Boolean(this.track); }
-  get playing() { return Boolean(this.track) && (this.switching ? this.switching.play : !this.audio.paused); }
+  get playing() { return Boolean(this.track) && (this.switching ? this.switching.play : !this.transport.paused); }
   get lockState() { return { loaded: this.loaded, playing: this.playing }; }
   get hasNext() { return this.index + 1 < this.queue.length; }
   /** Seconds into the file (while the source changes, the place it changes to). */
   get position() {
-    if (this.switching) return this.switching.at;
-    const t = this.audio.currentTime;
-    return Number.isFinite(t) && t >= 0 ? t : 0;
+    return this.switching ? this.switching.at : this.transport.position;
   }
   /** Where playback has got to: the position, or the end of a rendition that played to its end
    *  (its last moments are the fade's silence, and its last frame may read a hair short of it). */
   get heardTo() {
     const at = this.position, until = this.rendition?.until;
-    return until != null && !this.switching && (this.audio.ended || at >= until - 0.3) ? Math.max(at, until) : at;
+    return until != null && !this.switching && (this.transport.ended || at >= until - 0.3) ? Math.max(at, until) : at;
   }
   /** Where the track ends in the file (the file's end for a whole-file track). */
   get trackEnd() {
@@ -209,35 +208,40 @@ class Channel extends EventTarget {
   get offset() { return this.track ? Math.max(0, Math.min(this.position - this.track.start, this.length)) : 0; }
   get length() { return this.track ? Math.max(0, this.trackEnd - this.track.start) : 0; }
 
-  makeElement() {
-    const audio = new Audio();
-    audio.preload = "auto";
-    audio.preservesPitch = true;
-    audio.dataset.channel = this.kind;
-    audio.addEventListener("timeupdate", () => this.onTime());
-    audio.addEventListener("play", () => this.onPlay());
-    audio.addEventListener("pause", () => this.onPause());
-    audio.addEventListener("ended", () => this.onEnded());
-    audio.addEventListener("loadedmetadata", () => {
+  /** The channel's transport (Web/player/transport.js); Boost makes a new one (an element's
+   *  Web Audio source is for good). */
+  makeTransport() {
+    const transport = new Transport({ name: this.kind });
+    transport.element.dataset.channel = this.kind;
+    transport.rate = this.speed;
+    transport.on("timeupdate", () => this.onTime());
+    transport.on("play", () => this.onPlay());
+    transport.on("pause", () => this.onPause());
+    transport.on("ended", () => this.onEnded());
+    // A pause or play nobody here asked for is the system's (headphones out, a call, and the
+    // call's end): what it pauses with this one, and resumes with it, is the other player.
+    transport.on("interrupted", () => { if (!this.switching && this.track && transport === this.transport) this.deck.systemPaused(this); });
+    transport.on("resumed", () => { if (!this.switching && transport === this.transport) this.deck.systemResumed(this); });
+    transport.on("loadedmetadata", () => {
       // The file's own length; a rendition's is where the timer ends it.
-      const d = audio.duration;
-      if (renditionEnd(audio.getAttribute("src")) == null) this.fileDuration = Number.isFinite(d) && d > 0 ? d : 0;
+      const length = transport.duration;  // (a stream's is Infinity: none)
+      if (renditionEnd(transport.src) == null) this.fileDuration = Number.isFinite(length) ? length : 0;
       this.changed();
     });
-    audio.addEventListener("playing", () => { if (this.error) { this.error = null; this.changed(); } });
-    audio.addEventListener("ratechange", () => this.schedule());
-    audio.addEventListener("error", () => {
-      if (!audio.getAttribute("src")) return;
+    transport.on("playing", () => { if (this.error) { this.error = null; this.changed(); } });
+    transport.on("ratechange", () => this.schedule());
+    transport.on("error", () => {
+      if (!transport.src) return;
       // A rendition that fails is replaced by the file itself (useSource); nothing to say yet.
-      if (this.switching && renditionEnd(audio.getAttribute("src")) != null) return;
+      if (this.switching && renditionEnd(transport.src) != null) return;
       const track = this.track;
-      if (track?.fallbacks?.length && audio === this.audio) {
+      if (track?.fallbacks?.length && transport === this.transport) {
         // A station whose stream fails tries its next address, and says so; it plays only if
         // it was asked to (a station restored paused stays paused).
-        const resume = !audio.paused;
+        const resume = !transport.paused;
         track.src = track.fallbacks.shift();
         this.source = track.src;
-        this.quietly(() => { audio.src = track.src; });
+        transport.load(track.src);
         if (resume) {
           this.error = "The station's stream failed; trying its other address…";
           this.play();
@@ -254,7 +258,7 @@ class Channel extends EventTarget {
       this.changed();
     });
     this.graph = null;
-    return audio;
+    return transport;
   }
 
   changed() {
@@ -299,11 +303,9 @@ class Channel extends EventTarget {
       this.request = null;
       this.switching = null;
       this.fileDuration = 0;
-      this.quietly(() => { this.audio.src = track.src; });
-      this.audio.playbackRate = this.speed;
-      this.audio.addEventListener("loadedmetadata", () => {
-        // The place is applied once the file is known, and only the place asked for.
-        this.audio.currentTime = Math.min(target, Math.max(0, (this.audio.duration || target) - 0.5));
+      // The place is applied once the file is known (by the transport), and only the place asked for.
+      this.transport.load(track.src, { at: target });
+      this.transport.on("loadedmetadata", () => {
         this.restoring = false;
         this.changed();
         // A sleep timer set: its rendition of this file, once the file's length is known.
@@ -314,17 +316,11 @@ class Channel extends EventTarget {
     this.changed();
   }
 
-  /** Runs `change` without the pause it causes counting as the system's (the event comes later). */
-  quietly(change) {
-    this.ownPauseUntil = Date.now() + 1000;
-    change();
-  }
-
   /** Goes to `seconds` of the file: through the file itself when the rendition playing ends first. */
   place(seconds) {
     if (this.switching) { this.switching.at = seconds; return; }
     if (this.rendition && seconds >= this.rendition.until - 0.3) { this.useSource(this.source, seconds); return; }
-    this.audio.currentTime = seconds;
+    this.transport.seek(seconds);
   }
 
   /**
@@ -347,11 +343,10 @@ class Channel extends EventTarget {
   switchTo(request, src, at) {
     const switching = { src, at, play: this.playing || this.starting };
     this.switching = switching;
-    this.ownPauseUntil = Date.now() + 1000;
-    return switchSource(this.audio, src, { at: () => switching.at, play: false }).then((done) => {
+    return this.transport.switchSource(src, { at: () => switching.at, play: false }).then((done) => {
       if (this.switching !== switching) return false;  // a later switch took over
       if (this.request === request) this.request = null;
-      const current = this.audio.getAttribute("src");
+      const current = this.transport.src;
       if (!done && current !== src) {
         // It failed to load: the file itself, from the same place (a failing file says so itself).
         this.switching = null;
@@ -359,20 +354,16 @@ class Channel extends EventTarget {
         this.noRendition = this.source;   // no asking again: the fade goes through the gain
         return this.useSource(this.source, switching.at);
       }
-      if (!done) this.audio.currentTime = switching.at;  // already the source playing
+      if (!done) this.transport.seek(switching.at);  // already the source playing
       this.switching = null;
-      const until = renditionEnd(current), length = this.audio.duration;
+      const until = renditionEnd(current), length = this.transport.duration;
       // Answered whole (no rendition of a stream): the file it is, and no asking again.
       this.rendition = until != null && !(length > until + 0.5) ? { until } : null;
       if (until != null && !this.rendition) {
         this.noRendition = this.source;
         this.fileDuration = Number.isFinite(length) && length > 0 ? length : this.fileDuration;
       }
-      this.audio.playbackRate = this.speed;
-      if (switching.play) {
-        this.ownPlayUntil = Date.now() + 1000;
-        this.audio.play().catch(() => {});
-      }
+      if (switching.play) this.transport.play();
       this.changed();
       if (this.noRendition === this.source && this.deck.timer && !this.fadeOut) this.deck.retime();  // its fade by the gain instead
       return true;
@@ -387,14 +378,12 @@ class Channel extends EventTarget {
     this.deck.interrupted = null;   // the person plays: whatever the system paused is theirs again
     this.deck.notice = null;        // and has read that the timer stopped it
     if (this.switching) { this.switching.play = true; this.changed(); return; }
-    this.ownPlayUntil = Date.now() + 1000;
     if (this.pausedAt) {
       const back = smartRewind((Date.now() - this.pausedAt) / 1000);
       if (back > 0) this.place(Math.max(this.track.start, this.position - back));
       this.pausedAt = null;
     }
     this.error = null;
-    this.audio.playbackRate = this.speed;
     if (this.deck.timer || this.rendition || this.request) {
       // The sleep timer's rendition from this place (its end moved while paused), or the file
       // again: asked for now, switched to when ready; meanwhile this source plays.
@@ -403,15 +392,12 @@ class Channel extends EventTarget {
       this.starting = false;
       if (this.switching) { this.switching.play = true; this.changed(); return; }
     }
-    try {
-      await this.audio.play();
-      this.save("play");
-    } catch (error) {
-      // A file that cannot be played says so through the element's error event.
-      if (error.name === "NotAllowedError") {
-        this.error = "Tap play to start: the browser needs a touch first.";
-        this.changed();
-      }
+    // A file that cannot be played says so through the element's error event.
+    const result = await this.transport.play();
+    if (result === "playing") this.save("play");
+    else if (result === "needs-touch") {
+      this.error = "Tap play to start: the browser needs a touch first.";
+      this.changed();
     }
   }
 
@@ -425,31 +411,23 @@ class Channel extends EventTarget {
       this.deck.retime();
       return;
     }
-    this.quietly(() => this.audio.pause());
+    this.transport.pause();
   }
 
   toggle() { return this.playing ? this.pause() : this.play(); }
 
   onPlay() {
     if (this.switching) return;
-    const own = Date.now() < this.ownPlayUntil;
-    this.ownPlayUntil = 0;
-    // A play nobody here asked for is the system's, after an interruption it imposed (a call
-    // ended): what it paused with this one resumes with it.
-    if (!own) this.deck.systemResumed(this);
     this.changed();
   }
 
+  /** A pause: the system's has paused the other player already ("interrupted" comes first), so the
+   *  lock screen hears of both at once and keeps what both were playing. */
   onPause() {
     if (this.switching) return;   // a change of source, not a pause
-    const own = Date.now() < this.ownPauseUntil;
-    this.ownPauseUntil = 0;
-    if (this.audio.ended || !this.track) { this.changed(); return; }
+    if (this.transport.ended || !this.track) { this.changed(); return; }
     this.pausedAt = Date.now();
     this.save("pause");
-    // A pause nobody here asked for is the system's (headphones out, a call): both pause, before
-    // the lock screen hears of it, so it keeps what both were playing.
-    if (!own) this.deck.systemPaused(this);
     this.changed();
     this.deck.retime();  // the music beside a chapter's end has none while the speech waits
   }
@@ -496,9 +474,9 @@ class Channel extends EventTarget {
   schedule() {
     clearTimeout(this.endTimer);
     const track = this.track;
-    if (!track || track.end == null || this.audio.paused || this.switching) return;
+    if (!track || track.end == null || this.transport.paused || this.switching) return;
     const generation = this.generation;
-    const wait = Math.max(0, (track.end - this.position) / (this.audio.playbackRate || 1)) * 1000;
+    const wait = Math.max(0, (track.end - this.position) / (this.transport.rate || 1)) * 1000;
     this.endTimer = setTimeout(() => {
       if (generation !== this.generation) return;
       if (!this.follow() && this.heardTo < track.end - AT_END) this.schedule();
@@ -508,7 +486,7 @@ class Channel extends EventTarget {
   onTime() {
     if (this.switching) return;   // a source loading reads 0, not the place
     const track = this.track;
-    if (track && !this.audio.paused) this.follow();
+    if (track && !this.transport.paused) this.follow();
     this.dispatchEvent(new Event("time"));
     if (track?.transcript?.length) {
       const line = this.transcriptLine();
@@ -516,7 +494,7 @@ class Channel extends EventTarget {
     }
     const now = Date.now();
     if (now - this.lastLocalSave > SAVE_LOCAL_EVERY) this.persist();
-    if (!this.audio.paused && now - this.lastServerSave > SAVE_SERVER_EVERY) this.save("play");
+    if (!this.transport.paused && now - this.lastServerSave > SAVE_SERVER_EVERY) this.save("play");
   }
 
   /**
@@ -577,7 +555,7 @@ class Channel extends EventTarget {
       this.loadTrack(index + 1);
       if (!stops) this.play();
     } else {
-      this.quietly(() => this.audio.pause());
+      this.transport.pause();
       this.save("ended");
     }
     if (stops) this.deck.timerEnded();
@@ -604,7 +582,7 @@ class Channel extends EventTarget {
     const faded = this.fadeOut?.until;
     const place = faded != null && faded < this.heardTo ? faded : this.heardTo;
     if (this.switching) this.switching.play = false;
-    else if (!this.audio.paused) this.quietly(() => this.audio.pause());
+    else this.transport.pause();
     this.fadeOutAt(null);
     this.follow();
     if (this.rendition || this.switching || this.request) this.useSource(this.source, place);
@@ -618,7 +596,7 @@ class Channel extends EventTarget {
 
   setSpeed(speed) {
     this.speed = speed;
-    this.audio.playbackRate = speed;
+    this.transport.rate = speed;
     this.persist();
     this.changed();
     this.deck.retime();   // the timer keeps its clock: more of the file plays before it ends
@@ -637,23 +615,16 @@ class Channel extends EventTarget {
     this.boost = on;
     localStorage.setItem(MODE_KEYS[this.kind], on ? "boost" : "quality");
     const playing = this.playing, at = this.position, track = this.track;
-    const old = this.audio, src = this.switching?.src ?? old.getAttribute("src");
+    const old = this.transport, src = this.switching?.src ?? old.src;
     this.request = null;
     this.switching = null;
     this.graph?.output.disconnect();
-    this.quietly(() => old.pause());
-    old.removeAttribute("src");
-    old.load();
-    this.audio = this.makeElement();
+    old.unload();
+    this.transport = this.makeTransport();
     this.generation += 1;
     if (track && src) {
-      this.audio.src = src;
-      this.audio.playbackRate = this.speed;
-      await new Promise((resolve) => {
-        this.audio.addEventListener("loadedmetadata", resolve, { once: true });
-        this.audio.addEventListener("error", resolve, { once: true });
-      });
-      this.audio.currentTime = at;
+      this.transport.load(src, { at });
+      await this.transport.whenLoaded();
       this.lastTransition = Date.now();
       if (playing) await this.play();
     }
@@ -758,6 +729,7 @@ class Channel extends EventTarget {
     const state = storedJSON(STATE_KEYS[this.kind]);
     if (!state || state.user !== user || !Array.isArray(state.queue) || !state.queue.length) return;
     this.speed = SPEEDS[this.kind].includes(state.speed) ? state.speed : 1;
+    this.transport.rate = this.speed;
     this.volume = typeof state.volume === "number" ? Math.max(0, Math.min(1, state.volume)) : 1;
     this.setQueue(state.queue);
     this.loadTrack(Math.max(0, Math.min(state.index | 0, state.queue.length - 1)), { at: state.position ?? null, restoring: true });
@@ -769,8 +741,7 @@ class Channel extends EventTarget {
     clearTimeout(this.endTimer);
     this.request = null;
     this.switching = null;
-    this.quietly(() => this.audio.pause());
-    this.audio.removeAttribute("src");
+    this.transport.unload();
     this.source = null;
     this.rendition = null;
     this.fileDuration = 0;

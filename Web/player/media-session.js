@@ -16,6 +16,12 @@
 //
 // Listen is one claimant: what it shows of its two players is its own rule (lock-screen.js).
 
+/** Artwork for the lock screen: the type's icon on its colour, drawn here. */
+export function artwork(color, iconPath) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="#07060f"/></linearGradient></defs><rect width="512" height="512" fill="url(#g)"/><g transform="translate(136 136) scale(10)" fill="none" stroke="#fff" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round"><path d="${iconPath}"/></g></svg>`;
+  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+}
+
 /** Every action a claim may handle; those it does not handle are set to null when it takes over. */
 export const ACTIONS = ["play", "pause", "stop", "seekbackward", "seekforward", "seekto", "previoustrack", "nexttrack"];
 

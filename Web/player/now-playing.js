@@ -7,8 +7,9 @@ import { icon } from "../areas.js";
 import { trackCover } from "../cover.js";
 import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
-import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, SLEEP_FADE_SECONDS, sleepTimerClock, timerDialog } from "./player.js";
-import { clock } from "../time.js";
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "./player.js";
+import { SLEEP_FADE_SECONDS, sleepTimerClock, timerDialog } from "./sleep-timer.js";
+import { clock } from "./time.js";
 
 const EMPTY = {
   speech: "Nothing to listen to yet. Open a book in your library and pick a chapter.",

@@ -4,95 +4,26 @@
 // takes the lock screen (metadata, artwork, handlers, position) when it opens and plays, and
 // gives it back when it closes (./media-session.js).
 //
-// The sleep timer runs on wall-clock time (a hidden page's timers fire late). When one is set,
+// It plays through the playback core's transport (./transport.js). The sleep timer (its rule in
+// ./sleep-timer.js) runs on wall-clock time (a hidden page's timers fire late). When one is set,
 // the player switches to the server's rendition of the item that ends at the timer with its last
 // SLEEP_FADE_SECONDS faded to silence, so the fade reaches the ear even when a locked phone
-// suspends this script. The timer's rule (below) is the twin of Playback's SleepTimer
-// (Sources/Playback/SleepTimer.swift); both answer Tests/Shared/sleep-timer-cases.json, which
-// also pins the fade's length, so it is written once on each side and held equal.
+// suspends this script.
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
+import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, sleepTimerClock, sleepTimerLength, sleepTimerResume, timerDialog } from "./sleep-timer.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
-import { clock } from "../time.js";
-import { lockScreenOwner } from "./media-session.js";
-import { renditionURL, switchSource } from "./rendition.js";
+import { clock } from "./time.js";
+import { artwork, lockScreenOwner } from "./media-session.js";
+import { renditionURL } from "./rendition.js";
+import { Transport } from "./transport.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
 
-// MARK: - The sleep timer's rule
-
-/** Seconds of fade before a sleep timer ends (Playback's `SleepTimer.fadeSeconds`). */
-export const SLEEP_FADE_SECONDS = 30;
-/** Pressing play this many seconds after a timer stopped starts the same timer again. */
-export const SLEEP_REARM_SECONDS = 5 * 60;
-
-/**
- * Seconds from now until a timer set now ends: `option` minutes (a number) or "end" (End of
- * Content), with the player at `position` of an item `duration` seconds long played at `rate`.
- * No timer outlasts the item.
- */
-export function sleepTimerLength(option, position, duration, rate = 1) {
-  const toEnd = Math.max(0, duration - position) / Math.max(rate, 0.01);
-  return option === "end" ? toEnd : Math.min(option * 60, toEnd);
-}
-
-/** The volume (0…1) with `left` seconds to go: full until the fade, then evenly down to silence. */
-export function sleepTimerVolume(left) {
-  return left <= 0 ? 0 : Math.min(1, left / SLEEP_FADE_SECONDS);
-}
-
-/** What is left as the countdown shows it ("15:32"), rounded up so it never shows 0:00 while sound plays. */
-export function sleepTimerClock(left) {
-  return clock(Math.ceil(Math.max(0, left)));
-}
-
-/**
- * Where playback resumes when play is pressed `since` seconds after a timer stopped it at
- * `position` (seconds into the item): within the rearm window, the same timer starts again from
- * the fade's length back, so nothing heard during the fade is lost; otherwise null (play as usual).
- */
-export function sleepTimerResume(since, position) {
-  return since >= 0 && since <= SLEEP_REARM_SECONDS ? Math.max(0, position - SLEEP_FADE_SECONDS) : null;
-}
-
 /** The play and pause shapes every player's button draws. */
 export const PLAY_ICON = "M8 5v14l11-7Z";
 export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
-
-/** Artwork for the lock screen: the type's icon on its colour, drawn here. */
-export function artwork(color, iconPath) {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color}"/><stop offset="1" stop-color="#07060f"/></linearGradient></defs><rect width="512" height="512" fill="url(#g)"/><g transform="translate(136 136) scale(10)" fill="none" stroke="#fff" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round"><path d="${iconPath}"/></g></svg>`;
-  return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-}
-
-/**
- * The sleep timer's choices as a sheet: resolves with the chosen option's value (a string), or
- * null. `choices` are {value, label, disabled}; shared by this player and Listen's.
- */
-export function timerDialog(choices, explanation) {
-  const dialog = document.createElement("dialog");
-  dialog.className = "dialog timer-sheet";
-  dialog.setAttribute("aria-label", "Sleep timer");
-  dialog.innerHTML = `
-    <form method="dialog">
-      <h2>Sleep timer</h2>
-      <p>${escapeHTML(explanation)}</p>
-      <div class="timer-options">
-        ${choices.map((choice) => `<button class="button" value="${escapeHTML(String(choice.value))}"${choice.disabled ? " disabled" : ""}>${escapeHTML(choice.label)}</button>`).join("")}
-      </div>
-      <div class="dialog-actions"><button class="button" value="cancel">Cancel</button></div>
-    </form>`;
-  document.body.append(dialog);
-  dialog.showModal();
-  return new Promise((resolve) => {
-    dialog.addEventListener("close", () => {
-      const value = dialog.returnValue;
-      dialog.remove();
-      resolve(value && value !== "cancel" ? value : null);
-    });
-  });
-}
 
 /**
  * One player at a time. `open(options)` shows it:
@@ -105,18 +36,18 @@ export function timerDialog(choices, explanation) {
 export class Player {
   constructor() {
     this.root = null;
-    this.audio = null;
+    this.transport = null;
     this.timer = null;        // {option, endsAt (ms), mediaEnd (s)}
     this.stopped = null;      // {option, at (ms), position} after a timer ended
     this.saveTimer = null;
     this.tickTimer = null;
     this.claim = lockScreenOwner.claim("Player", {
       metadata: () => this.lockScreenMetadata(),
-      isPlaying: () => Boolean(this.audio) && !this.audio.paused,
-      position: () => (this.options ? { duration: this.options.duration, position: this.position(), playbackRate: this.audio.playbackRate } : null),
+      isPlaying: () => Boolean(this.transport?.playing),
+      position: () => (this.options ? { duration: this.options.duration, position: this.position(), playbackRate: this.transport.rate } : null),
       handlers: {
         play: () => this.play(),
-        pause: () => this.audio?.pause(),
+        pause: () => this.transport?.pause(),
         seekbackward: (details) => this.skip(-(details?.seekOffset || 15)),
         seekforward: (details) => this.skip(details?.seekOffset || 15),
         seekto: (details) => this.seek(details.seekTime),
@@ -174,10 +105,10 @@ export class Player {
     document.body.append(root);
     setImmersive(true);
     this.root = root;
-    this.audio = root.querySelector("audio");
+    this.transport = new Transport({ element: root.querySelector("audio"), name: "wind-down" });
     this.wire();
 
-    this.audio.src = options.src;
+    this.transport.load(options.src);
     // One tap plays (`autoplay`): started here, inside the tap (a phone allows sound only from
     // one), from this device's own place or the item's; the server's answer can only add an offer.
     const guess = options.startAt ?? localPosition(options.item) ?? options.position ?? 0;
@@ -212,9 +143,8 @@ export class Player {
   }
 
   seekWhenReady(position) {
-    const go = () => { this.audio.currentTime = Math.min(position, (this.audio.duration || Infinity) - 0.5); this.paint(); };
-    if (this.audio.readyState >= 1) go();
-    else this.audio.addEventListener("loadedmetadata", go, { once: true });
+    this.transport.seek(position);
+    this.paint();
   }
 
   wire() {
@@ -227,21 +157,21 @@ export class Player {
     const slider = $(".player-slider");
     slider.addEventListener("input", () => { $(".player-elapsed").textContent = clock(slider.value); });
     slider.addEventListener("change", () => this.seek(Number(slider.value)));
-    const audio = this.audio;
-    audio.addEventListener("timeupdate", () => this.paint());
-    audio.addEventListener("play", () => { this.claim.take(); this.paint(); this.save("play"); });
-    audio.addEventListener("pause", () => {
+    const transport = this.transport;
+    transport.on("timeupdate", () => this.paint());
+    transport.on("play", () => { this.claim.take(); this.paint(); this.save("play"); });
+    transport.on("pause", () => {
       this.paint();
       // A pause the system imposed (a call, another app) is saved like one the person made.
-      if (!audio.ended && !this.closing) this.save("pause");
+      if (!transport.ended && !this.closing) this.save("pause");
     });
-    audio.addEventListener("ended", () => {
+    transport.on("ended", () => {
       if (this.timer && this.timer.mediaEnd != null) { this.timerEnded(); return; }
       this.save("ended");
       this.timer = null;
       this.paintTimer();
     });
-    audio.addEventListener("error", () => this.status("The audio could not be loaded. Check the connection and try again."));
+    transport.on("error", () => this.status("The audio could not be loaded. Check the connection and try again."));
     this.onKey = (event) => {
       if (event.target.closest("input, textarea, dialog")) return;
       if (event.key === "Escape") this.close();
@@ -254,11 +184,11 @@ export class Player {
     document.addEventListener("visibilitychange", this.onHide);
     this.onPageHide = () => this.save("pause", { keepalive: true });
     window.addEventListener("pagehide", this.onPageHide);
-    this.saveTimer = setInterval(() => { if (!audio.paused) this.save("play"); }, SAVE_EVERY);
+    this.saveTimer = setInterval(() => { if (transport.playing) this.save("play"); }, SAVE_EVERY);
     this.tickTimer = setInterval(() => this.tick(), 1000);
   }
 
-  position() { return this.audio ? this.audio.currentTime || 0 : 0; }
+  position() { return this.transport ? this.transport.position : 0; }
 
   save(kind, options) {
     if (!this.options) return Promise.resolve();
@@ -266,13 +196,12 @@ export class Player {
   }
 
   toggle() {
-    if (!this.audio) return;
-    if (this.audio.paused) this.play();
-    else this.audio.pause();
+    if (!this.transport) return;
+    if (this.transport.paused) this.play();
+    else this.transport.pause();
   }
 
   async play() {
-    const audio = this.audio;
     // Play within five minutes of a timer stopping: the same timer again, 30 s back.
     const resumeAt = this.stopped ? sleepTimerResume((Date.now() - this.stopped.at) / 1000, this.stopped.position) : null;
     if (resumeAt != null) {
@@ -284,20 +213,15 @@ export class Player {
     this.stopped = null;
     if (this.timer && this.timer.option !== "end") await this.useRendition();
     // No timer now, but still on a timer's rendition (one that stopped): the whole item, same place.
-    else if (!this.timer && audio.getAttribute("src") !== this.options.src) await this.switchSource(this.options.src, this.position());
-    try {
-      await audio.play();
-    } catch (error) {
-      if (error.name !== "AbortError") this.status("Tap play to start: the browser needs a touch first.");
-    }
+    else if (!this.timer && !this.transport.holds(this.options.src)) await this.switchSource(this.options.src, this.position());
+    const result = await this.transport.play();
+    if (result === "needs-touch") this.status("Tap play to start: the browser needs a touch first.");
   }
 
   skip(seconds) { this.seek(this.position() + seconds); }
 
   seek(position) {
-    const end = this.audio.duration || this.options.duration;
-    const to = Math.max(0, Math.min(position, end - 0.25));
-    this.audio.currentTime = to;
+    const to = this.transport.seek(Math.min(position, this.options.duration - 0.25));
     this.paint();
     this.save("seek");
     // The timer keeps its clock: the rendition from the new place still ends when the timer says.
@@ -310,14 +234,14 @@ export class Player {
 
   paint() {
     if (!this.root) return;
-    const audio = this.audio, $ = (selector) => this.root.querySelector(selector);
+    const $ = (selector) => this.root.querySelector(selector);
     const duration = this.options.duration;
     const now = this.position();
     const slider = $(".player-slider");
     if (document.activeElement !== slider) slider.value = String(Math.round(now));
     $(".player-elapsed").textContent = clock(now);
     $(".player-remaining").textContent = `-${clock(duration - now)}`;
-    const playing = !audio.paused;
+    const playing = !this.transport.paused;
     const button = $(".player-play");
     button.setAttribute("aria-label", playing ? "Pause" : "Play");
     button.querySelector("path").setAttribute("d", playing ? PAUSE_ICON : PLAY_ICON);
@@ -344,7 +268,7 @@ export class Player {
     // The gentle notification when the timer ends needs the person's leave, asked while they tap.
     if ("Notification" in window && Notification.permission === "default") Notification.requestPermission().catch(() => {});
     const start = resumeAt ?? this.position();
-    const duration = this.audio.duration || this.options.duration;
+    const duration = this.transport.duration || this.options.duration;
     // A timer longer than what is left is End of Content, and says so.
     if (option !== "end" && option * 60 >= duration - start) option = "end";
     const length = sleepTimerLength(option, start, duration);
@@ -355,14 +279,14 @@ export class Player {
     this.paintTimer();
     await this.useRendition(start);
     if (resumeAt != null) this.seekWhenReady(resumeAt);
-    try { await this.audio.play(); } catch { /* needs a touch first */ }
+    await this.transport.play();
   }
 
   /** Plays the rendition that ends at the timer (or the plain audio when none is needed). */
   async useRendition(from = this.position()) {
     if (!this.timer) return;
     const remaining = (this.timer.endsAt - Date.now()) / 1000;
-    const duration = this.audio.duration || this.options.duration;
+    const duration = this.transport.duration || this.options.duration;
     const mediaEnd = this.timer.option === "end" ? null : from + remaining;
     this.timer.mediaEnd = mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null;
     const src = this.timer.mediaEnd != null ? renditionURL(this.options.src, this.timer.mediaEnd) : this.options.src;
@@ -371,7 +295,7 @@ export class Player {
 
   /** The rendition, or the plain audio, from `at` seconds, playing if it was (./rendition.js, Listen's too). */
   switchSource(src, at) {
-    return switchSource(this.audio, src, { at });
+    return this.transport.switchSource(src, { at });
   }
 
   async cancelTimer() {
@@ -392,7 +316,7 @@ export class Player {
     if (!this.timer) return;
     const { option, endsAt } = this.timer;
     this.timer = null;
-    this.audio.pause();
+    this.transport.pause();
     // Where the sound stopped (the rendition's end when the page wakes late), and when: the
     // timer's own time, not the moment this script ran again.
     const position = this.position();
@@ -428,8 +352,7 @@ export class Player {
     if (!this.root) return;
     if (!silent) this.save("pause");
     this.closing = true;
-    this.audio.pause();
-    this.audio.removeAttribute("src");
+    this.transport.unload();
     this.closing = false;
     clearInterval(this.saveTimer);
     clearInterval(this.tickTimer);

@@ -8,7 +8,7 @@ import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { deck, librivoxTracks } from "../player/deck.js";
 import { followJob } from "../jobs.js";
-import { length } from "../time.js";
+import { length } from "../player/time.js";
 
 /** Shows the page in `container`; returns what to call when the screen goes. */
 export function renderLibriVox(container) {

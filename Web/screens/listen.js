@@ -14,7 +14,7 @@ import { renderPodcasts } from "./podcasts.js";
 import { renderRadio } from "./radio.js";
 import { renderArticles } from "./articles.js";
 import { localPosition, record } from "../player/progress.js";
-import { clock, length } from "../time.js";
+import { clock, length } from "../player/time.js";
 import { followJob } from "../jobs.js";
 import { sendFile } from "../upload.js";
 

@@ -7,7 +7,7 @@ import { announce, confirmDialog, escapeHTML, setImmersive, timeZone } from "../
 import * as machine from "../meditation/run.js";
 import { MeditationPlayer } from "../meditation/player.js";
 import { enqueue, flush, pendingCount } from "../meditation/uploads.js";
-import { clock } from "../time.js";
+import { clock } from "../player/time.js";
 
 export const id = "meditate";
 

@@ -8,7 +8,7 @@ import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, confirmDialog, escapeHTML, friendlyDate } from "../dom.js";
 import { deck, episodeTracks, toFile } from "../player/deck.js";
-import { length } from "../time.js";
+import { length } from "../player/time.js";
 import { deviceName } from "../player/progress.js";
 import { followJob } from "../jobs.js";
 

@@ -6,7 +6,7 @@ import { api, ApiError } from "../api.js";
 import { AREAS, icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
 import { PLAY_ICON, player } from "../player/player.js";
-import { length } from "../time.js";
+import { length } from "../player/time.js";
 
 export const id = "wind-down";
 

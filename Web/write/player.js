@@ -10,7 +10,7 @@ import { announce, escapeHTML, showError } from "../dom.js";
 import { lockScreenOwner } from "../player/media-session.js";
 import { sendFile } from "../upload.js";
 import { loopFrames, sectionBuffer, startSource } from "./loop.js";
-import { clockTenths } from "../time.js";
+import { clockTenths } from "../player/time.js";
 
 const SPEEDS = [0.5, 0.6, 0.75, 0.9, 1, 1.1, 1.25];
 const NUDGE = 0.1;

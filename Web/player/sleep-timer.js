@@ -1,0 +1,74 @@
+// The playback core's sleep timer: its rule and its sheet, shared by Wind Down's player
+// (./player.js) and Listen's deck (./deck.js). A timer runs on wall-clock time (a hidden page's
+// timers fire late); the fade and the stop reach the ear with the page's scripts stopped because
+// they are in the audio itself: the server's rendition that ends at the timer (./rendition.js), or
+// a gain ramp scheduled on the audio clock where there is none (./deck.js). The rule is the twin of
+// Playback's SleepTimer (Sources/Playback/SleepTimer.swift); both answer
+// Tests/Shared/sleep-timer-cases.json, which also pins the fade's length, so it is written once on
+// each side and held equal.
+
+import { escapeHTML } from "../dom.js";
+import { clock } from "./time.js";
+
+/** Seconds of fade before a sleep timer ends (Playback's `SleepTimer.fadeSeconds`). */
+export const SLEEP_FADE_SECONDS = 30;
+/** Pressing play this many seconds after a timer stopped starts the same timer again. */
+export const SLEEP_REARM_SECONDS = 5 * 60;
+
+/**
+ * Seconds from now until a timer set now ends: `option` minutes (a number) or "end" (End of
+ * Content), with the player at `position` of an item `duration` seconds long played at `rate`.
+ * No timer outlasts the item.
+ */
+export function sleepTimerLength(option, position, duration, rate = 1) {
+  const toEnd = Math.max(0, duration - position) / Math.max(rate, 0.01);
+  return option === "end" ? toEnd : Math.min(option * 60, toEnd);
+}
+
+/** The volume (0…1) with `left` seconds to go: full until the fade, then evenly down to silence. */
+export function sleepTimerVolume(left) {
+  return left <= 0 ? 0 : Math.min(1, left / SLEEP_FADE_SECONDS);
+}
+
+/** What is left as the countdown shows it ("15:32"), rounded up so it never shows 0:00 while sound plays. */
+export function sleepTimerClock(left) {
+  return clock(Math.ceil(Math.max(0, left)));
+}
+
+/**
+ * Where playback resumes when play is pressed `since` seconds after a timer stopped it at
+ * `position` (seconds into the item): within the rearm window, the same timer starts again from
+ * the fade's length back, so nothing heard during the fade is lost; otherwise null (play as usual).
+ */
+export function sleepTimerResume(since, position) {
+  return since >= 0 && since <= SLEEP_REARM_SECONDS ? Math.max(0, position - SLEEP_FADE_SECONDS) : null;
+}
+
+/**
+ * The sleep timer's choices as a sheet: resolves with the chosen option's value (a string), or
+ * null. `choices` are {value, label, disabled}; shared by this player and Listen's.
+ */
+export function timerDialog(choices, explanation) {
+  const dialog = document.createElement("dialog");
+  dialog.className = "dialog timer-sheet";
+  dialog.setAttribute("aria-label", "Sleep timer");
+  dialog.innerHTML = `
+    <form method="dialog">
+      <h2>Sleep timer</h2>
+      <p>${escapeHTML(explanation)}</p>
+      <div class="timer-options">
+        ${choices.map((choice) => `<button class="button" value="${escapeHTML(String(choice.value))}"${choice.disabled ? " disabled" : ""}>${escapeHTML(choice.label)}</button>`).join("")}
+      </div>
+      <div class="dialog-actions"><button class="button" value="cancel">Cancel</button></div>
+    </form>`;
+  document.body.append(dialog);
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      const value = dialog.returnValue;
+      dialog.remove();
+      resolve(value && value !== "cancel" ? value : null);
+    });
+  });
+}
+

@@ -1,0 +1,230 @@
+// The playback core's transport: one `<audio>` element driven the same way by every area that plays
+// (Wind Down's player, Listen's two channels, Meditate, Bedside's voice, room, chime and greeting,
+// articles read aloud, Try a voice). The rest of the core sits beside it in Web/player/: the lock
+// screen's one owner (media-session.js), the sleep timer's rule and sheet (sleep-timer.js), its
+// renditions (rendition.js), the iPhone's volume rule (volume.js) and time as the app writes it
+// (time.js).
+//
+// What it settles once, so no area has its own answer:
+// - **A place asked for before the file is known** (a restored place, a chapter, a resume) is held
+//   and applied when the length arrives; `position` reads it meanwhile. Places are kept inside the
+//   file, a hair before its end, so a seek never ends what plays.
+// - **Speed** survives a change of source (a new source starts at the default rate otherwise), with
+//   the pitch kept.
+// - **Who paused.** A pause or play made through the transport is its own; one nobody here asked
+//   for (a call, another app's audio, headphones out) is the system's, and the transport says so
+//   with an `interrupted` or `resumed` event, so an area can keep its clock and place right.
+// - **What a play came to:** "playing", "needs-touch" (a phone allows sound only from a tap),
+//   "aborted" (replaced or paused meanwhile) or "failed".
+// - **Changing source in place** (a sleep timer's rendition, a render's opening handed to the
+//   whole): the new source starts at the same second, at the same speed, playing if it was.
+
+import { lockScreenOwner } from "./media-session.js";
+
+/** Seconds kept before a file's end when seeking, so a seek lands in the sound. */
+export const END_MARGIN = 0.25;
+/** A pause or play event this soon after the transport's own change is that change's. */
+const OWN_WINDOW_MS = 1000;
+
+export class Transport extends EventTarget {
+  /**
+   * `element`: an `<audio>` already in the page (a player's own markup); by default a new one.
+   * `name`: set as `data-transport`, so tests and styles can find the element.
+   */
+  constructor({ element = null, name = null } = {}) {
+    super();
+    const audio = element ?? new Audio();
+    audio.preload = "auto";
+    audio.preservesPitch = true;
+    if (name) audio.dataset.transport = name;
+    this.element = audio;
+    this.pending = null;       // a place (seconds) to go to once the source's length is known
+    this.speed = audio.playbackRate || 1;
+    this.ownPauseUntil = 0;
+    this.ownPlayUntil = 0;
+    audio.addEventListener("loadedmetadata", () => this.applyPending());
+    audio.addEventListener("pause", () => {
+      const own = Date.now() < this.ownPauseUntil;
+      this.ownPauseUntil = 0;
+      if (!own && !audio.ended && this.src) this.dispatchEvent(new Event("interrupted"));
+    });
+    audio.addEventListener("play", () => {
+      const own = Date.now() < this.ownPlayUntil;
+      this.ownPlayUntil = 0;
+      if (!own && this.src) this.dispatchEvent(new Event("resumed"));
+    });
+  }
+
+  /** Listens to the element's events (timeupdate, ended, error…) or the transport's own
+   *  (interrupted, resumed); returns a function that stops listening. */
+  on(type, handler, options) {
+    const target = type === "interrupted" || type === "resumed" ? this : this.element;
+    target.addEventListener(type, handler, options);
+    return () => target.removeEventListener(type, handler, options);
+  }
+
+  // MARK: - What it holds
+
+  /** The source as it was set (a path, not the resolved URL), or null. */
+  get src() { return this.element.getAttribute("src"); }
+  holds(src) { return this.src === src; }
+  /** The source's length is known (and a seek lands). */
+  get ready() { return this.element.readyState >= HTMLMediaElement.HAVE_METADATA; }
+  /** The source's length in seconds, or NaN while unknown (a stream is Infinity). */
+  get duration() {
+    const d = this.element.duration;
+    return d > 0 ? d : NaN;
+  }
+  /** Seconds into the source: the place it is about to go to while loading, else where it is. */
+  get position() {
+    if (this.pending != null) return this.pending;
+    const t = this.element.currentTime;
+    return Number.isFinite(t) && t >= 0 ? t : 0;
+  }
+  get paused() { return this.element.paused; }
+  get ended() { return this.element.ended; }
+  get playing() { return Boolean(this.src) && !this.element.paused && !this.element.ended; }
+  /** The element cannot play its source (it failed, or the browser emptied it). */
+  get broken() { return Boolean(this.element.error) || this.element.networkState === HTMLMediaElement.NETWORK_EMPTY; }
+
+  // MARK: - Transport
+
+  /** Loads `src` (a play follows with `play()`); `at` seconds is where it starts once its length
+   *  is known. The speed carries over. */
+  load(src, { at = null } = {}) {
+    this.markOwn("pause");
+    this.pending = at;
+    this.element.src = src;
+    this.element.playbackRate = this.speed;
+  }
+
+  /** Plays; resolves with "playing", "needs-touch", "aborted" or "failed" (the element's error
+   *  event says why a file failed). */
+  async play() {
+    this.markOwn("play");
+    this.element.playbackRate = this.speed;
+    try {
+      await this.element.play();
+      return "playing";
+    } catch (problem) {
+      if (problem?.name === "AbortError") return "aborted";
+      if (problem?.name === "NotAllowedError") return "needs-touch";
+      return "failed";
+    }
+  }
+
+  pause() {
+    if (!this.element.paused) this.markOwn("pause");
+    this.element.pause();
+  }
+
+  /** Goes to `seconds`, kept inside the source (`margin` seconds before its end); held until its
+   *  length is known. Returns the place. */
+  seek(seconds, { margin = END_MARGIN } = {}) {
+    const end = this.duration;
+    const place = Math.max(0, Number.isFinite(end) ? Math.min(seconds, Math.max(0, end - margin)) : seconds);
+    if (!this.ready) { this.pending = place; return place; }
+    this.pending = null;
+    if (Math.abs(this.element.currentTime - place) > 0.01) this.element.currentTime = place;
+    return place;
+  }
+
+  skip(seconds) { return this.seek(this.position + seconds); }
+
+  /** The speed (0.5…3), kept across sources, with the pitch kept. */
+  get rate() { return this.speed; }
+  set rate(value) {
+    this.speed = value;
+    this.element.defaultPlaybackRate = value;
+    this.element.playbackRate = value;
+  }
+
+  /** Stops and lets go of the source (the element stays, ready for the next). */
+  unload() {
+    this.pause();
+    this.pending = null;
+    this.element.removeAttribute("src");
+    this.element.load();
+  }
+
+  /** Call synchronously inside a tap, before the sound to play is known: the element may then
+   *  play later (phones allow sound only from a tap). Plays `silenceURL` and stops. */
+  unlock(silenceURL) {
+    this.load(silenceURL);
+    this.play().then(() => { if (this.holds(silenceURL)) this.pause(); });
+  }
+
+  /** Resolves once the source's length is known (true) or it failed to load (false). */
+  whenLoaded() {
+    if (this.ready) return Promise.resolve(true);
+    const audio = this.element;
+    return new Promise((resolve) => {
+      const done = (event) => {
+        audio.removeEventListener("loadedmetadata", done);
+        audio.removeEventListener("error", done);
+        resolve(event.type === "loadedmetadata");
+      };
+      audio.addEventListener("loadedmetadata", done);
+      audio.addEventListener("error", done);
+    });
+  }
+
+  /**
+   * Switches to `src` keeping the place: once the new source's length is known it goes to `at`
+   * seconds (a number, or a function read then, for a place that moved while it loaded; by
+   * default where it was), at the same speed, and plays if it was playing. Resolves with true once
+   * there, false when `src` was already the source or did not load (its error event says why).
+   */
+  async switchSource(src, { at = this.position, play = this.playing } = {}) {
+    if (this.holds(src)) return false;
+    this.pause();
+    this.load(src);
+    const loaded = await this.whenLoaded();
+    if (!loaded || !this.holds(src)) return false;
+    this.seek(typeof at === "function" ? at() : at);
+    if (play) await this.play();
+    return true;
+  }
+
+  // MARK: - The lock screen
+
+  /** A claim on the lock screen (./media-session.js) whose state and position are this
+   *  transport's unless `options` says otherwise. */
+  claim(name, options) {
+    return lockScreenOwner.claim(name, {
+      isPlaying: () => this.playing,
+      position: () => ({ duration: this.duration, position: this.position, playbackRate: this.speed }),
+      ...options,
+    });
+  }
+
+  // MARK: - Inside
+
+  markOwn(kind) {
+    if (kind === "pause") this.ownPauseUntil = Date.now() + OWN_WINDOW_MS;
+    else this.ownPlayUntil = Date.now() + OWN_WINDOW_MS;
+  }
+
+  applyPending() {
+    if (this.pending == null || !this.ready) return;
+    const place = this.pending;
+    this.pending = null;
+    this.seek(place);
+  }
+}
+
+/**
+ * Calls `paint()` while `transport` plays (every 100 ms, finer than timeupdate), and once at every
+ * seek, pause and end; nothing runs while it is silent. Returns a function that stops.
+ */
+export function follow(transport, paint) {
+  let timer = null;
+  const still = () => { clearInterval(timer); timer = null; paint(); };
+  const playing = () => { clearInterval(timer); timer = setInterval(paint, 100); };
+  const stops = [["playing", playing], ["pause", still], ["ended", still], ["emptied", still], ["seeked", paint], ["timeupdate", paint]]
+    .map(([type, handler]) => transport.on(type, handler));
+  return () => {
+    clearInterval(timer);
+    for (const stop of stops) stop();
+  };
+}
