@@ -2,7 +2,7 @@
 
 import { api, ApiError, connection, forgetSavedAnswers } from "./api.js";
 import { AREAS, SETTINGS, icon } from "./areas.js";
-import { announce } from "./dom.js";
+import { announce, secureContextNotice } from "./dom.js";
 import { applyIcon, applyTheme, rememberedIcon, rememberedTheme } from "./theme.js";
 import * as setupScreen from "./screens/setup.js";
 import * as loginScreen from "./screens/login.js";
@@ -263,9 +263,11 @@ async function start() {
     const box = document.createElement("div");
     box.className = "empty-state";
     box.innerHTML = `<h1>Reverie cannot start</h1><p></p><button class="button primary" type="button">Try again</button>`;
-    box.querySelector("p").textContent = error.status === 0
+    box.querySelector("p").textContent = error.status === 0 && window.isSecureContext
       ? `${error.message} This device has no saved copy to open yet: sign in once while connected, and Reverie opens offline after that.`
       : error.message;
+    // On an address that is not secure there is no saved copy to promise: no service worker.
+    if (error.status === 0) box.querySelector("p").insertAdjacentHTML("afterend", secureContextNotice("open Reverie offline"));
     box.querySelector("button").addEventListener("click", start);
     screen.append(box);
   }

@@ -162,6 +162,26 @@ export function timeZone() {
   }
 }
 
+// MARK: - A page that is not secure
+
+/**
+ * What this browser cannot do because the page's address is not secure (plain http on a LAN
+ * address, not https or localhost: no install, no offline start, no wake lock), as one sentence;
+ * null on a secure page. `what` finishes "…so this browser can't ".
+ */
+export function insecureSentence(what) {
+  return window.isSecureContext ? null : `This address is not secure, so this browser can't ${what}.`;
+}
+
+/**
+ * The same as a notice (HTML) with a link to the server's /welcome page, which explains HTTPS and
+ * its certificate; "" on a secure page.
+ */
+export function secureContextNotice(what) {
+  const sentence = insecureSentence(what);
+  return sentence ? `<p class="notice" data-secure-notice>${escapeHTML(sentence)} <a href="/welcome">Set up HTTPS</a></p>` : "";
+}
+
 /** A value kept in localStorage as JSON; `fallback` when there is none or it does not parse. */
 export function storedJSON(key, fallback) {
   try {

@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v34";
+const CACHE = "reverie-shell-v35";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -19,6 +19,7 @@ const SHELL = [
   "/api.js",
   "/areas.js",
   "/dom.js",
+  "/ids.js",
   "/theme.js",
   "/plan.js",
   "/speech.js",
@@ -109,6 +110,8 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(apiRead(request, event, !url.searchParams.has("q")));
     return;
   }
+  // The server's welcome page (HTTPS and its certificate) is a page of its own, not an app location.
+  if (url.pathname === "/welcome") return;
   // An app location (/write, /settings) is the shell, which routes itself.
   const shellPath = request.mode === "navigate" && !SHELL.includes(url.pathname) ? "/index.html" : url.pathname;
   if (!SHELL.includes(shellPath)) return;

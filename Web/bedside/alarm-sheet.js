@@ -1,7 +1,8 @@
 // Bedside's alarm sheet (the Clock button): the time, the days, on or off, and when it rings next.
 
-import { showError } from "../dom.js";
+import { secureContextNotice, showError } from "../dom.js";
 import * as alarms from "./alarm.js";
+import { NO_WAKE_LOCK } from "./ringing.js";
 import { openSheet } from "./sheet.js";
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -21,6 +22,7 @@ export function openAlarmSheet(bedside) {
       </fieldset>
       <p class="hint bs-alarm-next" aria-live="polite"></p>
       <p class="hint">A web page cannot ring while it is closed: leave Reverie open on this screen, plugged in. The chime rises gently over a minute; after a meditation or poem that played to its end, a spoken good morning follows.</p>
+      ${navigator.wakeLock ? "" : secureContextNotice(NO_WAKE_LOCK)}
       <p class="form-error" role="alert" hidden></p>
       <div class="dialog-actions">
         <button class="button" value="cancel" formnovalidate>Cancel</button>

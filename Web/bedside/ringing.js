@@ -5,7 +5,7 @@
 
 import { api } from "../api.js";
 import { icon } from "../areas.js";
-import { announce, escapeHTML, timeZone } from "../dom.js";
+import { announce, escapeHTML, insecureSentence, timeZone } from "../dom.js";
 import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import { speak } from "../speech.js";
@@ -15,6 +15,8 @@ import { ICONS, clockParts } from "./scene.js";
 /** The chime's level while the greeting speaks over it (about −9 dB). */
 const CHIME_UNDER_VOICE = 0.35;
 const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+/** What a page whose address is not secure cannot do for the alarm: it has no navigator.wakeLock. */
+export const NO_WAKE_LOCK = "keep the screen on: it may sleep before the alarm rings";
 
 /** The alarm's run on this screen and its sounds; `bedside` is the screen, whose settings keep the rule. */
 export class AlarmRinging {
@@ -74,7 +76,8 @@ export class AlarmRinging {
     this.holdWakeLock();
     if (this.run.state === "armed") {
       this.bedside.scene.startRoomSound();  // the audio session stays alive until the morning
-      announce(`Alarm set for ${this.describeRing(this.run.ringAt)}.`);
+      const maySleep = navigator.wakeLock ? null : insecureSentence(NO_WAKE_LOCK);
+      announce(`Alarm set for ${this.describeRing(this.run.ringAt)}.${maySleep ? ` ${maySleep}` : ""}`);
     } else {
       announce("Alarm off.");
     }

@@ -8,6 +8,8 @@
 // its hour; it never counts as meditated. So a locked phone, whose scripts stop while the sound
 // plays on, is right the moment it wakes, and time away from a closed app is not credited.
 
+import { uuid } from "../ids.js";
+
 export const STATE_KEY = "meditation-session-state";
 export const STALE_AFTER_MS = 60 * 60 * 1000;
 export const PAUSE_TIMEOUT_MS = 30 * 60 * 1000;
@@ -184,14 +186,4 @@ function makeRecord(run, seconds, endedAt, fully) {
     actual_duration_seconds: Math.round(seconds),
     completed_fully: fully,
   };
-}
-
-/** A random UUID, also where crypto.randomUUID is missing (plain http on a LAN address). */
-export function uuid() {
-  if (crypto.randomUUID) return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -5,6 +5,7 @@
 
 import { api } from "../api.js";
 import { storedJSON as load } from "../dom.js";
+import { uuid } from "../ids.js";
 
 const QUEUE = "progress-queue";
 const DEVICE = "reverie-device";
@@ -21,10 +22,6 @@ export function deviceName() {
   return name;
 }
 
-function newID() {
-  return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
-}
-
 /** The position this device last reached in an item (seconds), or null. */
 export function localPosition(item) {
   return load(LOCAL, {})[item] ?? null;
@@ -32,7 +29,7 @@ export function localPosition(item) {
 
 /** Records an event and sends what is waiting; `keepalive` for a page that is closing. */
 export function record(item, kind, position, { keepalive = false } = {}) {
-  const event = { id: newID(), item, device: deviceName(), at: new Date().toISOString(), position: Math.max(0, position || 0), kind };
+  const event = { id: uuid(), item, device: deviceName(), at: new Date().toISOString(), position: Math.max(0, position || 0), kind };
   const queue = load(QUEUE, []);
   queue.push(event);
   localStorage.setItem(QUEUE, JSON.stringify(queue.slice(-500)));

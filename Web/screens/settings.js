@@ -2,7 +2,7 @@
 // personal tokens, people (owner only) and what this server is.
 
 import { api } from "../api.js";
-import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, passwordDialog, showError } from "../dom.js";
+import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, passwordDialog, secureContextNotice, showError } from "../dom.js";
 import { ICONS, THEMES, applyIcon, applyTheme, currentTheme, rememberedIcon } from "../theme.js";
 import { hasPlus, loadPlan, showPaywall } from "../plan.js";
 import * as drafts from "../write/drafts.js";
@@ -16,6 +16,7 @@ export async function render(container, session) {
   container.innerHTML = `
     <div class="settings">
       <h1 class="page-title">Settings</h1>
+      ${secureContextNotice("install Reverie, open it offline, or keep the screen on for the alarm")}
 
       <section class="card" aria-labelledby="theme-heading">
         <h2 id="theme-heading">Theme</h2>

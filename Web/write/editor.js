@@ -4,6 +4,7 @@
 
 import { api } from "../api.js";
 import { announce, debounce, escapeHTML } from "../dom.js";
+import { uuid } from "../ids.js";
 import * as drafts from "./drafts.js";
 import { SongPlayer } from "./player.js";
 import { loadPlan, showPaywall } from "../plan.js";
@@ -224,7 +225,7 @@ export class Editor {
   async saveOnDevice() {
     this.dirty = false;
     const fresh = !this.id;
-    if (fresh) this.id = crypto.randomUUID();
+    if (fresh) this.id = uuid();
     try {
       await drafts.saveLocal({ id: this.id, title: this.title.value, lyrics: this.textarea.value });
       if (fresh && !this.left) history.replaceState({}, "", `/write/${this.id}`);

@@ -3,6 +3,7 @@
 
 import { api } from "../api.js";
 import { announce, debounce, escapeHTML, friendlyDate, showError } from "../dom.js";
+import { uuid } from "../ids.js";
 import * as drafts from "./drafts.js";
 
 export class SongList {
@@ -49,7 +50,7 @@ export class SongList {
     for (const file of files) {
       try {
         if (!drafts.syncEnabled()) {
-          await drafts.saveLocal({ id: crypto.randomUUID(), title: file.name.replace(/\.txt$/i, "").slice(0, 200) || "Untitled", lyrics: await file.text() });
+          await drafts.saveLocal({ id: uuid(), title: file.name.replace(/\.txt$/i, "").slice(0, 200) || "Untitled", lyrics: await file.text() });
           added += 1;
           continue;
         }
