@@ -23,8 +23,6 @@ import { lockScreenOwner } from "./media-session.js";
 
 /** Seconds kept before a file's end when seeking, so a seek lands in the sound. */
 export const END_MARGIN = 0.25;
-/** A pause or play event this soon after the transport's own change is that change's. */
-const OWN_WINDOW_MS = 1000;
 
 export class Transport extends EventTarget {
   /**
@@ -40,18 +38,21 @@ export class Transport extends EventTarget {
     this.element = audio;
     this.pending = null;       // a place (seconds) to go to once the source's length is known
     this.speed = audio.playbackRate || 1;
-    this.ownPauseUntil = 0;
-    this.ownPlayUntil = 0;
+    // Pause and play events the transport's own calls will cause, not yet seen: a pause() of a
+    // playing element fires one "pause", a play() of a paused one one "play" (none when the
+    // browser refuses it first). Counted, not timed, so a busy phone that delivers them late
+    // still tells them from the system's. A new source drops the element's events still queued
+    // (the media load algorithm), so the counts start again there (`forgetQueuedEvents`).
+    this.ownPauses = 0;
+    this.ownPlays = 0;
     audio.addEventListener("loadedmetadata", () => this.applyPending());
     audio.addEventListener("pause", () => {
-      const own = Date.now() < this.ownPauseUntil;
-      this.ownPauseUntil = 0;
-      if (!own && !audio.ended && this.src) this.dispatchEvent(new Event("interrupted"));
+      if (this.ownPauses > 0) { this.ownPauses -= 1; return; }
+      if (!audio.ended && this.src) this.dispatchEvent(new Event("interrupted"));
     });
     audio.addEventListener("play", () => {
-      const own = Date.now() < this.ownPlayUntil;
-      this.ownPlayUntil = 0;
-      if (!own && this.src) this.dispatchEvent(new Event("resumed"));
+      if (this.ownPlays > 0) { this.ownPlays -= 1; return; }
+      if (this.src) this.dispatchEvent(new Event("resumed"));
     });
   }
 
@@ -92,29 +93,33 @@ export class Transport extends EventTarget {
   /** Loads `src` (a play follows with `play()`); `at` seconds is where it starts once its length
    *  is known. The speed carries over. */
   load(src, { at = null } = {}) {
-    this.markOwn("pause");
+    this.pause();  // (a new source stops the old without a pause event of its own)
     this.pending = at;
     this.element.src = src;
+    this.forgetQueuedEvents();
     this.element.playbackRate = this.speed;
   }
 
   /** Plays; resolves with "playing", "needs-touch", "aborted" or "failed" (the element's error
    *  event says why a file failed). */
   async play() {
-    this.markOwn("play");
+    const starts = this.element.paused;
+    if (starts) this.ownPlays += 1;
     this.element.playbackRate = this.speed;
     try {
       await this.element.play();
       return "playing";
     } catch (problem) {
+      // Paused or replaced meanwhile: its "play" came. Refused or unplayable: none did.
       if (problem?.name === "AbortError") return "aborted";
-      if (problem?.name === "NotAllowedError") return "needs-touch";
-      return "failed";
+      if (starts) this.ownPlays = Math.max(0, this.ownPlays - 1);
+      return problem?.name === "NotAllowedError" ? "needs-touch" : "failed";
     }
   }
 
   pause() {
-    if (!this.element.paused) this.markOwn("pause");
+    if (this.element.paused) return;
+    this.ownPauses += 1;
     this.element.pause();
   }
 
@@ -145,6 +150,7 @@ export class Transport extends EventTarget {
     this.pending = null;
     this.element.removeAttribute("src");
     this.element.load();
+    this.forgetQueuedEvents();
   }
 
   /** Call synchronously inside a tap, before the sound to play is known: the element may then
@@ -200,9 +206,10 @@ export class Transport extends EventTarget {
 
   // MARK: - Inside
 
-  markOwn(kind) {
-    if (kind === "pause") this.ownPauseUntil = Date.now() + OWN_WINDOW_MS;
-    else this.ownPlayUntil = Date.now() + OWN_WINDOW_MS;
+  /** The element's queued events were dropped by a load: none of the own ones will come. */
+  forgetQueuedEvents() {
+    this.ownPauses = 0;
+    this.ownPlays = 0;
   }
 
   applyPending() {
