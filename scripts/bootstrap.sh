@@ -18,8 +18,8 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # MARK: - System packages
-packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils)
-[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils)
+packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils qrencode openssl)
+[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils libnss3-tools)
 [ "$mode" = bench ] && packages+=(wrk nginx-light)
 
 missing=()

@@ -21,9 +21,21 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("web-dir"), help: "Directory with the web app (env REVERIE_WEB_DIR; default: ./Web).")
     var webDirectory: String?
 
+    @Option(name: .customLong("tls-port"), help: "HTTPS port, served when the host is not loopback (env REVERIE_TLS_PORT; default: 8443; REVERIE_TLS=on|off|auto).")
+    var tlsPort: Int?
+
+    @Option(name: .customLong("tls-cert"), help: "Your own certificate chain (PEM), e.g. from Let's Encrypt or tailscale cert, read again when it changes (env REVERIE_TLS_CERT; default: Reverie's local authority).")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The private key (PEM) of --tls-cert (env REVERIE_TLS_KEY).")
+    var tlsKey: String?
+
     func validate() throws {
         if let port, !(0...65535).contains(port) {
             throw ValidationError("--port must be between 0 and 65535.")
+        }
+        if let tlsPort, !(0...65535).contains(tlsPort) {
+            throw ValidationError("--tls-port must be between 0 and 65535.")
         }
     }
 }
@@ -32,6 +44,7 @@ extension ServerConfig.Overrides {
     /// The command-line half of a `ServerConfig`.
     init(storage: StorageOptions, serve: ServeOptions? = nil) {
         self.init(host: serve?.host, port: serve?.port, dataDirectory: storage.dataDirectory,
-                  databaseURL: storage.databaseURL, webDirectory: serve?.webDirectory)
+                  databaseURL: storage.databaseURL, webDirectory: serve?.webDirectory,
+                  tlsPort: serve?.tlsPort, tlsCertificate: serve?.tlsCertificate, tlsKey: serve?.tlsKey)
     }
 }

@@ -15,6 +15,10 @@ import Installation
 /// | largest audio upload | — | `REVERIE_MAX_UPLOAD_BYTES` | 4 GiB |
 /// | files kept in memory | — | `REVERIE_FILE_CACHE_BYTES` | 256 MiB |
 /// | development mode (the paywall bypass) | — | `REVERIE_ENV` | `production` |
+/// | HTTPS beside plain HTTP | — | `REVERIE_TLS` (`auto`, `on`, `off`) | `auto`: on when the host is not loopback |
+/// | HTTPS port | `--tls-port` | `REVERIE_TLS_PORT` | `8443` |
+/// | the owner's certificate and key (PEM) | `--tls-cert`, `--tls-key` | `REVERIE_TLS_CERT`, `REVERIE_TLS_KEY` | the local authority's |
+/// | more names for the local authority's certificate | — | `REVERIE_TLS_NAMES` (comma-separated) | none |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
     public enum Database: Sendable, Equatable {
@@ -49,14 +53,21 @@ public struct ServerConfig: Sendable, Equatable {
         public var dataDirectory: String?
         public var databaseURL: String?
         public var webDirectory: String?
+        public var tlsPort: Int?
+        public var tlsCertificate: String?
+        public var tlsKey: String?
 
         public init(host: String? = nil, port: Int? = nil, dataDirectory: String? = nil,
-                    databaseURL: String? = nil, webDirectory: String? = nil) {
+                    databaseURL: String? = nil, webDirectory: String? = nil,
+                    tlsPort: Int? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil) {
             self.host = host
             self.port = port
             self.dataDirectory = dataDirectory
             self.databaseURL = databaseURL
             self.webDirectory = webDirectory
+            self.tlsPort = tlsPort
+            self.tlsCertificate = tlsCertificate
+            self.tlsKey = tlsKey
         }
     }
 
@@ -104,6 +115,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// `REVERIE_ENV=development`: the server offers "Bypass IAP (Dev)", which unlocks Plus for the
     /// account that turns it on. Any other run (`production`, the default) refuses it.
     public var developmentMode = false
+    /// HTTPS at home: a listener of its own beside the plain one, on when the server listens beyond
+    /// loopback (where plain HTTP is not a secure context for a phone).
+    public var tls = TLSSettings()
 
     /// Files people gave the server, under the data directory: `<data>/media/<name>`.
     public func mediaDirectory(_ name: String) -> URL {
@@ -258,7 +272,34 @@ extension ServerConfig {
             }
             config.idleTimeoutSeconds = parsed
         }
+        config.tls = try resolveTLS(host: host, overrides: overrides, value: value)
         return config
+    }
+
+    private static func resolveTLS(host: String, overrides: Overrides, value: (String?, String) -> String?) throws -> TLSSettings {
+        var tls = TLSSettings()
+        switch value(nil, "REVERIE_TLS")?.lowercased() ?? "auto" {
+        case "auto": tls.enabled = !TLSSettings.isLoopback(host)
+        case "on", "1", "true": tls.enabled = true
+        case "off", "0", "false": tls.enabled = false
+        case let other: throw ConfigError.invalid(setting: "REVERIE_TLS", reason: "'\(other)' is not auto, on or off")
+        }
+        if let given = overrides.tlsPort {
+            tls.port = given
+        } else if let text = value(nil, "REVERIE_TLS_PORT") {
+            guard let parsed = Int(text) else { throw ConfigError.invalid(setting: "REVERIE_TLS_PORT", reason: "'\(text)' is not a number") }
+            tls.port = parsed
+        }
+        guard (0...65535).contains(tls.port) else { throw ConfigError.invalid(setting: "TLS port", reason: "\(tls.port) is outside 0…65535") }
+        let certificate = value(overrides.tlsCertificate, "REVERIE_TLS_CERT"), key = value(overrides.tlsKey, "REVERIE_TLS_KEY")
+        switch (certificate, key) {
+        case let (certificate?, key?): tls.source = .files(certificate: certificate, key: key)
+        case (nil, nil): tls.source = .localAuthority
+        default: throw ConfigError.invalid(setting: "--tls-cert and --tls-key", reason: "give both the certificate and its key, or neither")
+        }
+        tls.extraNames = (value(nil, "REVERIE_TLS_NAMES") ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return tls
     }
 
     /// Reads a `DATABASE_URL`: `postgres://…` or `postgresql://…` for PostgreSQL, `sqlite:PATH`

@@ -167,11 +167,15 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: SettingsController(entitlements: Entitlements(developmentMode: config.developmentMode)))
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
     try app.register(collection: ManifestController(webDirectory: config.webDirectory))
+    let httpsRegistry = HTTPSRegistry()
+    app.httpsRegistry = httpsRegistry
+    try app.register(collection: WelcomeController(registry: httpsRegistry, settings: config.tls, host: config.host, webDirectory: config.webDirectory))
 
     // After the routes, so the web app knows which of its paths they answer.
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(APIErrorMiddleware())
+    app.middleware.use(PlainHTTPGuard(registry: httpsRegistry))
     app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory, routes: app.routes, cache: app.files))
     app.middleware.use(SessionAuthenticator(sessionLifetime: config.sessionLifetime, signIns: app.services.signIns, now: now))
 

@@ -21,7 +21,11 @@ struct SecurityHeadersMiddleware: Middleware {
             response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
             response.headers.replaceOrAdd(name: "Referrer-Policy", value: "same-origin")
             response.headers.replaceOrAdd(name: "X-Frame-Options", value: "DENY")
-            response.headers.replaceOrAdd(name: "Content-Security-Policy", value: Self.contentSecurityPolicy)
+            // A page that needs more (the welcome page asks the HTTPS address whether it is trusted)
+            // sets its own, from this one.
+            if !response.headers.contains(name: "Content-Security-Policy") {
+                response.headers.add(name: "Content-Security-Policy", value: Self.contentSecurityPolicy)
+            }
             return response
         }
     }

@@ -1,0 +1,249 @@
+import Crypto
+import Foundation
+import NIOCore
+import SwiftASN1
+import X509
+
+/// The names and addresses a server certificate answers to: the machine's name, that name under
+/// `.local` (what a phone on the same network resolves by mDNS), `localhost`, each interface
+/// address, and any names the owner adds (`REVERIE_TLS_NAMES`).
+public struct ServerNames: Sendable, Equatable, CustomStringConvertible {
+    /// Lower-cased, sorted, each once.
+    public let dnsNames: [String]
+    /// In their usual text form (`192.168.1.20`, `fe80::1`), sorted, each once.
+    public let ipAddresses: [String]
+
+    public init(dnsNames: [String], ipAddresses: [String]) {
+        self.dnsNames = Array(Set(dnsNames.map { $0.lowercased() }.filter { !$0.isEmpty })).sorted()
+        self.ipAddresses = Array(Set(ipAddresses.compactMap(IPAddressText.normalized))).sorted()
+    }
+
+    /// The names of a machine called `hostname` with `addresses`, and `extra` names.
+    public static func machine(hostname: String, addresses: [String], extra: [String] = []) -> ServerNames {
+        let short = hostname.split(separator: ".").first.map(String.init) ?? hostname
+        var names = ["localhost"] + extra
+        if !short.isEmpty, short != "localhost" { names += [hostname, "\(short).local"] }
+        return ServerNames(dnsNames: names, ipAddresses: addresses + ["127.0.0.1", "::1"])
+    }
+
+    /// This machine's names and addresses now.
+    public static func current(extra: [String] = []) -> ServerNames {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let hostname = gethostname(&buffer, buffer.count) == 0 ? cText(buffer) : ""
+        let addresses = (try? System.enumerateDevices())?.compactMap { device -> String? in
+            guard let address = device.address else { return nil }
+            return address.ipAddress
+        } ?? []
+        return machine(hostname: hostname, addresses: addresses, extra: extra)
+    }
+
+    public var description: String { (dnsNames + ipAddresses).joined(separator: ", ") }
+
+    /// Every name and address, as a certificate's subjectAltName lists them.
+    var generalNames: [GeneralName] {
+        dnsNames.map { GeneralName.dnsName($0) }
+            + ipAddresses.compactMap { IPAddressText.bytes($0).map { GeneralName.ipAddress(ASN1OctetString(contentBytes: ArraySlice($0))) } }
+    }
+}
+
+/// A certificate authority of this server's own, in `<data>/tls/`, for HTTPS at home: a phone
+/// that trusts it (as `/welcome` explains) opens Reverie as a secure context, so it installs,
+/// starts offline and keeps the screen on. The authority's private key never leaves the server:
+/// no route serves it, and its file is readable by the server's user alone.
+///
+/// The server certificates it issues meet Apple's rules for a private authority's certificates
+/// (https://support.apple.com/103769): the names in subjectAltName, the serverAuth extended key
+/// usage, ECDSA P-256 with SHA-256, and at most 825 days (these last `serverValidityDays`).
+public struct LocalAuthority: Sendable {
+    /// A server certificate's life. Apple's limit is 825 days; 397 is also every browser's limit
+    /// for public certificates, so no platform's rule is near.
+    public static let serverValidityDays = 397
+    /// The authority's own life.
+    public static let authorityValidityDays = 3650
+    /// A server certificate is issued again this long before it expires.
+    public static let renewalDays = 30
+
+    public let directory: String
+    /// The authority's certificate, the one a device installs.
+    public let certificate: Certificate
+    private let key: Certificate.PrivateKey
+
+    /// The files in `directory`.
+    public enum File: String, Sendable {
+        case authorityKey = "ca.key", authorityCertificate = "ca.crt"
+        case serverKey = "server.key", serverCertificate = "server.crt"
+    }
+
+    /// The authority in `directory`, made there on first use.
+    public static func openOrCreate(in directory: String, now: Date = Date()) throws -> LocalAuthority {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let keyPath = path(.authorityKey, in: directory), certificatePath = path(.authorityCertificate, in: directory)
+        if let keyPEM = try? String(contentsOfFile: keyPath, encoding: .utf8),
+           let certificatePEM = try? String(contentsOfFile: certificatePath, encoding: .utf8) {
+            let key = try Certificate.PrivateKey(pemEncoded: keyPEM)
+            let certificate = try Certificate(pemEncoded: certificatePEM)
+            guard certificate.publicKey == key.publicKey else {
+                throw TLSSetupError("\(certificatePath) does not belong to the key in \(keyPath); move both away to make a new authority")
+            }
+            return LocalAuthority(directory: directory, certificate: certificate, key: key)
+        }
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            CommonName("Reverie local authority (\(ServerNames.current().dnsNames.first { $0 != "localhost" } ?? "this server"))")
+            OrganizationName("Reverie")
+        }
+        let publicKey = Certificate.PublicKey(key.publicKey)
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(Double(authorityValidityDays) * 86_400),
+            issuer: name, subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: publicKey)
+            },
+            issuerPrivateKey: Certificate.PrivateKey(key))
+        try write(key.pemRepresentation, to: keyPath, secret: true)
+        try write(try certificate.serializeAsPEM().pemString, to: certificatePath, secret: false)
+        return LocalAuthority(directory: directory, certificate: certificate, key: Certificate.PrivateKey(key))
+    }
+
+    /// The authority's certificate in DER (the `.crt` a device downloads).
+    public var certificateDER: [UInt8] {
+        get throws {
+            var serializer = DER.Serializer()
+            try serializer.serialize(certificate)
+            return serializer.serializedBytes
+        }
+    }
+
+    /// SHA-256 of the authority's certificate, as a person compares it: `AB:CD:…`.
+    public var fingerprint: String {
+        get throws {
+            SHA256.hash(data: try certificateDER).map { String(format: "%02X", $0) }.joined(separator: ":")
+        }
+    }
+
+    /// A new server certificate for `names`, signed by the authority, with its own key.
+    public func issue(for names: ServerNames, now: Date = Date()) throws -> ServerCertificate {
+        let key = P256.Signing.PrivateKey()
+        let publicKey = Certificate.PublicKey(key.publicKey)
+        let subject = try DistinguishedName {
+            CommonName(names.dnsNames.first { $0 != "localhost" } ?? "localhost")
+            OrganizationName("Reverie")
+        }
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(Double(Self.serverValidityDays) * 86_400),
+            issuer: certificate.subject, subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames(names.generalNames)
+                SubjectKeyIdentifier(hash: publicKey)
+                AuthorityKeyIdentifier(keyIdentifier: try authorityKeyIdentifier())
+            },
+            issuerPrivateKey: self.key)
+        return ServerCertificate(certificate: certificate, keyPEM: key.pemRepresentation,
+                                 authorityPEM: try self.certificate.serializeAsPEM().pemString)
+    }
+
+    /// The server certificate in the directory when it still covers `names` and is not near its
+    /// end; otherwise a new one, written there. `renewed` says which.
+    public func serverCertificate(for names: ServerNames, now: Date = Date()) throws -> (ServerCertificate, renewed: Bool) {
+        let certificatePath = Self.path(.serverCertificate, in: directory), keyPath = Self.path(.serverKey, in: directory)
+        if let chainPEM = try? String(contentsOfFile: certificatePath, encoding: .utf8),
+           let keyPEM = try? String(contentsOfFile: keyPath, encoding: .utf8),
+           let first = try? PEMDocument.parseMultiple(pemString: chainPEM).first,
+           let certificate = try? Certificate(pemDocument: first),
+           !Self.needsRenewal(certificate, for: names, by: self.certificate, now: now) {
+            return (ServerCertificate(certificate: certificate, keyPEM: keyPEM,
+                                      authorityPEM: try self.certificate.serializeAsPEM().pemString), false)
+        }
+        let issued = try issue(for: names, now: now)
+        try Self.write(issued.keyPEM, to: keyPath, secret: true)
+        try Self.write(try issued.chainPEM, to: certificatePath, secret: false)
+        return (issued, true)
+    }
+
+    /// Whether `certificate` must be issued again: it ends within `renewalDays`, or it does not
+    /// name exactly `names`, or another authority signed it.
+    public static func needsRenewal(_ certificate: Certificate, for names: ServerNames, by authority: Certificate, now: Date) -> Bool {
+        if certificate.notValidAfter.timeIntervalSince(now) < Double(renewalDays) * 86_400 { return true }
+        if certificate.issuer != authority.subject { return true }
+        guard let alternatives = try? certificate.extensions.subjectAlternativeNames else { return true }
+        return Set(alternatives) != Set(names.generalNames)
+    }
+
+    // MARK: - Files
+
+    public static func path(_ file: File, in directory: String) -> String {
+        (directory as NSString).appendingPathComponent(file.rawValue)
+    }
+
+    private func authorityKeyIdentifier() throws -> ArraySlice<UInt8> {
+        if let identifier = try certificate.extensions.subjectKeyIdentifier { return identifier.keyIdentifier }
+        return SubjectKeyIdentifier(hash: certificate.publicKey).keyIdentifier
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half a key.
+    private static func write(_ text: String, to path: String, secret: Bool) throws {
+        let temporary = path + ".new"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8),
+                                             attributes: [.posixPermissions: secret ? 0o600 : 0o644]),
+              rename(temporary, path) == 0 else { throw TLSSetupError("could not write \(path) (error \(errno))") }
+    }
+}
+
+/// A server certificate with its key and the authority that signed it.
+public struct ServerCertificate: Sendable {
+    public let certificate: Certificate
+    public let keyPEM: String
+    public let authorityPEM: String
+
+    /// The certificate then the authority, as a TLS server sends them.
+    public var chainPEM: String {
+        get throws { try certificate.serializeAsPEM().pemString + "\n" + authorityPEM + "\n" }
+    }
+}
+
+/// Something in the TLS setup that the owner has to put right.
+public struct TLSSetupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// IP addresses as text and bytes.
+enum IPAddressText {
+    /// The address's usual form, or nil when `text` is not an address (a scope like `%eth0` is dropped).
+    static func normalized(_ text: String) -> String? {
+        guard let bytes = bytes(text) else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        let done = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+        return done == nil ? nil : cText(buffer)
+    }
+
+    /// 4 or 16 bytes, or nil.
+    static func bytes(_ text: String) -> [UInt8]? {
+        let bare = String(text.split(separator: "%").first ?? "")
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, bare, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
+    }
+}
+
+/// A C string in `buffer` (up to its first NUL) as text.
+private func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
