@@ -19,8 +19,8 @@ fi
 
 # MARK: - System packages
 packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils qrencode openssl)
-[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils libnss3-tools)
-[ "$mode" = bench ] && packages+=(wrk nginx-light)
+[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils libnss3-tools nginx-core)
+[ "$mode" = bench ] && packages+=(wrk)
 
 missing=()
 for package in "${packages[@]}"; do

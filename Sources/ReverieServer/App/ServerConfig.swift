@@ -19,6 +19,7 @@ import Installation
 /// | HTTPS port | `--tls-port` | `REVERIE_TLS_PORT` | `8443` |
 /// | the owner's certificate and key (PEM) | `--tls-cert`, `--tls-key` | `REVERIE_TLS_CERT`, `REVERIE_TLS_KEY` | the local authority's |
 /// | more names for the local authority's certificate | — | `REVERIE_TLS_NAMES` (comma-separated) | none |
+/// | the production front's addresses | — | `REVERIE_FRONT` (comma-separated) | none |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
     public enum Database: Sendable, Equatable {
@@ -118,6 +119,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// HTTPS at home: a listener of its own beside the plain one, on when the server listens beyond
     /// loopback (where plain HTTP is not a secure context for a phone).
     public var tls = TLSSettings()
+    /// The production front's addresses (`REVERIE_FRONT`, comma-separated): their requests'
+    /// `X-Forwarded-For` is believed and their files are sent by the front (`FrontSettings`).
+    public var front = FrontSettings()
 
     /// Files people gave the server, under the data directory: `<data>/media/<name>`.
     public func mediaDirectory(_ name: String) -> URL {
@@ -273,6 +277,14 @@ extension ServerConfig {
             config.idleTimeoutSeconds = parsed
         }
         config.tls = try resolveTLS(host: host, overrides: overrides, value: value)
+        if let text = value(nil, "REVERIE_FRONT") {
+            let given = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let front = FrontSettings(addresses: given)
+            guard front.addresses.count == given.count else {
+                throw ConfigError.invalid(setting: "REVERIE_FRONT", reason: "'\(text)' is not a list of IP addresses")
+            }
+            config.front = front
+        }
         return config
     }
 

@@ -94,7 +94,9 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         try await FeedRefresh.queueDue(podcasts: podcasts, jobs: jobQueue, now: time)
     }
     let files = FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes)
-    let media = MediaFiles(cache: files, threadPool: app.threadPool, incomingDirectory: config.mediaDirectory(".incoming"))
+    var media = MediaFiles(cache: files, threadPool: app.threadPool, incomingDirectory: config.mediaDirectory(".incoming"))
+    media.dataDirectory = config.dataDirectory
+    media.front = config.front
     let hashing = try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool)
     let throttle = LoginThrottle(now: now)
     let bedsideSounds = SynthesizedAudio(directory: config.cacheDirectory("bedside"))
@@ -160,7 +162,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: PodcastController(media: media, renditions: renditions, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
     try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes))
     try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
-    try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, now: now))
+    try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, front: config.front, now: now))
     try app.register(collection: TokenController())
     try app.register(collection: UserController(hashing: hashing, removal: AccountRemoval(library: library, meditationAudio: meditationAudio, speech: jobs)))
     try app.register(collection: PlanController(developmentMode: config.developmentMode))

@@ -8,6 +8,8 @@ struct AuthController: RouteCollection {
     /// How long a session lasts from its last use.
     let sessionLifetime: TimeInterval
     let secureCookies: ServerConfig.SecureCookies
+    /// The production front, whose `X-Forwarded-For` gives the client's address.
+    var front = FrontSettings()
     let now: @Sendable () -> Date
 
     /// Accounts on the request's database.
@@ -96,7 +98,7 @@ struct AuthController: RouteCollection {
     /// 429 while the sign-in throttle holds this username or the request's address back; else
     /// the address, for recording the attempt's outcome.
     private func checkThrottle(username: String, req: Request) async throws -> String {
-        let address = req.remoteAddress?.ipAddress ?? "unknown"
+        let address = front.clientAddress(of: req)
         do {
             try await throttle.check(username: username, address: address)
         } catch let lockout as LoginThrottle.Lockout {

@@ -28,6 +28,9 @@ struct MediaFiles: Sendable {
     let threadPool: NIOThreadPool
     /// Where uploads wait, `<data>/media/.incoming`.
     let incomingDirectory: URL
+    /// The data directory, whose files a front sends itself.
+    var dataDirectory: String = ""
+    var front = FrontSettings()
 
     /// A file with Range support: 206 for a satisfiable single range, 416 (with the size) otherwise.
     /// A range that runs past the end is clamped to the file, as RFC 9110 §14.1.2 says: on a
@@ -36,6 +39,14 @@ struct MediaFiles: Sendable {
     /// From memory when the file is kept or fits, read into it on the thread pool first; a file
     /// too large to keep streams from disk.
     func serve(_ path: String, type: String, name: String?, for request: Request) async throws -> Response {
+        if front.isFront(request), let handOver = FrontSettings.internalPath(of: path, dataDirectory: dataDirectory),
+           FileManager.default.fileExists(atPath: path) {
+            // The front sends the bytes, with Range, from the data directory.
+            let response = Response(status: .ok)
+            response.headers.contentType = Request.mediaType(type)
+            response.headers.replaceOrAdd(name: "X-Accel-Redirect", value: handOver)
+            return Request.decorated(response, name: name)
+        }
         if let response = try kept(path, type: type, name: name, for: request) { return response }
         let files = cache
         if try await threadPool.runIfActive({ files.load(path) }), let response = try kept(path, type: type, name: name, for: request) {
