@@ -193,6 +193,42 @@ struct HTTPSTests {
         }
     }
 
+    @Test("the owner's own certificate is served, and read again when its files change")
+    func ownFilesAreReadAgain() async throws {
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-own-tls-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        // A certificate made elsewhere stands in for Let's Encrypt's or tailscale's.
+        let issuer = try LocalAuthority.openOrCreate(in: elsewhere)
+        let certificatePath = elsewhere + "/own.pem", keyPath = elsewhere + "/own.key"
+        func install(_ names: [String]) throws {
+            let issued = try issuer.issue(for: ServerNames(dnsNames: names, ipAddresses: ["127.0.0.1"]))
+            try issued.chainPEM.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+            try issued.keyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        }
+        try install(["home.example.org"])
+        try await withTestApp(.sqlite, adjust: {
+            $0.tls = TLSSettings(enabled: true, port: 0, source: .files(certificate: certificatePath, key: keyPath))
+        }) { client in
+            let app = client.app
+            let config = try #require(client.config)
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            do {
+                let service = try await HTTPSService.start(app, settings: config.tls, host: "127.0.0.1", dataDirectory: config.dataDirectory)
+                #expect(service.authority == nil)
+                #expect(service.certificate?.names == ["home.example.org"])
+                #expect(try service.refresh() == false)
+                try install(["renewed.example.org"])
+                #expect(try service.refresh() == true)
+                #expect(service.certificate?.names == ["renewed.example.org"])
+                #expect(!FileManager.default.fileExists(atPath: config.dataDirectory + "/tls/ca.key"), "no authority is made when the owner brings a certificate")
+            } catch {
+                await app.server.shutdown()
+                throw error
+            }
+            await app.server.shutdown()
+        }
+    }
+
     // MARK: - Helpers
 
     private func respond(_ app: Application, _ method: HTTPMethod, _ path: String, from address: SocketAddress) async throws -> Response {
