@@ -104,6 +104,13 @@ def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"
         page.add_init_script(listening.IPHONE_VOLUME)
     if large_text:
         context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+    return watch(page)
+
+
+def watch(page):
+    """Records `page`'s console errors and uncaught exceptions in `page.problems` (open_page's
+    pages do; this is for a page opened otherwise, such as a persistent context's), letting
+    through those `expect_error` names."""
     problems = []
     page.expected_errors = []
 

@@ -7,6 +7,7 @@ read as it comes so that a full pipe can never stall the server.
 
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -31,7 +32,10 @@ def call(url, method="GET", body=None, headers=None):
 
 
 class ReverieProcess:
-    def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None, environment=None):
+    def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None, environment=None,
+                 https=False):
+        """`https` serves HTTPS too, as at home (REVERIE_TLS=on, on a free port unless `environment`
+        says REVERIE_TLS_PORT): its port is read from the start-up lines into `https_port`."""
         # LibriVox is a local fixture (the given one, else a catalog of its own): never the real site.
         self.librivox_owned = librivox is None
         self.librivox = librivox or LibriVoxFixture()
@@ -51,22 +55,37 @@ class ReverieProcess:
         env.update(self.librivox.env())
         env.update(self.podcasts.env())
         env.pop("DATABASE_URL", None)
-        env.update(environment or {})  # e.g. REVERIE_ENV=development
+        if https:
+            env.update(REVERIE_TLS="on", REVERIE_TLS_PORT="0")
+        env.update(environment or {})  # e.g. REVERIE_ENV=development, REVERIE_TLS_NAMES=reverie.test
         self.process = subprocess.Popen([str(binary), "serve", "--port", "0", "--data-dir", str(self.data)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         self.url = None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not self.url:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            self._write(line)
-            match = re.search(r"serving (http://\S+)", line)
-            self.url = match.group(1) if match else None
-        if not self.url:
-            self.stop()
-            raise RuntimeError("reverie serve did not start:\n" + self.log_text())
+        self.https_port = None  # with `https`: the HTTPS listener's port ("HTTPS on port N", after the first line)
+        # Lines are read on a thread of their own from the start, so a server that never prints its
+        # first line fails here after the deadline instead of blocking a readline for ever.
+        self._lines = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()
+        deadline = time.monotonic() + 60
+        while not (self.url and (self.https_port or not https)):
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            if match := re.search(r"serving (http://\S+)", line):
+                self.url = match.group(1)
+            elif self.url and (match := re.match(r"HTTPS on port (\d+)", line)):
+                self.https_port = int(match.group(1))
+        self._lines = None  # the rest goes to the log alone
+        if not self.url or (https and not self.https_port):
+            what = "HTTPS" if self.url else "listening"
+            ended = self.process.poll()
+            why = f"it exited with status {ended}" if ended is not None else "it printed nothing more within 60 s"
+            printed = self.log_text()  # before stop() removes the data directory and its log
+            self.stop()
+            raise RuntimeError(f"reverie serve did not start {what}: {why}:\n" + printed)
 
     def _write(self, line):
         self._log.write(line)
@@ -75,6 +94,10 @@ class ReverieProcess:
     def _drain(self):
         for line in self.process.stdout:
             self._write(line)
+            if (lines := self._lines) is not None:
+                lines.put(line)
+        if (lines := self._lines) is not None:
+            lines.put(None)  # the server closed its output
 
     def log_text(self):
         return self.log_path.read_text() if self.log_path.exists() else ""
