@@ -28,8 +28,10 @@ struct Serve: AsyncParsableCommand {
                 }
             }
             app.httpsRegistry.started(https, httpPort: port)
-            app.startWarmingUp()
+            // Announced before the warm-up starts the Piper workers: a program started while
+            // qrencode runs could inherit its descriptors and hold up Foundation's wait for it.
             await announce(config, port: port, https: https)
+            app.startWarmingUp()
             try await app.running?.onStop.get()
         }
     }
