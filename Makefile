@@ -4,14 +4,21 @@
 SWIFT ?= swift
 HOST ?= 127.0.0.1
 PORT ?= 8080
+TLS_PORT ?= 8443
+SERVERS ?= 1
 
-.PHONY: run build test test-swift test-e2e test-robustness fuzz bench bootstrap clean
+.PHONY: run run-front build test test-swift test-e2e test-robustness fuzz bench bootstrap clean
 FUZZ_SECONDS ?= 60
 
 run: ## install what is missing, build in release mode, serve on http://$(HOST):$(PORT)
 	@scripts/bootstrap.sh run
 	$(SWIFT) build -c release --product reverie
 	.build/release/reverie serve --host $(HOST) --port $(PORT)
+
+run-front: ## Reverie behind nginx (deploy/nginx/) on http://$(HOST):$(PORT) and https://$(HOST):$(TLS_PORT); SERVERS=2 needs DATABASE_URL on PostgreSQL
+	@scripts/bootstrap.sh run
+	$(SWIFT) build -c release --product reverie
+	REVERIE_BINARY=.build/release/reverie scripts/front.sh --servers $(SERVERS) --host $(HOST) --port $(PORT) --tls-port $(TLS_PORT)
 
 build: ## debug build of everything, tests included
 	$(SWIFT) build --build-tests

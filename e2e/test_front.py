@@ -1,0 +1,328 @@
+"""The front (issue 32): Reverie behind nginx as scripts/front.sh starts it (`make run-front`).
+
+The browser signs in, plays a Wind Down item with a sleep timer and uploads a Listen file, all
+through nginx; media bytes come from nginx itself (Reverie answers the front with an empty
+X-Accel-Redirect and nginx sends the file with Range), and nginx's internal location is not
+reachable from outside. The web app's files come from nginx with Reverie's headers. Probes a
+browser never sends are answered by the front: a client that stops halfway through its request
+line is closed after client_header_timeout, an idle keep-alive connection after keepalive_timeout,
+and a 1 MiB header gets a 4xx, not a reset. HTTPS is served with Reverie's local authority and
+offers HTTP/2.
+
+front.sh runs with 2 s and 3 s for those two timeouts (FRONT_HEADER_TIMEOUT, FRONT_IDLE_TIMEOUT)
+so the probes wait on the sockets, not on fixed delays."""
+
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import BINARY, OWNER, PASSWORD, ROOT, close, open_page, screenshot, sign_in, wait_until
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from librivox_fixture import LibriVoxFixture  # noqa: E402
+from podcast_fixture import PodcastFixture  # noqa: E402
+
+HEADER_TIMEOUT = 2  # seconds: FRONT_HEADER_TIMEOUT
+IDLE_TIMEOUT = 3  # seconds: FRONT_IDLE_TIMEOUT
+SECURITY_HEADERS = ("X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Content-Security-Policy", "Cache-Control")
+NGINX_ETAG = re.compile(r'^"[0-9a-f]+-[0-9a-f]+"$')  # nginx's "<mtime>-<size>" in hex; Reverie's has three parts
+
+
+class Front:
+    """scripts/front.sh with one Reverie server, on free ports, with a data directory of its own
+    (its Wind Down renders shared with every test server, as ReverieProcess does)."""
+
+    def __init__(self, binary):
+        self.librivox, self.podcasts = LibriVoxFixture(), PodcastFixture()
+        self.data = Path(tempfile.mkdtemp(prefix="reverie-front-"))
+        shared = ROOT / ".build" / "test-cache" / "sleep"
+        shared.mkdir(parents=True, exist_ok=True)
+        (self.data / "cache").mkdir()
+        (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
+        env = dict(os.environ, REVERIE_BINARY=str(binary), REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL="warning",
+                   FRONT_HEADER_TIMEOUT=f"{HEADER_TIMEOUT}s", FRONT_IDLE_TIMEOUT=f"{IDLE_TIMEOUT}s")
+        env.update(self.librivox.env())
+        env.update(self.podcasts.env())
+        for name in ("DATABASE_URL", "REVERIE_TLS_CERT", "REVERIE_TLS_KEY", "REVERIE_FRONT", "REVERIE_TLS"):
+            env.pop(name, None)
+        self.log_path = self.data / "front.log"
+        self._log = open(self.log_path, "w")
+        # A session of its own, so that a front.sh that will not stop can be ended with its children.
+        self.process = subprocess.Popen([str(ROOT / "scripts" / "front.sh"), "--port", "0", "--tls-port", "0", "--data-dir", str(self.data)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
+        self.url = self.https_url = None
+        self.upstreams = []
+        # front.sh's own waits are bounded (a server's start, nginx's), so each line comes or EOF does.
+        for line in self.process.stdout:
+            self._log.write(line)
+            self._log.flush()
+            if match := re.match(r"Reverie server \d+ is at (http://\S+)", line):
+                self.upstreams.append(match.group(1))
+            if match := re.match(r"Reverie front is serving (http://\S+) and (https://\S+)", line):
+                self.url, self.https_url = match.group(1), match.group(2)
+                break
+        if not self.url:
+            said = self.said
+            self.stop()
+            raise RuntimeError("scripts/front.sh did not start:\n" + said)
+        self.port = urllib.parse.urlsplit(self.url).port
+        self.tls_port = urllib.parse.urlsplit(self.https_url).port
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.process.stdout:
+            self._log.write(line)
+            self._log.flush()
+
+    @property
+    def said(self):
+        """What front.sh printed so far, and the logs in its run directory."""
+        logs = [self.log_path, *sorted((self.data / "front").glob("*.log"))]
+        return "\n".join(f"--- {path.name}\n{path.read_text()}" for path in logs if path.exists())
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self._log.close()
+        self.librivox.stop()
+        self.podcasts.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def front():
+    if not BINARY.exists():
+        pytest.fail(f"{BINARY} is missing: run `swift build` first (make test does).")
+    instance = Front(BINARY)
+    yield instance
+    instance.stop()
+
+
+def get(url, headers=None):
+    """(status, headers, body) for a GET, HTTP errors included."""
+    return send(url, "GET", None, headers or {})
+
+
+def send(url, method, body, headers):
+    """(status, headers, body) for a request, HTTP errors included."""
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=300) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def owner_cookie(front):
+    """The owner's session cookie, through the front: the owner is set up first if no one is yet."""
+    account = json.dumps({"username": OWNER, "password": PASSWORD}).encode()
+    for route in ("/api/setup", "/api/auth/login"):
+        status, headers, _ = send(front.url + route, "POST", account, {"Content-Type": "application/json"})
+        if status in (200, 201):
+            return headers["Set-Cookie"].split(";")[0]
+    raise AssertionError(f"could not sign in through the front ({status})")
+
+
+def song(folder, title="Lullaby"):
+    """A 4-second MP3 tagged `title`."""
+    path = folder / f"{title.lower()}.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=4", "-metadata", f"title={title}",
+                    "-metadata", "artist=Ann Author", "-c:a", "libmp3lame", str(path)], check=True)
+    return path
+
+
+def cookie_of(page):
+    return "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+
+
+def wind_down_upload(front, page, item, path):
+    """The owner gives `item` the audio file at `path` through the front (the upload location,
+    whose body streams on to Reverie); returns the answer's status once the file is levelled."""
+    request = urllib.request.Request(f"{front.url}/api/winddown/{item}/audio", data=path.read_bytes(), method="PUT",
+                                     headers={"Cookie": cookie_of(page), "Content-Type": "audio/mpeg", "X-File-Name": path.name})
+    with urllib.request.urlopen(request, timeout=300) as response:
+        status = response.status
+    wait_until(page, f"fetch('/api/winddown/{item}').then(r => r.json()).then(b => b.audio.state === 'ready')",
+               timeout=300, message=f"{item}'s upload was never levelled")
+    return status
+
+
+def test_sign_in_play_wind_down_with_a_timer_and_upload_to_listen_through_the_front(front, browser):
+    """The browser suite's sign-in, Wind Down play with a sleep timer and a Listen upload, all
+    through nginx on its plain HTTP port (loopback: a secure context already)."""
+    page = open_page(browser)
+    audio_answers = []
+    page.on("response", lambda response: "/audio" in response.url and audio_answers.append(
+        (response.url, response.status, response.all_headers())))
+    sign_in(front, page)
+
+    # A 16-minute story (longer than a 15-minute timer, so the timer needs the faded rendition),
+    # uploaded through the front: 4 MB, past the 1 MiB every other route takes.
+    story = front.data / "night-walk.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=196:duration=960", "-ac", "1", "-ar", "22050",
+                    "-b:a", "32k", str(story)], check=True)
+    assert story.stat().st_size > 1 << 20
+    assert wind_down_upload(front, page, "story_night_train", story) == 202
+
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Wind Down", exact=True).click()
+    page.locator('[data-item="story_night_train"].wd-card').first.click()
+    player = page.get_by_role("dialog", name="The Slow Night Train, player")
+    expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    player.locator(".player-timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="15 minutes").click()
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^1[45]:\d\d remaining$"))
+    # The rendition that ends at the timer plays: its time moves on.
+    wait_until(page, "(document.querySelector('.player-audio').getAttribute('src') || '').includes('until=')",
+               message="the timer's rendition was never asked for")
+    page.evaluate("""() => { const audio = document.querySelector('.player-audio'); window.renditionTimes = [];
+        audio.addEventListener('timeupdate', () => { if (audio.currentSrc.includes('until=')) window.renditionTimes.push(audio.currentTime); }); }""")
+    wait_until(page, "window.renditionTimes.length > 1 && Math.max(...window.renditionTimes) - Math.min(...window.renditionTimes) > 1.2",
+               message="the timer's rendition did not play")
+    screenshot(page, "front-wind-down-timer")
+    # Both files the player fetched came from nginx, which answers a media element's range itself.
+    for fragment in ("/api/winddown/story_night_train/audio", "until="):
+        answers = [a for a in audio_answers if fragment in a[0]]
+        assert answers, f"no answer for {fragment}: {audio_answers}"
+        url, status, headers = answers[-1]
+        assert status in (200, 206) and headers.get("server") == "nginx", (url, status, headers)
+        assert NGINX_ETAG.match(headers.get("etag", "")) and "x-accel-redirect" not in headers, (url, headers)
+    player.get_by_role("button", name="Pause", exact=True).click()
+    player.get_by_role("button", name="Close the player").click()
+
+    # A Listen upload, from the screen's file picker.
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Listen", exact=True).click()
+    expect(page.get_by_role("heading", name="Listen", level=1)).to_be_visible()
+    page.locator("[data-upload]").set_input_files(str(song(front.data)))
+    expect(page.get_by_role("tab", name="Music")).to_have_attribute("aria-selected", "true", timeout=60_000)
+    expect(page.locator(".listen-item", has_text="Lullaby")).to_be_visible()
+    screenshot(page, "front-listen-upload")
+    close(page)
+
+
+def test_media_bytes_come_from_nginx_and_its_internal_location_is_closed(front):
+    cookie = owner_cookie(front)
+    status, _, body = send(front.url + "/api/library?kind=music", "POST", song(front.data, "Evensong").read_bytes(),
+                           {"Cookie": cookie, "Content-Type": "audio/mpeg", "X-File-Name": "evensong.mp3"})
+    assert status in (200, 201), body
+    path = f"/api/library/{json.loads(body)['item']['id']}/audio"
+    # Straight to Reverie from the front's address: an empty answer that names the file.
+    status, headers, body = get(front.upstreams[0] + path, {"Cookie": cookie, "Range": "bytes=0-99"})
+    assert status == 200 and body == b"", (status, dict(headers), body[:100])
+    handed = headers["X-Accel-Redirect"]
+    assert handed.startswith("/_reverie_files/"), handed
+    assert headers["Content-Type"].startswith("audio/") and headers["Cache-Control"], dict(headers)
+    on_disk = front.data / urllib.parse.unquote(handed.removeprefix("/_reverie_files/"))
+    assert on_disk.is_file(), on_disk
+    # Through the front: nginx sends the range of that file.
+    status, headers, body = get(front.url + path, {"Cookie": cookie, "Range": "bytes=0-99"})
+    assert status == 206 and headers["Server"] == "nginx", (status, dict(headers))
+    assert headers["Content-Range"] == f"bytes 0-99/{on_disk.stat().st_size}" and body == on_disk.read_bytes()[:100]
+    assert "X-Accel-Redirect" not in headers and NGINX_ETAG.match(headers["ETag"]), dict(headers)
+    assert headers["X-Content-Type-Options"] == "nosniff" and headers["Content-Type"].startswith("audio/")
+    # Signed out, Reverie refuses before any file is named.
+    assert get(front.url + path, {"Range": "bytes=0-99"})[0] == 401
+    # The internal location answers no one from outside.
+    assert get(front.url + handed)[0] == 404
+    assert get(front.url + "/_reverie_files/anything")[0] == 404
+
+
+def test_web_files_come_from_nginx_with_reveries_headers(front):
+    upstream = front.upstreams[0]
+    for path in ("/", "/write", "/app.js", "/styles.css"):
+        status, headers, body = get(front.url + path, {"Accept-Encoding": "gzip"})
+        _, theirs, _ = get(upstream + path)
+        assert status == 200 and headers["Server"] == "nginx", (path, status)
+        assert {name: headers[name] for name in SECURITY_HEADERS} == {name: theirs[name] for name in SECURITY_HEADERS}, path
+        assert headers["ETag"] and headers["Last-Modified"] and headers["Content-Encoding"] == "gzip", (path, dict(headers))
+    # An app location is the shell; a missing asset stays missing; the server's routes are the server's.
+    assert get(front.url + "/settings/tokens")[2] == (ROOT / "Web" / "index.html").read_bytes()
+    assert get(front.url + "/no-such-file.js")[0] == 404
+    assert get(front.url + "/api/health")[0] == 200
+    status, headers, _ = get(front.url + "/manifest.webmanifest")
+    assert status == 200 and headers["Content-Type"].startswith("application/manifest+json")
+    # The welcome page keeps its own policy (it asks the HTTPS address whether it is trusted).
+    assert "connect-src 'self' https:" in get(front.url + "/welcome")[1]["Content-Security-Policy"]
+
+
+def raw(front):
+    """A TCP connection to the front's plain HTTP port, for requests no browser sends."""
+    return socket.create_connection(("127.0.0.1", front.port), timeout=30)
+
+
+def read_until_closed(connection, limit):
+    """What the front sends until it closes the connection (or `limit` seconds pass: a failure)."""
+    connection.settimeout(limit)
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received
+
+
+def test_a_slow_header_client_is_closed_after_the_header_timeout(front):
+    with raw(front) as connection:
+        started = time.monotonic()
+        connection.sendall(b"GET /api/hea")
+        received = read_until_closed(connection, HEADER_TIMEOUT + 20)
+        waited = time.monotonic() - started
+    assert received == b"" or received.startswith(b"HTTP/1.1 408"), received[:200]
+    assert HEADER_TIMEOUT - 0.5 <= waited < HEADER_TIMEOUT + 10, waited
+
+
+def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout(front):
+    with raw(front) as connection:
+        connection.sendall(b"GET / HTTP/1.1\r\nHost: reverie\r\n\r\n")
+        answer = http.client.HTTPResponse(connection)
+        answer.begin()
+        assert answer.status == 200 and answer.read().startswith(b"<!doctype html") and not answer.will_close
+        started = time.monotonic()
+        # The answer is read whole; from here the connection is idle until the front closes it.
+        assert read_until_closed(connection, IDLE_TIMEOUT + 20) == b""
+        waited = time.monotonic() - started
+    assert IDLE_TIMEOUT - 0.5 <= waited < IDLE_TIMEOUT + 10, waited
+
+
+def test_a_one_mebibyte_header_gets_a_4xx_not_a_reset(front):
+    with raw(front) as connection:
+        connection.sendall(b"GET / HTTP/1.1\r\nHost: reverie\r\nX-Large: " + b"a" * (1 << 20) + b"\r\n\r\n")
+        connection.settimeout(30)
+        answer = connection.recv(4096)
+    status = int(answer.split(b" ", 2)[1])
+    assert status in (400, 431, 494), answer[:200]
+
+
+def test_https_with_the_local_authority_and_http2(front):
+    authority = front.data / "tls" / "ca.crt"
+    context = ssl.create_default_context(cafile=str(authority))  # the only root it trusts
+    with urllib.request.urlopen(f"https://localhost:{front.tls_port}/", context=context, timeout=30) as response:
+        assert response.status == 200 and response.headers["Server"] == "nginx"
+        assert b"<!doctype html" in response.read().lower()
+    context.set_alpn_protocols(["h2", "http/1.1"])
+    with socket.create_connection(("localhost", front.tls_port), timeout=30) as connection:
+        with context.wrap_socket(connection, server_hostname="localhost") as tls:
+            assert tls.selected_alpn_protocol() == "h2"
+            assert tls.version() in ("TLSv1.2", "TLSv1.3")
+    # Nothing else trusts it.
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(f"https://localhost:{front.tls_port}/", context=ssl.create_default_context(), timeout=30)
