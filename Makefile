@@ -16,7 +16,7 @@ run: ## install what is missing, build in release mode, serve on http://$(HOST):
 	.build/release/reverie serve --host $(HOST) --port $(PORT)
 
 run-front: ## Reverie behind nginx (deploy/nginx/) on http://$(HOST):$(PORT) and https://$(HOST):$(TLS_PORT); SERVERS=2 needs DATABASE_URL on PostgreSQL
-	@scripts/bootstrap.sh run
+	@scripts/bootstrap.sh front
 	$(SWIFT) build -c release --product reverie
 	REVERIE_BINARY=.build/release/reverie scripts/front.sh --servers $(SERVERS) --host $(HOST) --port $(PORT) --tls-port $(TLS_PORT)
 

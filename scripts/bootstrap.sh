@@ -2,12 +2,13 @@
 # Installs what Reverie needs and is missing, then returns. Safe to run again: it only acts on gaps.
 #   scripts/bootstrap.sh run    system packages + .venv for running the server
 #   scripts/bootstrap.sh test   the above + what the tests need (chromium, postgresql, pulseaudio, pytest, playwright)
+#   scripts/bootstrap.sh front  run + nginx (make run-front, deploy/nginx)
 #   scripts/bootstrap.sh bench  the above + what `make bench` compares with (wrk, nginx)
 # System packages come from apt-get (Debian/Ubuntu); Python packages from PyPI into .venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-run}
-case "$mode" in run|test|bench) ;; *) echo "usage: $0 run|test|bench" >&2; exit 2 ;; esac
+case "$mode" in run|front|test|bench) ;; *) echo "usage: $0 run|front|test|bench" >&2; exit 2 ;; esac
 
 say() { printf '\033[1m==>\033[0m %s\n' "$*"; }
 
@@ -21,6 +22,7 @@ fi
 packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils qrencode openssl)
 [ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils libnss3-tools nginx-core)
 [ "$mode" = bench ] && packages+=(wrk)
+[ "$mode" = front ] && packages+=(nginx-core)
 
 missing=()
 for package in "${packages[@]}"; do
