@@ -1,0 +1,77 @@
+import Foundation
+import ReverieAPI
+@testable import ReverieServer
+import Testing
+import Vapor
+
+/// Several Reverie servers on one PostgreSQL database, as `make run-front SERVERS=2` runs them
+/// (issue 32): sessions work on both, a revoked token stops working on both within the sign-in
+/// cache's second, and listening progress written through both stays in the order it was made.
+/// (Jobs taken over from a server that went away: JobWorkersTests and PodcastAPITests.)
+@Suite("Several servers on one database")
+struct SeveralServersTests {
+    static let postgres = TestDatabase.all.filter { if case .postgres = $0 { true } else { false } }
+
+    @Test("a session made on one server works on the other; a revoked token fails on both", arguments: postgres)
+    func sessionsAndRevocation(database: TestDatabase) async throws {
+        try await withTestApp(database) { one in
+            try await withSecondServer(beside: one) { two in
+                let cookie = try await one.setUpOwner("ada")
+                #expect(try await two.send(.GET, "/api/auth/me", auth: .cookie(cookie)).decode(SessionInfo.self).user.username == "ada")
+                let token = try await one.send(.POST, "/api/tokens", json: TokenCreateRequest(name: "script"), auth: .cookie(cookie))
+                    .decode(CreatedToken.self)
+                // Both servers have read it, so both hold it in their sign-in cache.
+                #expect(try await one.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .ok)
+                #expect(try await two.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .ok)
+                #expect(try await two.send(.DELETE, "/api/tokens/\(token.token.id)", auth: .cookie(cookie)).status == .noContent)
+                // The server that revoked it refuses it at once; the other once its cached sign-in
+                // (kept at most SessionAuthenticator.recheckAfter, a second) is read again.
+                #expect(try await two.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .unauthorized)
+                #expect(SessionAuthenticator.recheckAfter == .seconds(1))
+                _ = try await eventually("the other server refuses the revoked token") {
+                    try await one.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .unauthorized ? true : nil
+                }
+            }
+        }
+    }
+
+    @Test("progress written through both servers in turn keeps the order it was made in", arguments: postgres)
+    func progressStaysOrdered(database: TestDatabase) async throws {
+        try await withTestApp(database) { one in
+            try await withSecondServer(beside: one) { two in
+                let cookie = try await one.setUpOwner("ada")
+                let item = "winddown:yoga_nidra_10min"
+                let start = one.clock.now
+                // Two devices, each talking to a different server; the later event always wins,
+                // whichever server has it and in whatever order the servers receive them.
+                let events = (0..<12).map { n in
+                    ProgressEventInput(id: "e\(n)", item: item, device: n % 2 == 0 ? "phone" : "laptop",
+                                       at: start.addingTimeInterval(Double(n) * 15), position: Double(n) * 15, kind: "play")
+                }
+                for (n, event) in events.enumerated().reversed() {
+                    let server = n % 2 == 0 ? one : two
+                    #expect(try await server.send(.POST, "/api/progress/events", json: ProgressEventsRequest(events: [event]),
+                                                  auth: .cookie(cookie)).status == .ok)
+                }
+                for server in [one, two] {
+                    let place = try await server.send(.GET, "/api/progress/\(item)", auth: .cookie(cookie)).decode(ItemProgress.self)
+                    #expect(place.position == 165, "the place went backwards")
+                }
+            }
+        }
+    }
+
+    /// A second server configured like `one` on the same database, its requests sent in memory.
+    private func withSecondServer(beside one: TestClient, _ body: (TestClient) async throws -> Void) async throws {
+        let other = try await Application.make(.testing)
+        other.logger.logLevel = .warning
+        do {
+            try await configure(other, try #require(one.config), now: one.clock.closure)
+            try await body(TestClient(app: other, clock: one.clock, config: one.config))
+        } catch {
+            try? await other.asyncShutdown()
+            throw error
+        }
+        try? await other.asyncShutdown()
+    }
+}
