@@ -1,5 +1,6 @@
 import Foundation
 import ReverieAPI
+import Speech
 @testable import ReverieServer
 import Testing
 import Vapor
@@ -61,12 +62,37 @@ struct SeveralServersTests {
         }
     }
 
+    @Test("a render whose server stopped is spoken by the other, from its script, and its person gets it", arguments: TestDatabase.all)
+    func renderTakenOver(database: TestDatabase) async throws {
+        let stuck = GatedEngine()   // the first server never gets past the first phrase: it has stopped
+        try await withTestApp(database, speech: SpeechEngines([stuck])) { one in
+            let ada = try await one.setUpOwner("ada")
+            let started = try await one.startRender("The lake is still. Rest now.", as: ada)
+            let id = try started.decode(SpeechRenderInfo.self).id
+            try await withSecondServer(beside: one, speech: SpeechEngines([GatedEngine(open: true)])) { two in
+                // While the first still says it speaks it (just now), the other leaves it alone.
+                await two.app.speech.takeOverStalled(repository: two.app.repositories.speechRenders, now: two.clock.closure, logger: two.app.logger)
+                #expect(try await two.send(.GET, "/api/speech/renders/\(id)", auth: .cookie(ada)).decode(SpeechRenderInfo.self).status == .rendering)
+                // A minute and more without a word from it: the other takes it over and speaks it.
+                one.clock.advance(by: SpeechJobs.stalledAfter + 1)
+                await two.app.speech.takeOverStalled(repository: two.app.repositories.speechRenders, now: two.clock.closure, logger: two.app.logger)
+                let done = try await two.waitForRender(id, as: ada)
+                #expect(done.status == .done)
+                #expect(try await two.send(.GET, "/api/speech/renders/\(id)/audio", auth: .cookie(ada)).status == .ok)
+                #expect(try await one.send(.GET, "/api/speech/renders/\(id)", auth: .cookie(ada)).decode(SpeechRenderInfo.self).status == .done,
+                        "the first server's person sees it done too")
+            }
+            stuck.open()   // lets the first server's task end, so it can shut down
+        }
+    }
+
     /// A second server configured like `one` on the same database, its requests sent in memory.
-    private func withSecondServer(beside one: TestClient, _ body: (TestClient) async throws -> Void) async throws {
+    private func withSecondServer(beside one: TestClient, speech: SpeechEngines = SpeechEngines([]),
+                                  _ body: (TestClient) async throws -> Void) async throws {
         let other = try await Application.make(.testing)
         other.logger.logLevel = .warning
         do {
-            try await configure(other, try #require(one.config), now: one.clock.closure)
+            try await configure(other, try #require(one.config), now: one.clock.closure, speech: speech)
             try await body(TestClient(app: other, clock: one.clock, config: one.config))
         } catch {
             try? await other.asyncShutdown()

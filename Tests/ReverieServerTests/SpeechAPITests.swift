@@ -303,12 +303,21 @@ struct SpeechFailureTests {
             (expected.status, expected.durationMs, expected.finishedAt) = ("done", 4200, ended)
             #expect(try await renders.find(written.id, ownedBy: user) == expected)
 
+            // A render whose server stops saying it speaks it is taken by one other server, once.
             var running = written
-            (running.id, running.cacheKey) = (UUID(), "second-key")
+            (running.id, running.cacheKey, running.script, running.worker, running.heartbeatAt) = (UUID(), "second-key", "Rest now.", "gone", ended)
             _ = try await renders.create(running, ownerID: user.id)
-            try await renders.failUnfinished(reason: "The server stopped.", at: ended)
+            #expect(try await renders.takeStalled(worker: "here", staleBefore: ended, at: ended.addingTimeInterval(1)).isEmpty)
+            let later = ended.addingTimeInterval(61)
+            let taken = try await renders.takeStalled(worker: "here", staleBefore: later, at: later)
+            #expect(taken.map(\.id) == [running.id] && taken.first?.worker == "here" && taken.first?.script == "Rest now.")
+            #expect(try await renders.takeStalled(worker: "there", staleBefore: later, at: later.addingTimeInterval(1)).isEmpty)
+            try await renders.heartbeat(worker: "here", at: later.addingTimeInterval(15))
+            #expect(try await renders.find(running.id, ownedBy: user)?.heartbeatAt == later.addingTimeInterval(15))
+            try await renders.finish(running.id, durationMs: nil, error: "The server stopped.", at: later.addingTimeInterval(20))
             let failed = try #require(try await renders.find(running.id, ownedBy: user))
-            #expect(failed.status == "failed" && failed.error == "The server stopped." && failed.finishedAt == ended && failed.durationMs == nil)
+            #expect(failed.status == "failed" && failed.error == "The server stopped." && failed.durationMs == nil && failed.script == nil,
+                    "a finished render keeps no script")
             #expect(try await renders.find(written.id, ownedBy: user) == expected)
 
             #expect(try await renders.cacheKeys(ownedBy: user.id) == ["first-key", "second-key"])

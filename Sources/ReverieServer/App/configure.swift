@@ -51,6 +51,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateArticles())
     app.migrations.add(AddPlans())
     app.migrations.add(CreateSongTracks())
+    app.migrations.add(AddRenderWorkers())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -67,11 +68,13 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     if case .sqlite(.some) = config.database { try await prepareSQLiteConnections(app) }
 
     // MARK: - Services
-    // Renders that were running when the server last stopped have no one to finish them.
-    try await app.repositories.speechRenders.failUnfinished(reason: "The server stopped during this render; start it again.", at: now())
     let engines: SpeechEngines
     if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
     let jobs = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
+    // Renders whose server stopped (this one before a restart, or another sharing the database)
+    // are spoken here: now, and at every job poll (the workers below).
+    let renderRepository = app.repositories.speechRenders
+    await jobs.takeOverStalled(repository: renderRepository, now: now, logger: app.logger)
     let readiness = Readiness(engines)
     let rhymes = RhymesProvider(cacheDirectory: config.cacheDirectory("rhymes"), readiness: readiness)
     let manifest = try MeditationManifest.bundled()
@@ -88,7 +91,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
                                           now: now, logger: app.logger)),
         JobRunner(EpisodeDownload.self, .init(podcasts: stores.podcasts, client: outside, config: config, threadPool: app.threadPool)),
         JobRunner(ArticleImport.self, .init(articles: stores.articles, client: outside, config: config)),
-    ], repository: stores.jobs, clock: clock, now: now, logger: app.logger)
+    ], repository: stores.jobs, clock: clock, now: now, logger: app.logger,
+       atEachPoll: { [logger = app.logger] in await jobs.takeOverStalled(repository: renderRepository, now: now, logger: logger) })
     let jobQueue = JobQueue(repository: stores.jobs, workers: workers)
     let feedSchedule = FeedSchedule(clock: clock, now: now, logger: app.logger) { [podcasts = stores.podcasts] time in
         try await FeedRefresh.queueDue(podcasts: podcasts, jobs: jobQueue, now: time)

@@ -102,6 +102,8 @@ struct SpeechController: RouteCollection {
                                "You have \(maxConcurrentRenders) renders running; wait for one to finish.",
                                headers: ["Retry-After": "5"])
             }
+            // Kept while it renders, so another server can speak it if this one stops.
+            (render.script, render.worker, render.heartbeatAt) = (body.text, jobs.worker, now())
             do {
                 made = try await req.repositories.speechRenders.create(render, ownerID: user.id)
             } catch {

@@ -1,3 +1,4 @@
+import AudioRender
 import Foundation
 import NIOConcurrencyHelpers
 import Speech
@@ -8,6 +9,11 @@ import Vapor
 final class SpeechJobs: Sendable {
     let engines: SpeechEngines
     let service: RenderService
+    /// This server, as the renders it speaks name it (several servers may share one database).
+    let worker = UUID().uuidString
+    /// A render whose server has not said it still speaks it for this long is taken over: its
+    /// server stopped. Servers say so at every job poll (`JobWorkers.poll`, 15 s).
+    static let stalledAfter: TimeInterval = 60
     private let running = NIOLockedValueBox<[UUID: Task<Void, Never>]>([:])
     private let perUser = NIOLockedValueBox<[UUID: Int]>([:])
 
@@ -33,8 +39,9 @@ final class SpeechJobs: Sendable {
         }
     }
 
-    /// Renders in the background and records the outcome on the row. `reserve` must have said yes.
-    func start(_ request: RenderService.Request, renderID: UUID, user: UUID, repository: any SpeechRenderRepository,
+    /// Renders in the background and records the outcome on the row. `reserve` must have said yes
+    /// for `user` (nil: a render taken over from a server that stopped, counted for no one).
+    func start(_ request: RenderService.Request, renderID: UUID, user: UUID?, repository: any SpeechRenderRepository,
                now: @escaping @Sendable () -> Date, logger: Logger) {
         running.withLockedValue { tasks in
             tasks[renderID] = Task {
@@ -51,9 +58,31 @@ final class SpeechJobs: Sendable {
                 } catch {
                     logger.error("could not record the end of speech render \(renderID): \(error)")
                 }
-                self.release(for: user)
+                if let user { self.release(for: user) }
                 _ = self.running.withLockedValue { $0.removeValue(forKey: renderID) }
             }
+        }
+    }
+
+    /// Says this server still speaks its renders, and takes over those whose server stopped: each
+    /// is spoken again here from its script (the speech cache keeps what was already spoken), or
+    /// failed with a reason when it has none (a render from before scripts were kept). Run at
+    /// start and at every job poll.
+    func takeOverStalled(repository: any SpeechRenderRepository, now: @escaping @Sendable () -> Date, logger: Logger) async {
+        let time = now()
+        do {
+            try await repository.heartbeat(worker: worker, at: time)
+            for render in try await repository.takeStalled(worker: worker, staleBefore: time.addingTimeInterval(-Self.stalledAfter), at: time) {
+                guard let script = render.script, let format = AudioEncoder.Format(rawValue: render.format) else {
+                    try await repository.finish(render.id, durationMs: nil, error: "The server stopped during this render; start it again.", at: time)
+                    continue
+                }
+                logger.notice("speech render \(render.id): its server stopped; speaking it here")
+                start(RenderService.Request(script: script, voice: render.voice, rate: render.rate, format: format),
+                      renderID: render.id, user: nil, repository: repository, now: now, logger: logger)
+            }
+        } catch {
+            logger.warning("speech renders: could not look for renders whose server stopped: \(error)")
         }
     }
 

@@ -23,6 +23,11 @@ public final class SpeechRenderModel: Model, UserOwnedModel, @unchecked Sendable
     @OptionalField(key: "error") public var error: String?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
     @OptionalField(key: "finished_at") public var finishedAt: Date?
+    /// The script, so another server can speak it when the one speaking it stops.
+    @OptionalField(key: "script") public var script: String?
+    /// The server speaking it (`SpeechJobs.worker`), and when it last said it still was.
+    @OptionalField(key: "worker") public var worker: String?
+    @OptionalField(key: "heartbeat_at") public var heartbeatAt: Date?
 
     public init() {}
 
@@ -62,5 +67,22 @@ struct CreateSpeechRenders: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(SpeechRenderModel.schema).delete()
+    }
+}
+
+/// Renders that several servers share (issue 32): the script, the server speaking it and its
+/// heartbeat, so a render whose server stopped is taken over by another.
+struct AddRenderWorkers: AsyncMigration {
+    // One column per statement: SQLite adds one at a time.
+    func prepare(on database: any Database) async throws {
+        try await database.schema(SpeechRenderModel.schema).field("script", .string).update()
+        try await database.schema(SpeechRenderModel.schema).field("worker", .string).update()
+        try await database.schema(SpeechRenderModel.schema).field("heartbeat_at", .datetime).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        for field in ["script", "worker", "heartbeat_at"] {
+            try await database.schema(SpeechRenderModel.schema).deleteField(.key(.string(field))).update()
+        }
     }
 }

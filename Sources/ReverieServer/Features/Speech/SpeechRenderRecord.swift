@@ -29,4 +29,9 @@ public struct SpeechRenderRecord: Sendable, Equatable {
     public var createdAt: Date?
     /// When it finished or failed.
     public var finishedAt: Date?
+    /// The script (kept while it renders, so another server can take it over).
+    public var script: String? = nil
+    /// The server speaking it, and when it last said so.
+    public var worker: String? = nil
+    public var heartbeatAt: Date? = nil
 }

@@ -9,8 +9,11 @@ public protocol SpeechRenderRepository: Sendable {
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> SpeechRenderRecord?
     /// Marks a render finished (`durationMs`) or failed (`error`).
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws
-    /// Marks every render still `rendering` as failed: after a restart nothing is running them.
-    func failUnfinished(reason: String, at date: Date) async throws
+    /// Says that `worker` still speaks the renders it took (`heartbeat_at`).
+    func heartbeat(worker: String, at date: Date) async throws
+    /// Takes for `worker` each render still `rendering` whose server has not said so since
+    /// `staleBefore` (it stopped); each is taken by one server only. Answers those taken.
+    func takeStalled(worker: String, staleBefore: Date, at date: Date) async throws -> [SpeechRenderRecord]
     /// The cache keys of every render a person asked for (to clean up after they are removed).
     func cacheKeys(ownedBy userID: UUID) async throws -> Set<String>
     /// Whether any render row, anyone's, still names this cache key.
@@ -26,6 +29,9 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
                                     format: render.format, characters: render.characters, warnings: render.warnings)
         row.id = render.id
         row.status = render.status
+        row.script = render.script
+        row.worker = render.worker
+        row.heartbeatAt = render.heartbeatAt
         row.durationMs = render.durationMs
         row.error = render.error
         row.finishedAt = render.finishedAt
@@ -43,6 +49,7 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
             .set(\.$durationMs, to: durationMs)
             .set(\.$error, to: error)
             .set(\.$finishedAt, to: date)
+            .set(\.$script, to: nil)   // kept only while someone may have to speak it
             .update()
     }
 
@@ -54,12 +61,29 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
         try await SpeechRenderModel.query(on: database).filter(\.$cacheKey == cacheKey).first() != nil
     }
 
-    func failUnfinished(reason: String, at date: Date) async throws {
-        try await SpeechRenderModel.query(on: database).filter(\.$status == "rendering")
-            .set(\.$status, to: "failed")
-            .set(\.$error, to: reason)
-            .set(\.$finishedAt, to: date)
+    func heartbeat(worker: String, at date: Date) async throws {
+        try await SpeechRenderModel.query(on: database).filter(\.$status == "rendering").filter(\.$worker == worker)
+            .set(\.$heartbeatAt, to: date)
             .update()
+    }
+
+    func takeStalled(worker: String, staleBefore: Date, at date: Date) async throws -> [SpeechRenderRecord] {
+        let stalled = try await SpeechRenderModel.query(on: database).filter(\.$status == "rendering")
+            .group(.or) { $0.filter(\.$heartbeatAt == nil).filter(\.$heartbeatAt < staleBefore) }
+            .all()
+        var taken: [SpeechRenderRecord] = []
+        for row in stalled {
+            let id = try row.requireID()
+            // Taken only if no other server took it meanwhile: the same condition, in the update.
+            try await SpeechRenderModel.query(on: database).filter(\.$id == id).filter(\.$status == "rendering")
+                .group(.or) { $0.filter(\.$heartbeatAt == nil).filter(\.$heartbeatAt < staleBefore) }
+                .set(\.$worker, to: worker).set(\.$heartbeatAt, to: date)
+                .update()
+            guard let now = try await SpeechRenderModel.find(id, on: database), now.worker == worker, now.status == "rendering",
+                  now.heartbeatAt.map({ abs($0.timeIntervalSince(date)) < 0.001 }) == true else { continue }
+            taken.append(try now.record())
+        }
+        return taken
     }
 }
 
@@ -68,6 +92,6 @@ extension SpeechRenderModel {
     func record() throws -> SpeechRenderRecord {
         SpeechRenderRecord(id: try requireID(), status: status, cacheKey: cacheKey, engine: engine, voice: voice, rate: rate, format: format,
                            characters: characters, durationMs: durationMs, warnings: warnings, error: error, createdAt: createdAt,
-                           finishedAt: finishedAt)
+                           finishedAt: finishedAt, script: script, worker: worker, heartbeatAt: heartbeatAt)
     }
 }

@@ -20,6 +20,7 @@ final class JobWorkers: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let concurrency: Int
+    private let atEachPoll: @Sendable () async -> Void
     private let state = NIOLockedValueBox(State())
 
     private struct State {
@@ -36,8 +37,11 @@ final class JobWorkers: Sendable {
     ///   - runners: every kind of job with its services.
     ///   - clock: what the poll waits on.
     ///   - now: the time leases are measured in.
+    ///   - atEachPoll: also done each time the workers look for jobs (the speech renders' heartbeat).
     init(runners: [JobRunner], repository: any JobRepository, clock: any Clock<Duration> = ContinuousClock(),
-         now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "reverie.jobs"), concurrency: Int = 2) {
+         now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "reverie.jobs"), concurrency: Int = 2,
+         atEachPoll: @escaping @Sendable () async -> Void = {}) {
+        self.atEachPoll = atEachPoll
         self.runners = Dictionary(runners.map { ($0.kind.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
         self.repository = repository
         self.clock = clock
@@ -88,6 +92,7 @@ final class JobWorkers: Sendable {
                 launch(job)
                 continue
             }
+            await atEachPoll()
             await sleep()
         }
     }
