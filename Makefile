@@ -58,6 +58,8 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	@echo
 	.venv/bin/python Benchmarks/media.py --binary .build/release/reverie
 	@echo
+	.venv/bin/python Benchmarks/front.py --binary .build/release/reverie
+	@echo
 	.venv/bin/python Benchmarks/chapters.py --binary .build/release/reverie
 	@echo
 	.venv/bin/python Benchmarks/upload.py --binary .build/release/reverie

@@ -14,6 +14,7 @@ Printed side by side, each with its ratio to a peer measured in the same run:
 import argparse
 import concurrent.futures
 import json
+import os
 import random
 import re
 import shutil
@@ -46,6 +47,21 @@ def lyrics(rng, characters):
     return "\n".join(lines)[:characters]
 
 
+def store_songs(url, token, rng, songs=None, threads=8):
+    """Stores `songs` ((title, lyrics) pairs) for the token's owner; without them, 2,000 songs of
+    1,000 characters (about 2 MB of lyrics), one of them the only "quillwort"."""
+    if songs is None:
+        songs = [(f"Song {i} {rng.choice(WORDS)}", lyrics(rng, 1000)) for i in range(2000)]
+        songs[17] = ("The Quillwort Song", songs[17][1] + "\nquillwort by the water")
+    auth = {"Authorization": f"Bearer {token}"}
+
+    def create(song):
+        return call(url + "/api/compositions", "POST", {"title": song[0], "lyrics": song[1]}, auth)[0]
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        assert set(pool.map(create, songs)) == {201}
+
+
 def wrk(url, connections, seconds, headers=(), script=None):
     command = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency", "--timeout", "5s"]
     for header in headers:
@@ -70,10 +86,13 @@ def wrk(url, connections, seconds, headers=(), script=None):
 
 
 def start_nginx(work, types, server_block):
-    """Debian's nginx on a free loopback port with 2 workers, logging nothing; returns (process, port)."""
+    """Debian's nginx on a free loopback port with 2 workers, logging nothing; returns (process, port).
+    Started as root, its workers stay root, as scripts/front.sh has them: as nobody they could not
+    read a server's data directory (mkdtemp's 0700) and would answer 403."""
     port = free_port()
+    user = "user root;" if os.geteuid() == 0 else ""
     (work / "nginx.conf").write_text(f"""
-worker_processes 2; daemon off; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
+{user} worker_processes 2; daemon off; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
 events {{ worker_connections 4096; }}
 http {{
   access_log off; client_body_temp_path {work}/nginx-body; proxy_temp_path {work}/nginx-proxy;
@@ -127,16 +146,8 @@ def main():
         token = reverie.owner_token("bench", "a long enough password", "load")
         # Measure a settled server: the warm-up speaks the narration (seconds of Piper) at start.
         reverie.wait_until_warm(seconds=300)
-        auth = {"Authorization": f"Bearer {token}"}
         rng = random.Random(7)
-        songs = [(f"Song {i} {rng.choice(WORDS)}", lyrics(rng, 1000)) for i in range(2000)]
-        songs[17] = ("The Quillwort Song", songs[17][1] + "\nquillwort by the water")
-
-        def create(song):
-            return call(url + "/api/compositions", "POST", {"title": song[0], "lyrics": song[1]}, auth)[0]
-
-        with concurrent.futures.ThreadPoolExecutor(8) as pool:
-            assert set(pool.map(create, songs)) == {201}
+        store_songs(url, token, rng)
         time.sleep(1)
 
         bearer = f"Authorization: Bearer {token}"
@@ -190,8 +201,7 @@ def main():
         script.write_text(f"wrk.method = 'POST'\nwrk.body = {json.dumps(body)}\nwrk.headers['Content-Type'] = 'application/json'\n")
         small = wrk(url + "/api/compositions", 16, seconds, [bearer], str(script))
         big_songs = [(f"Long {i}", lyrics(rng, 99_000)) for i in range(490)]
-        with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            assert set(pool.map(create, big_songs)) == {201}
+        store_songs(url, token, rng, big_songs, threads=4)
         large = wrk(url + "/api/compositions", 16, seconds, [bearer], str(script))
         ratio = small["rate"] / large["rate"]
         print(f"{'creates/s with 2 MB, then 50 MB of lyrics':<44}{small['rate']:>10.0f} req/s{large['rate']:>10.0f} req/s   "

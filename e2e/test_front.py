@@ -14,21 +14,15 @@ so the probes wait on the sockets, not on fixed delays."""
 
 import http.client
 import json
-import os
 import re
-import shutil
-import signal
 import socket
 import ssl
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -36,8 +30,7 @@ from playwright.sync_api import expect
 from conftest import BINARY, OWNER, PASSWORD, ROOT, close, open_page, screenshot, sign_in, wait_until
 
 sys.path.insert(0, str(ROOT / "scripts"))
-from librivox_fixture import LibriVoxFixture  # noqa: E402
-from podcast_fixture import PodcastFixture  # noqa: E402
+from front_process import FrontProcess  # noqa: E402
 
 HEADER_TIMEOUT = 2  # seconds: FRONT_HEADER_TIMEOUT
 IDLE_TIMEOUT = 3  # seconds: FRONT_IDLE_TIMEOUT
@@ -45,77 +38,17 @@ SECURITY_HEADERS = ("X-Content-Type-Options", "Referrer-Policy", "X-Frame-Option
 NGINX_ETAG = re.compile(r'^"[0-9a-f]+-[0-9a-f]+"$')  # nginx's "<mtime>-<size>" in hex; Reverie's has three parts
 
 
-class Front:
+def start_front(binary):
     """scripts/front.sh with one Reverie server, on free ports, with a data directory of its own
-    (its Wind Down renders shared with every test server, as ReverieProcess does)."""
-
-    def __init__(self, binary):
-        self.librivox, self.podcasts = LibriVoxFixture(), PodcastFixture()
-        self.data = Path(tempfile.mkdtemp(prefix="reverie-front-"))
-        shared = ROOT / ".build" / "test-cache" / "sleep"
-        shared.mkdir(parents=True, exist_ok=True)
-        (self.data / "cache").mkdir()
-        (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
-        env = dict(os.environ, REVERIE_BINARY=str(binary), REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL="warning",
-                   FRONT_HEADER_TIMEOUT=f"{HEADER_TIMEOUT}s", FRONT_IDLE_TIMEOUT=f"{IDLE_TIMEOUT}s")
-        env.update(self.librivox.env())
-        env.update(self.podcasts.env())
-        for name in ("DATABASE_URL", "REVERIE_TLS_CERT", "REVERIE_TLS_KEY", "REVERIE_FRONT", "REVERIE_TLS"):
-            env.pop(name, None)
-        self.log_path = self.data / "front.log"
-        self._log = open(self.log_path, "w")
-        # A session of its own, so that a front.sh that will not stop can be ended with its children.
-        self.process = subprocess.Popen([str(ROOT / "scripts" / "front.sh"), "--port", "0", "--tls-port", "0", "--data-dir", str(self.data)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
-        self.url = self.https_url = None
-        self.upstreams = []
-        # front.sh's own waits are bounded (a server's start, nginx's), so each line comes or EOF does.
-        for line in self.process.stdout:
-            self._log.write(line)
-            self._log.flush()
-            if match := re.match(r"Reverie server \d+ is at (http://\S+)", line):
-                self.upstreams.append(match.group(1))
-            if match := re.match(r"Reverie front is serving (http://\S+) and (https://\S+)", line):
-                self.url, self.https_url = match.group(1), match.group(2)
-                break
-        if not self.url:
-            said = self.said
-            self.stop()
-            raise RuntimeError("scripts/front.sh did not start:\n" + said)
-        self.port = urllib.parse.urlsplit(self.url).port
-        self.tls_port = urllib.parse.urlsplit(self.https_url).port
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for line in self.process.stdout:
-            self._log.write(line)
-            self._log.flush()
-
-    @property
-    def said(self):
-        """What front.sh printed so far, and the logs in its run directory."""
-        logs = [self.log_path, *sorted((self.data / "front").glob("*.log"))]
-        return "\n".join(f"--- {path.name}\n{path.read_text()}" for path in logs if path.exists())
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        self._log.close()
-        self.librivox.stop()
-        self.podcasts.stop()
-        shutil.rmtree(self.data, ignore_errors=True)
+    and the two timeouts the probes wait on."""
+    return FrontProcess(binary, environment={"FRONT_HEADER_TIMEOUT": f"{HEADER_TIMEOUT}s", "FRONT_IDLE_TIMEOUT": f"{IDLE_TIMEOUT}s"})
 
 
 @pytest.fixture(scope="module")
 def front():
     if not BINARY.exists():
         pytest.fail(f"{BINARY} is missing: run `swift build` first (make test does).")
-    instance = Front(BINARY)
+    instance = start_front(BINARY)
     yield instance
     instance.stop()
 

@@ -23,7 +23,8 @@
 #   REVERIE_MAX_BODY_BYTES, REVERIE_MAX_UPLOAD_BYTES   the servers' limits, which nginx applies too
 #   FRONT_HEADER_TIMEOUT (10s), FRONT_BODY_TIMEOUT (60s), FRONT_IDLE_TIMEOUT (60s),
 #   FRONT_SEND_TIMEOUT (60s)      nginx's client_header/client_body/keepalive/send timeouts
-#   FRONT_CONNECTIONS_PER_ADDRESS (128), FRONT_WORKER_CONNECTIONS (8192)   connection limits
+#   FRONT_CONNECTIONS_PER_ADDRESS (128), FRONT_WORKER_CONNECTIONS (20480, fewer when
+#                                 the open-file limit is lower)   connection limits
 #   NGINX                         the nginx binary (default /usr/sbin/nginx)
 
 set -euo pipefail
@@ -145,10 +146,25 @@ done
 
 # MARK: - nginx's configuration, from the template
 
-connections="${FRONT_WORKER_CONNECTIONS:-8192}"
+# Enough for one worker alone to hold 20,000 idle keep-alive connections and still take new
+# clients (Benchmarks/front.py holds them): workers need not share them evenly, and a machine may
+# have one core. About 9 MiB of connection structures per worker.
+connections="${FRONT_WORKER_CONNECTIONS:-20480}"
 descriptors=$((connections * 2 + 64))
+# A proxied request holds two descriptors and a file sent holds one: raise the limit if this user
+# may (root with CAP_SYS_RESOURCE, or a hard limit above it).
+ulimit -n "$descriptors" 2>/dev/null || ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 hard="$(ulimit -Hn)"
-[ "$hard" != unlimited ] && [ "$hard" -lt "$descriptors" ] && descriptors="$hard"
+if [ "$hard" != unlimited ] && [ "$hard" -lt "$descriptors" ]; then
+  descriptors="$hard"
+  # Fewer connections than descriptors: a full worker then closes idle keep-alive connections to
+  # take new ones ("worker_connections are not enough, reusing connections") rather than failing
+  # accept() for want of descriptors.
+  if [ "$connections" -gt $((hard * 3 / 4)) ]; then
+    connections=$((hard * 3 / 4))
+    echo "front: $connections connections per nginx worker, to fit the open-file limit of $hard (ulimit -Hn)"
+  fi
+fi
 listen_host="$host"
 [[ "$host" == *:* ]] && listen_host="[$host]"
 # Workers read the data directory and the key: as root, they stay root (nginx would make them nobody).
