@@ -99,7 +99,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     }
     let files = FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes)
     var media = MediaFiles(cache: files, threadPool: app.threadPool, incomingDirectory: config.mediaDirectory(".incoming"))
-    media.dataDirectory = config.dataDirectory
+    media.dataDirectory = URL(fileURLWithPath: config.dataDirectory).standardizedFileURL.path  // absolute, as the files' paths are
     media.front = config.front
     let hashing = try PasswordHashing(cost: config.bcryptCost, threadPool: app.threadPool)
     let throttle = LoginThrottle(now: now)

@@ -36,12 +36,36 @@ public struct FrontSettings: Sendable, Equatable {
     }
 
     /// The front's internal address of `path`, a file under `dataDirectory`; nil for a file elsewhere.
+    /// Plain byte work, no Foundation URLs or character sets: it runs for every Range request.
     static func internalPath(of path: String, dataDirectory: String) -> String? {
-        let root = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
-        let file = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard file.hasPrefix(root + "/") else { return nil }
-        let relative = String(file.dropFirst(root.count + 1))
-        guard let encoded = relative.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%;"))) else { return nil }
-        return filesPrefix + encoded
+        var root = dataDirectory
+        while root.count > 1, root.hasSuffix("/") { root.removeLast() }
+        guard path.hasPrefix(root + "/") else { return nil }
+        let relative = path.utf8.dropFirst(root.utf8.count + 1)
+        // No way up or sideways out of the data directory, and nothing empty.
+        let parts = relative.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard !parts.isEmpty, !parts.contains(where: { $0.isEmpty || $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) else {
+            return nil
+        }
+        var encoded = [UInt8](filesPrefix.utf8)
+        encoded.reserveCapacity(encoded.count + relative.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in relative {
+            if Self.unescaped[Int(byte)] {
+                encoded.append(byte)
+            } else {
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// Bytes a path keeps as they are: letters, digits, `-._~`, `/` and the sub-delimiters nginx
+    /// reads literally; everything else (space, `%`, `?`, `#`, `;`, non-ASCII) is percent-encoded.
+    private static let unescaped: [Bool] = (0..<256).map { byte in
+        guard byte < 128 else { return false }
+        let scalar = Unicode.Scalar(UInt8(byte))
+        return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || "-._~/!$&'()*+,=:@".unicodeScalars.contains(scalar)
     }
 }
