@@ -236,7 +236,6 @@ def main():
         processes.append(nginx)
         alone = f"http://127.0.0.1:{nginx_port}"
         audio = f"/api/winddown/{ITEM}/audio"
-        time.sleep(1)
 
         # The processes each figure is served by, for the CPU each request costs them.
         front_master = int((front.data / "front" / "nginx.pid").read_text())

@@ -102,8 +102,15 @@ http {{
 }}""")
     process = subprocess.Popen(["/usr/sbin/nginx", "-c", str(work / "nginx.conf"), "-e", str(work / "nginx-error.log")],
                                stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
-    return process, port
+    # Ready when it answers on its port (not after a guess at how long that takes).
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, port
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"nginx did not start; see {work / 'nginx-error.log'}")
 
 
 def stop_all(processes, work, reverie):
