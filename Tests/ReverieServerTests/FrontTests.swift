@@ -20,7 +20,7 @@ struct FrontTests {
 
     @Test("the client's address: the front's last X-Forwarded-For entry; from anyone else the peer, whatever it claims")
     func clientAddress() async throws {
-        try await withApp { _, app in
+        try await withScratchApp { _, app in
             let fromFront = try request(app, from: "127.0.0.1", headers: ["X-Forwarded-For": "10.0.0.9, 203.0.113.7"])
             #expect(front.clientAddress(of: fromFront) == "203.0.113.7")
             let spoofed = try request(app, from: "198.51.100.4", headers: ["X-Forwarded-For": "203.0.113.7"])
@@ -33,7 +33,7 @@ struct FrontTests {
 
     @Test("a file is handed to the front with X-Accel-Redirect and no body; anyone else gets the bytes")
     func handOver() async throws {
-        try await withApp { folder, app in
+        try await withScratchApp { folder, app in
             let file = folder.appendingPathComponent("media/library/ab cd.mp3")
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(repeating: 7, count: 1000).write(to: file)
@@ -63,19 +63,5 @@ struct FrontTests {
     private func request(_ app: Application, from address: String, headers: HTTPHeaders = [:]) throws -> Request {
         Request(application: app, method: .GET, url: URI(path: "/api/library/x/audio"), headers: headers,
                 remoteAddress: try SocketAddress(ipAddress: address, port: 40_000), on: app.eventLoopGroup.next())
-    }
-
-    private func withApp(_ body: (URL, Application) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("front-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let app = try await Application.make(.testing)
-        do {
-            try await body(folder, app)
-        } catch {
-            try await app.asyncShutdown()
-            throw error
-        }
-        try await app.asyncShutdown()
     }
 }

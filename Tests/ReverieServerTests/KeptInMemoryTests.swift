@@ -14,27 +14,13 @@ import Vapor
 @Suite("Kept in memory")
 struct KeptInMemoryTests {
     /// A scratch folder, removed afterwards.
-    private func withFolder(_ body: (URL, Application) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let app = try await Application.make(.testing)
-        do {
-            try await body(folder, app)
-        } catch {
-            try await app.asyncShutdown()
-            throw error
-        }
-        try await app.asyncShutdown()
-    }
-
     private func request(_ app: Application, _ headers: HTTPHeaders = [:]) -> Request {
         Request(application: app, headers: headers, on: app.eventLoopGroup.next())
     }
 
     @Test("a file changed on disk, or replaced by another with the same size and time, is read again")
     func followsTheFile() async throws {
-        try await withFolder { folder, app in
+        try await withScratchApp { folder, app in
             let cache = FileCache(largest: 1 << 20, budget: 1 << 20)
             let file = folder.appendingPathComponent("a.txt").path
             func body() throws -> String? { try cache.response(file, request: request(app))?.body.string }
@@ -69,7 +55,7 @@ struct KeptInMemoryTests {
 
     @Test("a range is a slice of the kept file; If-Range with another validator gets it whole; a range outside it is 416")
     func ranges() async throws {
-        try await withFolder { folder, app in
+        try await withScratchApp { folder, app in
             let cache = FileCache(largest: 1 << 20, budget: 1 << 20)
             let file = folder.appendingPathComponent("tone.m4a").path
             let bytes = (0..<1000).map { UInt8($0 % 251) }
@@ -116,7 +102,7 @@ struct KeptInMemoryTests {
 
     @Test("files past the budget push out the least recently used; a file over the largest is not kept")
     func budget() async throws {
-        try await withFolder { folder, app in
+        try await withScratchApp { folder, app in
             let cache = FileCache(largest: 400, budget: 1000)
             func write(_ name: String, _ size: Int) throws -> String {
                 let path = folder.appendingPathComponent(name).path

@@ -210,3 +210,19 @@ struct LocalSite: Sendable {
         try? await app.asyncShutdown()
     }
 }
+
+/// A scratch folder and a bare app (no configure), both gone afterwards: for tests of one
+/// runtime part that needs an application's event loops and thread pool, not its routes.
+func withScratchApp(_ body: (URL, Application) async throws -> Void) async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scratch-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let app = try await Application.make(.testing)
+    do {
+        try await body(folder, app)
+    } catch {
+        try await app.asyncShutdown()
+        throw error
+    }
+    try await app.asyncShutdown()
+}
