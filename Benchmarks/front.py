@@ -3,9 +3,12 @@
 issue 32), on loopback over plain HTTP, each figure beside its peer measured in the same run:
 
   - the app shell (GET /) through the front beside nginx serving the same file alone (goal: >= 0.9x);
-  - 64 KiB Range reads at random places of an hour-long M4A through the front (signed in: Reverie
-    checks and answers X-Accel-Redirect, nginx sends the bytes) beside nginx serving the file
-    alone (goal: >= 0.9x);
+  - 64 KiB Range reads at random places of an hour-long M4A through the front beside nginx serving
+    the file alone (goal: >= 0.9x). As a player reads: it asks Reverie for the file once (signed
+    in; Reverie answers a redirect to a signed address), then reads ranges of that address, which
+    nginx checks and serves alone. Beside them, the redirect itself, and the other way media can
+    go (FRONT_MEDIA=accel, the same front restarted on the same data): every read signed in,
+    through Reverie, which answers X-Accel-Redirect for nginx to send the bytes;
   - signed-in reads (GET /api/auth/me, the song list of 2,000 songs) through the front beside the
     same reads straight to the one Reverie server behind it (goal: >= 0.8x);
   - 20,000 idle keep-alive connections (--idle) held open, each having asked for HEAD / once,
@@ -245,17 +248,39 @@ def main():
 
         seconds = args.seconds
         signed_in = [f"Authorization: {bearer}"]
-        figures = {key: [] for key in ("shell_alone", "shell", "ranges_alone", "ranges", "me_direct", "me", "list_direct", "list")}
+        # Where a player is sent for the file: its signed address, read from then on without Reverie.
+        answer = http.client.HTTPConnection(host, port, timeout=60)
+        answer.request("GET", audio, headers={"Authorization": bearer})
+        redirect = answer.getresponse()
+        redirect.read()
+        signed = redirect.getheader("Location") or ""
+        answer.close()
+        if redirect.status != 307 or not signed.startswith("/_media/"):
+            raise SystemExit(f"the front did not send the player to a signed address: {redirect.status} {signed!r}")
+
+        figures = {key: [] for key in ("shell_alone", "shell", "ranges_alone", "ranges", "redirect", "ranges_accel",
+                                       "me_direct", "me", "list_direct", "list")}
         for connections in CONNECTIONS:
             figures["shell_alone"].append(measured(alone_nginx, alone + "/", connections, seconds))
             figures["shell"].append(measured(through, front.url + "/", connections, seconds))
             figures["ranges_alone"].append(measured(alone_nginx, alone + "/hour.m4a", connections, seconds,
                                                     script=range_script(work, "/hour.m4a", size)))
-            figures["ranges"].append(measured(through, front.url + audio, connections, seconds, script=range_script(work, audio, size, bearer)))
+            figures["ranges"].append(measured(through, front.url + signed, connections, seconds, script=range_script(work, signed, size)))
+            figures["redirect"].append(measured(through, front.url + audio, connections, seconds, signed_in))
             figures["me_direct"].append(measured(reverie, server + "/api/auth/me", connections, seconds, signed_in))
             figures["me"].append(measured(through, front.url + "/api/auth/me", connections, seconds, signed_in))
             figures["list_direct"].append(measured(reverie, server + "/api/compositions", connections, seconds, signed_in))
             figures["list"].append(measured(through, front.url + "/api/compositions", connections, seconds, signed_in))
+
+        # The same front on the same data with FRONT_MEDIA=accel: every read through Reverie.
+        front.restart(log_level="error", environment={"FRONT_MEDIA": "accel"})
+        front_master = int((front.data / "front" / "nginx.pid").read_text())
+        through_accel = {"nginx": processes_where(lambda ppid, _: ppid == front_master),
+                         "reverie": processes_where(lambda _, cmdline: " serve " in cmdline and str(front.data) in cmdline)}
+        for connections in CONNECTIONS:
+            figures["ranges_accel"].append(measured(through_accel, front.url + audio, connections, seconds,
+                                                    script=range_script(work, audio, size, bearer)))
+        host, port = "127.0.0.1", front.port
 
         print(f"the front on loopback: scripts/front.sh (nginx, {os.cpu_count()} workers; one Reverie server on SQLite), "
               f"plain HTTP, 2 wrk threads, {seconds} s each")
@@ -281,7 +306,9 @@ def main():
         line("app shell, nginx alone", "shell_alone")
         line("app shell, through the front", "shell", "shell_alone", "nginx alone", 0.9)
         line(f"64 KiB ranges of a 60-min M4A ({size / 1e6:.0f} MB), nginx alone", "ranges_alone", unit="MB/s", scale=mb)
-        line("64 KiB ranges, through the front (signed in)", "ranges", "ranges_alone", "nginx alone", 0.9, unit="MB/s", scale=mb)
+        line("64 KiB ranges, through the front (signed address)", "ranges", "ranges_alone", "nginx alone", 0.9, unit="MB/s", scale=mb)
+        line("  the redirect to it (signed in, Reverie)", "redirect")
+        line("64 KiB ranges, each through Reverie (accel)", "ranges_accel", unit="MB/s", scale=mb)
         line("GET /api/auth/me, one server directly", "me_direct")
         line("GET /api/auth/me, through the front", "me", "me_direct", "one server", 0.8)
         line("song list (2,000 songs), one server directly", "list_direct")
@@ -294,6 +321,7 @@ def main():
                               for name, us in figures[key][-1]["cpu"].items())
         print(f"CPU per request at {CONNECTIONS[-1]} clients ({os.cpu_count()} cores shared by wrk, nginx and Reverie):")
         for label, peer, ours in (("app shell", "shell_alone", "shell"), ("64 KiB ranges", "ranges_alone", "ranges"),
+                                  ("ranges, accel", "ranges_alone", "ranges_accel"),
                                   ("GET /api/auth/me", "me_direct", "me"), ("song list", "list_direct", "list")):
             print(f"  {label:<20}{'alone' if 'alone' in peer else 'one server'}: {cpu(peer)};  through the front: {cpu(ours)}")
 

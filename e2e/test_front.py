@@ -1,9 +1,10 @@
 """The front (issue 32): Reverie behind nginx as scripts/front.sh starts it (`make run-front`).
 
 The browser signs in, plays a Wind Down item with a sleep timer and uploads a Listen file, all
-through nginx; media bytes come from nginx itself (Reverie answers the front with an empty
-X-Accel-Redirect and nginx sends the file with Range), and nginx's internal location is not
-reachable from outside. The web app's files come from nginx with Reverie's headers. Probes a
+through nginx; media bytes come from nginx itself (Reverie answers the front with a redirect to a
+signed address that nginx checks and serves with Range; an altered address is refused 403, an
+expired one 410; with FRONT_MEDIA=accel, an empty X-Accel-Redirect answer per read), and nginx's
+internal location is not reachable from outside. The web app's files come from nginx with Reverie's headers. Probes a
 browser never sends are answered by the front: a client that stops halfway through its request
 line is closed after client_header_timeout, an idle keep-alive connection after keepalive_timeout,
 and a 1 MiB header gets a 4xx, not a reset. HTTPS is served with Reverie's local authority and
@@ -12,6 +13,8 @@ offers HTTP/2.
 front.sh runs with 2 s and 3 s for those two timeouts (FRONT_HEADER_TIMEOUT, FRONT_IDLE_TIMEOUT)
 so the probes wait on the sockets, not on fixed delays."""
 
+import base64
+import hashlib
 import http.client
 import json
 import re
@@ -58,11 +61,21 @@ def get(url, headers=None):
     return send(url, "GET", None, headers or {})
 
 
+class NotFollowing(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer here: the tests look at where it points."""
+
+    def redirect_request(self, *_):
+        return None
+
+
+OPENER = urllib.request.build_opener(NotFollowing)
+
+
 def send(url, method, body, headers):
-    """(status, headers, body) for a request, HTTP errors included."""
+    """(status, headers, body) for a request, HTTP errors and redirects included."""
     request = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=300) as response:
+        with OPENER.open(request, timeout=300) as response:
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
@@ -107,7 +120,7 @@ def test_sign_in_play_wind_down_with_a_timer_and_upload_to_listen_through_the_fr
     through nginx on its plain HTTP port (loopback: a secure context already)."""
     page = open_page(browser)
     audio_answers = []
-    page.on("response", lambda response: "/audio" in response.url and audio_answers.append(
+    page.on("response", lambda response: ("/audio" in response.url or "/_media/" in response.url) and audio_answers.append(
         (response.url, response.status, response.all_headers())))
     sign_in(front, page)
 
@@ -134,13 +147,18 @@ def test_sign_in_play_wind_down_with_a_timer_and_upload_to_listen_through_the_fr
     wait_until(page, "window.renditionTimes.length > 1 && Math.max(...window.renditionTimes) - Math.min(...window.renditionTimes) > 1.2",
                message="the timer's rendition did not play")
     screenshot(page, "front-wind-down-timer")
-    # Both files the player fetched came from nginx, which answers a media element's range itself.
+    # Both files the player fetched came from nginx, which answers a media element's range itself:
+    # Reverie sent the player to each file's signed address, and the player read that.
     for fragment in ("/api/winddown/story_night_train/audio", "until="):
         answers = [a for a in audio_answers if fragment in a[0]]
         assert answers, f"no answer for {fragment}: {audio_answers}"
         url, status, headers = answers[-1]
+        assert status == 307 and headers.get("location", "").startswith("/_media/mp4/"), (url, status, headers)
+        sent = [a for a in audio_answers if a[0].endswith(headers["location"])]
+        assert sent, f"the player never read {headers['location']}: {audio_answers}"
+        url, status, headers = sent[-1]
         assert status in (200, 206) and headers.get("server") == "nginx", (url, status, headers)
-        assert NGINX_ETAG.match(headers.get("etag", "")) and "x-accel-redirect" not in headers, (url, headers)
+        assert NGINX_ETAG.match(headers.get("etag", "")) and headers.get("content-type") == "audio/mp4", (url, headers)
     player.get_by_role("button", name="Pause", exact=True).click()
     player.get_by_role("button", name="Close the player").click()
 
@@ -154,31 +172,92 @@ def test_sign_in_play_wind_down_with_a_timer_and_upload_to_listen_through_the_fr
     close(page)
 
 
-def test_media_bytes_come_from_nginx_and_its_internal_location_is_closed(front):
-    cookie = owner_cookie(front)
-    status, _, body = send(front.url + "/api/library?kind=music", "POST", song(front.data, "Evensong").read_bytes(),
-                           {"Cookie": cookie, "Content-Type": "audio/mpeg", "X-File-Name": "evensong.mp3"})
+def signed(front, path, expires):
+    """`path` (as nginx decodes it) signed with the front's media secret to expire at `expires`,
+    as FrontSettings.signedAddress signs: nginx's secure_link_md5 over expiry, path and secret."""
+    key = (front.data / "front" / "media.key").read_text().strip()
+    digest = hashlib.md5(f"{expires}{urllib.parse.unquote(path)} {key}".encode()).digest()
+    return f"{path}?e={expires}&s={base64.urlsafe_b64encode(digest).decode().rstrip('=')}"
+
+
+def uploaded_song(front, cookie, title):
+    status, _, body = send(front.url + "/api/library?kind=music", "POST", song(front.data, title).read_bytes(),
+                           {"Cookie": cookie, "Content-Type": "audio/mpeg", "X-File-Name": f"{title.lower()}.mp3"})
     assert status in (200, 201), body
-    path = f"/api/library/{json.loads(body)['item']['id']}/audio"
-    # Straight to Reverie from the front's address: an empty answer that names the file.
+    return f"/api/library/{json.loads(body)['item']['id']}/audio"
+
+
+def test_media_goes_to_a_signed_address_nginx_serves_and_an_altered_or_expired_one_is_refused(front):
+    cookie = owner_cookie(front)
+    path = uploaded_song(front, cookie, "Evensong")
+    # Straight to Reverie from the front's address: a redirect to the file's signed address, never kept.
     status, headers, body = get(front.upstreams[0] + path, {"Cookie": cookie, "Range": "bytes=0-99"})
-    assert status == 200 and body == b"", (status, dict(headers), body[:100])
-    handed = headers["X-Accel-Redirect"]
-    assert handed.startswith("/_reverie_files/"), handed
-    assert headers["Content-Type"].startswith("audio/") and headers["Cache-Control"], dict(headers)
-    on_disk = front.data / urllib.parse.unquote(handed.removeprefix("/_reverie_files/"))
+    assert status == 307 and body == b"" and headers["Cache-Control"] == "no-store", (status, dict(headers), body[:100])
+    location = headers["Location"]
+    match = re.fullmatch(r"(/_media/mpeg/(media/[^?]+))\?e=(\d+)&s=([A-Za-z0-9_-]{22})", location)
+    assert match, location
+    on_disk = front.data / urllib.parse.unquote(match.group(2))
     assert on_disk.is_file(), on_disk
-    # Through the front: nginx sends the range of that file.
-    status, headers, body = get(front.url + path, {"Cookie": cookie, "Range": "bytes=0-99"})
+    # Good for six to seven hours: a night's listening.
+    assert 6 * 3600 <= int(match.group(3)) - time.time() <= 7 * 3600, location
+    # Through the front: the same redirect, and nginx sends the range of that file from its address alone.
+    status, headers, _ = get(front.url + path, {"Cookie": cookie, "Range": "bytes=0-99"})
+    assert status == 307 and headers["Location"] == location, (status, dict(headers))
+    status, headers, body = get(front.url + location, {"Range": "bytes=0-99"})
     assert status == 206 and headers["Server"] == "nginx", (status, dict(headers))
     assert headers["Content-Range"] == f"bytes 0-99/{on_disk.stat().st_size}" and body == on_disk.read_bytes()[:100]
-    assert "X-Accel-Redirect" not in headers and NGINX_ETAG.match(headers["ETag"]), dict(headers)
-    assert headers["X-Content-Type-Options"] == "nosniff" and headers["Content-Type"].startswith("audio/")
-    # Signed out, Reverie refuses before any file is named.
+    assert headers["Content-Type"] == "audio/mpeg" and NGINX_ETAG.match(headers["ETag"]), dict(headers)
+    assert {name: headers[name] for name in SECURITY_HEADERS} == {
+        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY",
+        "Content-Security-Policy": get(front.upstreams[0] + "/")[1]["Content-Security-Policy"],
+        "Cache-Control": "private, max-age=86400"}, dict(headers)
+    # Signed out, Reverie refuses before any address is made.
     assert get(front.url + path, {"Range": "bytes=0-99"})[0] == 401
-    # The internal location answers no one from outside.
-    assert get(front.url + handed)[0] == 404
-    assert get(front.url + "/_reverie_files/anything")[0] == 404
+
+    # Altered: another signature, another file, another expiry, another type, or none at all: 403.
+    file_path, expires, signature = match.group(1), match.group(3), match.group(4)
+    other = "A" if signature[0] != "A" else "B"
+    assert get(front.url + f"{file_path}?e={expires}&s={other}{signature[1:]}")[0] == 403
+    assert get(front.url + f"{file_path}?e={int(expires) + 3600}&s={signature}")[0] == 403
+    assert get(front.url + location.replace("/_media/mpeg/", "/_media/mp4/"))[0] == 403
+    other_file = uploaded_song(front, cookie, "Matins")
+    other_location = get(front.url + other_file, {"Cookie": cookie})[1]["Location"]
+    assert get(front.url + other_location.split("?")[0] + "?" + location.split("?")[1])[0] == 403
+    assert get(front.url + file_path)[0] == 403
+    # Expired (signed right, an hour ago): 410, and the player asks Reverie again.
+    assert get(front.url + signed(front, file_path, int(time.time()) - 3600))[0] == 410
+    assert get(front.url + signed(front, file_path, int(time.time()) + 600), {"Range": "bytes=0-9"})[0] == 206
+    # No way out of the data directory, and no type the front has no place for.
+    assert get(front.url + signed(front, "/_media/mpeg/../front/media.key", int(time.time()) + 600))[0] in (400, 403, 404)
+    assert get(front.url + signed(front, "/_media/text/" + match.group(2), int(time.time()) + 600))[0] == 404
+    # The internal location of the hand-over answers no one from outside.
+    assert get(front.url + "/_reverie_files/" + match.group(2))[0] == 404
+
+
+def test_with_front_media_accel_every_read_is_handed_over_by_reverie():
+    """FRONT_MEDIA=accel: no signed addresses; Reverie answers each read with X-Accel-Redirect."""
+    front = FrontProcess(BINARY, prefix="reverie-front-accel-", environment={"FRONT_MEDIA": "accel"})
+    try:
+        cookie = owner_cookie(front)
+        path = uploaded_song(front, cookie, "Evensong")
+        # Straight to Reverie from the front's address: an empty answer that names the file.
+        status, headers, body = get(front.upstreams[0] + path, {"Cookie": cookie, "Range": "bytes=0-99"})
+        assert status == 200 and body == b"", (status, dict(headers), body[:100])
+        handed = headers["X-Accel-Redirect"]
+        assert handed.startswith("/_reverie_files/"), handed
+        assert headers["Content-Type"].startswith("audio/") and headers["Cache-Control"], dict(headers)
+        on_disk = front.data / urllib.parse.unquote(handed.removeprefix("/_reverie_files/"))
+        assert on_disk.is_file(), on_disk
+        # Through the front: nginx sends the range of that file.
+        status, headers, body = get(front.url + path, {"Cookie": cookie, "Range": "bytes=0-99"})
+        assert status == 206 and headers["Server"] == "nginx", (status, dict(headers))
+        assert headers["Content-Range"] == f"bytes 0-99/{on_disk.stat().st_size}" and body == on_disk.read_bytes()[:100]
+        assert "X-Accel-Redirect" not in headers and NGINX_ETAG.match(headers["ETag"]), dict(headers)
+        assert headers["X-Content-Type-Options"] == "nosniff" and headers["Content-Type"].startswith("audio/")
+        # The internal location answers no one from outside.
+        assert get(front.url + handed)[0] == 404
+    finally:
+        front.stop()
 
 
 def test_web_files_come_from_nginx_with_reveries_headers(front):

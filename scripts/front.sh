@@ -2,7 +2,7 @@
 # Reverie behind nginx on this machine (`make run-front`): SERVERS Reverie servers on free
 # loopback ports, all on one data directory, and Debian's nginx in front of them with
 # deploy/nginx/reverie.conf.template: HTTPS and HTTP/2, the web app's files, media sent by nginx
-# (X-Accel-Redirect), the limits Vapor lacks. Stops everything on Ctrl-C or TERM, or when nginx
+# (at signed addresses, or X-Accel-Redirect), the limits Vapor lacks. Stops everything on Ctrl-C or TERM, or when nginx
 # or the last server stops; HUP renews the certificate and reloads nginx.
 #
 #   scripts/front.sh [--servers N] [--host H] [--port P] [--tls-port P] [--data-dir D] [--web-dir W]
@@ -25,6 +25,10 @@
 #   FRONT_SEND_TIMEOUT (60s)      nginx's client_header/client_body/keepalive/send timeouts
 #   FRONT_CONNECTIONS_PER_ADDRESS (128), FRONT_WORKER_CONNECTIONS (20480, fewer when
 #                                 the open-file limit is lower)   connection limits
+#   FRONT_MEDIA (signed)          how media reaches players: `signed`, a redirect to a signed
+#                                 address nginx serves alone (the secret: <data>/front/media.key),
+#                                 or `accel`, every read through Reverie, which answers
+#                                 X-Accel-Redirect (Benchmarks/front.py measures both)
 #   NGINX                         the nginx binary (default /usr/sbin/nginx)
 
 set -euo pipefail
@@ -120,6 +124,21 @@ else
   own_certificate=1
 fi
 
+# MARK: - Media: at signed addresses (the default) or handed over (FRONT_MEDIA=accel)
+
+# The secret nginx checks signed media addresses with, and the servers sign them with: made once
+# and kept, so addresses handed out stay good across a restart. Readable by this user only.
+media_key="$run/media.key"
+if [ ! -s "$media_key" ]; then
+  (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$media_key.new" && mv "$media_key.new" "$media_key")
+fi
+media_mode="${FRONT_MEDIA:-signed}"
+case "$media_mode" in
+  signed) server_media=(REVERIE_FRONT_MEDIA_KEY_FILE="$media_key") ;;
+  accel) server_media=() ;;
+  *) fail "FRONT_MEDIA is signed or accel, not '$media_mode'" ;;
+esac
+
 # MARK: - The Reverie servers, one after another (the first runs the migrations)
 
 upstreams=""
@@ -127,7 +146,7 @@ declare -A names
 for i in $(seq 1 "$servers"); do
   log="$run/server-$i.log"
   : >"$log"  # there before the server opens it, for the wait below
-  REVERIE_FRONT=127.0.0.1 REVERIE_TLS=off "$binary" serve --host 127.0.0.1 --port 0 --data-dir "$data" --web-dir "$web" \
+  env REVERIE_FRONT=127.0.0.1 REVERIE_TLS=off "${server_media[@]}" "$binary" serve --host 127.0.0.1 --port 0 --data-dir "$data" --web-dir "$web" \
     >"$log" 2>&1 &
   pids+=("$!")
   names[$!]="Reverie server $i"
@@ -192,9 +211,11 @@ fill HTTP_PORT "$port"
 fill TLS_PORT "$tls_port"
 fill WEB_DIR "$web"
 fill DATA_DIR "$data"
+fill CONF_DIR "$ROOT/deploy/nginx"
+fill MEDIA_KEY "$(cat "$media_key")"
 left="$(grep -o '@[A-Z_]*@' <<<"$config" | sort -u | tr '\n' ' ')" || true
 [ -z "$left" ] || fail "the template has placeholders this script does not fill: $left"
-printf '%s\n' "$config" >"$run/nginx.conf"
+(umask 077; printf '%s\n' "$config" >"$run/nginx.conf")  # it holds the media secret
 
 "$nginx" -t -q -p "$run/" -c "$run/nginx.conf" -e "$run/error.log" 2>"$run/nginx-check.log" \
   || fail "nginx refused $run/nginx.conf: $(cat "$run/nginx-check.log")"

@@ -31,14 +31,18 @@ class FrontProcess:
         shared.mkdir(parents=True, exist_ok=True)
         (self.data / "cache").mkdir()
         (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
-        env = dict(os.environ, REVERIE_BINARY=str(binary), REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)
+        self.binary = binary
+        self._start(log_level, environment)
+
+    def _start(self, log_level, environment):
+        env = dict(os.environ, REVERIE_BINARY=str(self.binary), REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)
         env.update(self.librivox.env())
         env.update(self.podcasts.env())
-        for name in ("DATABASE_URL", "REVERIE_TLS_CERT", "REVERIE_TLS_KEY", "REVERIE_FRONT", "REVERIE_TLS"):
+        for name in ("DATABASE_URL", "REVERIE_TLS_CERT", "REVERIE_TLS_KEY", "REVERIE_FRONT", "REVERIE_TLS", "FRONT_MEDIA"):
             env.pop(name, None)
         env.update(environment or {})
         self.log_path = self.data / "front.log"
-        self._log = open(self.log_path, "w")
+        self._log = open(self.log_path, "a")
         # A session of its own, so that a front.sh that will not stop can be ended with its children.
         self.process = subprocess.Popen([str(ROOT / "scripts" / "front.sh"), "--port", "0", "--tls-port", "0", "--data-dir", str(self.data)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True)
@@ -79,7 +83,19 @@ class FrontProcess:
     owner_token = ReverieProcess.owner_token
     wait_until_warm = ReverieProcess.wait_until_warm
 
+    def restart(self, log_level="warning", environment=None):
+        """front.sh stopped and started again on the same data directory (the same people, files
+        and tokens) with `environment` in place of the first one's."""
+        self._stop_front()
+        self._start(log_level, environment)
+
     def stop(self):
+        self._stop_front()
+        self.librivox.stop()
+        self.podcasts.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def _stop_front(self):
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -88,9 +104,6 @@ class FrontProcess:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         self._log.close()
-        self.librivox.stop()
-        self.podcasts.stop()
-        shutil.rmtree(self.data, ignore_errors=True)
 
     def __enter__(self):
         return self

@@ -20,6 +20,7 @@ import Installation
 /// | the owner's certificate and key (PEM) | `--tls-cert`, `--tls-key` | `REVERIE_TLS_CERT`, `REVERIE_TLS_KEY` | the local authority's |
 /// | more names for the local authority's certificate | — | `REVERIE_TLS_NAMES` (comma-separated) | none |
 /// | the production front's addresses | — | `REVERIE_FRONT` (comma-separated) | none |
+/// | the front's media secret (signed addresses) | — | `REVERIE_FRONT_MEDIA_KEY_FILE` | none (X-Accel-Redirect) |
 public struct ServerConfig: Sendable, Equatable {
     /// Where rows live.
     public enum Database: Sendable, Equatable {
@@ -279,7 +280,16 @@ extension ServerConfig {
         config.tls = try resolveTLS(host: host, overrides: overrides, value: value)
         if let text = value(nil, "REVERIE_FRONT") {
             let given = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            let front = FrontSettings(addresses: given)
+            var key: String?
+            if let file = value(nil, "REVERIE_FRONT_MEDIA_KEY_FILE") {
+                let text = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                guard text.count >= 16, !text.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "$" || $0 == ";" }) else {
+                    throw ConfigError.invalid(setting: "REVERIE_FRONT_MEDIA_KEY_FILE",
+                                              reason: "'\(file)' must hold the front's media secret: 16 characters or more, no spaces, quotes, $ or ;")
+                }
+                key = text
+            }
+            let front = FrontSettings(addresses: given, mediaKey: key)
             guard front.addresses.count == given.count else {
                 throw ConfigError.invalid(setting: "REVERIE_FRONT", reason: "'\(text)' is not a list of IP addresses")
             }

@@ -39,9 +39,18 @@ struct MediaFiles: Sendable {
     /// From memory when the file is kept or fits, read into it on the thread pool first; a file
     /// too large to keep streams from disk.
     func serve(_ path: String, type: String, name: String?, for request: Request) async throws -> Response {
+        if front.isFront(request), FileManager.default.fileExists(atPath: path) {
+            // The front sends the bytes, with Range, from the data directory: at a signed address
+            // the player goes on reading from alone (a redirect, never kept), or handed over.
+            if let signed = front.signedAddress(of: path, type: type, dataDirectory: dataDirectory, now: Date()) {
+                let response = Response(status: .temporaryRedirect)
+                response.headers.replaceOrAdd(name: .location, value: signed)
+                response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+                return response
+            }
+        }
         if front.isFront(request), let handOver = FrontSettings.internalPath(of: path, dataDirectory: dataDirectory),
            FileManager.default.fileExists(atPath: path) {
-            // The front sends the bytes, with Range, from the data directory.
             let response = Response(status: .ok)
             response.headers.contentType = Request.mediaType(type)
             response.headers.replaceOrAdd(name: "X-Accel-Redirect", value: handOver)
