@@ -18,11 +18,29 @@
 //   "aborted" (replaced or paused meanwhile) or "failed".
 // - **Changing source in place** (a sleep timer's rendition, a render's opening handed to the
 //   whole): the new source starts at the same second, at the same speed, playing if it was.
+// - **A loaded file whose reading fails** (a network error once its length is known): behind the
+//   front, the element reads a signed media address Reverie redirected it to, which expires after
+//   six to seven hours (nginx then answers 410), so a book paused in the evening and played hours
+//   later, or a long night's listening, fails on its next read; so does a brief loss of the
+//   network. The transport loads the same source again (the API address, which Reverie answers
+//   with a fresh signed one) at the place it had got to, at the same speed, playing if it was,
+//   and says so with a `recovered` event. One retry, not a loop: a failure while the retry has not
+//   yet got back to its place, or within RECOVERY_WINDOW seconds of it, stands, and only a failure
+//   that stands reaches the areas' `error` listeners (they show their own message).
 
 import { lockScreenOwner } from "./media-session.js";
 
 /** Seconds kept before a file's end when seeking, so a seek lands in the sound. */
 export const END_MARGIN = 0.25;
+
+/** Seconds a source loaded again after a failure must have been back at its place before another
+ *  failure of it is retried: a link that will not come back, or a network that is gone, fails
+ *  once more and that stands; a failure hours later (one early in the night, one at dawn) is
+ *  retried again. */
+export const RECOVERY_WINDOW = 30;
+
+/** The transport's own events; every other type is the element's. */
+const OWN_EVENTS = new Set(["interrupted", "resumed", "recovered", "error"]);
 
 export class Transport extends EventTarget {
   /**
@@ -45,21 +63,33 @@ export class Transport extends EventTarget {
     // (the media load algorithm), so the counts start again there (`forgetQueuedEvents`).
     this.ownPauses = 0;
     this.ownPlays = 0;
+    // Whether it plays, as its events last said: when a read fails, Chromium has paused the
+    // element by its error event (`paused` no longer tells) and sends the "pause" only after it.
+    this.sounding = false;
+    // {src, back}: the source last loaded again after a failure, and when it got back to its
+    // place (ms; null while on its way). A load by an area starts afresh.
+    this.recovery = null;
     audio.addEventListener("loadedmetadata", () => this.applyPending());
     audio.addEventListener("pause", () => {
+      this.sounding = false;
       if (this.ownPauses > 0) { this.ownPauses -= 1; return; }
       if (!audio.ended && this.src) this.dispatchEvent(new Event("interrupted"));
     });
     audio.addEventListener("play", () => {
+      this.sounding = true;
       if (this.ownPlays > 0) { this.ownPlays -= 1; return; }
       if (this.src) this.dispatchEvent(new Event("resumed"));
     });
+    audio.addEventListener("error", () => {
+      if (!this.recover()) this.dispatchEvent(new Event("error"));
+    });
   }
 
-  /** Listens to the element's events (timeupdate, ended, error…) or the transport's own
-   *  (interrupted, resumed); returns a function that stops listening. */
+  /** Listens to the element's events (timeupdate, ended…) or the transport's own (interrupted,
+   *  resumed, recovered, and error: the element's, unless the transport recovered from it);
+   *  returns a function that stops listening. */
   on(type, handler, options) {
-    const target = type === "interrupted" || type === "resumed" ? this : this.element;
+    const target = OWN_EVENTS.has(type) ? this : this.element;
     target.addEventListener(type, handler, options);
     return () => target.removeEventListener(type, handler, options);
   }
@@ -95,6 +125,7 @@ export class Transport extends EventTarget {
   load(src, { at = null } = {}) {
     this.pause();  // (a new source stops the old without a pause event of its own)
     this.pending = at;
+    this.recovery = null;
     this.element.src = src;
     this.forgetQueuedEvents();
     this.element.playbackRate = this.speed;
@@ -148,6 +179,7 @@ export class Transport extends EventTarget {
   unload() {
     this.pause();
     this.pending = null;
+    this.recovery = null;
     this.element.removeAttribute("src");
     this.element.load();
     this.forgetQueuedEvents();
@@ -206,10 +238,55 @@ export class Transport extends EventTarget {
 
   // MARK: - Inside
 
-  /** The element's queued events were dropped by a load: none of the own ones will come. */
+  /** The element's queued events were dropped by a load: none of the own ones will come, nor
+   *  the pause a failure queued (a load pauses the element without one). */
   forgetQueuedEvents() {
     this.ownPauses = 0;
     this.ownPlays = 0;
+    this.sounding = false;
+  }
+
+  /**
+   * The element failed: when it is a network error on a source whose length was known, and not
+   * a failure of this source's retry (one on its way, or back less than RECOVERY_WINDOW seconds
+   * ago), loads the source again at its place and speed, playing if it was (the load drops the
+   * pause the failure queued, so it is no `interrupted`), and returns true; a `recovered` event
+   * follows once it can play from that place (its detail: src, at, and what the play came to, or
+   * null when it was paused). False: the error stands. A `load` by an area starts afresh.
+   */
+  recover() {
+    const audio = this.element, src = this.src;
+    if (!src || audio.error?.code !== MediaError.MEDIA_ERR_NETWORK || !Number.isFinite(this.duration)) return false;
+    const last = this.recovery;
+    if (last?.src === src && (last.back == null || Date.now() - last.back < RECOVERY_WINDOW * 1000)) return false;
+    const at = this.position, playing = this.sounding;
+    this.load(src, { at });
+    const recovery = { src, back: null };
+    this.recovery = recovery;
+    const played = playing ? this.play() : Promise.resolve(null);
+    Promise.all([played, this.whenPlayable()]).then(([result, playable]) => {
+      if (!playable || this.recovery !== recovery) return;  // loaded afresh, or failed, meanwhile
+      recovery.back = Date.now();
+      this.dispatchEvent(new CustomEvent("recovered", { detail: { src, at, result } }));
+    });
+    return true;
+  }
+
+  /** Resolves true once the source has data at its place (any place held is applied, and the
+   *  seek there done), false if it fails first. Its length alone is not enough: the browser may
+   *  know it from what it kept of the source, and fail only at the place's read. */
+  whenPlayable() {
+    const audio = this.element;
+    return new Promise((resolve) => {
+      const types = ["canplay", "seeked", "playing", "error"];
+      const check = (event) => {
+        const failed = event.type === "error";
+        if (!failed && (this.pending != null || audio.seeking || audio.readyState < HTMLMediaElement.HAVE_FUTURE_DATA)) return;
+        for (const type of types) audio.removeEventListener(type, check);
+        resolve(!failed);
+      };
+      for (const type of types) audio.addEventListener(type, check);
+    });
   }
 
   applyPending() {
