@@ -56,6 +56,8 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	@echo
 	.venv/bin/python Benchmarks/load.py --binary .build/release/reverie
 	@echo
+	.venv/bin/python Benchmarks/progress.py --binary .build/release/reverie
+	@echo
 	.venv/bin/python Benchmarks/media.py --binary .build/release/reverie
 	@echo
 	.venv/bin/python Benchmarks/front.py --binary .build/release/reverie

@@ -58,27 +58,28 @@ public struct ListeningPosition: Codable, Sendable, Equatable {
 ///
 /// - Retries count once: events are told apart by their client ids.
 /// - The position is the latest real event by its wall time, whenever it arrives: a device
-///   that was offline and uploads older events later never overwrites newer progress.
+///   that was offline and uploads older events later never overwrites newer progress. Of two
+///   events at the same instant, the later to arrive decides.
 /// - A 0 never replaces real progress unless the person restarts or marks the item unplayed.
 /// - Two devices playing at once: the later event wins, event by event.
 public enum ListeningProgress {
-    /// The position after every event in `events` (in any order, duplicates allowed); nil when no
-    /// event says anything yet.
+    /// The position after every event in `events` (in the order they arrived, duplicates
+    /// allowed); nil when no event says anything yet.
     public static func position(_ events: some Sequence<ProgressEvent>, duration: Double? = nil) -> ListeningPosition? {
         guard let latest = deciding(events) else { return nil }
         let position = latest.kind == .ended ? (duration ?? latest.position) : latest.position
         return ListeningPosition(position: max(0, position), at: latest.at, device: latest.device, finished: latest.kind == .ended)
     }
 
-    /// The event that decides the place: the latest real one (later wins; at the same instant the
-    /// further position, then the id, so every server agrees). The server's lists ask the
-    /// database the same question (`ProgressRepository.deciding`).
+    /// The event that decides the place: the latest real one by device time, whenever it arrived;
+    /// of two at the same instant, the one that arrived later (`events` are in the order they
+    /// arrived, as the server keeps them). The server keeps each device's answer beside the log
+    /// (`ProgressRepository.places`), worked out by the same rule one event at a time.
     public static func deciding(_ events: some Sequence<ProgressEvent>) -> ProgressEvent? {
         var seen = Set<String>()
         var latest: ProgressEvent?
         for event in events where seen.insert(event.id).inserted && event.isReal {
-            guard let current = latest else { latest = event; continue }
-            if (event.at, event.position, event.id) > (current.at, current.position, current.id) { latest = event }
+            if event.at >= (latest?.at ?? .distantPast) { latest = event }
         }
         return latest
     }

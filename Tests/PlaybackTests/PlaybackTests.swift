@@ -47,6 +47,15 @@ struct ListeningProgressTests {
         #expect(ListeningProgress.position(heard + [event("2", "phone", 10, 0, .restart), event("3", "phone", 70, 60)])?.position == 60)
     }
 
+    @Test("two events at the same instant: the later to arrive decides, whichever it is")
+    func sameInstant() {
+        let played = event("a", "phone", 10, 300, .ended), unplayed = event("b", "laptop", 10, 0, .unplayed)
+        #expect(ListeningProgress.position([played, unplayed]) == ListeningPosition(position: 0, at: t(10), device: "laptop", finished: false))
+        #expect(ListeningProgress.position([unplayed, played]) == ListeningPosition(position: 300, at: t(10), device: "phone", finished: true))
+        // A later instant still wins whenever it arrives.
+        #expect(ListeningProgress.position([event("c", "phone", 11, 42), played, unplayed])?.position == 42)
+    }
+
     @Test("two devices playing at once: the later report wins, report by report")
     func twoDevicesAtOnce() {
         var events: [ProgressEvent] = []

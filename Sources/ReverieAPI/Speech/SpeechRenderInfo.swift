@@ -18,7 +18,8 @@ public struct SpeechRenderInfo: Codable, Sendable, Equatable {
         }
     }
 
-    public var id: UUID
+    /// In lower case, as every other id the API sends.
+    @LowercaseID public var id: UUID
     public var status: Status
     /// 0…1; 1 when done.
     public var progress: Double
@@ -60,5 +61,29 @@ public struct SpeechRenderInfo: Codable, Sendable, Equatable {
         self.audioURL = audioURL
         self.captionsURL = captionsURL
         self.timelineURL = timelineURL
+    }
+}
+
+/// A UUID sent in lower case (`3f2a…`), as the API sends every id; read in either case.
+@propertyWrapper
+public struct LowercaseID: Codable, Sendable, Equatable, Hashable {
+    public var wrappedValue: UUID
+
+    public init(wrappedValue: UUID) {
+        self.wrappedValue = wrappedValue
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let id = UUID(uuidString: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "“\(text)” is not a UUID")
+        }
+        wrappedValue = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue.uuidString.lowercased())
     }
 }

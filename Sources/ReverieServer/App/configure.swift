@@ -52,6 +52,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(AddPlans())
     app.migrations.add(CreateSongTracks())
     app.migrations.add(AddRenderWorkers())
+    app.migrations.add(AddProgressPlaces())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):

@@ -70,6 +70,7 @@ struct FluentUserRepository: UserRepository {
             try await CompositionModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await MeditationSessionModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await ProgressEventModel.query(on: database).filter(\.$owner.$id == id).delete()
+            try await ProgressPlaceModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await SpeechRenderModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await BedsidePieceModel.query(on: database).filter(\.$owner.$id == id).delete()
             try await UserModel.query(on: database).filter(\.$id == id).delete()

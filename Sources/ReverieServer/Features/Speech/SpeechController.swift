@@ -115,7 +115,7 @@ struct SpeechController: RouteCollection {
         }
         let info = await info(made, jobs: jobs)
         let response = Response(status: cached == nil ? .accepted : .created)
-        response.headers.replaceOrAdd(name: .location, value: "/api/speech/renders/\(info.id.uuidString)")
+        response.headers.replaceOrAdd(name: .location, value: "/api/speech/renders/\(info.id.uuidString.lowercased())")
         try response.content.encode(info)
         return response
     }
@@ -127,7 +127,7 @@ struct SpeechController: RouteCollection {
     func audio(req: Request) async throws -> Response {
         let (render, files, format) = try await finished(req)
         return try await media.serve(files.audio.path, type: format.contentType,
-                                       name: "reverie-\(render.id.uuidString.prefix(8)).\(format.fileExtension)", for: req)
+                                       name: "reverie-\(render.id.uuidString.lowercased().prefix(8)).\(format.fileExtension)", for: req)
     }
 
     /// `GET …/first`: the opening of the render up to the end of its first phrase, as WAV, so a
@@ -197,7 +197,7 @@ struct SpeechController: RouteCollection {
         case .failed: 0
         case .rendering: await jobs.service.progress(of: render.cacheKey) ?? 0
         }
-        let base = "/api/speech/renders/\(render.id.uuidString)"
+        let base = "/api/speech/renders/\(render.id.uuidString.lowercased())"
         let done = status == .done
         let opening = status == .failed ? false : await jobs.service.hasOpening(render.cacheKey)
         let warnings = (try? JSONDecoder().decode([SpeechRenderInfo.Warning].self, from: Data(render.warnings.utf8))) ?? []

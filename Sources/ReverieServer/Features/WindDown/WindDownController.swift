@@ -70,7 +70,7 @@ struct WindDownController: RouteCollection {
         let user = try req.user
         let item = try catalogItem(req)
         var entry = await describe(item, try await req.repositories.sleepAudio.attachment(for: item.id), req: req)
-        let events = try await req.repositories.progress.events(of: [ProgressController.windDown + item.id], ownedBy: user).values.first ?? []
+        let events = try await req.repositories.progress.places(of: [ProgressController.windDown + item.id], ownedBy: user).values.first ?? []
         let position = ListeningProgress.position(events, duration: Double(entry.item.duration))
         entry.position = position?.position
         entry.progress = ListeningProgress.fraction(position, duration: Double(entry.item.duration))

@@ -135,8 +135,16 @@ final class FileCache: Sendable {
             return Response(status: .notModified, headers: responseHeaders)
         }
         guard ranged else { return Response(status: .ok, headers: responseHeaders, body: .init(buffer: chosen.body)) }
-        guard let range = headers.first(name: .range).flatMap({ Request.byteRange($0, size: entry.size) }) else {
-            throw Request.rangeNotSatisfiable(size: entry.size)
+        let range: ClosedRange<Int>
+        switch Request.byteRange(headers.first(name: .range) ?? "", size: entry.size) {
+        case .part(let part): range = part
+        case .unsatisfiable: throw Request.rangeNotSatisfiable(size: entry.size)
+        case .whole:
+            // A Range not to answer (malformed, another unit, several ranges): the file, as without one.
+            let whole = entry.gzip.flatMap { acceptsGzip(headers) ? $0 : nil } ?? entry.identity
+            var wholeHeaders = whole.headers
+            if let type { wholeHeaders.contentType = type }
+            return Response(status: .ok, headers: wholeHeaders, body: .init(buffer: whole.body))
         }
         let (first, last) = (range.lowerBound, range.upperBound)
         responseHeaders.replaceOrAdd(name: .contentRange, value: "bytes \(first)-\(last)/\(entry.size)")

@@ -88,11 +88,16 @@ extension Request {
     }
 
     /// Before streaming a file of `size` bytes from disk: a `Range` is narrowed to the one range
-    /// it asks for inside the file, or refused with 416 and the size.
+    /// it asks for inside the file, dropped when it is not one Reverie answers (the whole file
+    /// goes), or refused with 416 and the size when nothing it asks for is in the file.
     func narrowRange(toFileOf size: Int) throws {
         guard let header = headers.first(name: .range) else { return }
-        guard let range = Self.byteRange(header, size: size) else { throw Self.rangeNotSatisfiable(size: size) }
-        headers.range = HTTPHeaders.Range(unit: .bytes, ranges: [.within(start: range.lowerBound, end: range.upperBound)])
+        switch Self.byteRange(header, size: size) {
+        case .whole: headers.remove(name: .range)
+        case .unsatisfiable: throw Self.rangeNotSatisfiable(size: size)
+        case .part(let range):
+            headers.range = HTTPHeaders.Range(unit: .bytes, ranges: [.within(start: range.lowerBound, end: range.upperBound)])
+        }
     }
 
     static func rangeNotSatisfiable(size: Int) -> APIError {
@@ -100,23 +105,40 @@ extension Request {
                  headers: ["Content-Range": "bytes */\(size)"])
     }
 
-    /// The one byte range a `Range` header asks for inside a file of `size` bytes (first and last
-    /// byte), or nil when none is satisfiable: not `bytes=`, several ranges, a start past the end,
-    /// or not numbers. Read by hand: it is on every player request, and Vapor's parser costs a
-    /// twentieth of one.
-    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
-        guard size > 0, header.hasPrefix("bytes=") else { return nil }
+    /// What a `Range` header asks of a file of `size` bytes, as RFC 9110 §14 reads it.
+    enum ByteRange: Equatable {
+        /// One range inside the file (first and last byte): a 206.
+        case part(ClosedRange<Int>)
+        /// Nothing the file has: a 416 with its size (a start at or past the end, a suffix of 0).
+        case unsatisfiable
+        /// A header to ignore, answering the whole file with 200: another unit, a malformed
+        /// range (`bytes=a-b`, `bytes=5-4`), or several ranges (which a server may always ignore).
+        case whole
+    }
+
+    /// What a `Range` header asks of a file of `size` bytes. A range that runs past the end is
+    /// clamped to the file (RFC 9110 §14.1.2). Read by hand: it is on every player request, and
+    /// Vapor's parser costs a twentieth of one.
+    static func byteRange(_ header: String, size: Int) -> ByteRange {
+        let header = header.trimmingCharacters(in: .whitespaces)
+        guard header.count > 6, header.prefix(6).lowercased() == "bytes=" else { return .whole }
         let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
         let (head, tail) = (spec[..<dash], spec[spec.index(after: dash)...])
-        func number(_ text: Substring) -> Int? { text.allSatisfy(\.isASCII) ? Int(text) : nil }
+        func digits(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } }
         if head.isEmpty {
-            guard let count = number(tail), count > 0 else { return nil }
-            return max(0, size - count)...(size - 1)
+            // The last `count` bytes.
+            guard digits(tail) else { return .whole }
+            guard let count = Int(tail) else { return size > 0 ? .part(0...(size - 1)) : .unsatisfiable }  // more than any file
+            guard count > 0, size > 0 else { return .unsatisfiable }
+            return .part(max(0, size - count)...(size - 1))
         }
-        guard let first = number(head), first >= 0, first < size else { return nil }
-        if tail.isEmpty { return first...(size - 1) }
-        guard let last = number(tail), last >= first else { return nil }
-        return first...min(last, size - 1)
+        guard digits(head), tail.isEmpty || digits(tail) else { return .whole }
+        // A start too large to be a number is past any file's end.
+        guard let first = Int(head), first < size else { return .unsatisfiable }
+        guard !tail.isEmpty else { return .part(first...(size - 1)) }
+        let last = Int(tail) ?? Int.max
+        guard last >= first else { return .whole }
+        return .part(first...min(last, size - 1))
     }
 }

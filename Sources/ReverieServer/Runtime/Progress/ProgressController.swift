@@ -26,6 +26,8 @@ struct ProgressController: RouteCollection {
         let progress = routes.grouped("api", "progress")
         progress.post("events", use: append)
         progress.get(":item", use: item)
+        // A chapter's key holds a slash (`library:<id>/<index>`): sent as it is, or as %2F above.
+        progress.get(":item", ":part", use: item)
     }
 
     /// `POST /api/progress/events`: adds the events not seen before; answers each item's place.
@@ -40,9 +42,9 @@ struct ProgressController: RouteCollection {
         let accepted = try await req.repositories.progress.append(events, items: body.events.map(\.item), ownedBy: user)
         var items: [String] = []
         for input in body.events where !items.contains(input.item) { items.append(input.item) }
-        let logs = try await req.repositories.progress.events(of: items, ownedBy: user)
+        let places = try await req.repositories.progress.places(of: items, ownedBy: user)
         try await afterPlayed(items, req)
-        return ProgressEventsResponse(accepted: accepted, items: items.map { Self.progress($0, logs[$0] ?? [], duration: duration(of: $0)) })
+        return ProgressEventsResponse(accepted: accepted, items: items.map { Self.progress($0, places[$0] ?? [], duration: duration(of: $0)) })
     }
 
     /// `GET /api/progress/{item}[?device=NAME]`: where the person is in one item (a null position
@@ -50,10 +52,11 @@ struct ProgressController: RouteCollection {
     /// another device's.
     func item(req: Request) async throws -> ItemProgress {
         let user = try req.user
-        let item = req.parameters.get("item") ?? ""
+        let item = [req.parameters.get("item"), req.parameters.get("part")].compactMap { $0 }.joined(separator: "/")
         try checkItem(item)
         let device = try req.queryString("device", maximumLength: 60)
-        let events = try await req.repositories.progress.events(of: [item], ownedBy: user)[item] ?? []
+        // Each device's place (not the whole log): the item's is the latest of them.
+        let events = try await req.repositories.progress.places(of: [item], ownedBy: user)[item] ?? []
         var progress = Self.progress(item, events, duration: duration(of: item))
         if let device {
             let latest = ListeningProgress.position(events, duration: duration(of: item))
