@@ -221,7 +221,7 @@ def test_every_area_gives_the_headset_back(server, browser):
     wait_until(page, "fetch('/api/winddown/yoga_nidra_5min').then(r => r.json()).then(b => b.audio.state === 'ready')",
                timeout=420, message="the yoga nidra was never rendered")
     area(page, "Wind Down")
-    page.locator('[data-item="yoga_nidra_5min"].wd-card').click()
+    page.locator('[data-item="yoga_nidra_5min"].wd-card').first.click()
     player = page.get_by_role("dialog", name="Quick Yoga Nidra, player")
     # One tap on the card plays.
     expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()

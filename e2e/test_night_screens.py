@@ -173,7 +173,7 @@ def test_wind_down_its_detail_player_and_timer_read_in_every_theme(server, brows
     screenshot(page, "night-wind-down-detail")
     page.locator("dialog.wd-detail").get_by_role("button", name="Close").click()
 
-    page.locator('[data-item="story_night_train"].wd-card').click()
+    page.locator('[data-item="story_night_train"].wd-card').first.click()
     player = page.get_by_role("dialog", name="The Slow Night Train, player")
     expect(player).to_be_visible()
     settled(page)

@@ -103,7 +103,7 @@ def test_play_skip_close_and_resume_with_media_session(server, browser):
     wait_for_audio(page, "yoga_nidra_5min")
     page.reload()
     expect(page.locator(".wd-greeting")).to_be_visible()
-    page.locator('[data-item="yoga_nidra_5min"].wd-card').click()
+    page.locator('[data-item="yoga_nidra_5min"].wd-card').first.click()
     player = page.get_by_role("dialog", name="Quick Yoga Nidra, player")
     expect(player).to_be_visible()
     expect(player).to_contain_text("Guided Voice")
@@ -154,7 +154,7 @@ def test_a_second_devices_progress_is_offered(server, browser):
     wait_for_audio(phone, "yoga_nidra_8min")
     # The laptop heard the first minute earlier.
     laptop.reload()
-    laptop.locator('[data-item="yoga_nidra_8min"].wd-card').click()
+    laptop.locator('[data-item="yoga_nidra_8min"].wd-card').first.click()
     wait_until(laptop, "document.querySelector('.player-audio') && document.querySelector('.player-audio').readyState >= 1")
     laptop.evaluate("document.querySelector('.player-audio').currentTime = 60")
     laptop.get_by_role("button", name="Close the player").click()
@@ -210,7 +210,7 @@ def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):
     status, entry = upload(server, page, "story_night_train", story)
     assert status == 202 and entry["audio"]["state"] == "ready" and abs(entry["item"]["duration"] - 1500) <= 1
     page.reload()
-    page.locator('[data-item="story_night_train"].wd-card').click()
+    page.locator('[data-item="story_night_train"].wd-card').first.click()
     player = page.get_by_role("dialog", name="The Slow Night Train, player")
     # One tap on the card plays.
     expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
@@ -261,7 +261,7 @@ def test_a_skip_keeps_the_timers_clock_on_a_locked_phone(server, listening_brows
     status, _ = upload(server, page, "story_night_train", story)
     assert status == 202
     page.reload()
-    page.locator('[data-item="story_night_train"].wd-card').click()
+    page.locator('[data-item="story_night_train"].wd-card').first.click()
     player = page.get_by_role("dialog", name="The Slow Night Train, player")
     # One tap on the card plays.
     expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
@@ -329,7 +329,7 @@ def test_a_timer_longer_than_the_item_is_end_of_content(server, page):
     """A 60-minute timer on a 5-minute item says End of Content and needs no rendition."""
     open_wind_down(server, page)
     wait_for_audio(page, "yoga_nidra_5min")
-    page.get_by_role("region", name="Yoga Nidra", exact=True).locator('[data-item="yoga_nidra_5min"].wd-card').click()
+    page.get_by_role("region", name="Yoga Nidra", exact=True).locator('[data-item="yoga_nidra_5min"].wd-card').first.click()
     player = page.get_by_role("dialog", name=re.compile(r", player$"))
     # One tap on the card plays.
     expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
