@@ -17,8 +17,18 @@ enum MP3Reader {
     static func parse(_ source: ByteSource) throws -> ParsedMedia {
         let layout = try layout(source)
         let perFrame = Double(layout.header.samplesPerFrame) / Double(layout.header.sampleRate)
-        let duration = try layout.summaryFrames.map { Double($0) * perFrame }
-            ?? countedDuration(source, from: layout.firstFrame + (layout.startsWithSummary ? Int64(layout.header.length) : 0), to: layout.audioEnd)
+        let audioStart = layout.firstFrame + (layout.startsWithSummary ? Int64(layout.header.length) : 0)
+        let audioBytes = max(0, layout.audioEnd - audioStart)
+        let duration: Double
+        if let frames = layout.summaryFrames {
+            // A summary is believed only when its frame count fits the bytes there are: a header
+            // that claims 2³² frames in 48 KB is a lie, and the size and the bitrate say the truth.
+            duration = layout.header.plausible(frames: Int64(frames), inBytes: audioBytes)
+                ? Double(frames) * perFrame
+                : Double(audioBytes) * 8 / Double(layout.header.bitrate)
+        } else {
+            duration = try countedDuration(source, from: audioStart, to: layout.audioEnd)
+        }
         let chapters = chapterList(layout.contents, duration: duration)
         return ParsedMedia(format: .mp3, duration: duration, tags: layout.contents.tags, artwork: layout.contents.artwork, chapters: chapters)
     }
@@ -157,6 +167,11 @@ struct FrameHeader: Equatable {
     let sampleRate: Int
     let samplesPerFrame: Int
     let length: Int
+    /// Bits per second.
+    let bitrate: Int
+    /// Bytes of a frame of this version, layer and sample rate at the lowest and the highest bitrate.
+    let shortest: Int
+    let longest: Int
     /// Bytes of side information after the header (layer III), where a Xing header begins.
     let sideInfoLength: Int
 
@@ -182,21 +197,34 @@ struct FrameHeader: Equatable {
         let mpeg1 = versionBits == 3
         let layer = 4 - layerBits
         let table = mpeg1 ? layer - 1 : (layer == 1 ? 3 : 4)
-        let bitrate = Self.bitrates[table][bitrateIndex] * 1000
+        bitrate = Self.bitrates[table][bitrateIndex] * 1000
         let rates = [44_100, 48_000, 32_000]
-        sampleRate = rates[rateIndex] / (mpeg1 ? 1 : versionBits == 2 ? 2 : 4)
+        let sampleRate = rates[rateIndex] / (mpeg1 ? 1 : versionBits == 2 ? 2 : 4)
+        self.sampleRate = sampleRate
+        let frameLength: (Int, Int) -> Int
         switch layer {
         case 1:
             samplesPerFrame = 384
-            length = (12 * bitrate / sampleRate + padding) * 4
+            frameLength = { bitrate, padding in (12 * bitrate / sampleRate + padding) * 4 }
         case 2:
             samplesPerFrame = 1152
-            length = 144 * bitrate / sampleRate + padding
+            frameLength = { bitrate, padding in 144 * bitrate / sampleRate + padding }
         default:
             samplesPerFrame = mpeg1 ? 1152 : 576
-            length = (mpeg1 ? 144 : 72) * bitrate / sampleRate + padding
+            frameLength = { bitrate, padding in (mpeg1 ? 144 : 72) * bitrate / sampleRate + padding }
         }
+        length = frameLength(bitrate, padding)
+        shortest = frameLength(Self.bitrates[table][1] * 1000, 0)
+        longest = frameLength(Self.bitrates[table][14] * 1000, 1)
         sideInfoLength = mpeg1 ? (mono ? 17 : 32) : (mono ? 9 : 17)
         guard length >= 4 else { return nil }
+    }
+
+    /// Whether `frames` frames of this kind can fill `bytes` bytes of audio: their average length
+    /// within half the shortest frame and twice the longest (room for a tag or padding at the end).
+    func plausible(frames: Int64, inBytes bytes: Int64) -> Bool {
+        guard frames > 0, bytes > 0 else { return false }
+        let average = Double(bytes) / Double(frames)
+        return average >= Double(shortest) / 2 && average <= Double(longest) * 2
     }
 }

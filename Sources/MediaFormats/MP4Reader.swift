@@ -36,6 +36,8 @@ enum MP4Reader {
         if chapters.isEmpty {
             chapters = ChapterRanges.closed(parts.neroChapters, duration: duration)
         }
+        // A book of length 0 is not a book: a container with no sound is refused.
+        guard parts.tracks.contains(where: { $0.handler == FourCC("soun") }) else { throw MediaFormatsError.noAudio }
         return ParsedMedia(format: .mp4, duration: duration, tags: parts.tags, artwork: parts.artwork, chapters: chapters)
     }
 

@@ -8,6 +8,8 @@ public enum MediaFormatsError: Error, Sendable, Equatable, CustomStringConvertib
     case tooLarge(String)
     /// The file cannot be read from disk.
     case unreadable(String)
+    /// An MP4 container with no sound in it (a video's picture only, or nothing).
+    case noAudio
 
     public var description: String {
         switch self {
@@ -19,6 +21,8 @@ public enum MediaFormatsError: Error, Sendable, Equatable, CustomStringConvertib
             "The file is too large to read safely: \(what)."
         case let .unreadable(reason):
             "The file cannot be read: \(reason)."
+        case .noAudio:
+            "The file holds no audio track. Export the sound itself as MP3, M4A or M4B."
         }
     }
 }

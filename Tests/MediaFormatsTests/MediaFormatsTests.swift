@@ -203,7 +203,7 @@ struct ID3Tests {
         var first = Bytes.mpegFrames(1)
         let vbri = Array("VBRI".utf8) + Bytes.u16(1) + Bytes.u16(0) + Bytes.u16(75) + Bytes.u32(417 * 1000) + Bytes.u32(1000)
         first.replaceSubrange(36..<36 + vbri.count, with: vbri)
-        let media = try parse(first + Bytes.mpegFrames(4))
+        let media = try parse(first + Bytes.mpegFrames(1000))
         #expect(abs(media.duration - 1000 * 1152 / 44_100) < 1e-9)
     }
 
@@ -257,6 +257,37 @@ struct HostileInputTests {
         // A 64-bit size past any file.
         let large = ftyp + Bytes.u32(1) + Array("mdat".utf8) + Bytes.u32(0x7FFF_FFFF) + Bytes.u32(0xFFFF_FFFF)
         #expect(throws: MediaFormatsError.self) { try MediaFile.parse(data: Data(large)) }
+    }
+
+    @Test("a summary frame that claims 2³² frames in 48 KB (or 2): the length comes from the size and the bitrate")
+    func lyingFrameCount() throws {
+        let directory = try Fixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // LAME writes an Info header with the true frame count; it is then made to lie.
+        let file = try Fixtures.make("short.mp3", in: directory, seconds: 3, codec: ["-c:a", "libmp3lame", "-b:a", "128k"],
+                                     metadata: Fixtures.metadata(in: directory, chapters: []))
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let truth = try MediaFile.parse(data: Data(bytes)).duration
+        #expect(abs(truth - 3) < 0.1)
+        let names: [[UInt8]] = [Array("Info".utf8), Array("Xing".utf8)]
+        let found: Int? = (0..<(bytes.count - 12)).first { (offset: Int) -> Bool in names.contains(Array(bytes[offset..<offset + 4])) }
+        let info = try #require(found)
+        #expect(bytes[info + 7] & 1 == 1, "the summary has a frame count")
+        for claim: UInt32 in [0xFFFF_FFFF, 2] {
+            bytes.replaceSubrange(info + 8..<info + 12, with: Bytes.u32(claim))
+            let media = try MediaFile.parse(data: Data(bytes))
+            #expect(abs(media.duration - truth) < 0.1, "claimed \(claim) frames: \(media.duration) s")
+        }
+    }
+
+    @Test("an MP4 with no audio track is refused, not made a book of length 0")
+    func noAudioTrack() throws {
+        let directory = try Fixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("picture.m4a")
+        _ = try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x223344:s=64x64:d=1", "-c:v", "mpeg4",
+                                        "-f", "mp4", file.path])
+        #expect(throws: MediaFormatsError.noAudio) { try MediaFile.parse(path: file.path) }
     }
 
     @Test("a chapter track that claims millions of chapters is refused, not allocated")

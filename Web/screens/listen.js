@@ -181,7 +181,7 @@ class ListenScreen {
       const art = item.artworkURL
         ? `<img class="listen-art" src="${escapeHTML(item.artworkURL)}" alt="" loading="lazy">`
         : drawnCover(item.kind === "music" && item.album ? item.album : item.title, "listen-art");
-      const facts = [item.author, item.kind === "book" ? `${item.chapters.length} chapter${item.chapters.length === 1 ? "" : "s"}` : item.album, length(item.duration)]
+      const facts = [item.author, item.kind === "book" ? `${item.chapterCount} chapter${item.chapterCount === 1 ? "" : "s"}` : item.album, length(item.duration)]
         .filter(Boolean).map(escapeHTML).join(" · ");
       const main = item.kind === "book"
         ? `<a class="listen-open" href="/listen/book/${item.id}" data-link>`

@@ -24,8 +24,12 @@ public struct LibraryItemInfo: Codable, Sendable, Equatable {
     public var audioURL: String
     /// `/api/library/{id}/artwork` (a 512 px JPEG thumbnail of the cover), nil without a cover.
     public var artworkURL: String?
-    /// A book's chapters (time ranges in its one file); empty for music.
+    /// A book's chapters (time ranges in its one file); empty for music, and in the library's
+    /// list, which carries only their summary (`chapterCount`, `chaptersPlayed`): a book's page has them.
     public var chapters: [LibraryChapter]
+    /// How many chapters the book has, and how many of them the person has heard.
+    public var chapterCount: Int
+    public var chaptersPlayed: Int
     public var createdAt: Date?
     /// Where the person is in the whole file (the shared progress log's `library:<id>`), nil before
     /// anything was heard.
@@ -33,7 +37,7 @@ public struct LibraryItemInfo: Codable, Sendable, Equatable {
 
     public init(id: String, kind: String, title: String, author: String?, album: String?, year: String?, track: Int?, disc: Int?,
                 duration: Double, format: String, byteSize: Int, originalName: String?, audioURL: String, artworkURL: String?,
-                chapters: [LibraryChapter], createdAt: Date?, progress: LibraryProgress? = nil) {
+                chapters: [LibraryChapter], chapterCount: Int? = nil, chaptersPlayed: Int? = nil, createdAt: Date?, progress: LibraryProgress? = nil) {
         self.id = id
         self.kind = kind
         self.title = title
@@ -49,6 +53,8 @@ public struct LibraryItemInfo: Codable, Sendable, Equatable {
         self.audioURL = audioURL
         self.artworkURL = artworkURL
         self.chapters = chapters
+        self.chapterCount = chapterCount ?? chapters.count
+        self.chaptersPlayed = chaptersPlayed ?? chapters.filter(\.played).count
         self.createdAt = createdAt
         self.progress = progress
     }

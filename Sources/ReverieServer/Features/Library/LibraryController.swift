@@ -32,7 +32,8 @@ struct LibraryController: RouteCollection {
         let kind = try Self.kind(req)
         let items = try await req.repositories.library.all(kind: kind, ownedBy: user)
         let places = items.isEmpty ? [:] : try await req.repositories.progress.deciding(prefixed: ProgressController.libraryPrefix, ownedBy: user)
-        return LibraryList(items: items.map { Self.info($0, places: places) })
+        // A summary of each book's chapters, never the chapters: a file may list 10,000 of them.
+        return LibraryList(items: items.map { Self.info($0, places: places, chaptersListed: false) })
     }
 
     /// `POST /api/library[?kind=book|music]`: the body is the file (MP3, M4A or M4B), its name in
@@ -116,7 +117,7 @@ struct LibraryController: RouteCollection {
 
     /// The item as the API shows it; `places` (the deciding progress event by item) gives its place
     /// and its chapters' played marks.
-    static func info(_ item: LibraryItemRecord, places: [String: ProgressEvent] = [:]) -> LibraryItemInfo {
+    static func info(_ item: LibraryItemRecord, places: [String: ProgressEvent] = [:], chaptersListed: Bool = true) -> LibraryItemInfo {
         let id = item.id.uuidString.lowercased()
         let key = progressKey(item)
         let place = places[key].flatMap { ListeningProgress.position([$0], duration: Double(item.durationMs) / 1000) }
@@ -128,7 +129,8 @@ struct LibraryController: RouteCollection {
             id: id, kind: item.kind, title: item.title, author: item.author, album: item.album, year: item.year, track: item.track,
             disc: item.disc, duration: Double(item.durationMs) / 1000, format: item.format, byteSize: item.byteSize,
             originalName: item.originalName, audioURL: "/api/library/\(id)/audio",
-            artworkURL: item.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chapters, createdAt: item.createdAt,
+            artworkURL: item.artworkHash == nil ? nil : "/api/library/\(id)/artwork", chapters: chaptersListed ? chapters : [],
+            chapterCount: chapters.count, chaptersPlayed: chapters.filter(\.played).count, createdAt: item.createdAt,
             progress: place.map { LibraryProgress(position: $0.position, finished: $0.finished, at: $0.at) })
     }
 }

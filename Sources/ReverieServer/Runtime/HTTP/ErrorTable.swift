@@ -95,6 +95,8 @@ enum ErrorTable {
         switch error {
         case .unsupportedFormat:
             APIError(.unsupportedMediaType, code: "not_audio", "This is not an audio file Reverie can read. Upload an MP3, M4A or M4B file.")
+        case .noAudio:
+            APIError(.unsupportedMediaType, code: "no_audio", "The file holds no audio track. Upload the sound itself as MP3, M4A or M4B.")
         case .malformed, .tooLarge, .unreadable:
             APIError(.unprocessableEntity, code: "damaged_audio", error.description)
         }
