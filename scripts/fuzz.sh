@@ -16,21 +16,22 @@ out=.build/fuzz
 mkdir -p "$out"
 
 # harness name → module whose sources it is built with
-declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader)
-declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz)
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
-# Reader (extract, epub) is built with Feeds and ZIPFoundation, which it imports, as one module.
+# Reader (extract, epub, text, pdf, audiobook) is built with Feeds and ZIPFoundation, which it
+# imports, as one module; the audiobook harness adds MediaFormats, whose MP3Book joins the parts.
 reader_shared="Fuzz/ArticleChecks.swift Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift $(echo Sources/Feeds/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)"
 reader_clibs="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs"
-declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [lyrics]="$(echo Sources/Installation/*.swift)" [extract]="$reader_shared" [epub]="$reader_shared")
+declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [lyrics]="$(echo Sources/Installation/*.swift)" [extract]="$reader_shared" [epub]="$reader_shared" [text]="$reader_shared" [pdf]="$reader_shared" [audiobook]="$reader_shared $(echo Sources/MediaFormats/*.swift)")
 # C libraries a harness's module uses (its system-library module map, compiler and linker flags)
-declare -A clibs=([lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs")
+declare -A clibs=([lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs" [text]="$reader_clibs" [pdf]="$reader_clibs" [audiobook]="$reader_clibs")
 # libFuzzer options of a harness: ZIPFoundation opens an archive through Foundation's
 # fileSystemRepresentation, which allocates a path it never frees (33 bytes an archive, not ours).
-declare -A options=([epub]="-detect_leaks=0")
-declare -A asan=([epub]="detect_leaks=0")
+declare -A options=([epub]="-detect_leaks=0" [audiobook]="-detect_leaks=0")
+declare -A asan=([epub]="detect_leaks=0" [audiobook]="detect_leaks=0")
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 feed transcript opml extract epub)
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media feed transcript opml extract epub text pdf audiobook)
 
 # Reader's harnesses build Reader, Feeds and ZIPFoundation as one module, and the lyrics harness
 # Rhymes with Installation: their imports of one another are met by empty modules of those names.

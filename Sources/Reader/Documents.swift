@@ -35,23 +35,39 @@ public enum Documents {
 
     // MARK: - Plain text
 
-    /// Text bytes as a string: by their byte-order mark, else UTF-8 when they are valid UTF-8,
-    /// else UTF-16 when every other byte is zero, else Windows-1252 (which reads Latin-1 too).
+    /// Text bytes as a string: by their byte-order mark, else UTF-16 when every other byte is
+    /// zero, else UTF-8 when they are valid UTF-8, else Windows-1252 (which reads Latin-1 too).
+    /// Damaged UTF-16 (a lone surrogate, an odd last byte) still reads, the damage as U+FFFD.
     public static func decode(_ data: Data) -> String {
         let bytes = [UInt8](data.prefix(4))
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return String(decoding: data.dropFirst(3), as: UTF8.self) }
-        if bytes.starts(with: [0xFF, 0xFE]) { return String(data: data.dropFirst(2), encoding: .utf16LittleEndian) ?? "" }
-        if bytes.starts(with: [0xFE, 0xFF]) { return String(data: data.dropFirst(2), encoding: .utf16BigEndian) ?? "" }
-        if let text = String(data: data, encoding: .utf8) { return text }
+        if bytes.starts(with: [0xFF, 0xFE]) { return utf16(data.dropFirst(2), bigEndian: false) }
+        if bytes.starts(with: [0xFE, 0xFF]) { return utf16(data.dropFirst(2), bigEndian: true) }
+        // UTF-16 before UTF-8: UTF-16 without a mark whose letters are all ASCII is valid UTF-8 too,
+        // a NUL after every letter (found by the text fuzz harness's seed); real UTF-8 text has no NULs.
         let sample = data.prefix(4096)
         if sample.count >= 4 {
             let evens = stride(from: 0, to: sample.count, by: 2).filter { sample[sample.startIndex + $0] == 0 }.count
             let odds = stride(from: 1, to: sample.count, by: 2).filter { sample[sample.startIndex + $0] == 0 }.count
             let half = sample.count / 2
-            if odds > half * 8 / 10, let text = String(data: data, encoding: .utf16LittleEndian) { return text }
-            if evens > half * 8 / 10, let text = String(data: data, encoding: .utf16BigEndian) { return text }
+            if odds > half * 8 / 10 { return utf16(data, bigEndian: false) }
+            if evens > half * 8 / 10 { return utf16(data, bigEndian: true) }
         }
+        if let text = String(data: data, encoding: .utf8) { return text }
         return String(data: data, encoding: .windowsCP1252) ?? String(decoding: data, as: UTF8.self)
+    }
+
+    /// UTF-16 without its mark, read leniently: Foundation's decoder gives up on the whole text at
+    /// one lone surrogate or an odd last byte (found by the text fuzz harness,
+    /// Fuzz/corpus/text/crash-utf16-lone-surrogate), where this reads each as U+FFFD.
+    static func utf16(_ data: Data, bigEndian: Bool) -> String {
+        let bytes = [UInt8](data)
+        let (high, low) = bigEndian ? (0, 1) : (1, 0)
+        var units: [UInt16] = stride(from: 0, to: bytes.count - 1, by: 2).map { (index: Int) -> UInt16 in
+            UInt16(bytes[index + high]) << 8 | UInt16(bytes[index + low])
+        }
+        if bytes.count % 2 == 1 { units.append(0xFFFD) }
+        return String(decoding: units, as: UTF16.self)
     }
 
     /// A line that names a part of a book ("Chapter 3", "PART TWO", "II.").

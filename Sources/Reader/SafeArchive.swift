@@ -12,6 +12,8 @@ public enum ArchiveError: Error, Equatable, CustomStringConvertible {
     /// More than this many bytes would come out in all.
     case tooLarge(limit: Int)
     case damaged(String)
+    /// An audiobook's zip with no MP3 file in it (`AudiobookZip`).
+    case noMP3s
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum ArchiveError: Error, Equatable, CustomStringConvertible {
         case let .bomb(path): "“\(path.prefix(100))” in the zip expands far more than real content does: it is a zip bomb, so it was not opened."
         case let .tooLarge(limit): "The zip would unpack to more than \(ByteCountFormatter.string(fromByteCount: Int64(limit), countStyle: .binary))."
         case let .damaged(path): "“\(path.prefix(100))” in the zip is damaged."
+        case .noMP3s: "The zip holds no MP3 files. A book from a zip is its MP3 parts; upload an M4B or MP3 file on its own otherwise."
         }
     }
 }

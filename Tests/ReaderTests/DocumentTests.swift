@@ -13,6 +13,13 @@ struct DocumentTests {
         #expect(Documents.decode(Data([0xFE, 0xFF]) + words.data(using: .utf16BigEndian)!) == words)
         #expect(Documents.decode(words.data(using: .utf16LittleEndian)!) == words)
         #expect(Documents.decode(words.data(using: .windowsCP1252)!) == words)
+        // ASCII in UTF-16 without a mark is valid UTF-8 as well, a NUL after every letter (Fuzz/corpus/text/utf16le-no-mark.txt).
+        let ascii = "Slow river, carry me home"
+        #expect(Documents.decode(ascii.data(using: .utf16LittleEndian)!) == ascii)
+        #expect(Documents.decode(ascii.data(using: .utf16BigEndian)!) == ascii)
+        // Damaged UTF-16 keeps the rest of its text (Fuzz/corpus/text/crash-utf16-lone-surrogate).
+        #expect(Documents.decode(Data([0xFF, 0xFE]) + ascii.data(using: .utf16LittleEndian)! + Data([0x00, 0xDC])) == ascii + "\u{FFFD}")
+        #expect(Documents.decode(Data([0xFE, 0xFF]) + ascii.data(using: .utf16BigEndian)! + Data([0x41])) == ascii + "\u{FFFD}")
     }
 
     @Test("a text file: its title line, wrapped lines joined and broken words mended, verse kept by line, chapters at chapter lines")

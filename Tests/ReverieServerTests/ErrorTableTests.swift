@@ -24,6 +24,7 @@ struct ErrorTableTests {
             (MediaFormatsError.malformed("moov box cut short"), 422, "damaged_audio"),
             (ArchiveError.bomb("a.mp3"), 422, "unsafe_archive"),
             (ArchiveError.tooLarge(limit: 1024), 413, "upload_too_large"),
+            (ArchiveError.noMP3s, 422, "damaged_archive"),
             (ReaderError.noArticle, 422, "no_article"),
             (ReaderError.tooLarge, 413, "too_large"),
             (FeedError.entitiesRefused, 422, "not_a_feed"),

@@ -2,6 +2,7 @@ import AudioRender
 import Crypto
 import Foundation
 import MediaFormats
+import Reader
 import ReverieAPI
 import Vapor
 
@@ -33,11 +34,11 @@ struct LibraryStore: Sendable {
     /// - Returns: the item, and whether the person already had these bytes (then nothing is added).
     func add(_ upload: ReceivedUpload, kind: String?, ownerID: UUID) async throws -> (item: LibraryItemRecord, duplicate: Bool) {
         defer { try? FileManager.default.removeItem(at: upload.file) }
-        guard SafeZip.isZip(upload.file) else { return try await addFile(upload, kind: kind, ownerID: ownerID) }
+        guard SafeArchive.isZip(upload.file) else { return try await addFile(upload, kind: kind, ownerID: ownerID) }
         let work = incomingDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let (zip, limit) = (upload.file, maxUploadBytes)
-        let entries = try await threadPool.runIfActive { try SafeZip.extractMP3s(zip, into: work, limit: limit) }
+        let entries = try await threadPool.runIfActive { try AudiobookZip.extractMP3s(zip, into: work, limit: limit) }
         let name = upload.originalName.map { ($0 as NSString).deletingPathExtension }
         return try await addBook(parts: entries, in: work, name: name, originalName: upload.originalName, ownerID: ownerID)
     }

@@ -1,21 +1,22 @@
 import Foundation
-import Reader
 import ZIPFoundation
 
-/// Takes the MP3 files out of a zip a person uploaded through `SafeArchive` (entry count, ratio,
-/// bytes counted as written, no path that leaves the archive); each entry is written under a
-/// numbered folder of our own, by its last name only, so no path from the archive names a file.
-enum SafeZip {
-    static let maxEntries = 5_000
+/// The MP3 parts of an audiobook a person uploaded as a zip, taken out through `SafeArchive`
+/// (entry count, ratio, bytes counted as written, no path that leaves the archive); each entry is
+/// written under a numbered folder of our own, by its last name only, so no path from the archive
+/// names a file. The Listen library joins the parts into one book (`MediaFormats.MP3Book`).
+public enum AudiobookZip {
+    /// More entries than this and the zip is refused.
+    public static let maxEntries = 5_000
     /// Audio barely compresses; a ratio past this is a bomb, not an audiobook.
-    static let maxRatio: UInt64 = 100
+    public static let maxRatio: UInt64 = 100
 
-    static func isZip(_ file: URL) -> Bool { SafeArchive.isZip(file) }
-
-    /// Writes each `.mp3` entry to `directory/<n>/<last name>`; returns (where, the entry's path).
-    /// - Throws: `ArchiveError` for a damaged or unsafe archive, or past `limit` bytes in all
-    ///   (`ErrorTable` answers 422 and 413).
-    static func extractMP3s(_ zip: URL, into directory: URL, limit: Int) throws -> [(file: URL, name: String)] {
+    /// Writes each `.mp3` entry (not a folder, nothing under `__MACOSX` or a hidden name) to
+    /// `directory/<n>/<last name>`, in the archive's order; returns (where, the entry's path).
+    /// - Parameter limit: bytes taken out in all.
+    /// - Throws: `ArchiveError` for a damaged or unsafe archive, past `limit` bytes in all, or
+    ///   one with no MP3 file (`.noMP3s`).
+    public static func extractMP3s(_ zip: URL, into directory: URL, limit: Int) throws -> [(file: URL, name: String)] {
         var archive = try SafeArchive(url: zip, limits: .init(maxEntries: maxEntries, maxRatio: maxRatio, maxBytes: limit))
         var found: [(file: URL, name: String)] = []
         for entry in archive.entries {
@@ -32,9 +33,7 @@ enum SafeZip {
             try archive.extract(entry) { try handle.write(contentsOf: $0) }
             found.append((target, path))
         }
-        guard !found.isEmpty else {
-            throw APIError(.unprocessableEntity, code: "damaged_archive", "The zip holds no MP3 files. A book from a zip is its MP3 parts; upload an M4B or MP3 file on its own otherwise.")
-        }
+        guard !found.isEmpty else { throw ArchiveError.noMP3s }
         return found
     }
 }
