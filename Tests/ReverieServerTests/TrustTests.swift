@@ -207,7 +207,7 @@ struct TrustTests {
                 }
             }
             // Nothing of hers is left in any table that names an owner.
-            for table in ["compositions", "meditation_sessions", "speech_renders", "auth_tokens", "user_settings", "progress_events", "bedside_pieces"] {
+            for table in PersonalData.tables {
                 let rows = try await sql.raw("SELECT count(*) AS rows FROM \(ident: table) WHERE owner_id = \(bind: beaID)").first()?
                     .decode(column: "rows", as: Int.self)
                 #expect(rows == 0, "\(table) keeps \(rows ?? -1) rows of the removed person")

@@ -169,7 +169,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, front: config.front, now: now))
     try app.register(collection: TokenController())
-    try app.register(collection: UserController(hashing: hashing, removal: AccountRemoval(library: library, meditationAudio: meditationAudio, speech: jobs)))
+    try app.register(collection: UserController(hashing: hashing, removal: AccountRemoval(library: library, meditationAudio: meditationAudio, speech: jobs, config: config)))
     try app.register(collection: PlanController(developmentMode: config.developmentMode))
     try app.register(collection: SettingsController(entitlements: Entitlements(developmentMode: config.developmentMode)))
     try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))

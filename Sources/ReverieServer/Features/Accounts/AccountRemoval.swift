@@ -1,23 +1,45 @@
 import Foundation
 import Vapor
 
-/// What removing a person clears besides their rows (which the database cascades): the library
-/// files no one else uses, and their renders' cached audio unless another render (or the
-/// meditation narration) uses the same entry.
+/// What removing a person clears besides their rows (`PersonalData.tables`): their podcast
+/// downloads and the podcasts no one subscribes to any more, the library files no one else uses
+/// (with what was made from them), and their renders' cached audio unless another render (or the
+/// meditation narration) uses the same entry. `PersonalData` lists where a person's things are.
 struct AccountRemoval: Sendable {
     let library: LibraryStore
     let meditationAudio: MeditationAudio
     let speech: SpeechJobs
+    let config: ServerConfig
 
     /// Removes a person with every row they own and what was made from it.
     func removeEverything(of id: UUID, repositories: Repositories) async throws {
         let keys = try await repositories.speechRenders.cacheKeys(ownedBy: id)
         let media = try await repositories.library.all(ownedBy: id)
+        let downloads = try await repositories.podcasts.downloadIDs(ownerID: id)
         try await repositories.users.delete(id: id)
+        for download in downloads {
+            EpisodeDownload.removeFiles(download, config)
+            DerivedFiles.remove(madeFrom: "episode-\(download.uuidString)", in: [config.cacheDirectory("renditions")])
+        }
+        _ = try await repositories.podcasts.removeUnsubscribed()
         try await library.removeUnused(after: media)
         let kept = await meditationAudio.narrationKeys()
         for key in keys.subtracting(kept) where try await !repositories.speechRenders.isUsed(cacheKey: key) {
             await speech.service.remove(key)
+        }
+    }
+}
+
+/// Files made from another (a sleep-timer rendition, a practice speed, a rendered loop), named
+/// `<source key>-…` in their cache folders.
+enum DerivedFiles {
+    /// Removes every file made from the source `key` in `directories`.
+    static func remove(madeFrom key: String, in directories: [URL]) {
+        for directory in directories {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names where name.hasPrefix(key + "-") {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
         }
     }
 }

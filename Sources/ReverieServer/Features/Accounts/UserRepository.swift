@@ -61,18 +61,16 @@ struct FluentUserRepository: UserRepository {
     }
 
     func delete(id: UUID) async throws {
-        // Owned rows go first so the delete works whether or not the database enforces cascades.
+        // Every table that holds a person's rows (PersonalData.tables), children first, so the
+        // delete works whether or not the database enforces cascades; the person's row last.
         // Removing a composition removes its search-index row too (a trigger on SQLite).
         try await database.transaction { database in
-            try await AuthTokenModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await UserSettingModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await SongTrackModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await CompositionModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await MeditationSessionModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await ProgressEventModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await ProgressPlaceModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await SpeechRenderModel.query(on: database).filter(\.$owner.$id == id).delete()
-            try await BedsidePieceModel.query(on: database).filter(\.$owner.$id == id).delete()
+            guard let sql = database as? any SQLDatabase else {
+                throw APIError(.internalServerError, code: "database", "The database does not speak SQL.")
+            }
+            for table in PersonalData.tables {
+                try await sql.raw("DELETE FROM \(ident: table) WHERE owner_id = \(bind: id)").run()
+            }
             try await UserModel.query(on: database).filter(\.$id == id).delete()
         }
         signIns?.forgetAll()

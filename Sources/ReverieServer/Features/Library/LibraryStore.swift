@@ -17,8 +17,12 @@ struct LibraryStore: Sendable {
     let runner: CommandRunner
     let incomingDirectory: URL
     let maxUploadBytes: Int
+    /// Where files made from a library file are kept, named by its hash: its sleep-timer
+    /// renditions, and a song's practice speeds and rendered loops.
+    let derivedDirectories: [URL]
 
     init(config: ServerConfig, repository: any LibraryRepository, threadPool: NIOThreadPool, runner: CommandRunner = .live) {
+        derivedDirectories = [config.cacheDirectory("renditions"), config.cacheDirectory("practice")]
         incomingDirectory = config.mediaDirectory(".incoming")
         maxUploadBytes = config.maxUploadBytes
         mediaDirectory = config.mediaDirectory("library")
@@ -149,6 +153,7 @@ struct LibraryStore: Sendable {
     func removeUnused(after items: [LibraryItemRecord]) async throws {
         for item in items where try await !repository.isUsed(fileHash: item.fileHash) {
             try? FileManager.default.removeItem(at: file(of: item))
+            DerivedFiles.remove(madeFrom: item.fileHash, in: derivedDirectories)
         }
         for hash in Set(items.compactMap(\.artworkHash)) where try await !repository.isUsed(artworkHash: hash) {
             try? FileManager.default.removeItem(at: artworkFile(hash: hash))

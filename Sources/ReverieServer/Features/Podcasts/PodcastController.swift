@@ -215,6 +215,8 @@ struct PodcastController: RouteCollection {
             try await repository.delete(download)
         }
         _ = try await repository.unsubscribe(subscription.podcast.id, ownedBy: user)
+        // The last one out: the feed's address, titles and show notes go too.
+        _ = try await repository.removeUnsubscribed()
         return .noContent
     }
 

@@ -43,6 +43,10 @@ public protocol PodcastRepository: Sendable {
     /// deleted while its job runs stays deleted).
     func save(_ download: EpisodeDownloadRecord) async throws
     func delete(_ download: EpisodeDownloadRecord) async throws
+    /// The ids of every download the person with `ownerID` has (their files are theirs alone).
+    func downloadIDs(ownerID: UUID) async throws -> [UUID]
+    /// Removes the podcasts no one subscribes to any more, with their episodes; returns how many.
+    func removeUnsubscribed() async throws -> Int
 }
 
 struct FluentPodcastRepository: PodcastRepository {
@@ -233,6 +237,29 @@ struct FluentPodcastRepository: PodcastRepository {
 
     func delete(_ download: EpisodeDownloadRecord) async throws {
         try await EpisodeDownloadModel.query(on: database).filter(\.$id == download.id).delete()
+    }
+
+    func downloadIDs(ownerID: UUID) async throws -> [UUID] {
+        try await EpisodeDownloadModel.query(on: database).filter(\.$owner.$id == ownerID).field(\.$id).all().compactMap(\.id)
+    }
+
+    func removeUnsubscribed() async throws -> Int {
+        guard let sql = database as? any SQLDatabase else { return 0 }
+        return try await database.transaction { database in
+            let sql = database as? any SQLDatabase ?? sql
+            // Episodes first, so it works whether or not the database enforces cascades; a
+            // download of an episode whose podcast goes would be someone's, so it keeps it.
+            let orphans = "SELECT id FROM podcasts p WHERE NOT EXISTS (SELECT 1 FROM podcast_subscriptions s WHERE s.podcast_id = p.id)"
+            try await sql.raw("""
+                DELETE FROM podcast_episodes WHERE podcast_id IN (\(unsafeRaw: orphans))
+                  AND NOT EXISTS (SELECT 1 FROM episode_downloads d WHERE d.episode_id = podcast_episodes.id)
+                """).run()
+            let removed = try await sql.raw("""
+                DELETE FROM podcasts WHERE id IN (\(unsafeRaw: orphans))
+                  AND NOT EXISTS (SELECT 1 FROM podcast_episodes e WHERE e.podcast_id = podcasts.id) RETURNING id
+                """).all()
+            return removed.count
+        }
     }
 }
 
