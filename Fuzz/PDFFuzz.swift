@@ -19,6 +19,14 @@ let fuzzFile: URL = {
 /// The article read, waited for (the harness's thread is not one of Swift's cooperative threads).
 final class Outcome: @unchecked Sendable { var article: ExtractedArticle? }
 
+/// Signals when the task lets it go: the harness waits for that, not only for the answer, so every
+/// byte an input took (the runner holds the input) is given back before libFuzzer counts them.
+final class Released: Sendable {
+    let semaphore: DispatchSemaphore
+    init(_ semaphore: DispatchSemaphore) { self.semaphore = semaphore }
+    deinit { semaphore.signal() }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPDF(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Data(UnsafeBufferPointer(start: data, count: size))
@@ -33,9 +41,9 @@ public func fuzzPDF(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     let outcome = Outcome()
     let done = DispatchSemaphore(value: 0)
-    Task {
+    Task { [released = Released(done)] in
         outcome.article = try? await Documents.pdf(fuzzFile, name: "fuzz.pdf", runner: runner)
-        done.signal()
+        _ = released
     }
     done.wait()
     guard let article = outcome.article else { return 0 }
