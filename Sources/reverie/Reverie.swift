@@ -8,7 +8,7 @@ struct Reverie: AsyncParsableCommand {
         commandName: "reverie",
         abstract: "Reverie, a self-hosted personal audio companion.",
         version: ReverieVersion.current,
-        subcommands: [Serve.self, User.self, Speak.self, Voices.self, RhymesCommand.self, LyricsCommand.self, WindDownCommand.self, BedsideCommand.self, ChaptersCommand.self, LibraryCommand.self, FeedCommand.self, ExtractCommand.self, TLSCommand.self],
+        subcommands: [Serve.self, User.self, Speak.self, Voices.self, RhymesCommand.self, LyricsCommand.self, WindDownCommand.self, BedsideCommand.self, ChaptersCommand.self, LibraryCommand.self, FeedCommand.self, ExtractCommand.self, TLSCommand.self, BackupCommand.self, RestoreCommand.self],
         defaultSubcommand: nil
     )
 }
