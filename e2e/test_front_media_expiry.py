@@ -46,7 +46,13 @@ def front(browser):
         subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=196:duration=900", "-ac", "1", "-ar", "22050",
                         "-b:a", "32k", str(story)], check=True)
         for item, _ in (PLAYING, PAUSED, GONE):
-            assert wind_down_upload(instance, page, item, story) == 202
+            try:
+                assert wind_down_upload(instance, page, item, story) == 202
+            except Exception:
+                # Seen twice: a 502 from nginx for an upload (not reproduced since); say what the
+                # front and the server logged, for the next one.
+                print(instance.said[-6000:])
+                raise
         close(page)
         yield instance
     finally:
