@@ -317,7 +317,9 @@ export class SongPlayer {
     this.pendingLoop = null;
     if (!pending) return;
     api(`${this.base}/${pending.track.id}/loop`, { method: "PUT", body: pending.loop })
-      .then((saved) => { pending.track.loop = saved.loop; })
+      // The server's copy, unless the person moved A or B again meanwhile: an answer that comes
+      // late (a slow server) must not put back the points they have just moved away from.
+      .then((saved) => { if (pending.track.loop === pending.loop) pending.track.loop = saved.loop; })
       .catch((problem) => this.error(new Error(`The loop was not saved: ${problem.message}`)));
   }
 
