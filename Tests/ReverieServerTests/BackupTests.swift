@@ -27,14 +27,18 @@ struct BackupTests {
             // Writers go on while the backup is made; what they saved meanwhile may or may not be in it.
             let owner = cookie
             let stop = NIOLockedValueBox(false)
+            let started = NIOLockedValueBox(0)
             async let written: Int = {
                 var n = 0
                 while !stop.withLockedValue({ $0 }) {
                     _ = try? await Self.save("During \(n)", client, owner)
                     n += 1
+                    started.withLockedValue { $0 = n }
                 }
                 return n
             }()
+            // The backup starts once the writer is saving, so the two overlap.
+            while started.withLockedValue({ $0 }) == 0 { await Task.yield() }
             let sql = try #require(client.app.db as? any SQLDatabase)
             let manifest = try await Backup.make(config: client.app.services.config, database: sql, into: backup)
             stop.withLockedValue { $0 = true }

@@ -162,28 +162,22 @@ public enum Backup {
 
     /// Copies `source` to `target`, hashing as it goes; nil when `source` is gone.
     static func copy(_ source: URL, to target: URL, relative: String) throws -> Manifest.Entry? {
-        guard let input = try? FileHandle(forReadingFrom: source) else { return nil }
-        defer { try? input.close() }
+        guard FileManager.default.fileExists(atPath: source.path) else { return nil }
         FileManager.default.createFile(atPath: target.path, contents: nil)
         let output = try FileHandle(forWritingTo: target)
         defer { try? output.close() }
-        var hash = SHA256()
-        var bytes = 0
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hash.update(data: chunk)
-            try output.write(contentsOf: chunk)
-            bytes += chunk.count
-        }
-        return Manifest.Entry(path: relative, bytes: bytes, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined())
+        return try entry(source, relative: relative) { try output.write(contentsOf: $0) }
     }
 
-    static func entry(_ file: URL, relative: String) throws -> Manifest.Entry {
+    /// `file`'s size and SHA-256, each chunk also handed to `each` as it is read.
+    static func entry(_ file: URL, relative: String, each: (Data) throws -> Void = { _ in }) throws -> Manifest.Entry {
         let input = try FileHandle(forReadingFrom: file)
         defer { try? input.close() }
         var hash = SHA256()
         var bytes = 0
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
             hash.update(data: chunk)
+            try each(chunk)
             bytes += chunk.count
         }
         return Manifest.Entry(path: relative, bytes: bytes, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined())

@@ -125,27 +125,24 @@ final class FileCache: Sendable {
     private static func answer(_ entry: Entry, request: Request, type: HTTPMediaType?) throws -> Response {
         let headers = request.headers
         // A Range applies to the file as it is (RFC 9110 §14.2); `If-Range` with another
-        // validator asks for the whole file instead.
-        let ranged = headers.contains(name: .range) && headers.first(name: "If-Range").map { $0 == entry.identity.eTag } ?? true
-        let chosen = ranged ? entry.identity : entry.gzip.flatMap { acceptsGzip(headers) ? $0 : nil } ?? entry.identity
+        // validator asks for the whole file instead, as does a Range not to answer (malformed,
+        // another unit, several ranges). A start past the end is 416.
+        var part: ClosedRange<Int>?
+        if let header = headers.first(name: .range), headers.first(name: "If-Range").map({ $0 == entry.identity.eTag }) ?? true {
+            switch Request.byteRange(header, size: entry.size) {
+            case .part(let range): part = range
+            case .unsatisfiable: throw Request.rangeNotSatisfiable(size: entry.size)
+            case .whole: part = nil
+            }
+        }
+        let chosen = part != nil ? entry.identity : entry.gzip.flatMap { acceptsGzip(headers) ? $0 : nil } ?? entry.identity
         var responseHeaders = chosen.headers
         if let type { responseHeaders.contentType = type }
         if let match = headers.first(name: .ifNoneMatch),
            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == chosen.eTag }) {
             return Response(status: .notModified, headers: responseHeaders)
         }
-        guard ranged else { return Response(status: .ok, headers: responseHeaders, body: .init(buffer: chosen.body)) }
-        let range: ClosedRange<Int>
-        switch Request.byteRange(headers.first(name: .range) ?? "", size: entry.size) {
-        case .part(let part): range = part
-        case .unsatisfiable: throw Request.rangeNotSatisfiable(size: entry.size)
-        case .whole:
-            // A Range not to answer (malformed, another unit, several ranges): the file, as without one.
-            let whole = entry.gzip.flatMap { acceptsGzip(headers) ? $0 : nil } ?? entry.identity
-            var wholeHeaders = whole.headers
-            if let type { wholeHeaders.contentType = type }
-            return Response(status: .ok, headers: wholeHeaders, body: .init(buffer: whole.body))
-        }
+        guard let range = part else { return Response(status: .ok, headers: responseHeaders, body: .init(buffer: chosen.body)) }
         let (first, last) = (range.lowerBound, range.upperBound)
         responseHeaders.replaceOrAdd(name: .contentRange, value: "bytes \(first)-\(last)/\(entry.size)")
         let slice = chosen.body.getSlice(at: chosen.body.readerIndex + first, length: last - first + 1) ?? ByteBuffer()
