@@ -40,6 +40,7 @@ let package = Package(
         .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "Feeds", dependencies: ["CReverieXML"]),
         .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender", "Feeds", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(name: "Backups", dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .target(name: "Speech", dependencies: ["Installation", "SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
 
         // MARK: - Shared types
@@ -60,6 +61,7 @@ let package = Package(
                 "MediaFormats",
                 "Feeds",
                 "Reader",
+                "Backups",
                 "CReverieZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -88,6 +90,7 @@ let package = Package(
                 "Reader",
                 "ReverieAPI",
                 "ReverieServer",
+                "Backups",
                 "Speech",
                 "SpokenScript",
                 "AudioRender",
@@ -114,12 +117,14 @@ let package = Package(
         .testTarget(name: "ReaderTests", dependencies: ["Reader", "AudioRender", .product(name: "ZIPFoundation", package: "ZIPFoundation")], exclude: ["Fixtures"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript", "SharedCases"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender", "Reader"]),
+        .testTarget(name: "BackupsTests", dependencies: ["Backups", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
         .testTarget(
             name: "ReverieServerTests",
             dependencies: [
                 "ReverieServer",
                 "ReverieAPI",
+                "Backups",
                 "Speech",
                 "AudioRender",
                 "Breathing",

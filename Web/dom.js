@@ -153,6 +153,16 @@ export async function fillList(list, path, renderItem, empty) {
   }
 }
 
+/** A size for people: "840 KB", "12.5 MB", "3.1 GB". */
+export function fileSize(bytes) {
+  if (bytes < 1000) return `${bytes} bytes`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = -1;
+  do { value /= 1000; unit += 1; } while (value >= 1000 && unit < units.length - 1);
+  return `${value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
+
 /** The person's time zone name (Europe/Paris), for answers that depend on their hour; UTC when unknown. */
 export function timeZone() {
   try {

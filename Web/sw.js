@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v38";
+const CACHE = "reverie-shell-v39";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -106,6 +106,8 @@ self.addEventListener("fetch", (event) => {
   if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/(audio|loop)$/.test(url.pathname)) return;
   // A manifest for another app icon comes from the server as asked (the shell keeps the plain one).
   if (url.pathname === "/manifest.webmanifest" && url.search) return;
+  // A backup's zip downloads straight from the server (it can be gigabytes).
+  if (/^\/api\/backups\/[^/]+$/.test(url.pathname)) return;
   if (url.pathname.startsWith("/api/")) {
     event.respondWith(apiRead(request, event, !url.searchParams.has("q")));
     return;

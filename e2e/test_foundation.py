@@ -2,13 +2,17 @@
 
 import json
 import re
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
 import urllib.error
 import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import expect_error, screenshot, settled, sign_in, start_server
+from conftest import BINARY, expect_error, screenshot, settled, sign_in, start_server
 
 AREAS = [("bedside", "Bedside"), ("meditate", "Meditate"), ("wind-down", "Wind Down"), ("listen", "Listen"), ("write", "Write")]
 OWNER, PASSWORD = "ada", "correct horse battery"
@@ -179,3 +183,41 @@ def test_tokens_and_people_from_settings(server, page):
     people.get_by_role("button", name="Remove").click()
     page.get_by_role("dialog").get_by_role("button", name="Remove").click()
     expect(people.get_by_text("grace", exact=True)).to_be_hidden()
+
+
+def test_a_backup_from_settings_downloads_and_restores(server, page):
+    """The owner makes a backup, follows it, downloads the zip, and `reverie restore` brings it back."""
+    sign_in(server, page, "Settings")
+    backups = page.locator('[data-list="backups"]')
+    expect(backups.get_by_text("No backups yet")).to_be_visible()
+    page.get_by_role("button", name="Make a backup").click()
+    download_link = backups.get_by_role("link", name=re.compile("^Download the backup of"))
+    expect(download_link).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("button", name="Make a backup")).to_be_enabled()
+    expect(backups.locator(".meta")).to_contain_text(re.compile(r"\d+ files? · SQLite"))
+    page.get_by_role("heading", name="Backups").scroll_into_view_if_needed()
+    settled(page)
+    screenshot(page, "settings-backups")
+
+    with page.expect_download() as started:
+        download_link.click()
+    download = started.value
+    assert re.fullmatch(r"reverie-backup-\d{4}-\d{2}-\d{2}-\d{4}\.zip", download.suggested_filename), download.suggested_filename
+    with tempfile.TemporaryDirectory() as folder:
+        saved = Path(folder) / download.suggested_filename
+        download.save_as(saved)
+        with zipfile.ZipFile(saved) as archive:
+            assert {"manifest.json", "reverie.sqlite"} <= set(archive.namelist())
+        # The real command restores the zip into an empty folder, checking every file.
+        restored = Path(folder) / "restored"
+        done = subprocess.run([str(BINARY), "restore", str(saved), "--data-dir", str(restored)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert "Restored" in done.stdout and (restored / "reverie.sqlite").stat().st_size > 0
+
+    # Removing asks first; Cancel keeps it.
+    backups.get_by_role("button", name="Remove").click()
+    page.get_by_role("dialog").get_by_role("button", name="Cancel").click()
+    expect(download_link).to_be_visible()
+    backups.get_by_role("button", name="Remove").click()
+    page.get_by_role("dialog").get_by_role("button", name="Remove").click()
+    expect(backups.get_by_text("No backups yet")).to_be_visible()

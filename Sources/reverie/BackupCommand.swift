@@ -1,4 +1,5 @@
 import ArgumentParser
+import Backups
 import FluentSQL
 import Foundation
 import ReverieServer
@@ -38,7 +39,7 @@ struct RestoreCommand: AsyncParsableCommand {
         abstract: "Restore a backup into an empty data folder, checking every file's SHA-256 first.",
         discussion: "A damaged backup is refused with the file named, and nothing is written. A PostgreSQL backup goes into the empty database given with --database-url (or DATABASE_URL). Then start the server with the same --data-dir.")
 
-    @Argument(help: "The backup's folder (made by `reverie backup`).")
+    @Argument(help: "The backup: its folder (made by `reverie backup`), or the zip downloaded from Settings.")
     var path: String
 
     @OptionGroup var storage: StorageOptions

@@ -116,11 +116,12 @@ struct JobWorkersTests {
         let cases: [(any Job, String)] = [
             (LibriVoxDownload(bookID: 47), #"{"bookID":47}"#),
             (ArticleImport(url: "https://example.org/a", file: nil, name: nil), #"{"url":"https:\/\/example.org\/a"}"#),
+            (ServerBackup(), "{}"),
         ]
         for (job, json) in cases {
             #expect(String(decoding: try JSONEncoder().encode(job), as: UTF8.self) == json)
         }
-        #expect(Set(JobKind.allCases.map(\.rawValue)) == ["librivox.download", "feeds.refresh", "podcast.download", "article.import"])
+        #expect(Set(JobKind.allCases.map(\.rawValue)) == ["librivox.download", "feeds.refresh", "podcast.download", "article.import", "server.backup"])
         #expect(JobOutput.decode(#"{"itemID":"abc"}"#)?.itemID == "abc")
         #expect(JobOutput.none.json == nil && JobOutput(outcome: "unchanged").json == #"{"outcome":"unchanged"}"#)
     }

@@ -2,7 +2,8 @@
 // personal tokens, people (owner only) and what this server is.
 
 import { api } from "../api.js";
-import { announce, confirmDialog, escapeHTML, fillList, friendlyDate, passwordDialog, secureContextNotice, showError } from "../dom.js";
+import { announce, confirmDialog, escapeHTML, fileSize, fillList, friendlyDate, passwordDialog, secureContextNotice, showError } from "../dom.js";
+import { followJob } from "../jobs.js";
 import { ICONS, THEMES, applyIcon, applyTheme, currentTheme, rememberedIcon } from "../theme.js";
 import { hasPlus, loadPlan, showPaywall } from "../plan.js";
 import * as drafts from "../write/drafts.js";
@@ -116,6 +117,20 @@ export async function render(container, session) {
           <p class="form-error" role="alert" hidden></p>
           <button class="button primary" type="submit">Add person</button>
         </form>
+      </section>
+
+      <section class="card" aria-labelledby="backups-heading">
+        <h2 id="backups-heading">Backups</h2>
+        <p class="hint">A backup holds the whole server: everyone's songs, progress and files, Wind Down's audio and the
+          HTTPS authority. Download it and keep it on another machine; <code>reverie restore FILE --data-dir NEW</code> brings it back.</p>
+        <ul class="list" data-list="backups"><li class="list-empty">Loading…</li></ul>
+        <div class="backup-job" data-backup-job hidden>
+          <p><span data-job-text></span> <span data-job-percent></span></p>
+          <progress max="100" value="0" aria-label="Making a backup"></progress>
+        </div>
+        <p class="form-error" role="alert" data-backup-error hidden></p>
+        <button class="button primary" type="button" data-action="backup">Make a backup</button>
+        <p class="hint">Backups made before someone was removed still hold what was theirs: remove the ones you no longer need.</p>
       </section>` : ""}
 
       <section class="card" aria-labelledby="about-heading">
@@ -137,6 +152,7 @@ export async function render(container, session) {
   wireAccount(container, session);
   wireTokens(container);
   if (user.isOwner) wirePeople(container, user, plan);
+  if (user.isOwner) wireBackups(container);
   loadFacts(container);
 }
 
@@ -488,6 +504,90 @@ function wirePeople(container, owner, plan) {
     } catch (problem) {
       showError(error, problem);
     }
+  });
+
+  load();
+}
+
+// MARK: - Backups
+
+function wireBackups(container) {
+  const list = container.querySelector('[data-list="backups"]');
+  const box = container.querySelector("[data-backup-job]");
+  const error = container.querySelector("[data-backup-error]");
+  const button = container.querySelector('[data-action="backup"]');
+  const closed = () => !container.isConnected;
+
+  function paintJob(job) {
+    box.hidden = false;
+    box.querySelector("progress").value = Math.round(job.progress * 100);
+    box.querySelector("[data-job-percent]").textContent = job.status === "running" ? `${Math.round(job.progress * 100)}%` : "";
+    box.querySelector("[data-job-text]").textContent = job.status === "queued" ? "Waiting to start…"
+      : job.status === "failed" ? `The backup failed: ${job.message || "no reason given"}. Try again; the server's log has more.`
+      : job.status === "done" ? "Backup made." : (job.message || "Copying…");
+    button.disabled = job.status === "queued" || job.status === "running";
+    if (job.status === "done") {
+      box.hidden = true;
+      announce("Backup made. Download it to keep it somewhere safe.");
+      load();
+    }
+  }
+
+  async function load() {
+    let answer;
+    try {
+      answer = await api("/api/backups");
+    } catch (problem) {
+      list.innerHTML = `<li class="list-empty"></li>`;
+      list.firstChild.textContent = problem.message;
+      return;
+    }
+    list.innerHTML = answer.backups.length ? answer.backups.map((backup) => {
+      const when = new Date(backup.createdAt);
+      const label = `${friendlyDate(backup.createdAt)}, ${when.toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" })}`;
+      return `
+        <li class="list-item">
+          <div><strong>${escapeHTML(label)}</strong>
+            <span class="meta">${fileSize(backup.bytes)} · ${backup.files} ${backup.files === 1 ? "file" : "files"} · ${backup.database === "sqlite" ? "SQLite" : "PostgreSQL"}</span></div>
+          <div class="item-actions">
+            <a class="button small" href="${escapeHTML(backup.downloadURL)}" download aria-label="Download the backup of ${escapeHTML(label)}">Download</a>
+            <button class="button danger small" type="button" data-remove-backup="${backup.id}" data-label="${escapeHTML(label)}">Remove</button></div>
+        </li>`;
+    }).join("") : `<li class="list-empty">No backups yet. Make one before you move the server or change its disk.</li>`;
+    if (answer.making && box.hidden) followJob(answer.making.id, paintJob, closed);
+  }
+
+  button.addEventListener("click", async () => {
+    showError(error, null);
+    button.disabled = true;
+    let job;
+    try {
+      job = await api("/api/backups", { method: "POST" });
+    } catch (problem) {
+      button.disabled = false;
+      showError(error, problem);
+      return;
+    }
+    paintJob(job);
+    followJob(job.id, paintJob, closed);
+  });
+
+  list.addEventListener("click", async (event) => {
+    const remove = event.target.closest("[data-remove-backup]");
+    if (!remove) return;
+    const confirmed = await confirmDialog({
+      title: "Remove this backup?",
+      message: `The backup of ${remove.dataset.label} is deleted from the server. Copies you downloaded stay where you put them.`,
+      confirm: "Remove", danger: true,
+    });
+    if (!confirmed) return;
+    try {
+      await api(`/api/backups/${remove.dataset.removeBackup}`, { method: "DELETE" });
+      announce("Backup removed.");
+    } catch (problem) {
+      showError(error, problem);
+    }
+    load();
   });
 
   load();

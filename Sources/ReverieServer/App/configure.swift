@@ -2,6 +2,7 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import NIOSSL
+import Backups
 import Bedside
 import Breathing
 import SleepLibrary
@@ -85,6 +86,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup)
     let stores = app.repositories
     let library = LibraryStore(config: config, repository: stores.library, threadPool: app.threadPool)
+    let backups = Backups(directory: URL(fileURLWithPath: config.dataDirectory, isDirectory: true).appendingPathComponent("backups"))
+    guard let sql = app.db as? any SQLDatabase else { throw BackupError.tool("backup", "the database does not speak SQL") }
     let workers = JobWorkers(runners: [
         JobRunner(LibriVoxDownload.self, .init(catalog: LibriVoxCatalog(base: config.librivoxBaseURL, client: outside), client: outside, store: library,
                                                incomingDirectory: config.mediaDirectory(".incoming"), maxBytes: config.maxUploadBytes)),
@@ -92,6 +95,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
                                           now: now, logger: app.logger)),
         JobRunner(EpisodeDownload.self, .init(podcasts: stores.podcasts, client: outside, config: config, threadPool: app.threadPool)),
         JobRunner(ArticleImport.self, .init(articles: stores.articles, client: outside, config: config)),
+        JobRunner(ServerBackup.self, .init(backups: backups, config: config, database: sql, now: now)),
     ], repository: stores.jobs, clock: clock, now: now, logger: app.logger,
        atEachPoll: { [logger = app.logger] in await jobs.takeOverStalled(repository: renderRepository, now: now, logger: logger) })
     let jobQueue = JobQueue(repository: stores.jobs, workers: workers)
@@ -163,6 +167,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: LibraryController(media: media, store: library, renditions: renditions, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes))
     try app.register(collection: JobController())
+    try app.register(collection: BackupController(backups: backups, jobs: jobQueue))
     try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
     try app.register(collection: PodcastController(media: media, renditions: renditions, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
     try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes))

@@ -16,12 +16,12 @@ struct UserController: RouteCollection {
     }
 
     func list(req: Request) async throws -> [UserInfo] {
-        try requireOwner(req)
+        try req.owner("manages accounts")
         return try await req.repositories.users.all().map { $0.info() }
     }
 
     func create(req: Request) async throws -> Response {
-        try requireOwner(req)
+        try req.owner("manages accounts")
         let credentials = try req.content.decode(Credentials.self)
         let user = try await AccountService(users: req.repositories.users, hasher: hashing).createUser(username: credentials.username, password: credentials.password, owner: false)
         let response = Response(status: .created)
@@ -30,7 +30,7 @@ struct UserController: RouteCollection {
     }
 
     func remove(req: Request) async throws -> HTTPStatus {
-        let owner = try requireOwner(req)
+        let owner = try req.owner("manages accounts")
         let id = try req.uuidParameter("userID", naming: "user")
         guard id != owner.id else {
             throw APIError(.conflict, code: "cannot_remove_self", "The owner cannot remove their own account.")
@@ -43,7 +43,7 @@ struct UserController: RouteCollection {
     /// Gives someone a temporary password (they forgot theirs): their sessions and tokens are
     /// signed out, and at their next sign-in they choose a new one before anything else.
     func setTemporaryPassword(req: Request) async throws -> UserInfo {
-        let owner = try requireOwner(req)
+        let owner = try req.owner("manages accounts")
         let id = try req.uuidParameter("userID", naming: "user")
         let body = try req.content.decode(TemporaryPassword.self)
         guard id != owner.id else {
@@ -54,12 +54,4 @@ struct UserController: RouteCollection {
         return try await AccountService(users: req.repositories.users, hasher: hashing).setPassword(of: user, to: body.password, temporary: true).info()
     }
 
-    @discardableResult
-    private func requireOwner(_ req: Request) throws -> AuthenticatedUser {
-        let user = try req.user
-        guard user.isOwner else {
-            throw APIError(.forbidden, code: "owner_only", "Only the owner of this server manages accounts.")
-        }
-        return user
-    }
 }

@@ -35,10 +35,7 @@ struct PlanController: RouteCollection {
 
     /// `PUT /api/users/{userID}/plan`: the owner grants Plus, or takes it back.
     func grant(req: Request) async throws -> UserInfo {
-        let owner = try req.user
-        guard owner.isOwner else {
-            throw APIError(.forbidden, code: "owner_only", "Only the owner of this server grants Plus.")
-        }
+        try req.owner("grants Plus")
         let id = try req.uuidParameter("userID", naming: "user")
         let body = try req.content.decode(PlanGrant.self)
         guard let row = try await req.repositories.users.setPlan(of: id, plan: body.plan.rawValue, bypass: nil) else {

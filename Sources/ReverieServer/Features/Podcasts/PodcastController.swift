@@ -247,8 +247,7 @@ struct PodcastController: RouteCollection {
 
     /// `PUT /api/podcasts/podcastindex` `{"key", "secret"}`: the owner's only.
     func savePodcastIndex(req: Request) async throws -> PodcastIndexSettings {
-        let user = try req.user
-        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the server's owner can set the Podcast Index key.") }
+        let user = try req.owner("sets the Podcast Index key")
         let body = try req.content.decode(PodcastIndexCredentialsRequest.self)
         let key = body.key.trimmingCharacters(in: .whitespacesAndNewlines), secret = body.secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(key.count), (1...200).contains(secret.count), !(key + secret).contains(where: { $0.isNewline }) else {
@@ -260,8 +259,7 @@ struct PodcastController: RouteCollection {
 
     /// `DELETE /api/podcasts/podcastindex`: search asks iTunes alone.
     func removePodcastIndex(req: Request) async throws -> HTTPStatus {
-        let user = try req.user
-        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the server's owner can remove the Podcast Index key.") }
+        try req.owner("removes the Podcast Index key")
         try await req.repositories.podcastIndexCredentials.remove()
         return .noContent
     }

@@ -127,7 +127,7 @@ struct WindDownController: RouteCollection {
     /// LUFS in the background: 202, the item `preparing` until it is, then `ready` (or `failed`
     /// with the reason). It replaces whatever the item had.
     func upload(req: Request) async throws -> Response {
-        _ = try requireOwner(req)
+        try req.owner("gives Wind Down items their audio")
         let item = try catalogItem(req)
         let received = try await media.receive(req, limit: maxUploadBytes)
         defer { try? FileManager.default.removeItem(at: received.file) }
@@ -140,7 +140,7 @@ struct WindDownController: RouteCollection {
     /// `PUT /api/winddown/{id}/script` (owner): a script with pause markers, spoken over the sleep
     /// bed; the item is `preparing` until it is rendered.
     func script(req: Request) async throws -> Response {
-        _ = try requireOwner(req)
+        try req.owner("gives Wind Down items their audio")
         let item = try catalogItem(req)
         let body = try req.content.decode(SleepScriptRequest.self)
         try await attachments.attachScript(itemID: item.id, script: body.script)
@@ -149,7 +149,7 @@ struct WindDownController: RouteCollection {
 
     /// `DELETE /api/winddown/{id}/audio` (owner): the item goes back to what the catalog gives it.
     func detach(req: Request) async throws -> WindDownItem {
-        _ = try requireOwner(req)
+        try req.owner("gives Wind Down items their audio")
         let item = try catalogItem(req)
         guard try await attachments.detach(itemID: item.id) else {
             throw APIError(.notFound, code: "not_found", "“\(item.title)” has no audio of the owner's to remove.")
@@ -159,11 +159,6 @@ struct WindDownController: RouteCollection {
 
     // MARK: -
 
-    private func requireOwner(_ req: Request) throws -> AuthenticatedUser {
-        let user = try req.user
-        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the owner of this server gives Wind Down items their audio.") }
-        return user
-    }
 
     private func catalogItem(_ req: Request) throws -> SleepItem {
         let id = req.parameters.get("id") ?? ""

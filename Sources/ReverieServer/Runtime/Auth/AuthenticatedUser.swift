@@ -51,4 +51,13 @@ extension Request {
             return user
         }
     }
+
+    /// The signed-in user when they are the server's owner; else 403 `owner_only`, saying
+    /// "Only the owner of this server <doing>."
+    @discardableResult
+    func owner(_ doing: String) throws -> AuthenticatedUser {
+        let user = try self.user
+        guard user.isOwner else { throw APIError(.forbidden, code: "owner_only", "Only the owner of this server \(doing).") }
+        return user
+    }
 }

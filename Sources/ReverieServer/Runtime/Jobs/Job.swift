@@ -19,6 +19,7 @@ public enum JobKind: String, Codable, Sendable, CaseIterable {
     case feedRefresh = "feeds.refresh"
     case episodeDownload = "podcast.download"
     case articleImport = "article.import"
+    case serverBackup = "server.backup"
 }
 
 /// Where a job is. A job is taken `queued` → `running`, and ends `done` or `failed`; a running

@@ -1,0 +1,66 @@
+import Foundation
+import ReverieAPI
+import Vapor
+
+extension BackupInfo: Content {}
+extension BackupList: Content {}
+
+/// The owner's backups from Settings: make one (a job with progress), list, download, remove.
+struct BackupController: RouteCollection {
+    let backups: Backups
+    let jobs: JobQueue
+
+    func boot(routes: any RoutesBuilder) throws {
+        let group = routes.grouped("api", "backups")
+        group.get(use: list)
+        group.post(use: create)
+        group.get(":backupID", use: download)
+        group.delete(":backupID", use: remove)
+    }
+
+    /// `GET /api/backups`.
+    func list(req: Request) async throws -> BackupList {
+        let owner = try req.owner("makes and downloads backups")
+        return BackupList(backups: backups.list(), making: try await making(req, owner).map(JobController.info))
+    }
+
+    /// `POST /api/backups`: 202 with the job; 409 while one is being made.
+    func create(req: Request) async throws -> Response {
+        let owner = try req.owner("makes and downloads backups")
+        if try await making(req, owner) != nil {
+            throw APIError(.conflict, code: "backup_running", "A backup is being made already; it is listed in Settings with its progress.")
+        }
+        let job = try await jobs.enqueue(ServerBackup(), title: "Backup", ownerID: owner.id)
+        return try await JobController.info(job).encodeResponse(status: .accepted, for: req)
+    }
+
+    /// `GET /api/backups/{id}`: the zip, to save.
+    func download(req: Request) async throws -> Response {
+        try req.owner("makes and downloads backups")
+        let id = try req.uuidParameter("backupID", naming: "backup")
+        guard backups.exists(id), let info = backups.list().first(where: { $0.id == id.uuidString.lowercased() }) else { throw APIError.notFound("backup") }
+        let response = try await req.fileio.asyncStreamFile(at: backups.zip(id).path, mediaType: .zip)
+        let stamp = DateFormatter()
+        stamp.locale = Locale(identifier: "en_US_POSIX")
+        stamp.timeZone = TimeZone(identifier: "UTC")
+        stamp.dateFormat = "yyyy-MM-dd-HHmm"
+        response.markAsDownload(named: "reverie-backup-\(stamp.string(from: info.createdAt)).zip")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
+    }
+
+    /// `DELETE /api/backups/{id}`.
+    func remove(req: Request) async throws -> HTTPStatus {
+        try req.owner("makes and downloads backups")
+        let id = try req.uuidParameter("backupID", naming: "backup")
+        guard backups.remove(id) else { throw APIError.notFound("backup") }
+        return .noContent
+    }
+
+    private func making(_ req: Request, _ owner: AuthenticatedUser) async throws -> JobRecord? {
+        try await req.repositories.jobs.recent(ownedBy: owner, limit: 50).first {
+            $0.kind == JobKind.serverBackup.rawValue && ($0.status == .queued || $0.status == .running)
+        }
+    }
+
+}

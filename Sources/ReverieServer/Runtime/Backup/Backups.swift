@@ -1,0 +1,83 @@
+import FluentSQL
+import Foundation
+import ReverieAPI
+
+/// The backups the owner makes from Settings, kept as zips in `<data>/backups/` (outside what a
+/// backup copies): `<id>.zip`, and beside it `<id>.json` with what the list shows. A zip is
+/// written under a dot name and renamed when whole, so the list never offers half of one.
+struct Backups: Sendable {
+    let directory: URL
+
+    struct Summary: Codable, Sendable {
+        var createdAt: Date
+        var files: Int
+        var database: String
+    }
+
+    /// The backups, newest first.
+    func list() -> [BackupInfo] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return names.compactMap { name -> BackupInfo? in
+            guard name.hasSuffix(".json"), let id = UUID(uuidString: String(name.dropLast(5))),
+                  let data = try? Data(contentsOf: directory.appendingPathComponent(name)),
+                  let summary = try? decoder.decode(Summary.self, from: data),
+                  let size = try? FileManager.default.attributesOfItem(atPath: zip(id).path)[.size] as? Int else { return nil }
+            let key = id.uuidString.lowercased()
+            return BackupInfo(id: key, createdAt: summary.createdAt, bytes: size, files: summary.files, database: summary.database,
+                              downloadURL: "/api/backups/\(key)")
+        }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).zip") }
+    func summary(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).json") }
+    func exists(_ id: UUID) -> Bool { FileManager.default.fileExists(atPath: summary(id).path) && FileManager.default.fileExists(atPath: zip(id).path) }
+
+    /// Makes backup `id`: the zip under a dot name (what a stopped attempt left is cleared
+    /// first), renamed when whole, then its summary.
+    func make(_ id: UUID, config: ServerConfig, database: any SQLDatabase, now: Date, progress: @escaping Backup.Progress) async throws -> Backup.Manifest {
+        let files = FileManager.default
+        try files.createDirectory(at: directory, withIntermediateDirectories: true)
+        let key = id.uuidString.lowercased()
+        let partial = directory.appendingPathComponent(".making-\(key).zip")
+        let scratch = directory.appendingPathComponent(".scratch-\(key)")
+        try? files.removeItem(at: partial)
+        try? files.removeItem(at: scratch)
+        let manifest = try await Backup.makeZip(config: config, database: database, to: partial, scratch: scratch, now: now, progress: progress)
+        try files.moveItem(at: partial, to: zip(id))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(Summary(createdAt: manifest.createdAt, files: manifest.files.count, database: manifest.database))
+            .write(to: summary(id), options: .atomic)
+        return manifest
+    }
+
+    /// Removes backup `id`; false when there is none.
+    func remove(_ id: UUID) -> Bool {
+        guard exists(id) else { return false }
+        try? FileManager.default.removeItem(at: summary(id))
+        try? FileManager.default.removeItem(at: zip(id))
+        return true
+    }
+}
+
+/// A backup made from Settings, as a job the owner follows.
+struct ServerBackup: Job {
+    static let kind = JobKind.serverBackup
+
+    struct Services: Sendable {
+        let backups: Backups
+        let config: ServerConfig
+        let database: any SQLDatabase
+        let now: @Sendable () -> Date
+    }
+
+    func run(_ context: JobContext, _ services: Services) async throws -> JobOutput {
+        let manifest = try await services.backups.make(context.id, config: services.config, database: services.database, now: services.now()) { fraction, message in
+            await context.report(fraction, message)
+        }
+        let bytes = manifest.files.reduce(0) { $0 + $1.bytes }
+        return JobOutput(itemID: context.id, outcome: "\(manifest.files.count) files, \(ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))")
+    }
+}
