@@ -1,5 +1,5 @@
 // libFuzzer harness: an audiobook uploaded to the Listen library as a zip of MP3 parts, over
-// arbitrary bytes written as a file: `Reader.AudiobookZip.extractMP3s` (ZIPFoundation's reading
+// arbitrary bytes written as a file: `Reader.AudiobookZip.extractMP3s` (the zip read
 // through `SafeArchive`: entries, ratio and bytes capped, no path out of the archive; the MP3
 // entries chosen and written), then what `LibraryStore.addBook` does with the parts in-process
 // (`MediaFile.parse` of each, `MP3Book.ordered`, `MP3Book.join`). Nothing may crash; every part

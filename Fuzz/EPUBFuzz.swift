@@ -1,4 +1,4 @@
-// libFuzzer harness: EPUB books (`Reader.EPUB` over `SafeArchive`: ZIPFoundation's reading of the
+// libFuzzer harness: EPUB books (`Reader.EPUB` over `SafeArchive`: its own reading of the
 // archive, the container, package and NCX through the XML reader, the nav document and the pages
 // through the HTML parser) over arbitrary bytes written as a file. Nothing may crash, no more
 // bytes may come out of the archive than its limit, and what is read must hold together

@@ -13,40 +13,47 @@ seconds=60
 if [ "$mode" = run ] && [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 swiftc=${SWIFTC:-swiftc}
 out=.build/fuzz
+# A harness that stops on fatalError ends there: Swift's backtracer, under ASan, was left running
+# as an orphan (once for ten minutes).
+export SWIFT_BACKTRACE=enable=no
 mkdir -p "$out"
 
 # harness name → module whose sources it is built with
-declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats)
-declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz)
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats [backup]=Backups)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz [backup]=BackupFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
-# Reader (extract, epub, text, pdf, audiobook) is built with Feeds and ZIPFoundation, which it
-# imports, as one module; the audiobook harness adds MediaFormats, whose MP3Book joins the parts.
-reader_shared="Fuzz/ArticleChecks.swift Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift $(echo Sources/Feeds/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)"
-reader_clibs="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs"
-declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [lyrics]="$(echo Sources/Installation/*.swift)" [extract]="$reader_shared" [epub]="$reader_shared" [text]="$reader_shared" [pdf]="$reader_shared" [audiobook]="$reader_shared $(echo Sources/MediaFormats/*.swift)")
+# Reader (extract, epub, text, pdf, audiobook) is built with Feeds and Archives (zips, through
+# zlib), which it imports, as one module; the audiobook harness adds MediaFormats, whose MP3Book
+# joins the parts. Backups (backup) is built with Archives, ZIPFoundation (it writes zips with it)
+# and Fuzz/SHA256.swift for swift-crypto's SHA256.
+reader_shared="Fuzz/ArticleChecks.swift Sources/AudioRender/CommandRunner.swift Sources/AudioRender/AudioRenderError.swift $(echo Sources/Feeds/*.swift) $(echo Sources/Archives/*.swift)"
+reader_clibs="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I Sources/CReverieZlib -lz -I $out/stubs"
+declare -A shared=([manifest]="Sources/AudioRender/SeededGenerator.swift" [lyrics]="$(echo Sources/Installation/*.swift)" [extract]="$reader_shared" [epub]="$reader_shared" [text]="$reader_shared" [pdf]="$reader_shared" [audiobook]="$reader_shared $(echo Sources/MediaFormats/*.swift)" [backup]="Fuzz/SHA256.swift $(echo Sources/Archives/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)")
 # C libraries a harness's module uses (its system-library module map, compiler and linker flags)
-declare -A clibs=([lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs" [text]="$reader_clibs" [pdf]="$reader_clibs" [audiobook]="$reader_clibs")
-# libFuzzer options of a harness: ZIPFoundation opens an archive through Foundation's
-# fileSystemRepresentation, which allocates a path it never frees (33 bytes an archive, not ours).
-declare -A options=([epub]="-detect_leaks=0" [audiobook]="-detect_leaks=0")
-declare -A asan=([epub]="detect_leaks=0" [audiobook]="detect_leaks=0")
+declare -A clibs=([lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs" [text]="$reader_clibs" [pdf]="$reader_clibs" [audiobook]="$reader_clibs" [backup]="-I Sources/CReverieZlib -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs")
+# libFuzzer options of a harness (none needs its own now: the leak ZIPFoundation's reading had,
+# a path from fileSystemRepresentation per archive, went with it).
+declare -A options=()
+declare -A asan=()
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media feed transcript opml extract epub text pdf audiobook)
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media feed transcript opml extract epub text pdf audiobook backup)
 
-# Reader's harnesses build Reader, Feeds and ZIPFoundation as one module, and the lyrics harness
-# Rhymes with Installation: their imports of one another are met by empty modules of those names.
+# Reader's harnesses build Reader, Feeds and Archives as one module, the lyrics harness Rhymes
+# with Installation, and the backup harness Backups with Archives, ZIPFoundation and our SHA256
+# for Crypto: their imports of one another are met by empty modules of those names.
 stubs() {
   mkdir -p "$out/stubs"
-  [ -f "$out/stubs/Feeds.swiftmodule" ] && [ -f "$out/stubs/ZIPFoundation.swiftmodule" ] && [ -f "$out/stubs/Installation.swiftmodule" ] && return
+  [ -f "$out/stubs/Feeds.swiftmodule" ] && [ -f "$out/stubs/ZIPFoundation.swiftmodule" ] && [ -f "$out/stubs/Installation.swiftmodule" ] \
+    && [ -f "$out/stubs/Crypto.swiftmodule" ] && [ -f "$out/stubs/Archives.swiftmodule" ] && return
   : > "$out/stubs/empty.swift"
-  for stub in Feeds ZIPFoundation Installation; do
+  for stub in Feeds ZIPFoundation Installation Crypto Archives; do
     $swiftc -emit-module -parse-as-library -module-name "$stub" "$out/stubs/empty.swift" -o "$out/stubs/$stub.swiftmodule"
   done
 }
 
 build() {
   local name=$1 binary="$out/$1"
-  case "${module[$name]}" in Reader|Rhymes) stubs ;; esac
+  case "${module[$name]}" in Reader|Rhymes|Backups) stubs ;; esac
   local sources=(Fuzz/"${file[$name]}".swift Sources/"${module[$name]}"/*.swift ${shared[$name]:-})
   # Rebuild only when a source is newer than the harness.
   if [ -x "$binary" ] && [ -z "$(find "${sources[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then return; fi

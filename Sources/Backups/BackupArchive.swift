@@ -1,3 +1,4 @@
+import Archives
 import Crypto
 import Foundation
 import ZIPFoundation
@@ -50,17 +51,14 @@ public enum BackupArchive {
     public static func verify(_ backup: URL) throws -> BackupManifest {
         let manifestFile = backup.appendingPathComponent(manifestName)
         guard let bytes = try? Data(contentsOf: manifestFile) else { throw BackupError.damaged(manifestName, "it is missing or unreadable") }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let manifest = try? decoder.decode(BackupManifest.self, from: bytes), manifest.format == 1,
-              ["sqlite", "postgres"].contains(manifest.database) else {
-            throw BackupError.damaged(manifestName, "it is not a Reverie backup's manifest")
-        }
+        let manifest = try decodeManifest(bytes)
+        try checkListing(manifest)
         for listed in manifest.files {
-            guard isSafe(listed.path) else { throw BackupError.damaged(listed.path, "its path leads out of the backup") }
             let file = backup.appendingPathComponent(listed.path)
-            guard FileManager.default.fileExists(atPath: file.path) else { throw BackupError.damaged(listed.path, "it is missing") }
-            let found = try entry(file, relative: listed.path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder) else { throw BackupError.damaged(listed.path, "it is missing") }
+            guard !isFolder.boolValue else { throw BackupError.damaged(listed.path, "it is a folder, not a file") }
+            guard let found = try? entry(file, relative: listed.path) else { throw BackupError.damaged(listed.path, "it cannot be read") }
             guard found.bytes == listed.bytes else { throw BackupError.damaged(listed.path, "it has \(found.bytes) bytes, not \(listed.bytes)") }
             guard found.sha256 == listed.sha256 else { throw BackupError.damaged(listed.path, "its contents changed (SHA-256 differs)") }
         }
@@ -72,27 +70,37 @@ public enum BackupArchive {
     /// (so a zip bomb stops at the sizes it declares). `verify` then checks every hash.
     public static func unpack(_ zip: URL, into folder: URL) throws {
         let name = zip.lastPathComponent
-        guard let archive = try? Archive(url: zip, accessMode: .read) else { throw BackupError.damaged(name, "it is not a zip file") }
-        guard let manifestEntry = archive[manifestName], manifestEntry.uncompressedSize < 64 << 20 else {
+        /// The zip, opened to read at most `bytes` in all (a backup's database compresses
+        /// without bound, so the ratio is not capped: the manifest's sizes are).
+        func open(reading bytes: Int) throws -> SafeArchive {
+            do {
+                return try SafeArchive(url: zip, limits: .init(maxEntries: 10_000_000, maxRatio: .max, maxBytes: bytes))
+            } catch let ArchiveError.unsafePath(path) {
+                throw BackupError.damaged(path, "its path leads out of the backup")
+            } catch ArchiveError.tooManyEntries {
+                throw BackupError.damaged(name, "it holds more entries than any backup")
+            } catch {
+                throw BackupError.damaged(name, "it is not a zip file")
+            }
+        }
+        var archive = try open(reading: 64 << 20)
+        guard let manifestEntry = archive.entry(manifestName), manifestEntry.type == .file else {
             throw BackupError.damaged(manifestName, "it is missing from \(name)")
         }
-        let files = FileManager.default
-        try files.createDirectory(at: folder, withIntermediateDirectories: true)
-        var manifestBytes = Data()
+        let manifestBytes: Data
         do {
-            _ = try archive.extract(manifestEntry, skipCRC32: false) { manifestBytes.append($0) }
+            manifestBytes = try archive.data(manifestEntry)
         } catch {
             throw BackupError.damaged(manifestName, "it cannot be read from \(name)")
         }
+        let manifest = try decodeManifest(manifestBytes)
+        try checkListing(manifest)
+        let files = FileManager.default
+        try files.createDirectory(at: folder, withIntermediateDirectories: true)
         try manifestBytes.write(to: folder.appendingPathComponent(manifestName))
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let manifest = try? decoder.decode(BackupManifest.self, from: manifestBytes) else {
-            throw BackupError.damaged(manifestName, "it is not a Reverie backup's manifest")
-        }
+        archive = try open(reading: manifest.files.reduce(0) { $0.addingReportingOverflow($1.bytes).overflow ? .max : $0 + $1.bytes })
         for listed in manifest.files {
-            guard isSafe(listed.path) else { throw BackupError.damaged(listed.path, "its path leads out of the backup") }
-            guard let entry = archive[listed.path], entry.type == .file else { throw BackupError.damaged(listed.path, "it is missing") }
+            guard let entry = archive.entry(listed.path), entry.type == .file else { throw BackupError.damaged(listed.path, "it is missing") }
             let target = folder.appendingPathComponent(listed.path)
             try files.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             files.createFile(atPath: target.path, contents: nil)
@@ -100,15 +108,44 @@ public enum BackupArchive {
             defer { try? output.close() }
             var written = 0
             do {
-                _ = try archive.extract(entry) { chunk in
+                try archive.extract(entry) { chunk in
                     written += chunk.count
                     guard written <= listed.bytes else { throw BackupError.damaged(listed.path, "it holds more than the \(listed.bytes) bytes listed") }
                     try output.write(contentsOf: chunk)
                 }
             } catch let error as BackupError {
                 throw error
+            } catch ArchiveError.tooLarge {
+                throw BackupError.damaged(listed.path, "it holds more than the \(listed.bytes) bytes listed")
             } catch {
                 throw BackupError.damaged(listed.path, "it cannot be read from \(name)")
+            }
+        }
+    }
+
+    static func decodeManifest(_ bytes: Data) throws -> BackupManifest {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let manifest = try? decoder.decode(BackupManifest.self, from: bytes), manifest.format == 1,
+              ["sqlite", "postgres"].contains(manifest.database) else {
+            throw BackupError.damaged(manifestName, "it is not a Reverie backup's manifest")
+        }
+        return manifest
+    }
+
+    /// A listing a restore can follow: each path inside the backup, once, with a size, and none
+    /// inside another listed file (`a` and `a/b`) or the manifest.
+    static func checkListing(_ manifest: BackupManifest) throws {
+        var seen: Set<String> = [manifestName]
+        for listed in manifest.files {
+            guard isSafe(listed.path) else { throw BackupError.damaged(listed.path, "its path leads out of the backup") }
+            guard listed.bytes >= 0 else { throw BackupError.damaged(listed.path, "its size is negative") }
+            guard seen.insert(listed.path).inserted else { throw BackupError.damaged(listed.path, "it is listed twice") }
+        }
+        for listed in manifest.files {
+            let parts = listed.path.split(separator: "/")
+            for depth in parts.indices.dropLast() where seen.contains(parts[...depth].joined(separator: "/")) {
+                throw BackupError.damaged(listed.path, "it is listed inside the file \(parts[...depth].joined(separator: "/"))")
             }
         }
     }

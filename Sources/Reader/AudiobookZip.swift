@@ -1,5 +1,5 @@
 import Foundation
-import ZIPFoundation
+import Archives
 
 /// The MP3 parts of an audiobook a person uploaded as a zip, taken out through `SafeArchive`
 /// (entry count, ratio, bytes counted as written, no path that leaves the archive); each entry is

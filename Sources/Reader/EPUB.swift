@@ -1,6 +1,6 @@
 import Feeds
 import Foundation
-import ZIPFoundation
+import Archives
 
 /// An EPUB (2 or 3) read into one article: the spine's pages in order as rich text, chapters from
 /// the table of contents (EPUB 3's nav document, else EPUB 2's NCX), and the title, author,

@@ -1,3 +1,4 @@
+import Archives
 import ArgumentParser
 import Foundation
 import Reader

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Reader
+import Archives
 import Testing
 import ZIPFoundation
 

@@ -7,6 +7,7 @@ import ReverieAPI
 @testable import ReverieServer
 import Speech
 import SpokenScript
+import Archives
 import Testing
 
 /// The one table from errors to answers: what a person is told, whichever route or job met it.

@@ -1,3 +1,4 @@
+import Archives
 import AudioRender
 import Feeds
 import MediaFormats
