@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "SharedCases"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
-        .testTarget(name: "FeedsTests", dependencies: ["Feeds"]),
+        .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
         .testTarget(name: "ArchivesTests", dependencies: ["Archives", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "ReaderTests", dependencies: ["Reader", "Archives", "AudioRender", .product(name: "ZIPFoundation", package: "ZIPFoundation")], exclude: ["Fixtures"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript", "SharedCases"]),
@@ -127,7 +127,9 @@ let package = Package(
             dependencies: [
                 "ReverieServer",
                 "ReverieAPI",
+                "Archives",
                 "Backups",
+                "Feeds",
                 "Speech",
                 "AudioRender",
                 "Breathing",

@@ -88,6 +88,26 @@ def test_find_subscribe_download_and_read_along(server, page):
     page.get_by_role("button", name="End of episode. Tap to cancel the sleep timer.").click()
 
 
+def test_a_feed_read_with_repairs_says_so(server, site, page):
+    """A feed as some hosts publish it (text before its declaration, a bare ampersand, &nbsp;):
+    subscribed to by its address, read, and its page names the repairs."""
+    sign_in(server, page, "Listen")
+    page.get_by_role("link", name="Podcasts").click()
+    page.get_by_text("Add by address, or bring your podcasts from another app").click()
+    page.get_by_label("Feed address").fill(site.url + "/feeds/salt.xml")
+    page.get_by_label("Feed address").press("Enter")
+    expect(page.get_by_role("heading", name="Salt & Night", level=1)).to_be_visible()
+    expect(page.locator(".episode")).to_contain_text("Fish & Moths")
+    notice = page.locator("[data-feed-repairs]")
+    expect(notice).to_contain_text("read it with repairs")
+    expect(notice).to_contain_text("text before the XML declaration")
+    expect(notice).to_contain_text("HTML entities XML does not define")
+    screenshot(page, "podcast-feed-repaired")
+    page.get_by_role("button", name="Unsubscribe").click()
+    page.get_by_role("dialog").get_by_role("button", name="Unsubscribe").click()
+    expect(page.get_by_role("heading", name="Podcasts", level=1)).to_be_visible()
+
+
 def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     sign_in(server, page, "Listen")
     page.get_by_role("link", name="Radio").click()

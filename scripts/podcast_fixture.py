@@ -76,6 +76,15 @@ class PodcastFixture:
                 path = url.path
                 if path == "/feeds/night.xml":
                     return site.text(self, "application/rss+xml", site.feed())
+                if path == "/feeds/salt.xml":
+                    # As some hosts publish: a newline before the declaration, a bare ampersand
+                    # and an HTML entity.
+                    size = (site.folder / "episode.mp3").stat().st_size
+                    return site.text(self, "application/rss+xml", f"""
+<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Salt & Night</title><link>{site.url}/</link>
+<item><title>Fish&nbsp;& Moths</title><guid>salt-1</guid>
+<enclosure url="{site.url}/audio/episode.mp3" type="audio/mpeg" length="{size}"/></item></channel></rss>""")
                 if path == "/audio/episode.mp3":
                     return site.file(self, site.folder / "episode.mp3", "audio/mpeg")
                 if path == "/radio/stream.mp3":

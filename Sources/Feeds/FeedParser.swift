@@ -16,17 +16,54 @@ public enum FeedParser {
     static let podcastAliases: Set<String> = [podcast, "http://podcastindex.org/namespace/1.0", podcast + "/", "https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md"]
     static let itunesAliases: Set<String> = [itunes, "http://www.itunes.com/DTDs/Podcast-1.0.dtd", "https://www.itunes.com/dtds/podcast-1.0.dtd"]
 
-    /// The feed in `data`; `url` (where it came from) resolves relative links.
+    /// The feed in `data`; `url` (where it came from) resolves relative links. A feed that is not
+    /// well-formed is repaired as feedparser would (`FeedRepairs`), and read again; then, if it
+    /// still ends with elements open, read with libxml2's recovery. What was repaired is listed in
+    /// `repairs`. A document that declares entities, or is too large, is refused as it is.
     public static func parse(_ data: Data, url: URL? = nil) throws -> ParsedFeed {
-        let root = try XMLTree.parse(data, namespace: canonical)
+        do {
+            return try read(data, url: url, recover: false, repairs: [])
+        } catch let error as FeedError {
+            guard case .malformed = error else { throw error }
+            let (repaired, repairs) = FeedRepairs.repair(data)
+            // Why the repaired feed was refused, when it was read but held nothing to listen to.
+            var empty: FeedError?
+            for (recover, made) in [(false, repairs), (true, repairs.union([.unclosed]))] where recover || !repairs.isEmpty {
+                do {
+                    return try read(repaired, url: url, recover: recover, repairs: made)
+                } catch let refusal as FeedError where refusal == .noEpisodes {
+                    empty = refusal
+                } catch {
+                    continue
+                }
+            }
+            throw empty ?? error
+        }
+    }
+
+    static func read(_ data: Data, url: URL?, recover: Bool, repairs: Set<FeedRepair>) throws -> ParsedFeed {
+        var repairs = repairs
+        var root = try XMLTree.parse(data, recover: recover, namespace: canonical)
+        // <rss> in a namespace of its own (`xmlns="http://backend.userland.com/rss2"`): read as RSS
+        // without one, its children with it.
+        if root.name == "rss", !root.namespace.isEmpty {
+            let own = root.namespace
+            root = try XMLTree.parse(data, recover: recover) { $0 == own ? "" : canonical($0) }
+            repairs.insert(.rootNamespace)
+        }
+        var feed: ParsedFeed
         switch (root.name, root.namespace) {
-        case ("rss", ""): return rss(root, base: url)
-        case ("RDF", rdf): return rss(root, base: url)
-        case ("feed", atom): return atomFeed(root, base: url)
+        case ("rss", ""): feed = rss(root, base: url)
+        case ("RDF", rdf): feed = rss(root, base: url)
+        case ("feed", atom): feed = atomFeed(root, base: url)
         // Quirk: Atom without its namespace declared.
-        case ("feed", ""): return atomFeed(root, base: url)
+        case ("feed", ""): feed = atomFeed(root, base: url)
         default: throw FeedError.notAFeed(root.name)
         }
+        // A repaired document that yields nothing to listen to was not a feed after all.
+        if !repairs.isEmpty && feed.episodes.isEmpty { throw FeedError.noEpisodes }
+        feed.repairs = FeedRepair.allCases.filter(repairs.contains)
+        return feed
     }
 
     /// Namespace aliases folded into one spelling, as the tree is built.

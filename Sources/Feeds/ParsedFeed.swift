@@ -19,6 +19,8 @@ public struct ParsedFeed: Sendable, Equatable, Codable {
     public var funding: [ParsedFunding]
     public var persons: [ParsedPerson]
     public var episodes: [ParsedEpisode]
+    /// What the feed needed before it could be read (none for a well-formed feed).
+    public var repairs: [FeedRepair] = []
 }
 
 public struct ParsedEpisode: Sendable, Equatable, Codable {

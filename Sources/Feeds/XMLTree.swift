@@ -42,7 +42,9 @@ public enum XMLTree {
 
     /// The document's root element; `namespace` may fold a namespace URI into another spelling
     /// (each distinct URI is asked once).
-    public static func parse(_ data: Data, namespace fold: @escaping (String) -> String = { $0 }) throws -> XMLElement {
+    /// With `recover`, a document that ends with elements still open (a feed cut short) keeps
+    /// what came before: libxml2's recovery, and the open elements closed at the end.
+    public static func parse(_ data: Data, recover: Bool = false, namespace fold: @escaping (String) -> String = { $0 }) throws -> XMLElement {
         guard !data.isEmpty else { throw FeedError.malformed("the document is empty") }
         guard data.count <= Int(Int32.max) else { throw FeedError.tooLarge }
         // Refused before libxml2 sees it: a document type that declares entities.
@@ -57,7 +59,8 @@ public enum XMLTree {
             defer { xmlFreeParserCtxt(context) }
             // Network off; no entity is ever looked up (no getEntity, resolveEntity or entityDecl
             // handlers), so a reference to one is an error, never an expansion.
-            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue))
+            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+                                             | (recover ? XML_PARSE_RECOVER.rawValue : 0)))
             context.pointee.sax.pointee = SAXState.handler
             context.pointee.userData = Unmanaged.passUnretained(state).toOpaque()
             state.context = context
@@ -65,7 +68,14 @@ public enum XMLTree {
             return context.pointee.wellFormed != 0
         }
         if let failure = state.failure { throw failure }
-        guard wellFormed else {
+        if recover, state.root == nil, !state.stack.isEmpty {
+            while let open = state.stack.popLast() {
+                let element = XMLElement(name: open.name, namespace: open.namespace, attributes: open.attributes, children: open.children,
+                                         text: open.text.isEmpty ? "" : String(decoding: open.text, as: UTF8.self))
+                if state.stack.isEmpty { state.root = element } else { state.stack[state.stack.count - 1].children.append(element) }
+            }
+        }
+        guard wellFormed || (recover && state.root != nil) else {
             let message = xmlGetLastError().flatMap { $0.pointee.message.map { String(cString: $0).trimmed } }
             throw FeedError.malformed(message.map { "not well-formed XML (\($0))" } ?? "not well-formed XML")
         }

@@ -58,7 +58,12 @@ struct FeedCommand: AsyncParsableCommand {
             }
             out.raw("],\"image\":"); out.string(feed.image)
             out.raw(",\"link\":"); out.string(feed.link)
-            out.raw(",\"title\":"); out.string(feed.title)
+            out.raw(",\"repairs\":[")
+            for (index, repair) in feed.repairs.enumerated() {
+                if index > 0 { out.raw(",") }
+                out.string(repair.rawValue)
+            }
+            out.raw("],\"title\":"); out.string(feed.title)
             out.raw("}")
             return String(decoding: out.bytes, as: UTF8.self)
         }
@@ -147,6 +152,9 @@ struct FeedCommand: AsyncParsableCommand {
                 return
             }
             print("\(feed.title)\(feed.author.map { " — \($0)" } ?? "") (\(feed.format.rawValue), \(feed.episodes.count) episode\(feed.episodes.count == 1 ? "" : "s"))")
+            if !feed.repairs.isEmpty {
+                print("  read with repairs: \(feed.repairs.map(\.rawValue).joined(separator: "; "))")
+            }
             let dates = DateFormatter()
             dates.dateStyle = .medium
             dates.timeStyle = .none

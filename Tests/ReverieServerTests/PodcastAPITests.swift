@@ -1,5 +1,6 @@
 import AudioRender
 import Fluent
+import Feeds
 import Foundation
 import ReverieAPI
 @testable import ReverieServer
@@ -87,6 +88,14 @@ struct PodcastAPITests {
                 #expect(try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: "ftp://x/feed"), auth: .cookie(bea)).status == .badRequest)
                 let notFeed = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(98)), auth: .cookie(bea))
                 #expect(notFeed.status == .unprocessableEntity && notFeed.error?.message.contains("not a feed") == true, "\(notFeed.text)")
+                // A feed as some hosts publish it is read with repairs, and its page says which.
+                let repaired = try await client.send(.POST, "/api/podcasts", json: PodcastSubscribeRequest(feedURL: site.feed(97)), auth: .cookie(bea))
+                #expect(repaired.status == .created, "\(repaired.text)")
+                let salt = try repaired.decode(PodcastInfo.self)
+                #expect(salt.title == "Salt & Night" && salt.feedRepairs == [FeedRepair.leadingText.rawValue, FeedRepair.bareAmpersands.rawValue])
+                #expect(try await client.send(.GET, "/api/podcasts/\(salt.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes.map(\.title) == ["Fish & Moths"])
+                #expect(podcast.feedRepairs.isEmpty)
+                #expect(try await client.send(.DELETE, "/api/podcasts/\(salt.id)", auth: .cookie(bea)).status == .noContent)
                 var failing = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
                 failing.feedURL = site.feed(99)
                 failing.etag = nil

@@ -119,7 +119,7 @@ struct BinaryTests {
         #expect(text.output.contains("Tea & Owls — Ann (rss, 1 episode)") && text.output.contains("One  (3 Jun 2025, 1:01:02, chapters, transcript)"))
         let json = try Self.run(["feed", "parse", "--json", file.path])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
-        #expect(Set(report.keys) == ["title", "author", "link", "image", "episodes"] && report["image"] is NSNull)
+        #expect(Set(report.keys) == ["title", "author", "link", "image", "episodes", "repairs"] && report["image"] is NSNull && (report["repairs"] as? [String]) == [])
         let episode = try #require((report["episodes"] as? [[String: Any]])?.first)
         #expect(Set(episode.keys) == ["title", "guid", "published", "duration", "enclosure", "chapters", "transcripts"])
         #expect(episode["published"] as? String == "2025-06-03T09:39:21Z" && episode["duration"] as? Double == 3662)

@@ -233,6 +233,7 @@ class PodcastsPage {
           </div>
         </header>
         ${podcast.lastError ? `<p class="podcast-error" role="alert">The last refresh failed: ${escapeHTML(podcast.lastError)} Reverie tries again ${podcast.nextRefresh ? escapeHTML(when(podcast.nextRefresh)) : "later"}.</p>` : ""}
+        ${podcast.feedRepairs?.length ? `<p class="podcast-repairs" data-feed-repairs>This show's feed is not quite well-formed; Reverie read it with repairs (${escapeHTML(podcast.feedRepairs.join("; "))}). If an episode looks wrong, the show's host can fix the feed.</p>` : ""}
         <div class="podcast-controls">
           <button class="button small" type="button" data-favourite aria-pressed="${podcast.favourite}">${icon(STAR_ICON, 18)}<span>${podcast.favourite ? "Favourite" : "Add to favourites"}</span></button>
           <button class="button small" type="button" data-refresh>Refresh</button>

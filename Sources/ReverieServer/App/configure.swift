@@ -54,6 +54,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateSongTracks())
     app.migrations.add(AddRenderWorkers())
     app.migrations.add(AddProgressPlaces())
+    app.migrations.add(AddFeedRepairs())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):

@@ -54,6 +54,7 @@ struct FeedRefresh: Job {
             if !outcome.notModified {
                 let feed = try FeedParser.parse(Data(buffer: answer.body), url: answer.url)
                 podcast.title = String(feed.title.prefix(500))
+                podcast.feedRepairs = feed.repairs.map(\.rawValue)
                 podcast.author = feed.author.map { String($0.prefix(500)) }
                 podcast.image = feed.image
                 podcast.link = feed.link

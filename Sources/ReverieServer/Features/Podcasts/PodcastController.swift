@@ -481,7 +481,8 @@ struct PodcastController: RouteCollection {
         return PodcastInfo(id: podcast.id.uuidString.lowercased(), title: podcast.title, author: podcast.author, image: podcast.image,
                            feedURL: podcast.feedURL, link: podcast.link, favourite: subscription.favourite,
                            deleteAfterPlayed: subscription.deleteAfterPlayed, newEpisodes: counts.new, episodeCount: counts.all,
-                           lastRefreshed: podcast.lastRefreshedAt, lastError: podcast.lastError, nextRefresh: podcast.nextRefreshAt)
+                           lastRefreshed: podcast.lastRefreshedAt, lastError: podcast.lastError, nextRefresh: podcast.nextRefreshAt,
+                           feedRepairs: podcast.feedRepairs)
     }
 
     static func info(_ episode: EpisodeRecord, seenUntil: Date, place: ProgressEvent?, download: EpisodeDownloadRecord?, jobs: [UUID: JobRecord]) -> EpisodeInfo {

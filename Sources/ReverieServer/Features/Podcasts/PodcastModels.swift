@@ -23,6 +23,8 @@ public final class PodcastModel: Model, @unchecked Sendable {
     /// Refreshes that failed in a row (the back-off doubles with each).
     @Field(key: "failures") public var failures: Int
     @OptionalField(key: "last_error") public var lastError: String?
+    /// `FeedRepair` raw values, one a line; nil for none.
+    @OptionalField(key: "feed_repairs") public var feedRepairs: String?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
@@ -194,5 +196,16 @@ struct CreatePodcasts: AsyncMigration {
         for schema in [RadioFavouriteModel.schema, EpisodeDownloadModel.schema, SubscriptionModel.schema, EpisodeModel.schema, PodcastModel.schema] {
             try await database.schema(schema).delete()
         }
+    }
+}
+
+/// Podcasts say what their feed needed to be read (issue 35's liberal reader).
+struct AddFeedRepairs: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PodcastModel.schema).field("feed_repairs", .string).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(PodcastModel.schema).deleteField("feed_repairs").update()
     }
 }

@@ -22,6 +22,8 @@ public struct PodcastRecord: Sendable, Equatable {
     /// Refreshes that failed in a row (the back-off doubles with each).
     public var failures: Int
     public var lastError: String?
+    /// What the feed needed the last time it was read (`FeedRepair`'s words), none when well-formed.
+    public var feedRepairs: [String] = []
     /// When Reverie first saw it; nil only before it is written.
     public var createdAt: Date?
 }

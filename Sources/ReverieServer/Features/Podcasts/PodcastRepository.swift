@@ -87,6 +87,7 @@ struct FluentPodcastRepository: PodcastRepository {
         row.nextRefreshAt = podcast.nextRefreshAt
         row.failures = podcast.failures
         row.lastError = podcast.lastError
+        row.feedRepairs = podcast.feedRepairs.isEmpty ? nil : podcast.feedRepairs.joined(separator: "\n")
         try await row.save(on: database)
     }
 
@@ -270,7 +271,8 @@ extension PodcastModel {
     func record() throws -> PodcastRecord {
         PodcastRecord(id: try requireID(), feedURL: feedURL, title: title, author: author, image: image, link: link, summary: summary,
                       etag: etag, lastModified: lastModified, lastRefreshedAt: lastRefreshedAt, nextRefreshAt: nextRefreshAt,
-                      failures: failures, lastError: lastError, createdAt: createdAt)
+                      failures: failures, lastError: lastError, feedRepairs: feedRepairs.map { $0.split(separator: "\n").map(String.init) } ?? [],
+                      createdAt: createdAt)
     }
 }
 
