@@ -84,7 +84,8 @@ class PodcastFixture:
 <?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>Salt & Night</title><link>{site.url}/</link>
 <item><title>Fish&nbsp;& Moths</title><guid>salt-1</guid>
-<enclosure url="{site.url}/audio/episode.mp3" type="audio/mpeg" length="{size}"/></item></channel></rss>""")
+<enclosure url="{site.url}/audio/episode.mp3" type="audio/mpeg" length="{size}"/></item>
+<item><guid>salt-2</guid><enclosure url="{site.url}/audio/episode.mp3?2" type="audio/mpeg" length="{size}"/></item></channel></rss>""")
                 if path == "/audio/episode.mp3":
                     return site.file(self, site.folder / "episode.mp3", "audio/mpeg")
                 if path == "/radio/stream.mp3":

@@ -125,7 +125,8 @@ public enum FeedParser {
     static func episode(_ element: XMLElement, base: URL?, title: String?, guid: String, published: Date?,
                         enclosure: ParsedEnclosure?, link: String?, description: String?) -> ParsedEpisode {
         ParsedEpisode(
-            title: PlainText.line(title ?? "Untitled episode"),
+            // What the feed says: none when it has none ("Untitled episode" is the screens' word).
+            title: title.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 },
             guid: guid,
             published: published,
             duration: element.value("duration", itunes).flatMap(FeedDates.duration),

@@ -24,7 +24,8 @@ public struct ParsedFeed: Sendable, Equatable, Codable {
 }
 
 public struct ParsedEpisode: Sendable, Equatable, Codable {
-    public var title: String
+    /// Nil when the feed gives the episode no title.
+    public var title: String?
     /// The item's guid, else its enclosure URL, else its link (feeds without guids exist).
     public var guid: String
     public var published: Date?

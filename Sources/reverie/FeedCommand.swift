@@ -162,7 +162,7 @@ struct FeedCommand: AsyncParsableCommand {
                 let facts = [episode.published.map { dates.string(from: $0) }, episode.duration.map { ListeningProgress.clock($0) },
                              episode.enclosure == nil ? "no audio" : nil, episode.chapters == nil ? nil : "chapters",
                              episode.transcripts.isEmpty ? nil : "transcript"].compactMap { $0 }
-                print("  \(episode.title)\(facts.isEmpty ? "" : "  (\(facts.joined(separator: ", ")))")")
+                print("  \(episode.title ?? "Untitled episode")\(facts.isEmpty ? "" : "  (\(facts.joined(separator: ", ")))")")
             }
         }
     }

@@ -36,6 +36,8 @@ struct FeedRepairTests {
         #expect(try Self.feed("windows-1251-declared").repairs.isEmpty)
         #expect(try Self.feed("windows-1251-declared").episodes.map(\.title) == ["Совы"])
         #expect(try Self.feed("untitled-episode").repairs.isEmpty)
+        // No title in the feed: none in the data ("Untitled episode" is the screens' word).
+        #expect(try Self.feed("untitled-episode").episodes.map(\.title) == [nil])
         #expect(throws: FeedError.noEpisodes) { try Self.feed("no-usable-items") }
         // Entities are refused before any repair, however broken the rest is.
         let bomb = Data("""

@@ -93,7 +93,8 @@ struct PodcastAPITests {
                 #expect(repaired.status == .created, "\(repaired.text)")
                 let salt = try repaired.decode(PodcastInfo.self)
                 #expect(salt.title == "Salt & Night" && salt.feedRepairs == [FeedRepair.leadingText.rawValue, FeedRepair.bareAmpersands.rawValue])
-                #expect(try await client.send(.GET, "/api/podcasts/\(salt.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes.map(\.title) == ["Fish & Moths"])
+                let saltTitles = try await client.send(.GET, "/api/podcasts/\(salt.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes.map { $0.title ?? "(none)" }
+                #expect(saltTitles.sorted() == ["(none)", "Fish & Moths"], "\(saltTitles)")
                 #expect(podcast.feedRepairs.isEmpty)
                 #expect(try await client.send(.DELETE, "/api/podcasts/\(salt.id)", auth: .cookie(bea)).status == .noContent)
                 var failing = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))

@@ -47,7 +47,8 @@ final class PodcastSite: Sendable {
             if n == 97 {
                 // As some hosts publish: a newline before the declaration, and a bare ampersand.
                 let broken = "\n<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>Salt & Night</title><item><title>Fish & Moths</title>"
-                    + "<guid>ep-97</guid><enclosure url=\"\(base(req))/audio/tone.mp3\" type=\"audio/mpeg\" length=\"\(audio.count)\"/></item></channel></rss>"
+                    + "<guid>ep-97</guid><enclosure url=\"\(base(req))/audio/tone.mp3\" type=\"audio/mpeg\" length=\"\(audio.count)\"/></item>"
+                    + "<item><guid>ep-97-untitled</guid><enclosure url=\"\(base(req))/audio/tone.mp3?2\" type=\"audio/mpeg\" length=\"1\"/></item></channel></rss>"
                 return Response(status: .ok, headers: ["Content-Type": "application/rss+xml"], body: .init(string: broken))
             }
             let (titles, version) = state.withLockedValue { ($0.episodes[n] ?? ["Only"], $0.version[n] ?? 1) }

@@ -12,6 +12,13 @@ import { length } from "../player/time.js";
 import { deviceName } from "../player/progress.js";
 import { followJob } from "../jobs.js";
 
+/** An episode as the screens show it: the feed's title, or "Untitled episode" where it has none
+ * (the data says null, as the feed does). */
+function titled(episode) {
+  if (episode && episode.title == null) episode.title = "Untitled episode";
+  return episode;
+}
+
 const BACK_ICON = "M15 18l-6-6 6-6";
 const STAR_ICON = "M12 3.5l2.6 5.3 5.9.9-4.3 4.1 1 5.8-5.2-2.7-5.2 2.7 1-5.8-4.3-4.1 5.9-.9z";
 const PODCAST_ICON = "M12 14a2 2 0 1 0 0-4 2 2 0 0 0 0 4zm-4.5 3.5a6.5 6.5 0 1 1 9 0M5 20a10 10 0 1 1 14 0";
@@ -215,6 +222,7 @@ class PodcastsPage {
     let detail;
     try {
       detail = await api(`/api/podcasts/${id}`);
+      detail.episodes.forEach(titled);
     } catch (error) {
       if (!this.closed) this.failed(error, () => this.podcast(id));
       return;
@@ -302,6 +310,7 @@ class PodcastsPage {
   }
 
   repaint(updated) {
+    titled(updated);
     const index = this.detail.episodes.findIndex((candidate) => candidate.id === updated.id);
     if (index < 0) return;
     this.detail.episodes[index] = updated;
@@ -414,7 +423,7 @@ class PodcastsPage {
     try {
       // The podcast's own line from the person's list (its page would bring every episode too).
       const [one, list] = await Promise.all([api(`/api/episodes/${id}`), api("/api/podcasts")]);
-      episode = one;
+      episode = titled(one);
       podcast = list.podcasts.find((candidate) => candidate.id === one.podcastID);
       if (!podcast) throw new ApiError(404, "not_found", "You no longer subscribe to this episode's podcast.");
     } catch (error) {

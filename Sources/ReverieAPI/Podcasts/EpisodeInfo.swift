@@ -4,7 +4,8 @@ import Foundation
 public struct EpisodeInfo: Codable, Sendable, Equatable {
     public var id: String
     public var podcastID: String
-    public var title: String
+    /// Nil when the feed gives the episode none.
+    public var title: String?
     public var published: Date?
     /// Seconds, as the feed says.
     public var duration: Double?
@@ -23,7 +24,7 @@ public struct EpisodeInfo: Codable, Sendable, Equatable {
     public var position: Double?
     public var download: EpisodeDownloadInfo?
 
-    public init(id: String, podcastID: String, title: String, published: Date?, duration: Double?, description: String?, image: String?,
+    public init(id: String, podcastID: String, title: String?, published: Date?, duration: Double?, description: String?, image: String?,
                 enclosureURL: String?, enclosureType: String?, enclosureLength: Int?, hasChapters: Bool, hasTranscript: Bool,
                 isNew: Bool, played: Bool, position: Double?, download: EpisodeDownloadInfo?) {
         (self.id, self.podcastID, self.title, self.published, self.duration, self.description, self.image) = (id, podcastID, title, published, duration, description, image)

@@ -58,7 +58,7 @@ struct EpisodeDownload: Job {
             throw APIError(.notFound, code: "not_found", "The episode is no longer in its feed.")
         }
         guard let address = episode.enclosureURL, let url = URL(string: address) else {
-            throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
+            throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.shownTitle)” has no audio file in its feed.")
         }
         download.status = "downloading"
         try await repository.save(download)

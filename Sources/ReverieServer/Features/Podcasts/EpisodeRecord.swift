@@ -8,6 +8,7 @@ public struct EpisodeRecord: Sendable, Equatable {
     public var podcastID: UUID
     /// The feed's guid (or what stands for it): how a refresh knows an episode again.
     public var guid: String
+    /// "" when the feed gives none (the API answers null).
     public var title: String
     public var published: Date?
     /// In seconds, as the feed gives it.
@@ -25,4 +26,9 @@ public struct EpisodeRecord: Sendable, Equatable {
     public var transcripts: String
     /// When Reverie first saw it (what "new" is measured by).
     public var firstSeenAt: Date
+}
+
+extension EpisodeRecord {
+    /// The title as messages show it: "Untitled episode" where the feed gives none.
+    var shownTitle: String { title.isEmpty ? "Untitled episode" : title }
 }

@@ -281,7 +281,7 @@ struct PodcastController: RouteCollection {
         let (user, episode, subscription) = try await episode(req)
         let body = (try? req.content.decode(EpisodeDownloadRequest.self)) ?? EpisodeDownloadRequest(trimSilence: nil)
         guard episode.enclosureURL != nil else {
-            throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
+            throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.shownTitle)” has no audio file in its feed.")
         }
         let repository = req.repositories.podcasts
         let existing = try await repository.download(of: episode.id, ownedBy: user)
@@ -309,7 +309,7 @@ struct PodcastController: RouteCollection {
     func deleteDownload(req: Request) async throws -> HTTPStatus {
         let (user, episode, _) = try await episode(req)
         guard let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user) else {
-            throw APIError(.notFound, code: "not_found", "“\(episode.title)” is not downloaded.")
+            throw APIError(.notFound, code: "not_found", "“\(episode.shownTitle)” is not downloaded.")
         }
         EpisodeDownload.removeFiles(download.id, config)
         try await req.repositories.podcasts.delete(download)
@@ -335,7 +335,7 @@ struct PodcastController: RouteCollection {
             }
         }
         guard let address = episode.enclosureURL, let url = URL(string: address) else {
-            throw APIError(.notFound, code: "no_audio", "“\(episode.title)” has no audio file in its feed.")
+            throw APIError(.notFound, code: "no_audio", "“\(episode.shownTitle)” has no audio file in its feed.")
         }
         return try await client.relay(url, for: req, maxBytes: config.maxUploadBytes)
     }
@@ -373,7 +373,7 @@ struct PodcastController: RouteCollection {
         let preference = ["text/vtt", "application/x-subrip", "application/srt", "application/json", "text/html"]
         let ranked = links.sorted { (preference.firstIndex(of: $0.type.lowercased()) ?? 9) < (preference.firstIndex(of: $1.type.lowercased()) ?? 9) }
         guard let link = ranked.first, let url = URL(string: link.url) else {
-            throw APIError(.notFound, code: "no_transcript", "“\(episode.title)” has no transcript in its feed.")
+            throw APIError(.notFound, code: "no_transcript", "“\(episode.shownTitle)” has no transcript in its feed.")
         }
         if let kept = transcripts.value(for: link.url) { return EpisodeTranscript(lines: kept) }
         let generation = transcripts.generation
@@ -499,7 +499,7 @@ struct PodcastController: RouteCollection {
         }
         let duration = episode.duration ?? originalDuration(download)
         let position = place.map { $0.kind == .ended ? (duration ?? $0.position) : $0.position }
-        return EpisodeInfo(id: episode.id.uuidString.lowercased(), podcastID: episode.podcastID.uuidString.lowercased(), title: episode.title,
+        return EpisodeInfo(id: episode.id.uuidString.lowercased(), podcastID: episode.podcastID.uuidString.lowercased(), title: episode.title.isEmpty ? nil : episode.title,
                            published: episode.published, duration: duration, description: episode.summary, image: episode.image,
                            enclosureURL: episode.enclosureURL, enclosureType: episode.enclosureType, enclosureLength: episode.enclosureLength,
                            hasChapters: episode.chaptersURL != nil || download?.chapters != nil, hasTranscript: !links.isEmpty,

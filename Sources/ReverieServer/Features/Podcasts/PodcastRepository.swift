@@ -112,7 +112,8 @@ struct FluentPodcastRepository: PodcastRepository {
                     row.firstSeenAt = seenAt.addingTimeInterval(-Double(index) / 1000)
                     added += 1
                 }
-                row.title = String(episode.title.prefix(1000))
+                // "" for none (the column is required): answered as null.
+                row.title = String((episode.title ?? "").prefix(1000))
                 row.published = episode.published
                 row.duration = episode.duration
                 row.summary = episode.description.map { String(PlainText.fromHTML($0).prefix(4000)) }
