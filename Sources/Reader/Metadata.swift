@@ -11,6 +11,8 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
     public var leadImage: String?
     public var language: String?
     public var excerpt: String?
+    /// The article's own text as the page's JSON-LD gives it (`articleBody`), when it does.
+    public var body: String?
 
     public init() {}
 
@@ -50,6 +52,7 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
         leadImage = image.flatMap { URL(string: $0, relativeTo: base)?.absoluteString }
         language = document[document.root].attributes["lang"].flatMap { $0.isEmpty ? nil : $0 } ?? linked.language ?? meta["og:locale"]
         excerpt = linked.excerpt ?? meta["description"] ?? meta["og:description"]
+        body = linked.body
         if let text = byline { byline = PlainTextLine.of(text) }
         if let text = title { title = PlainTextLine.of(text) }
     }
@@ -134,6 +137,7 @@ public struct ArticleMetadata: Sendable, Equatable, Codable {
             found.leadImage = found.leadImage ?? url(article["image"]) ?? url(article["thumbnailUrl"])
             found.language = found.language ?? (article["inLanguage"] as? String)
             found.excerpt = found.excerpt ?? (article["description"] as? String)
+            found.body = found.body ?? (article["articleBody"] as? String).flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         }
         return found
     }

@@ -1,3 +1,4 @@
+import Feeds
 import Foundation
 
 /// An article read from a page: what the voice reads, how it looks, and what it is.
@@ -37,6 +38,8 @@ public enum Reader {
             base = resolved.absoluteURL
         }
         let metadata = ArticleMetadata(document, base: base)
+        // The element the page marks as its article's body (microdata), before anything is removed.
+        let marked = document.descendants(of: document.root).first { document.nodes[$0].attributes["itemprop"]?.lowercased() == "articlebody" }
         var extractor = Extractor(document, title: metadata.title)
         let body = extractor.prepare()
         let roots = extractor.candidates(in: body)
@@ -46,12 +49,38 @@ public enum Reader {
             builder.breakBlock()
             builder.add(root)
         }
+        // Where scoring found nothing, the marked body as the page has it.
+        if builder.text.isEmpty, let marked {
+            var fallback = RichTextBuilder(document: document, base: base)
+            fallback.add(marked)
+            if !fallback.text.isEmpty { builder = fallback }
+        }
+        // The page's own JSON-LD text where the page's elements gave none, or a fragment of it (a
+        // page that builds its article with scripts, or hides it from the element scoring).
+        let declared = metadata.body.map(paragraphs(ofDeclared:)) ?? ""
+        if !declared.isEmpty && (builder.text.isEmpty || wordCount(builder.text) * 2 < wordCount(declared)) {
+            let title = metadata.title ?? source ?? url?.absoluteString ?? "Untitled"
+            return ExtractedArticle(source: source ?? url?.absoluteString ?? "", title: title, byline: metadata.byline, siteName: metadata.siteName,
+                                    published: metadata.published, language: metadata.language, leadImage: metadata.leadImage,
+                                    text: declared, spans: [], chapters: [ArticleChapter(title: title, location: 0, length: declared.utf16.count)])
+        }
         guard !builder.text.isEmpty else { throw ReaderError.noArticle }
         let title = metadata.title ?? builder.headings.first?.title ?? source ?? url?.absoluteString ?? "Untitled"
         return ExtractedArticle(source: source ?? url?.absoluteString ?? "", title: title, byline: metadata.byline, siteName: metadata.siteName,
                                 published: metadata.published, language: metadata.language, leadImage: metadata.leadImage,
                                 text: builder.text, spans: builder.spans,
                                 chapters: chapters(length: builder.utf16Count, headings: builder.headings, title: title))
+    }
+
+    /// JSON-LD's `articleBody` as the voice reads text: its paragraphs (lines, or HTML blocks) apart
+    /// by a blank line, markup removed and entities read.
+    static func paragraphs(ofDeclared body: String) -> String {
+        let lines = body.replacingOccurrences(of: "</?(p|br|div|li|h[1-6]|blockquote)\\b[^>]{0,500}>", with: "\n", options: [.regularExpression, .caseInsensitive])
+        return lines.split(whereSeparator: \.isNewline).map { PlainText.fromHTML(String($0)) }.filter { !$0.isEmpty }.joined(separator: "\n\n")
+    }
+
+    static func wordCount(_ text: String) -> Int {
+        text.split(whereSeparator: { $0.isWhitespace }).count
     }
 
     /// The character set a `Content-Type` header names (`text/html; charset=ISO-8859-1`).

@@ -131,4 +131,26 @@ struct ExtractionTests {
         let external = "<!DOCTYPE html SYSTEM \"http://169.254.169.254/latest\"><html><body><p>A page that names an outside document type, read without fetching it at all.</p></body></html>"
         #expect(try Reader.extract(html: Data(external.utf8)).text.contains("without fetching"))
     }
+
+    @Test("a page whose elements give no article: the text its JSON-LD declares (articleBody), or the element it marks itemprop=articleBody")
+    func declaredBodies() throws {
+        // The article is built by scripts: only JSON-LD carries it.
+        let declared = """
+        <html><head><script type="application/ld+json">{"@type": "NewsArticle", "headline": "Ferries at Dawn",
+        "articleBody": "The first ferry leaves at six, when the harbour is still grey.\\nGulls follow it out past the breakwater &amp; the lighthouse."}</script></head>
+        <body><div id="app"></div><nav><a href="/">Home</a></nav></body></html>
+        """
+        let fromJSON = try Reader.extract(html: Data(declared.utf8))
+        #expect(fromJSON.title == "Ferries at Dawn")
+        #expect(fromJSON.text == "The first ferry leaves at six, when the harbour is still grey.\n\nGulls follow it out past the breakwater & the lighthouse.")
+        // A short body the scoring passes over, marked as the article's by microdata.
+        let marked = """
+        <html><body><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+        <section itemprop="articleBody"><div class="abstract">Tides turn twice a day.</div><div>The moon pulls; the sea answers.</div></section>
+        <footer><a href="/about">About</a></footer></body></html>
+        """
+        let fromMarked = try Reader.extract(html: Data(marked.utf8))
+        #expect(fromMarked.text.contains("Tides turn twice a day.") && fromMarked.text.contains("The moon pulls; the sea answers."))
+        #expect(!fromMarked.text.contains("About"))
+    }
 }
