@@ -9,6 +9,9 @@ import Foundation
 struct Extractor {
     var document: HTMLDocument
     let title: String?
+    /// Whether blocks whose names say "not the article" are dropped before scoring; a second try
+    /// keeps them, for a page whose whole article sits in one so named (as Readability retries).
+    var dropsUnlikely = true
 
     // Names that say what a block is. Checked against `class` and `id` together, lower-cased.
     static let unlikely = ["ad-", "ads", "advert", "banner", "breadcrumb", "combx", "comment", "community", "cookie", "consent", "disqus",
@@ -16,6 +19,7 @@ struct Extractor {
                            "pagination", "popup", "promo", "related", "remark", "replies", "rss", "share", "sharing", "shoutbox", "sidebar",
                            "skyscraper", "social", "sponsor", "subscribe", "taboola", "toolbar", "tags", "widget", "signup", "login", "follow",
                            "signature", "postauthor", "kicker"]
+    static let conversation = ["comment", "disqus", "replies", "respond", "discussion"]
     static let likely = ["and", "article", "body", "column", "content", "main", "shadow", "post", "entry", "story", "text", "prose"]
     static let positive = ["article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose", "chapter"]
     static let negative = ["-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead",
@@ -45,6 +49,8 @@ struct Extractor {
     /// What an element's class and id say, worked out once per distinct pair (pages repeat them).
     struct NameFacts {
         var unlikely = false, likely = false, weight = 0.0
+        /// Comments and replies: dropped on the second try too (they are never the article).
+        var conversation = false
     }
 
     final class Facts {
@@ -60,6 +66,7 @@ struct Extractor {
         var found = NameFacts()
         found.unlikely = Self.unlikely.contains { names.contains($0) }
         found.likely = Self.likely.contains { names.contains($0) }
+        found.conversation = Self.conversation.contains { names.contains($0) }
         if Self.negative.contains(where: { names.contains($0) }) { found.weight -= 25 }
         if Self.positive.contains(where: { names.contains($0) }) { found.weight += 25 }
         facts.known[names] = found
@@ -86,7 +93,7 @@ struct Extractor {
                 let hidden = node.attributes["hidden"] != nil || node.attributes["aria-hidden"] == "true"
                     || style.contains("display:none") || style.contains("visibility:hidden")
                 let role = (node.attributes["role"] ?? "").lowercased()
-                let unlikely = facts.unlikely && !facts.likely
+                let unlikely = (dropsUnlikely ? facts.unlikely : facts.conversation) && !facts.likely
                     && !["body", "a", "article", "main", "table", "tbody", "tr", "td", "pre", "code"].contains(node.name)
                 if Self.dropped.contains(node.name) || hidden || Self.droppedRoles.contains(role) || unlikely
                     || (node.name == "header" && document.descendants(of: child, named: ["p"]).count < 2) {

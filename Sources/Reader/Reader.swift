@@ -24,6 +24,8 @@ public struct ExtractedArticle: Sendable, Equatable, Codable {
 public enum Reader {
     /// A piece longer than this (in UTF-16 units) with headings is split into chapters at them.
     public static let chapterThreshold = 6000
+    /// Text shorter than this (in UTF-16 units) is looked for again less strictly.
+    static let shortArticle = 500
 
     /// The article in an HTML page.
     /// - Parameters:
@@ -40,24 +42,37 @@ public enum Reader {
         let metadata = ArticleMetadata(document, base: base)
         // The element the page marks as its article's body (microdata), before anything is removed.
         let marked = document.descendants(of: document.root).first { document.nodes[$0].attributes["itemprop"]?.lowercased() == "articlebody" }
-        var extractor = Extractor(document, title: metadata.title)
-        let body = extractor.prepare()
-        let roots = extractor.candidates(in: body)
-        extractor.clean(roots)
-        var builder = RichTextBuilder(document: extractor.document, base: base)
-        for root in roots {
-            builder.breakBlock()
-            builder.add(root)
+        func attempt(dropsUnlikely: Bool) -> RichTextBuilder {
+            var extractor = Extractor(document, title: metadata.title)
+            extractor.dropsUnlikely = dropsUnlikely
+            let body = extractor.prepare()
+            let roots = extractor.candidates(in: body)
+            extractor.clean(roots)
+            var builder = RichTextBuilder(document: extractor.document, base: base)
+            for root in roots {
+                builder.breakBlock()
+                builder.add(root)
+            }
+            return builder
         }
-        // Where scoring found nothing, the marked body as the page has it.
-        if builder.text.isEmpty, let marked {
-            var fallback = RichTextBuilder(document: document, base: base)
-            fallback.add(marked)
-            if !fallback.text.isEmpty { builder = fallback }
+        var builder = attempt(dropsUnlikely: true)
+        // The page's own JSON-LD text, if it declares one.
+        let declared = metadata.body.map(paragraphs(ofDeclared:)) ?? ""
+        // Too little for an article, and none declared: the element the page marks as its
+        // article's body (microdata) as the page has it; else again, keeping the blocks whose
+        // names looked unlikely. The longer is kept.
+        if builder.utf16Count < Self.shortArticle && declared.isEmpty {
+            var second: RichTextBuilder
+            if let marked {
+                second = RichTextBuilder(document: document, base: base)
+                second.add(marked)
+            } else {
+                second = attempt(dropsUnlikely: false)
+            }
+            if second.utf16Count > builder.utf16Count { builder = second }
         }
         // The page's own JSON-LD text where the page's elements gave none, or a fragment of it (a
         // page that builds its article with scripts, or hides it from the element scoring).
-        let declared = metadata.body.map(paragraphs(ofDeclared:)) ?? ""
         if !declared.isEmpty && (builder.text.isEmpty || wordCount(builder.text) * 2 < wordCount(declared)) {
             let title = metadata.title ?? source ?? url?.absoluteString ?? "Untitled"
             return ExtractedArticle(source: source ?? url?.absoluteString ?? "", title: title, byline: metadata.byline, siteName: metadata.siteName,

@@ -153,4 +153,19 @@ struct ExtractionTests {
         #expect(fromMarked.text.contains("Tides turn twice a day.") && fromMarked.text.contains("The moon pulls; the sea answers."))
         #expect(!fromMarked.text.contains("About"))
     }
+
+    @Test("an article whose whole body sits in a block named like a widget is found on a second, less strict look; comments stay out even then")
+    func secondLook() throws {
+        let story = (1...6).map { "<p>Paragraph \($0) of the story about the lighthouse keeper, who counted the ships, the storms, and the quiet nights in between.</p>" }.joined()
+        let page = """
+        <html><body><nav><a href="/">Home</a></nav>
+        <div class="widget-area">\(story)</div>
+        <div class="comments-area"><p>What a lovely story, thank you so much for writing it, I read it twice, and then again to my children.</p>
+        <p>Another comment, longer than most, about lighthouses, ships, storms, keepers, and everything else the story was about.</p></div>
+        </body></html>
+        """
+        let article = try Reader.extract(html: Data(page.utf8))
+        #expect(article.text.contains("Paragraph 1 of the story") && article.text.contains("Paragraph 6 of the story"))
+        #expect(!article.text.contains("lovely story") && !article.text.contains("Another comment"))
+    }
 }
