@@ -61,11 +61,25 @@ def epub_bytes():
     return buffer.getvalue()
 
 
+# A page that builds its article with a script: fetched by the server, it holds no article.
+SCRIPTED = """<!doctype html><html><head><title>Night Trains</title>
+<script src="/app.js" defer></script></head>
+<body><nav><a href="/">Home</a></nav><main id="app"></main>
+<script>
+document.getElementById("app").innerHTML = "<article><h1>Night Trains</h1>" + [
+  "The sleeper leaves the city at ten, and the lights of the suburbs thin out behind it within the hour.",
+  "Somewhere past midnight the train slows for a border, and a guard walks the corridor with a torch, quietly.",
+  "By dawn the window is full of mountains, and the coffee in the dining car tastes better than it has any right to.",
+].map(function (line) { return "<p>" + line + "</p>"; }).join("") + "</article>";
+</script></body></html>"""
+
+
 class Site:
     """Another website, on 127.0.0.1: the article, the page its link goes to."""
 
     def __init__(self):
-        pages = {"/story.html": story_html(), "/light-characteristics.html": "<html><head><title>Light characteristics</title></head><body><p>Fl 12s.</p></body></html>"}
+        pages = {"/story.html": story_html(), "/light-characteristics.html": "<html><head><title>Light characteristics</title></head><body><p>Fl 12s.</p></body></html>",
+                 "/scripted.html": SCRIPTED}
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
@@ -284,3 +298,29 @@ def test_import_an_epub_with_its_chapters(server, browser, tmp_path):
     page.get_by_role("link", name="Articles").first.click()
     expect(page.locator(".article-group[aria-label='Finished'] .article-item")).to_contain_text("Harbour Songs")
     close(page)
+
+
+def test_the_bookmarklet_saves_a_page_built_by_its_scripts(server, site, browser):
+    """The page as the person sees it: its article exists only after its script ran, so the
+    server could not find it by the address; the bookmarklet hands the sheet the document."""
+    page = open_page(browser)
+    sign_in(server, page, "Listen")
+    open_articles(page)
+    bookmarklet = page.locator("[data-bookmarklet]").get_attribute("href")
+    page.goto(site.url + "/scripted.html")
+    expect(page.get_by_role("heading", name="Night Trains")).to_be_visible()
+    with page.expect_popup() as opened:
+        page.evaluate(bookmarklet[len("javascript:"):])
+    sheet_page = opened.value
+    sheet_page.on("pageerror", lambda error: page.problems.append(str(error)))
+    sheet_page.on("console", lambda message: message.type == "error" and page.problems.append(f"{message.text} (save window)"))
+    sheet = sheet_page.locator(".save-sheet")
+    expect(sheet.locator(".save-done")).to_contain_text("Saved", timeout=30_000)
+    expect(sheet.locator(".save-title")).to_have_text("Night Trains")
+    sheet.get_by_role("link", name="Read").click()
+    text = sheet_page.locator(".reader-text")
+    expect(text).to_contain_text("The sleeper leaves the city at ten")
+    expect(text).to_contain_text("the coffee in the dining car tastes better")
+    expect(text).not_to_contain_text("Home")
+    sheet_page.close()
+    page.close()

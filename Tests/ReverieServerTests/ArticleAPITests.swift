@@ -126,6 +126,32 @@ struct ArticleAPITests {
         }
     }
 
+    @Test("the page as the person's browser has it (the bookmarklet): read at once from its document, nothing fetched; a page with no article, a page past 10 MB and an address that is not a web page's are refused", arguments: [TestDatabase.sqlite])
+    func pageHandedOver(database: TestDatabase) async throws {
+        try await withTestApp(database, maxBodyBytes: 1 << 20) { client in
+            let ada = try await client.setUpOwner()
+            let story = (1...5).map { "<p>Line \($0) of a story about the night ferry, the gulls behind it, and the lights of the harbour going out one by one.</p>" }.joined()
+            let html = "<html><head><title>The Night Ferry</title></head><body><nav><a href=\"/\">Home</a></nav><article>\(story)</article></body></html>"
+            // Its address is private (nothing is fetched, so nothing is refused for it).
+            let saved = try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(url: "http://10.0.0.7/ferry", html: html), auth: .cookie(ada))
+            #expect(saved.status == .created, "\(saved.text)")
+            let summary = try saved.decode(ArticleSummary.self)
+            #expect(summary.title == "The Night Ferry" && summary.kind == "web")
+            let article = try await client.send(.GET, "/api/articles/\(summary.id)", auth: .cookie(ada)).decode(ArticleInfo.self)
+            #expect(article.text.hasPrefix("Line 1 of a story") && !article.text.contains("Home"))
+            #expect(try await client.send(.GET, "/api/jobs", auth: .cookie(ada)).decode(JobList.self).jobs.isEmpty)
+            // A page larger than the server's usual body limit still arrives, up to 10 MB.
+            let padded = html.replacingOccurrences(of: "</body>", with: "<!--" + String(repeating: "x", count: 2 << 20) + "--></body>")
+            #expect(try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(url: "https://example.org/big", html: padded), auth: .cookie(ada)).status == .created)
+            let huge = html + String(repeating: " ", count: 10 << 20)
+            #expect(try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(url: "https://example.org/huge", html: huge), auth: .cookie(ada)).status == .payloadTooLarge)
+            let empty = try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(url: "https://example.org/menu", html: "<html><body><nav><a href=\"/\">Home</a></nav></body></html>"), auth: .cookie(ada))
+            #expect(empty.status == .unprocessableEntity, "\(empty.text)")
+            let notWeb = try await client.send(.POST, "/api/articles", json: ArticleSaveRequest(url: "file:///etc/passwd", html: html), auth: .cookie(ada))
+            #expect(notWeb.status == .badRequest && notWeb.error?.code == "invalid_url", "\(notWeb.text)")
+        }
+    }
+
     @Test("private addresses are refused before any job starts, and addresses that are not web addresses too", arguments: [TestDatabase.sqlite])
     func ssrf(database: TestDatabase) async throws {
         try await withTestApp(database) { client in

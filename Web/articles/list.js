@@ -13,10 +13,16 @@ const ARTICLE_ICON = "M6 3h9l4 4v14H6zM14 3v5h5M9 12h7M9 16h7";
 const BACK_ICON = "M15 18l-6-6 6-6";
 const UNDO_SECONDS = 10;
 
-/** The bookmarklet: opens this server's save sheet for the page it is pressed on. */
+/**
+ * The bookmarklet: opens this server's save sheet for the page it is pressed on, and hands the
+ * sheet the page as the browser has it (after its scripts ran, with the person's own sign-in)
+ * once the sheet says it is ready; the sheet fetches the address itself when nothing comes.
+ */
 export function bookmarklet(origin = location.origin) {
-  const code = `(function(){var u=encodeURIComponent(location.href),t=encodeURIComponent(document.title);`
-    + `window.open('${origin}/listen/save?url='+u+'&title='+t,'reverie-save','width=420,height=640');})()`;
+  const code = `(function(){var o='${origin}',u=location.href,h=document.documentElement.outerHTML;`
+    + `var w=window.open(o+'/listen/save?page=1&url='+encodeURIComponent(u)+'&title='+encodeURIComponent(document.title),'reverie-save','width=420,height=640');`
+    + `function m(e){if(e.source===w&&e.origin===o&&e.data==='reverie-ready'){w.postMessage({reveriePage:1,url:u,html:h},o);window.removeEventListener('message',m);}}`
+    + `window.addEventListener('message',m);})()`;
   return `javascript:${code}`;
 }
 

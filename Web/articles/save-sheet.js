@@ -18,6 +18,8 @@ export class SaveSheet {
     this.url = params.get("url") || (shared.match(/https?:\/\/\S+/) || [null])[0];
     this.text = this.url ? null : params.get("text");
     this.title = params.get("title") || "";
+    // Opened by the bookmarklet, which hands over the page itself.
+    this.fromPage = params.get("page") === "1" && Boolean(window.opener) && Boolean(this.url);
     setImmersive(true);
     this.container.innerHTML = `<section class="save-page" aria-labelledby="save-heading"><h1 id="save-heading" class="sr-only">Save to Reverie</h1><div class="save-backdrop"></div></section>`;
     this.save();
@@ -45,7 +47,17 @@ export class SaveSheet {
     const sheet = this.sheet(`<div class="save-saving"><span class="spinner" aria-hidden="true"></span><p role="status">Saving${this.title ? ` “${escapeHTML(this.title)}”` : ""}…</p><progress max="100" value="0" aria-label="Saving"></progress></div>`, "Saving");
     try {
       let article;
-      if (this.url) {
+      const html = this.fromPage ? await this.pageFromOpener() : null;
+      if (html && !this.closed) {
+        try {
+          article = await api("/api/articles", { method: "POST", body: { url: this.url, html } });
+        } catch {
+          article = null;  // not an article as handed over: the server fetches the address below
+        }
+      }
+      if (article) {
+        if (this.closed) return;
+      } else if (this.url) {
         const job = await api("/api/articles", { method: "POST", body: { url: this.url } });
         const done = await new Promise((resolve) => followJob(job.id, (current) => {
           const bar = sheet.querySelector("progress");
@@ -64,6 +76,27 @@ export class SaveSheet {
     } catch (error) {
       if (!this.closed) this.failed(error.message);
     }
+  }
+
+  /**
+   * The page's document from the window that opened the sheet (the bookmarklet), asked for once
+   * the sheet is ready; null if none comes within 3 s. Only a message from the opener, from the
+   * origin of the address being saved, is taken.
+   */
+  pageFromOpener() {
+    return new Promise((resolve) => {
+      let expected;
+      try { expected = new URL(this.url).origin; } catch { resolve(null); return; }
+      const listen = (event) => {
+        if (event.source !== window.opener || event.origin !== expected || event.data?.reveriePage !== 1 || event.data.url !== this.url) return;
+        clearTimeout(timer);
+        window.removeEventListener("message", listen);
+        resolve(typeof event.data.html === "string" ? event.data.html : null);
+      };
+      const timer = setTimeout(() => { window.removeEventListener("message", listen); resolve(null); }, 3000);
+      window.addEventListener("message", listen);
+      window.opener.postMessage("reverie-ready", "*");
+    });
   }
 
   saved(article) {

@@ -23,7 +23,8 @@ struct ArticleController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let articles = routes.grouped("api", "articles")
         articles.get(use: list)
-        articles.post(use: save)
+        // A page's whole document may come with it (the bookmarklet): up to Documents' page cap.
+        articles.on(.POST, body: .collect(maxSize: ByteCount(value: Documents.maximumPageBytes + (64 << 10))), use: save)
         articles.on(.POST, "upload", body: .stream, use: upload)
         articles.get(":articleID", use: show)
         articles.patch(":articleID", use: update)
@@ -41,6 +42,25 @@ struct ArticleController: RouteCollection {
     func save(req: Request) async throws -> Response {
         let user = try req.user
         let body = try req.content.decode(ArticleSaveRequest.self)
+        if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty,
+           let html = body.html, !html.isEmpty {
+            // The page as the person sees it: read here, nothing fetched.
+            guard address.count <= 4_000, let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw OutsideFetchError.badURL(address)
+            }
+            guard html.utf8.count <= Documents.maximumPageBytes else {
+                throw APIError(.payloadTooLarge, code: "page_too_large", "The page is larger than \(Documents.maximumPageBytes >> 20) MB; save its address instead.")
+            }
+            let page = Data(html.utf8)
+            let article: ExtractedArticle
+            do {
+                article = try await req.application.threadPool.runIfActive { try Reader.extract(html: page, url: url, source: url.absoluteString) }
+            } catch let error as ReaderError {
+                throw error.answered(lead: url.host ?? "The page")
+            }
+            let saved = try await req.repositories.articles.create(ArticleRecord(article, kind: "web", sourceURL: url.absoluteString), ownerID: user.id)
+            return try await saved.summary.encodeResponse(status: .created, for: req)
+        }
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty {
             guard address.count <= 4_000, let url = URL(string: address) else { throw OutsideFetchError.badURL(address) }
             _ = try await client.check(url)
