@@ -118,6 +118,11 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     results = page.locator("[data-results] .station")
     expect(results).to_have_count(3)
     expect(page.locator("[data-favourites]")).to_contain_text("No favourites yet")
+    # Icons come through the server: the station's own, and a drawn placeholder where its host
+    # cannot be reached (no broken picture, no console error: the page fixture fails on one).
+    wait_until(page, """[...document.querySelectorAll('[data-results] .station img')].length === 2
+                        && [...document.querySelectorAll('[data-results] .station img')].every((img) => img.complete && img.naturalWidth > 0)""",
+               message="a station's icon did not show")
 
     search = page.get_by_role("searchbox", name="Find a station")
     search.fill("jazz")

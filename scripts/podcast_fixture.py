@@ -152,10 +152,11 @@ class PodcastFixture:
     def stations(self):
         base = {"favicon": "", "country": "The Wood", "codec": "MP3", "bitrate": 64, "votes": 3, "homepage": ""}
         return [
+            # Its icon comes through the server; the backup's icon is on a host that cannot be reached.
             dict(base, stationuuid=STATION, name="Owl Radio", url=f"{self.url}/radio/stream.mp3",
-                 url_resolved=f"{self.url}/radio/stream.mp3", tags="ambient,night", hls=0),
+                 url_resolved=f"{self.url}/radio/stream.mp3", tags="ambient,night", hls=0, favicon=f"{self.url}/art.png"),
             dict(base, stationuuid=BROKEN_STATION, name="Owl Radio Backup", url=f"{self.url}/radio/stream.mp3",
-                 url_resolved=f"{self.url}/radio/gone.mp3", tags="night", hls=0),
+                 url_resolved=f"{self.url}/radio/gone.mp3", tags="night", hls=0, favicon="http://127.0.0.1:9/icon.png"),
             dict(base, stationuuid=HLS_STATION, name="Owl Radio HLS", url=f"{self.url}/radio/owl.m3u8",
                  url_resolved=f"{self.url}/radio/owl.m3u8", tags="", codec="AAC", hls=1),
         ]

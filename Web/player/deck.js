@@ -97,7 +97,7 @@ export function episodeTracks(podcast, episode, chapters = [], kept = [], transc
   const key = `podcast:${episode.id}`;
   const base = { item: key, book: key, artist: podcast.author || podcast.title, album: podcast.title, src: `/api/episodes/${episode.id}/audio`,
     // Covers come through the server: the app loads pictures from its own address only.
-    artwork: (episode.image || podcast.image) ? `/api/podcasts/artwork?url=${encodeURIComponent(episode.image || podcast.image)}` : null, kept,
+    artwork: (episode.image || podcast.image) ? `/api/artwork?url=${encodeURIComponent(episode.image || podcast.image)}` : null, kept,
     // The transcript's lines (original seconds), so the lock screen can read along.
     transcript: transcript.map((line) => ({ start: line.start, text: line.speaker ? `${line.speaker}: ${line.text}` : line.text })) };
   if (!chapters.length) return [{ ...base, id: key, chapter: null, title: episode.title, start: 0, end: null }];

@@ -75,6 +75,7 @@ class LibriVoxPage {
         `${book.sections.length} section${book.sections.length === 1 ? "" : "s"}`].filter(Boolean).map(escapeHTML).join(" · ");
       return `
         <li class="librivox-book" data-id="${book.id}">
+          ${book.coverURL ? `<img class="librivox-cover" src="/api/artwork?url=${encodeURIComponent(book.coverURL)}" alt="" loading="lazy">` : ""}
           <h2>${escapeHTML(book.title)}</h2>
           <p class="librivox-facts">${facts}</p>
           ${readers.length ? `<p class="librivox-readers">Read by ${escapeHTML(readers.slice(0, 3).join(", "))}${readers.length > 3 ? ` and ${readers.length - 3} more` : ""}</p>` : ""}

@@ -26,7 +26,7 @@ const PODCAST_ICON = "M12 14a2 2 0 1 0 0-4 2 2 0 0 0 0 4zm-4.5 3.5a6.5 6.5 0 1 1
 /** A cover through the server (outside pictures are fetched by its guarded client), or an icon. */
 export function cover(url, label = "") {
   return url
-    ? `<img class="podcast-art" src="/api/podcasts/artwork?url=${encodeURIComponent(url)}" alt="${escapeHTML(label)}" loading="lazy">`
+    ? `<img class="podcast-art" src="/api/artwork?url=${encodeURIComponent(url)}" alt="${escapeHTML(label)}" loading="lazy">`
     : `<span class="podcast-art podcast-art-empty" aria-hidden="true">${icon(PODCAST_ICON, 28)}</span>`;
 }
 

@@ -89,7 +89,9 @@ class RadioPage {
     const facts = [station.country, station.codec && station.bitrate ? `${station.codec} ${station.bitrate} kb/s` : station.codec, station.tags.slice(0, 3).join(", ")].filter(Boolean);
     return `
       <li class="station" data-station="${escapeHTML(station.id)}">
-        <span class="podcast-art podcast-art-empty" aria-hidden="true">${icon(RADIO_ICON, 26)}</span>
+        ${station.favicon
+          ? `<img class="podcast-art" src="/api/artwork?url=${encodeURIComponent(station.favicon)}" alt="" loading="lazy">`
+          : `<span class="podcast-art podcast-art-empty" aria-hidden="true">${icon(RADIO_ICON, 26)}</span>`}
         <span class="podcast-text">
           <span class="podcast-title">${escapeHTML(station.name)}</span>
           <span class="podcast-meta">${escapeHTML(facts.join(" · "))}</span>

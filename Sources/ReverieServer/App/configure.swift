@@ -168,6 +168,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: LibraryController(media: media, store: library, renditions: renditions, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes))
     try app.register(collection: JobController())
+    try app.register(collection: ArtworkController(store: ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)))
     try app.register(collection: BackupController(backups: backups, jobs: jobQueue))
     try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
     try app.register(collection: PodcastController(media: media, renditions: renditions, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))

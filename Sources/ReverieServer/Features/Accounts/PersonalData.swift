@@ -35,5 +35,5 @@ enum PersonalData {
     ///   still arriving).
     static let personalFolders = ["media/podcasts"]
     static let sharedFolders = ["media/library", "media/artwork", "cache/speech", "cache/renditions", "cache/practice"]
-    static let serverFolders = ["media/.incoming", "media/winddown", "cache/sleep", "cache/bedside", "cache/meditation", "cache/rhymes"]
+    static let serverFolders = ["media/.incoming", "media/winddown", "cache/sleep", "cache/bedside", "cache/meditation", "cache/rhymes", "cache/artwork"]
 }

@@ -39,7 +39,6 @@ struct PodcastController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let podcasts = routes.grouped("api", "podcasts")
         podcasts.get("search", use: search)
-        podcasts.get("artwork", use: artwork)
         podcasts.get(use: list)
         podcasts.post(use: subscribe)
         podcasts.get("opml", use: exportOPML)
@@ -76,37 +75,6 @@ struct PodcastController: RouteCollection {
     }
 
     /// Pictures kept a while, by URL: a list of podcasts asks for the same covers again and again.
-    let pictures = Recent<String, (type: String, data: Data)>(lifetime: .minutes(60), capacity: 300)
-    static let maxPictureBytes = 3 << 20
-    static let pictureTypes: Set<String> = ["image/jpeg", "image/png", "image/webp", "image/gif"]
-
-    /// `GET /api/podcasts/artwork?url=…`: a podcast's or episode's cover (JPEG, PNG, WebP or GIF,
-    /// at most 3 MB) fetched through the guarded client, so the app shows it from its own address.
-    func artwork(req: Request) async throws -> Response {
-        _ = try req.user
-        guard let text = try req.queryString("url", maximumLength: 2000), let address = FeedParser.absoluteURL(text), let url = URL(string: address) else {
-            throw APIError(.badRequest, code: "invalid_field", "url: the picture's http(s) address.")
-        }
-        let picture: (type: String, data: Data)
-        if let kept = pictures.value(for: address) {
-            picture = kept
-        } else {
-            let generation = pictures.generation
-            let answer = try await client.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxPictureBytes)
-            let type = (answer.headers.first(name: .contentType) ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            // Only pictures a browser shows as pictures: never SVG or HTML, which could carry script.
-            guard Self.pictureTypes.contains(type) else {
-                throw APIError(.unprocessableEntity, code: "not_a_picture", "That address does not give a JPEG, PNG, WebP or GIF picture.")
-            }
-            picture = (type, Data(buffer: answer.body))
-            pictures.store(picture, for: address, readAt: generation)
-        }
-        var headers = HTTPHeaders()
-        headers.replaceOrAdd(name: .contentType, value: picture.type)
-        headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
-        return Response(status: .ok, headers: headers, body: .init(data: picture.data))
-    }
-
     /// `GET /api/podcasts`: favourites first, then by title.
     func list(req: Request) async throws -> PodcastList {
         let user = try req.user

@@ -1,0 +1,95 @@
+import Crypto
+import Feeds
+import Foundation
+import Vapor
+
+/// Pictures from other hosts (podcasts' and episodes' covers, radio stations' icons, LibriVox
+/// covers), fetched once through the guarded client and kept in `<data>/cache/artwork` (named by
+/// the SHA-256 of their address), so the app shows them from its own address, and again after a
+/// restart without asking the host. Only JPEG, PNG, WebP and GIF, at most 3 MB: never SVG or HTML
+/// from outside, which could carry script. When the host cannot give one, the answer is a drawn
+/// placeholder (200, never kept), so a page shows a picture and logs no error.
+struct ArtworkStore: Sendable {
+    static let maxBytes = 3 << 20
+    static let extensions = ["image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif"]
+
+    let directory: URL
+    let client: GuardedHTTPClient
+    let recent = Recent<String, Picture>(lifetime: .minutes(60), capacity: 300)
+
+    struct Picture: Sendable {
+        var type: String
+        var data: Data
+    }
+
+    /// Our own drawing: a rounded square with a speaker's rings, in the app's colours.
+    static let placeholder = Data("""
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 120" width="120" height="120">\
+    <rect width="120" height="120" rx="18" fill="#2e2950"/>\
+    <circle cx="60" cy="60" r="30" fill="none" stroke="#b18cff" stroke-width="5" opacity="0.55"/>\
+    <circle cx="60" cy="60" r="17" fill="none" stroke="#b18cff" stroke-width="5"/>\
+    <circle cx="60" cy="60" r="6" fill="#ff5fd9"/></svg>
+    """.utf8)
+
+    /// The picture at `address`: from memory, from the folder, or fetched and kept.
+    func picture(_ address: String) async throws -> Picture {
+        if let kept = recent.value(for: address) { return kept }
+        let name = SHA256.hash(data: Data(address.utf8)).map { String(format: "%02x", $0) }.joined()
+        for (type, ext) in Self.extensions {
+            let file = directory.appendingPathComponent("\(name).\(ext)")
+            if let data = try? Data(contentsOf: file) {
+                let picture = Picture(type: type, data: data)
+                recent.store(picture, for: address, readAt: recent.generation)
+                return picture
+            }
+        }
+        guard let url = URL(string: address) else { throw OutsideFetchError.badURL(address) }
+        let generation = recent.generation
+        let answer = try await client.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxBytes)
+        let type = (answer.headers.first(name: .contentType) ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard let ext = Self.extensions[type] else {
+            throw APIError(.unprocessableEntity, code: "not_a_picture", "That address does not give a JPEG, PNG, WebP or GIF picture.")
+        }
+        let picture = Picture(type: type, data: Data(buffer: answer.body))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scratch = directory.appendingPathComponent(".\(name)-\(UUID().uuidString)")
+        try picture.data.write(to: scratch)
+        // Renamed into place whole (another server may be writing the same picture).
+        if rename(scratch.path, directory.appendingPathComponent("\(name).\(ext)").path) != 0 {
+            try? FileManager.default.removeItem(at: scratch)
+        }
+        recent.store(picture, for: address, readAt: generation)
+        return picture
+    }
+
+    /// `GET /api/artwork?url=…`: the picture, or the drawn placeholder when it cannot be had.
+    func answer(_ req: Request) async throws -> Response {
+        _ = try req.user
+        guard let text = try req.queryString("url", maximumLength: 2000), let address = FeedParser.absoluteURL(text) else {
+            throw APIError(.badRequest, code: "invalid_field", "url: the picture's http(s) address.")
+        }
+        var headers = HTTPHeaders()
+        do {
+            let picture = try await picture(address)
+            headers.replaceOrAdd(name: .contentType, value: picture.type)
+            headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
+            return Response(status: .ok, headers: headers, body: .init(data: picture.data))
+        } catch {
+            // Unreachable, refused (a private address), too large or not a picture: drawn here,
+            // asked for again next time.
+            headers.replaceOrAdd(name: .contentType, value: "image/svg+xml")
+            headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+            headers.replaceOrAdd(name: "X-Reverie-Artwork", value: "placeholder")
+            return Response(status: .ok, headers: headers, body: .init(data: Self.placeholder))
+        }
+    }
+}
+
+/// `GET /api/artwork`.
+struct ArtworkController: RouteCollection {
+    let store: ArtworkStore
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("api", "artwork", use: store.answer)
+    }
+}
