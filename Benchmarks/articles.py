@@ -10,6 +10,11 @@ Goal: F1 at least the best peer's on every set and >= 0.98 overall, in less tota
 fastest peer. Then Listen on each page saved as an article, on a server of its own: the seconds
 from the press to the first audio (goal: within 3 s).
 
+Then the shared development set (../shared/data/article-dev: 181 real pages, when it is there):
+shingle F1 as its score.py measures it, for Reverie and both peers, and the time each takes for
+the set (goals, issue 35: F1 >= 0.96 and no page refused that has an article; no slower than the
+faster peer).
+
     .venv/bin/python Benchmarks/articles.py [--binary .build/release/reverie] [--rounds 20]
 """
 
@@ -99,10 +104,69 @@ def main():
           f"mean >= 0.98 ({mean:.3f} {'OK' if mean >= 0.98 else 'BELOW'}; best peer {best_peer:.3f}), "
           f"faster than the fastest peer ({fastest_peer / times['reverie']:.1f}× {'OK' if times['reverie'] < fastest_peer else 'SLOWER'})")
 
+    development_set(args.binary, peers)
+
     cold, warm = first_audio(args.binary, pages)
     print(f"\nListen pressed on a saved article: first audio after {warm:.2f} s (median of {len(pages) - 1}, the server warm); "
           f"goal <= 3 s ({'OK' if warm <= 3 else 'ABOVE GOAL'}). The very first press on a server just started, while it "
           f"still loads the voice and warms up: {cold:.2f} s")
+
+
+def development_set(binary, peers):
+    """The shared development set, measured as its own score.py measures (shingle F1 from the
+    mean precision and recall over pages); skipped when the set is not there."""
+    import gzip
+    import sys
+    import tempfile
+
+    folder = ROOT.parent / "shared" / "data" / "article-dev"
+    if not (folder / "ground-truth.json").exists():
+        print(f"\nThe shared development set is not at {folder}: skipped.")
+        return
+    sys.path.insert(0, str(folder))
+    from score import page_scores
+
+    truth = json.loads((folder / "ground-truth.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for key in sorted(truth):
+            files[key] = Path(tmp) / f"{key}.html"
+            files[key].write_bytes(gzip.open(folder / "pages" / f"{key}.html.gz").read())
+        # Ours: the whole set in one process; a page with no article is refused (a line on stderr).
+        started = time.monotonic()
+        out = subprocess.run([binary, "extract", "--json", *map(str, files.values())], capture_output=True, text=True)
+        times = {"reverie": time.monotonic() - started}
+        found = {}
+        for line in out.stdout.splitlines():
+            article = json.loads(line)
+            found[Path(article["source"]).stem] = article["text"]
+        results = {"reverie": found}
+        for name, extract in peers.items():
+            texts = {}
+            started = time.monotonic()
+            for key, file in files.items():
+                try:
+                    texts[key] = extract(file.read_text(errors="replace"))
+                except Exception:  # a peer's own failure on a page counts as nothing extracted
+                    texts[key] = ""
+            times[name] = time.monotonic() - started
+            results[name] = texts
+    print(f"\nThe shared development set: {len(truth)} real pages, shingle F1 (its score.py's measure), time for the set")
+    print("extractor".ljust(20) + "precision".ljust(12) + "recall".ljust(12) + "F1".ljust(10) + "refused".ljust(10) + "time (s)")
+    figures = {}
+    for name, texts in results.items():
+        scores = [page_scores(truth[key]["articleBody"], texts.get(key, "")) for key in truth]
+        ps = [p for p, _ in scores if p is not None]
+        rs = [r for _, r in scores if r is not None]
+        precision, recall = (sum(ps) / len(ps) if ps else 0.0), (sum(rs) / len(rs) if rs else 0.0)
+        figures[name] = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        refused = sum(1 for key in truth if not texts.get(key))
+        print(name.ljust(20) + f"{precision:.3f}".ljust(12) + f"{recall:.3f}".ljust(12) + f"{figures[name]:.3f}".ljust(10)
+              + f"{refused}".ljust(10) + f"{times[name]:.2f}")
+    best = max(figures[name] for name in peers)
+    faster = min(times[name] for name in peers)
+    print(f"Goals: F1 >= 0.96 ({figures['reverie']:.3f} {'OK' if figures['reverie'] >= 0.96 else 'BELOW'}; best peer {best:.3f}), "
+          f"no slower than the faster peer ({faster / times['reverie']:.1f}× {'OK' if times['reverie'] <= faster else 'SLOWER'})")
 
 
 def first_audio(binary, pages):
