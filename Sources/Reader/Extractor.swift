@@ -20,6 +20,12 @@ struct Extractor {
                            "skyscraper", "social", "sponsor", "subscribe", "taboola", "toolbar", "tags", "widget", "signup", "login", "follow",
                            "signature", "postauthor", "kicker"]
     static let conversation = ["comment", "disqus", "replies", "respond", "discussion"]
+    /// The whole text of an element that is a control, not the article.
+    static let controlWords: Set<String> = ["caption", "close", "back to gallery", "read more", "continue reading", "advertisement",
+                                            "show caption", "hide caption", "expand", "enlarge this image", "view gallery", "next", "previous"]
+    /// The last link of a teaser (another article's opening, then a link to it).
+    static let teaserEnds: Set<String> = ["read more", "continue reading", "read the full story", "read full article"]
+    static let galleries = ["gallery", "slideshow", "carousel", "lightbox"]
     static let likely = ["and", "article", "body", "column", "content", "main", "shadow", "post", "entry", "story", "text", "prose"]
     static let positive = ["article", "body", "content", "entry", "hentry", "h-entry", "main", "page", "post", "text", "blog", "story", "prose", "chapter"]
     static let negative = ["-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "foot", "footer", "footnote", "gdpr", "masthead",
@@ -213,10 +219,28 @@ struct Extractor {
                     let text = document.text(of: index)
                     if let normalizedTitle, text.lowercased() == normalizedTitle { document.remove(index) }
                     if text.isEmpty { document.remove(index) }
-                case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span":
+                case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span", "li", "article", "figure", "a", "button":
                     let (length, linked) = document.textLength(of: index)
                     let density = length == 0 ? 0 : Double(linked) / Double(length)
                     let names = names(index)
+                    // A control's words ("Caption", "Close", "Back to Gallery", "Read More"), a
+                    // teaser ending in "Read more", or a gallery or carousel: never the article's.
+                    let words = length < 40 ? PlainTextLine.of(document.text(of: index)).lowercased() : ""
+                    // (A teaser's own "Read more" link stays for its block to be judged by.)
+                    if length < 40, Self.controlWords.contains(words), !(node.name == "a" && Self.teaserEnds.contains(words)) {
+                        document.remove(index)
+                        continue
+                    }
+                    if node.name != "p", length < 800, let last = document.descendants(of: index, named: ["a"]).last,
+                       Self.teaserEnds.contains(PlainTextLine.of(document.text(of: last)).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "…».›>→ "))) {
+                        document.remove(index)
+                        continue
+                    }
+                    if ["div", "section", "ul", "figure"].contains(node.name), Self.galleries.contains(where: { names.contains($0) }) {
+                        document.remove(index)
+                        continue
+                    }
+                    guard ["ul", "ol", "div", "section", "table", "dl", "header", "p", "span"].contains(node.name) else { continue }
                     let byline = length < 120 && !names.isEmpty
                         && ["byline", "author", "dateline", "writtenby", "meta", "post-date", "timestamp"].contains { names.contains($0) }
                     if byline {

@@ -168,4 +168,24 @@ struct ExtractionTests {
         #expect(article.text.contains("Paragraph 1 of the story") && article.text.contains("Paragraph 6 of the story"))
         #expect(!article.text.contains("lovely story") && !article.text.contains("Another comment"))
     }
+
+    @Test("inside the article: a gallery, a photo's controls (Caption, Close) and teasers of other stories ending in Read More are left out; a list of the article's own parts with (More) links stays")
+    func clutterInside() throws {
+        let story = (1...4).map { "<p>Part \($0) of the report on the harbour dredging, with the figures the council gave and what the fishermen said about them.</p>" }.joined()
+        let page = """
+        <html><body><article class="story">
+        <div class="photo-gallery"><figure><img src="a.jpg"><figcaption>The dredger at dawn.</figcaption></figure><button>Back to Gallery</button></div>
+        <div class="photo-controls"><span>Caption</span><span>Close</span></div>
+        \(story)
+        <ul><li>Why the channel silts up. <a href="#why">(More)</a></li><li>What it will cost. <a href="#cost">(More)</a></li></ul>
+        <div class="teaser"><p>Meanwhile, across the bay, the ferry timetable changes again this winter.</p><a href="/ferries">Read More</a></div>
+        </article></body></html>
+        """
+        let text = try Reader.extract(html: Data(page.utf8)).text
+        #expect(text.contains("Part 1 of the report") && text.contains("Part 4 of the report"))
+        #expect(text.contains("Why the channel silts up.") && text.contains("What it will cost."))
+        for clutter in ["The dredger at dawn", "Back to Gallery", "Caption", "Close", "ferry timetable", "Read More"] {
+            #expect(!text.contains(clutter), "\(clutter)")
+        }
+    }
 }
