@@ -69,6 +69,8 @@ public struct SafeArchive {
     public let limits: Limits
     /// The entries, checked, in the archive's order.
     public let entries: [Entry]
+    /// The first entry of each path, for `entry(_:)` (a backup may list a hundred thousand).
+    let byPath: [String: Entry]
     /// Bytes read out so far.
     public private(set) var written = 0
 
@@ -87,6 +89,7 @@ public struct SafeArchive {
         do {
             fileSize = try file.seekToEnd()
             entries = try Self.directory(of: file, size: fileSize, limits: limits)
+            byPath = Dictionary(entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         } catch {
             try? file.close()
             throw error
@@ -94,7 +97,7 @@ public struct SafeArchive {
     }
 
     /// The entry at exactly `path`, if there is one.
-    public func entry(_ path: String) -> Entry? { entries.first { $0.path == path } }
+    public func entry(_ path: String) -> Entry? { byPath[path] }
 
     /// Hands an entry's bytes to `consumer` as they come out, counting them against the limit.
     public mutating func extract(_ entry: Entry, _ consumer: (Data) throws -> Void) throws {

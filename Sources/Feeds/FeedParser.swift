@@ -61,7 +61,8 @@ public enum FeedParser {
         default: throw FeedError.notAFeed(root.name)
         }
         // A repaired document that yields nothing to listen to was not a feed after all.
-        if !repairs.isEmpty && feed.episodes.isEmpty { throw FeedError.noEpisodes }
+        // (A well-formed feed whose <rss> merely has a namespace may have no episodes yet.)
+        if !repairs.subtracting([.rootNamespace]).isEmpty && feed.episodes.isEmpty { throw FeedError.noEpisodes }
         feed.repairs = FeedRepair.allCases.filter(repairs.contains)
         return feed
     }

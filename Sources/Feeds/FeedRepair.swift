@@ -30,8 +30,8 @@ enum FeedRepairs {
         // Whatever comes before the declaration (or, without one, before the first tag).
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        let declaration = Array("<?xml".utf8)
-        if let found = firstIndex(of: declaration, in: bytes, from: start) ?? firstIndex(of: [UInt8(ascii: "<")], in: bytes, from: start), found > start {
+        // (To the first markup only: a declaration further on, inside content, is not skipped to.)
+        if let found = firstIndex(of: [UInt8(ascii: "<")], in: bytes, from: start), found > start {
             repairs.insert(.leadingText)
             start = found
         }
@@ -113,13 +113,29 @@ enum FeedRepairs {
         return (Array("&amp;".utf8), .bareAmpersands, 1)
     }
 
-    /// The document as UTF-8: as it is when it already is (or declares an encoding libxml2
-    /// reads); UTF-16 by its byte-order mark; else the Windows code page its bytes look like.
+    /// The document as UTF-8: as it is when it already is, or when it declares another encoding
+    /// (libxml2 reads declared encodings itself); UTF-16 by its byte-order mark; UTF-8 with a few
+    /// stray bytes with those replaced (U+FFFD); else the Windows code page its bytes look like.
     static func utf8(_ bytes: [UInt8]) -> [UInt8]? {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             return String(data: Data(bytes), encoding: .utf16).map { Array($0.utf8) }
         }
         if String(validating: bytes, as: UTF8.self) != nil { return bytes }
+        // The declaration, wherever it starts in the first kilobyte (text may come before it).
+        let head = String(decoding: bytes.prefix(1024), as: UTF8.self)
+        let declared = head.range(of: #"<\?xml[^>]*?encoding\s*=\s*["']([^"']+)["']"#, options: .regularExpression)
+            .flatMap { match -> String? in
+                let text = head[match]
+                guard let attribute = text.range(of: #"encoding\s*=\s*["'][^"']+["']"#, options: .regularExpression),
+                      let value = text[attribute].range(of: #"["'][^"']+["']"#, options: .regularExpression) else { return nil }
+                return String(text[value].dropFirst().dropLast()).lowercased()
+            }
+        if let declared, !["utf-8", "utf8"].contains(declared) { return bytes }
+        // Mostly UTF-8 (its letters over 0x80 decode): only the stray bytes are replaced.
+        let lenient = String(decoding: bytes, as: UTF8.self)
+        let replaced = lenient.unicodeScalars.filter { $0 == "\u{FFFD}" }.count
+        let decoded = lenient.unicodeScalars.filter { $0.value > 0x7F && $0 != "\u{FFFD}" }.count
+        if decoded >= replaced { return Array(lenient.utf8) }
         // Not UTF-8: in windows-1251 every Cyrillic letter is a byte over 0x80, so they come in
         // runs (whole words); in windows-1252 an accented letter mostly stands among ASCII ones.
         var high = 0, inRuns = 0
@@ -128,11 +144,12 @@ enum FeedRepairs {
             if (index > 0 && bytes[index - 1] >= 0x80) || (index + 1 < bytes.count && bytes[index + 1] >= 0x80) { inRuns += 1 }
         }
         let encoding: String.Encoding = high > 0 && Double(inRuns) / Double(high) > 0.5 ? .windowsCP1251 : .windowsCP1252
-        guard var text = String(data: Data(bytes), encoding: encoding) else { return nil }
+        guard var text = String(data: Data(bytes), encoding: encoding) else { return Array(lenient.utf8) }
         // The declaration, if any, now says UTF-8.
-        if let declarationEnd = text.range(of: "?>"), text.hasPrefix("<?xml") || text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml"),
-           let encodingRange = text.range(of: #"encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression), encodingRange.upperBound <= declarationEnd.lowerBound {
-            text.replaceSubrange(encodingRange, with: "encoding=\"UTF-8\"")
+        if let encodingRange = text.range(of: #"(?<=<\?xml)[^>]*?encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression),
+           text.distance(from: text.startIndex, to: encodingRange.lowerBound) < 1024,
+           let attribute = text[encodingRange].range(of: #"encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression) {
+            text.replaceSubrange(attribute, with: "encoding=\"UTF-8\"")
         }
         return Array(text.utf8)
     }

@@ -19,6 +19,8 @@ struct FeedRepairTests {
               ("nul-bytes", "Night Lights", "Owls", "https://cdn.example.org/a.mp3", .nulBytes),
               ("default-namespace", "Night Lights", "Owls", "https://cdn.example.org/a.mp3", .rootNamespace),
               ("windows-1251", "Ночные огни", "Совы", "https://cdn.example.org/a.mp3", .encoding),
+              // UTF-8 with one stray byte: that byte replaced, the rest read as UTF-8 still.
+              ("utf-8-stray-byte", "Café Nights", "Owls", "https://cdn.example.org/a.mp3", .encoding),
               ("unclosed", "Night Lights", "Owls", "https://cdn.example.org/a.mp3", .unclosed),
               ("html-entities", "Café Nights", "Résumé — part one", "https://cdn.example.org/a.mp3", .htmlEntities),
               ("cdata-attribute", "Night Lights", "Owls", "https://cdn.example.org/a.mp3?x=1&y=2", .cdataInAttributes),

@@ -95,7 +95,7 @@ export class SaveSheet {
       };
       const timer = setTimeout(() => { window.removeEventListener("message", listen); resolve(null); }, 3000);
       window.addEventListener("message", listen);
-      window.opener.postMessage("reverie-ready", "*");
+      window.opener.postMessage("reverie-ready", expected);
     });
   }
 

@@ -24,7 +24,8 @@ struct ArticleController: RouteCollection {
         let articles = routes.grouped("api", "articles")
         articles.get(use: list)
         // A page's whole document may come with it (the bookmarklet): up to Documents' page cap.
-        articles.on(.POST, body: .collect(maxSize: ByteCount(value: Documents.maximumPageBytes + (64 << 10))), use: save)
+        // (Room for JSON's escaping, which can make a page's text larger than the page.)
+        articles.on(.POST, body: .collect(maxSize: ByteCount(value: 2 * Documents.maximumPageBytes + (64 << 10))), use: save)
         articles.on(.POST, "upload", body: .stream, use: upload)
         articles.get(":articleID", use: show)
         articles.patch(":articleID", use: update)

@@ -57,10 +57,9 @@ struct BackupController: RouteCollection {
         return .noContent
     }
 
+    /// The backup being made, looked for among all jobs (feed refreshes come and go by the dozen).
     private func making(_ req: Request, _ owner: AuthenticatedUser) async throws -> JobRecord? {
-        try await req.repositories.jobs.recent(ownedBy: owner, limit: 50).first {
-            $0.kind == JobKind.serverBackup.rawValue && ($0.status == .queued || $0.status == .running)
-        }
+        try await req.repositories.jobs.active(.serverBackup)
     }
 
 }

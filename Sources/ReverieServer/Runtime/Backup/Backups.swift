@@ -1,5 +1,6 @@
 import FluentSQL
 import Foundation
+import NIOConcurrencyHelpers
 import ReverieAPI
 
 /// The backups the owner makes from Settings, kept as zips in `<data>/backups/` (outside what a
@@ -39,11 +40,13 @@ struct Backups: Sendable {
     func make(_ id: UUID, config: ServerConfig, database: any SQLDatabase, now: Date, progress: @escaping Backup.Progress) async throws -> Backup.Manifest {
         let files = FileManager.default
         try files.createDirectory(at: directory, withIntermediateDirectories: true)
-        let key = id.uuidString.lowercased()
-        let partial = directory.appendingPathComponent(".making-\(key).zip")
-        let scratch = directory.appendingPathComponent(".scratch-\(key)")
-        try? files.removeItem(at: partial)
-        try? files.removeItem(at: scratch)
+        // What a stopped backup left (one at a time runs, so none of it is in use).
+        for leftover in (try? files.contentsOfDirectory(atPath: directory.path)) ?? [] where leftover.hasPrefix(".") {
+            try? files.removeItem(at: directory.appendingPathComponent(leftover))
+        }
+        let attempt = "\(id.uuidString.lowercased())-\(UUID().uuidString.lowercased())"
+        let partial = directory.appendingPathComponent(".making-\(attempt).zip")
+        let scratch = directory.appendingPathComponent(".scratch-\(attempt)")
         let manifest = try await Backup.makeZip(config: config, database: database, to: partial, scratch: scratch, now: now, progress: progress)
         try files.moveItem(at: partial, to: zip(id))
         let encoder = JSONEncoder()
@@ -74,7 +77,20 @@ struct ServerBackup: Job {
     }
 
     func run(_ context: JobContext, _ services: Services) async throws -> JobOutput {
+        // The lease is renewed while one long step runs (the database's copy, a large file): the
+        // last progress said again every 15 s, so no other worker takes the job meanwhile.
+        let last = NIOLockedValueBox((0.0, "Starting…"))
+        let heartbeat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                guard !Task.isCancelled else { return }
+                let (fraction, message) = last.withLockedValue { $0 }
+                await context.report(fraction, message)
+            }
+        }
+        defer { heartbeat.cancel() }
         let manifest = try await services.backups.make(context.id, config: services.config, database: services.database, now: services.now()) { fraction, message in
+            last.withLockedValue { $0 = (fraction, message) }
             await context.report(fraction, message)
         }
         let bytes = manifest.files.reduce(0) { $0 + $1.bytes }

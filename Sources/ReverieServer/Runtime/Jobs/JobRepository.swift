@@ -11,6 +11,8 @@ public protocol JobRepository: Sendable {
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> JobRecord?
     /// A person's latest jobs, newest first.
     func recent(ownedBy user: AuthenticatedUser, limit: Int) async throws -> [JobRecord]
+    /// A job of `kind` that is queued or running, whoever it is for; nil when there is none.
+    func active(_ kind: JobKind) async throws -> JobRecord?
     /// Takes the oldest job that is queued, or running with its lease run out, for a worker until
     /// `leaseUntil`; nil when there is none. Two workers (on one server or several sharing
     /// PostgreSQL) never take the same job.
@@ -35,6 +37,11 @@ struct FluentJobRepository: JobRepository {
 
     func recent(ownedBy user: AuthenticatedUser, limit: Int) async throws -> [JobRecord] {
         try await JobModel.query(ownedBy: user, on: database).sort(\.$createdAt, .descending).limit(limit).all().map { try $0.record() }
+    }
+
+    func active(_ kind: JobKind) async throws -> JobRecord? {
+        try await JobModel.query(on: database).filter(\.$kind == kind.rawValue).filter(\.$status ~~ [JobStatus.queued, .running])
+            .sort(\.$createdAt, .descending).first()?.record()
     }
 
     func claim(now: Date, leaseUntil: Date, attemptsBelow: Int) async throws -> JobRecord? {

@@ -13,9 +13,15 @@ struct ArtworkStore: Sendable {
     static let maxBytes = 3 << 20
     static let extensions = ["image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif"]
 
+    /// The folder is kept under this size: the pictures used longest ago go first.
+    static let maxStoredBytes = 256 << 20
+
     let directory: URL
     let client: GuardedHTTPClient
     let recent = Recent<String, Picture>(lifetime: .minutes(60), capacity: 300)
+    /// Addresses that gave no picture lately: answered the placeholder at once for ten minutes,
+    /// rather than waiting on a dead host for every view of a list.
+    let failed = Recent<String, Bool>(lifetime: .minutes(10), capacity: 2000)
 
     struct Picture: Sendable {
         var type: String
@@ -38,11 +44,14 @@ struct ArtworkStore: Sendable {
         for (type, ext) in Self.extensions {
             let file = directory.appendingPathComponent("\(name).\(ext)")
             if let data = try? Data(contentsOf: file) {
+                // Used now: the last to be let go when the folder is full.
+                try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
                 let picture = Picture(type: type, data: data)
                 recent.store(picture, for: address, readAt: recent.generation)
                 return picture
             }
         }
+        if failed.value(for: address) != nil { throw OutsideFetchError.badURL(address) }
         guard let url = URL(string: address) else { throw OutsideFetchError.badURL(address) }
         let generation = recent.generation
         let answer = try await client.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxBytes)
@@ -59,7 +68,26 @@ struct ArtworkStore: Sendable {
             try? FileManager.default.removeItem(at: scratch)
         }
         recent.store(picture, for: address, readAt: generation)
+        trim()
         return picture
+    }
+
+    /// Lets the pictures used longest ago go until the folder is under three quarters of its cap.
+    func trim() {
+        let files = FileManager.default
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        guard let listed = try? files.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys) else { return }
+        var kept = listed.compactMap { url -> (url: URL, size: Int, used: Date)? in
+            guard !url.lastPathComponent.hasPrefix("."), let values = try? url.resourceValues(forKeys: Set(keys)) else { return nil }
+            return (url, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast)
+        }
+        var total = kept.reduce(0) { $0 + $1.size }
+        guard total > Self.maxStoredBytes else { return }
+        kept.sort { $0.used < $1.used }
+        for file in kept where total > Self.maxStoredBytes * 3 / 4 {
+            try? files.removeItem(at: file.url)
+            total -= file.size
+        }
     }
 
     /// `GET /api/artwork?url=…`: the picture, or the drawn placeholder when it cannot be had.
@@ -76,7 +104,8 @@ struct ArtworkStore: Sendable {
             return Response(status: .ok, headers: headers, body: .init(data: picture.data))
         } catch {
             // Unreachable, refused (a private address), too large or not a picture: drawn here,
-            // asked for again next time.
+            // and asked for again after ten minutes.
+            failed.store(true, for: address, readAt: failed.generation)
             headers.replaceOrAdd(name: .contentType, value: "image/svg+xml")
             headers.replaceOrAdd(name: .cacheControl, value: "no-store")
             headers.replaceOrAdd(name: "X-Reverie-Artwork", value: "placeholder")
