@@ -20,14 +20,14 @@ struct BackupController: RouteCollection {
 
     /// `GET /api/backups`.
     func list(req: Request) async throws -> BackupList {
-        let owner = try req.owner("makes and downloads backups")
-        return BackupList(backups: backups.list(), making: try await making(req, owner).map(JobController.info))
+        try req.owner("makes and downloads backups")
+        return BackupList(backups: backups.list(), making: try await making(req).map(JobController.info))
     }
 
     /// `POST /api/backups`: 202 with the job; 409 while one is being made.
     func create(req: Request) async throws -> Response {
         let owner = try req.owner("makes and downloads backups")
-        if try await making(req, owner) != nil {
+        if try await making(req) != nil {
             throw APIError(.conflict, code: "backup_running", "A backup is being made already; it is listed in Settings with its progress.")
         }
         let job = try await jobs.enqueue(ServerBackup(), title: "Backup", ownerID: owner.id)
@@ -38,7 +38,7 @@ struct BackupController: RouteCollection {
     func download(req: Request) async throws -> Response {
         try req.owner("makes and downloads backups")
         let id = try req.uuidParameter("backupID", naming: "backup")
-        guard backups.exists(id), let info = backups.list().first(where: { $0.id == id.uuidString.lowercased() }) else { throw APIError.notFound("backup") }
+        guard let info = backups.info(id) else { throw APIError.notFound("backup") }
         let response = try await req.fileio.asyncStreamFile(at: backups.zip(id).path, mediaType: .zip)
         let stamp = DateFormatter()
         stamp.locale = Locale(identifier: "en_US_POSIX")
@@ -58,7 +58,7 @@ struct BackupController: RouteCollection {
     }
 
     /// The backup being made, looked for among all jobs (feed refreshes come and go by the dozen).
-    private func making(_ req: Request, _ owner: AuthenticatedUser) async throws -> JobRecord? {
+    private func making(_ req: Request) async throws -> JobRecord? {
         try await req.repositories.jobs.active(.serverBackup)
     }
 

@@ -18,22 +18,25 @@ struct Backups: Sendable {
     /// The backups, newest first.
     func list() -> [BackupInfo] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.compactMap { name in
+            guard name.hasSuffix(".json"), let id = UUID(uuidString: String(name.dropLast(5))) else { return nil }
+            return info(id)
+        }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    /// Backup `id` as the list shows it; nil unless both its zip and its summary are there.
+    func info(_ id: UUID) -> BackupInfo? {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return names.compactMap { name -> BackupInfo? in
-            guard name.hasSuffix(".json"), let id = UUID(uuidString: String(name.dropLast(5))),
-                  let data = try? Data(contentsOf: directory.appendingPathComponent(name)),
-                  let summary = try? decoder.decode(Summary.self, from: data),
-                  let size = try? FileManager.default.attributesOfItem(atPath: zip(id).path)[.size] as? Int else { return nil }
-            let key = id.uuidString.lowercased()
-            return BackupInfo(id: key, createdAt: summary.createdAt, bytes: size, files: summary.files, database: summary.database,
-                              downloadURL: "/api/backups/\(key)")
-        }.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        guard let data = try? Data(contentsOf: summary(id)), let summary = try? decoder.decode(Summary.self, from: data),
+              let size = try? FileManager.default.attributesOfItem(atPath: zip(id).path)[.size] as? Int else { return nil }
+        let key = id.uuidString.lowercased()
+        return BackupInfo(id: key, createdAt: summary.createdAt, bytes: size, files: summary.files, database: summary.database,
+                          downloadURL: "/api/backups/\(key)")
     }
 
     func zip(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).zip") }
     func summary(_ id: UUID) -> URL { directory.appendingPathComponent("\(id.uuidString.lowercased()).json") }
-    func exists(_ id: UUID) -> Bool { FileManager.default.fileExists(atPath: summary(id).path) && FileManager.default.fileExists(atPath: zip(id).path) }
 
     /// Makes backup `id`: the zip under a dot name (what a stopped attempt left is cleared
     /// first), renamed when whole, then its summary.
@@ -58,7 +61,7 @@ struct Backups: Sendable {
 
     /// Removes backup `id`; false when there is none.
     func remove(_ id: UUID) -> Bool {
-        guard exists(id) else { return false }
+        guard info(id) != nil else { return false }
         try? FileManager.default.removeItem(at: summary(id))
         try? FileManager.default.removeItem(at: zip(id))
         return true
