@@ -40,8 +40,6 @@ public enum Reader {
             base = resolved.absoluteURL
         }
         let metadata = ArticleMetadata(document, base: base)
-        // The element the page marks as its article's body (microdata), before anything is removed.
-        let marked = document.descendants(of: document.root).first { document.nodes[$0].attributes["itemprop"]?.lowercased() == "articlebody" }
         func attempt(dropsUnlikely: Bool) -> RichTextBuilder {
             var extractor = Extractor(document, title: metadata.title)
             extractor.dropsUnlikely = dropsUnlikely
@@ -63,7 +61,8 @@ public enum Reader {
         // names looked unlikely. The longer is kept.
         if builder.utf16Count < Self.shortArticle && declared.isEmpty {
             var second: RichTextBuilder
-            if let marked {
+            // The element the page marks as its article's body (microdata), looked for only here.
+            if let marked = document.descendants(of: document.root).first(where: { document.nodes[$0].attributes["itemprop"]?.lowercased() == "articlebody" }) {
                 second = RichTextBuilder(document: document, base: base)
                 second.add(marked)
             } else {
@@ -73,18 +72,20 @@ public enum Reader {
         }
         // The page's own JSON-LD text where the page's elements gave none, or a fragment of it (a
         // page that builds its article with scripts, or hides it from the element scoring).
-        if !declared.isEmpty && (builder.text.isEmpty || wordCount(builder.text) * 2 < wordCount(declared)) {
-            let title = metadata.title ?? source ?? url?.absoluteString ?? "Untitled"
+        /// The article with `text`, under the page's title (else `heading`, else where it came from).
+        func article(_ text: String, spans: [FormattingSpan], heading: String?, chapters: (String) -> [ArticleChapter]) -> ExtractedArticle {
+            let title = metadata.title ?? heading ?? source ?? url?.absoluteString ?? "Untitled"
             return ExtractedArticle(source: source ?? url?.absoluteString ?? "", title: title, byline: metadata.byline, siteName: metadata.siteName,
                                     published: metadata.published, language: metadata.language, leadImage: metadata.leadImage,
-                                    text: declared, spans: [], chapters: [ArticleChapter(title: title, location: 0, length: declared.utf16.count)])
+                                    text: text, spans: spans, chapters: chapters(title))
+        }
+        if !declared.isEmpty && (builder.text.isEmpty || wordCount(builder.text) * 2 < wordCount(declared)) {
+            return article(declared, spans: [], heading: nil) { [ArticleChapter(title: $0, location: 0, length: declared.utf16.count)] }
         }
         guard !builder.text.isEmpty else { throw ReaderError.noArticle }
-        let title = metadata.title ?? builder.headings.first?.title ?? source ?? url?.absoluteString ?? "Untitled"
-        return ExtractedArticle(source: source ?? url?.absoluteString ?? "", title: title, byline: metadata.byline, siteName: metadata.siteName,
-                                published: metadata.published, language: metadata.language, leadImage: metadata.leadImage,
-                                text: builder.text, spans: builder.spans,
-                                chapters: chapters(length: builder.utf16Count, headings: builder.headings, title: title))
+        return article(builder.text, spans: builder.spans, heading: builder.headings.first?.title) {
+            chapters(length: builder.utf16Count, headings: builder.headings, title: $0)
+        }
     }
 
     /// JSON-LD's `articleBody` as the voice reads text: its paragraphs (lines, or HTML blocks) apart
