@@ -57,6 +57,8 @@ struct Extractor {
         var unlikely = false, likely = false, weight = 0.0
         /// Comments and replies: dropped on the second try too (they are never the article).
         var conversation = false
+        /// A gallery, slideshow or carousel: cleaned out of the article.
+        var gallery = false
     }
 
     final class Facts {
@@ -73,6 +75,7 @@ struct Extractor {
         found.unlikely = Self.unlikely.contains { names.contains($0) }
         found.likely = Self.likely.contains { names.contains($0) }
         found.conversation = Self.conversation.contains { names.contains($0) }
+        found.gallery = Self.galleries.contains { names.contains($0) }
         if Self.negative.contains(where: { names.contains($0) }) { found.weight -= 25 }
         if Self.positive.contains(where: { names.contains($0) }) { found.weight += 25 }
         facts.known[names] = found
@@ -236,7 +239,7 @@ struct Extractor {
                         document.remove(index)
                         continue
                     }
-                    if ["div", "section", "ul", "figure"].contains(node.name), Self.galleries.contains(where: { names.contains($0) }) {
+                    if ["div", "section", "ul", "figure"].contains(node.name), nameFacts(index).gallery {
                         document.remove(index)
                         continue
                     }
