@@ -30,6 +30,10 @@ struct ArtworkTests {
                     #expect(drawn.headers.first(name: "X-Reverie-Artwork") == "placeholder" && drawn.headers.first(name: .cacheControl) == "no-store")
                 }
                 #expect(try FileManager.default.contentsOfDirectory(atPath: client.app.services.config.cacheDirectory("artwork").path).count == 1)
+                // An address that gave no picture is answered the placeholder again without asking its host.
+                let page = site.url.appendingPathComponent("page.html").absoluteString
+                let again = try await client.send(.GET, "/api/artwork?url=\(page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? page)", auth: .cookie(owner))
+                #expect(again.headers.first(name: "X-Reverie-Artwork") == "placeholder" && site.snapshot.hits["page"] == 1)
                 #expect(try await client.send(.GET, "/api/artwork", auth: .cookie(owner)).status == .badRequest)
             }
             // A new server on the same data: the kept picture, its host not asked again.

@@ -108,7 +108,10 @@ final class PodcastSite: Sendable {
             // A JPEG's first bytes are enough for the server to keep and answer it.
             return Response(status: .ok, headers: ["Content-Type": "image/jpeg"], body: .init(data: Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46])))
         }
-        app.get("page.html") { _ in Response(status: .ok, headers: ["Content-Type": "text/html"], body: .init(string: "<html><body>not a picture</body></html>")) }
+        app.get("page.html") { _ -> Response in
+            count("page")
+            return Response(status: .ok, headers: ["Content-Type": "text/html"], body: .init(string: "<html><body>not a picture</body></html>"))
+        }
         app.get("chapters.json") { _ in
             Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(string: """
             {"version":"1.2.0","chapters":[{"startTime":0,"title":"Hello"},{"startTime":2.5,"title":"The owls"},{"startTime":4,"title":"Ads","toc":false}]}

@@ -51,7 +51,6 @@ struct ArtworkStore: Sendable {
                 return picture
             }
         }
-        if failed.value(for: address) != nil { throw OutsideFetchError.badURL(address) }
         guard let url = URL(string: address) else { throw OutsideFetchError.badURL(address) }
         let generation = recent.generation
         let answer = try await client.get(url, accept: "image/jpeg, image/png, image/webp, image/gif", maxBytes: Self.maxBytes)
@@ -97,20 +96,23 @@ struct ArtworkStore: Sendable {
             throw APIError(.badRequest, code: "invalid_field", "url: the picture's http(s) address.")
         }
         var headers = HTTPHeaders()
-        do {
-            let picture = try await picture(address)
-            headers.replaceOrAdd(name: .contentType, value: picture.type)
-            headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
-            return Response(status: .ok, headers: headers, body: .init(data: picture.data))
-        } catch {
-            // Unreachable, refused (a private address), too large or not a picture: drawn here,
-            // and asked for again after ten minutes.
-            failed.store(true, for: address, readAt: failed.generation)
-            headers.replaceOrAdd(name: .contentType, value: "image/svg+xml")
-            headers.replaceOrAdd(name: .cacheControl, value: "no-store")
-            headers.replaceOrAdd(name: "X-Reverie-Artwork", value: "placeholder")
-            return Response(status: .ok, headers: headers, body: .init(data: Self.placeholder))
+        // An address that gave no picture lately is not asked again until ten minutes have passed.
+        if failed.value(for: address) == nil {
+            do {
+                let picture = try await picture(address)
+                headers.replaceOrAdd(name: .contentType, value: picture.type)
+                headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=86400")
+                return Response(status: .ok, headers: headers, body: .init(data: picture.data))
+            } catch {
+                // Unreachable, refused (a private address), too large or not a picture.
+                failed.store(true, for: address, readAt: failed.generation)
+            }
         }
+        // Drawn here, never kept.
+        headers.replaceOrAdd(name: .contentType, value: "image/svg+xml")
+        headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        headers.replaceOrAdd(name: "X-Reverie-Artwork", value: "placeholder")
+        return Response(status: .ok, headers: headers, body: .init(data: Self.placeholder))
     }
 }
 
