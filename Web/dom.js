@@ -73,17 +73,37 @@ function modalDialog({ title, message, confirm, danger = false, fields = "" }, w
  * @param {{title: string, message: string, confirm: string}} options
  */
 export function passwordDialog({ title, message, confirm }) {
+  return fieldDialog({ title, message, confirm, label: "Temporary password", name: "password",
+    attributes: `autocapitalize="none" spellcheck="false" minlength="8"`,
+    check: (value) => (value.length < 8 ? "A password needs at least 8 characters." : null) });
+}
+
+/**
+ * Asks for a name in a modal dialog (1 to `maxLength` characters, trimmed). Resolves with it, or
+ * null when the person cancels.
+ */
+export async function nameDialog({ title, message, confirm, value = "", placeholder = "", maxLength = 60 }) {
+  const name = await fieldDialog({ title, message, confirm, label: "Name", name: "name", value,
+    attributes: `maxlength="${maxLength}" placeholder="${escapeHTML(placeholder)}"`,
+    check: (text) => (text.trim() ? null : "Give it a name.") });
+  return name == null ? null : name.trim();
+}
+
+/** A modal dialog with one text field: its value when confirmed and `check(value)` says nothing
+ *  against it (what it says shows under the field), else null. */
+function fieldDialog({ title, message, confirm, label, name, value = "", attributes = "", check }) {
   const fields = `
-    <label for="dialog-password">Temporary password</label>
-    <input id="dialog-password" name="password" type="text" autocomplete="off" autocapitalize="none" spellcheck="false" minlength="8">
+    <label for="dialog-${name}">${escapeHTML(label)}</label>
+    <input id="dialog-${name}" name="${name}" type="text" autocomplete="off" value="${escapeHTML(value)}" ${attributes}>
     <p class="form-error" role="alert" hidden></p>`;
   return modalDialog({ title, message, confirm, fields }, (dialog) => {
     const input = dialog.querySelector("input");
     const confirmButton = dialog.querySelector('button[value="confirm"]');
     confirmButton.addEventListener("click", (event) => {
-      if (input.value.length < 8) {
+      const problem = check(input.value);
+      if (problem) {
         event.preventDefault();
-        showError(dialog.querySelector(".form-error"), new Error("A password needs at least 8 characters."));
+        showError(dialog.querySelector(".form-error"), new Error(problem));
         input.focus();
       }
     });
@@ -93,6 +113,7 @@ export function passwordDialog({ title, message, confirm }) {
       confirmButton.click();
     });
     input.focus();
+    input.select();
     return (confirmed) => (confirmed ? input.value : null);
   });
 }

@@ -9,7 +9,7 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 
-const CACHE = "reverie-shell-v42";
+const CACHE = "reverie-shell-v43";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const SHELL = [
   "/",
@@ -60,6 +60,8 @@ const SHELL = [
   "/player/lock-screen.js",
   "/player/media-session.js",
   "/player/now-playing.js",
+  "/player/up-next.js",
+  "/screens/up-next.js",
   "/screens/librivox.js",
   "/screens/podcasts.js",
   "/screens/radio.js",

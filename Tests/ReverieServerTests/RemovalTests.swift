@@ -75,6 +75,10 @@ struct RemovalTests {
                 #expect(try await client.send(.POST, "/api/progress/events", json: heard, auth: .cookie(bea)).status == .ok)
                 _ = try await client.send(.PATCH, "/api/settings", json: ["theme": "PlainLight"], auth: .cookie(bea))
                 _ = try await client.send(.POST, "/api/tokens", json: ["name": "script"], auth: .cookie(bea))
+                // Her Up Next and a list of her own.
+                let upNext = try #require(try await client.send(.GET, "/api/queues", auth: .cookie(bea)).decode(QueueList.self).queues.first)
+                #expect(try await client.send(.POST, "/api/queues/\(upNext.id)/entries", json: QueueAddRequest(item: "podcast:\(episode.id)"), auth: .cookie(bea)).status == .created)
+                #expect(try await client.send(.POST, "/api/queues", json: QueueNameRequest(name: "Bedtime"), auth: .cookie(bea)).status == .created)
 
                 let downloads = config.mediaDirectory("podcasts"), library = config.mediaDirectory("library")
                 let renditions = config.cacheDirectory("renditions")

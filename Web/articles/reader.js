@@ -9,6 +9,7 @@ import { icon } from "../areas.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { continueAfterOpening, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
+import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
 import { follow, Transport } from "../player/transport.js";
 import { richTextHTML } from "./rich-text.js";
 
@@ -114,6 +115,7 @@ export class ArticleReader {
             <button class="button small" type="button" data-size="1" aria-label="Larger text">A+</button>
           </span>
           <button class="button small" type="button" data-finished></button>
+          ${queueButtonsHTML({ small: true })}
         </div>
         <details class="reader-options">
           <summary>Voice and speed</summary>
@@ -131,6 +133,7 @@ export class ArticleReader {
       </section>`;
     const $ = (selector) => this.container.querySelector(selector);
     $("[data-listen]").addEventListener("click", () => this.toggle());
+    wireQueueButtons($(".reader-tools"), `article:${this.id}`, summary.title);
     for (const button of this.container.querySelectorAll("button[data-size]")) {
       button.addEventListener("click", () => this.resize(Number(button.dataset.size)));
     }

@@ -164,6 +164,7 @@ class Channel extends EventTarget {
     this.generation = 0;
     this.lastTransition = 0;
     this.restoring = false;
+    this.drained = false;     // played to the end of its queue, which Up Next may still add to
     this.pausedAt = null;     // wall time (ms) of the last pause, for smart rewind
     this.error = null;
     this.endTimer = null;
@@ -290,7 +291,9 @@ class Channel extends EventTarget {
     this.pausedAt = null;
     const track = this.track;
     if (!track) return;
-    const target = track.live ? 0 : (at ?? track.start);
+    // (An Up Next entry that begins where the person left it carries that place on its first track.)
+    const target = track.live ? 0 : (at ?? track.resumeAt ?? track.start);
+    this.drained = false;
     const sameFile = previous && previous.src === track.src && this.source === track.src;
     if (sameFile) {
       // A chapter of the same file: carry on if playback is already there, else go to it.
@@ -458,6 +461,41 @@ class Channel extends EventTarget {
     if (playing) this.play();
   }
 
+  /** Tracks added behind the queue (Up Next's next entry, or an article's next spoken part). */
+  append(tracks) {
+    this.setQueue([...this.queue, ...tracks]);
+    this.persist();
+    this.changed();
+  }
+
+  /** After the queue ran out and more came (`append`): on to the next track, playing. */
+  resumeDrained() {
+    if (!this.drained || !this.hasNext) return;
+    this.loadTrack(this.index + 1);
+    this.persist();
+    this.play();
+  }
+
+  /** Forgets the tracks before the current one (an Up Next entry played through). */
+  dropBefore() {
+    const index = this.index;
+    if (index <= 0) return;
+    this.setQueue(this.queue.slice(index));
+    this.index = 0;
+    this.persist();
+    this.changed();
+  }
+
+  /** Forgets the tracks after the current one from the first that `test` picks (Up Next's next
+   *  entry, when the queue's order changed). */
+  dropAfter(test) {
+    const from = this.queue.slice(this.index + 1).findIndex(test);
+    if (from < 0) return;
+    this.setQueue(this.queue.slice(0, this.index + 1 + from));
+    this.persist();
+    this.changed();
+  }
+
   /** Back to the track's start, or the previous track when within its first 3 s. */
   previous() {
     if (this.offset > 3 || this.index === 0) { this.seek(0); return; }
@@ -557,6 +595,9 @@ class Channel extends EventTarget {
     } else {
       this.transport.pause();
       this.save("ended");
+      // The end of what it holds: Up Next may have more on its way (./up-next.js).
+      this.drained = !stops;
+      if (this.drained) this.dispatchEvent(new Event("drained"));
     }
     if (stops) this.deck.timerEnded();
     this.persist();

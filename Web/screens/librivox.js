@@ -7,6 +7,7 @@ import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { deck, librivoxTracks } from "../player/deck.js";
+import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
 import { followJob } from "../jobs.js";
 import { length } from "../player/time.js";
 
@@ -84,6 +85,7 @@ class LibriVoxPage {
             <div class="librivox-buttons">
               ${book.sections.length ? `<button class="button primary" type="button" data-listen="${book.id}">Listen now</button>` : ""}
               <button class="button" type="button" data-add="${book.id}"${book.sections.length ? "" : " disabled"}>${book.sections.length ? "Add to library" : "No recordings yet"}</button>
+              ${book.sections.length ? queueButtonsHTML() : ""}
             </div>
             <div class="librivox-job" hidden>
               <p><span data-job-text></span> <span data-job-percent></span></p>
@@ -99,6 +101,10 @@ class LibriVoxPage {
         deck.speech.load(librivoxTracks(book), 0, { play: true });
         announce(`Playing “${book.title}” from LibriVox.`);
       });
+    }
+    for (const row of list.querySelectorAll(".librivox-book")) {
+      const book = this.books.find((candidate) => candidate.id === Number(row.dataset.id));
+      if (book) wireQueueButtons(row, `librivox:${book.id}`, book.title);
     }
     for (const button of list.querySelectorAll("[data-add]")) {
       button.addEventListener("click", () => this.add(Number(button.dataset.add), button.closest("li")));

@@ -13,6 +13,8 @@ import { renderLibriVox } from "./librivox.js";
 import { renderPodcasts } from "./podcasts.js";
 import { renderRadio } from "./radio.js";
 import { renderArticles } from "./articles.js";
+import { renderUpNext } from "./up-next.js";
+import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/time.js";
 import { followJob } from "../jobs.js";
@@ -56,6 +58,7 @@ class ListenScreen {
     if (/^\/listen\/librivox\/?$/.test(path)) { this.cleanup = renderLibriVox(this.container); return; }
     if (/^\/listen\/(podcasts(\/[0-9a-f-]{36})?|episode\/[0-9a-f-]{36})\/?$/i.test(path)) { this.cleanup = renderPodcasts(this.container, path.replace(/\/$/, "")); return; }
     if (/^\/listen\/radio\/?$/.test(path)) { this.cleanup = renderRadio(this.container); return; }
+    if (/^\/listen\/up-next\/?$/.test(path)) { this.cleanup = renderUpNext(this.container); return; }
     if (/^\/listen\/(articles(\/[0-9a-f-]{36})?|save)\/?$/i.test(path)) { this.cleanup = renderArticles(this.container, path.replace(/\/$/, "")); return; }
     const match = path.match(/^\/listen\/book\/([0-9a-f-]{36})$/i);
     return match ? this.book(match[1]) : this.library();
@@ -89,6 +92,7 @@ class ListenScreen {
         <header class="listen-head">
           <h1 id="listen-heading">Listen</h1>
           <span class="listen-actions">
+          <a class="button" href="/listen/up-next" data-link>Up Next</a>
           <a class="button" href="/listen/articles" data-link>Articles</a>
           <a class="button" href="/listen/podcasts" data-link>Podcasts</a>
           <a class="button" href="/listen/radio" data-link>Radio</a>
@@ -276,6 +280,7 @@ class ListenScreen {
           </div>
         </div>
         <button class="button primary wide" type="button" data-resume></button>
+        ${book.kind === "book" ? queueButtonsHTML() : ""}
         <div class="chapters-head">
           <h2 class="chapters-heading">Chapters</h2>
           <span class="chapters-marks">
@@ -297,6 +302,7 @@ class ListenScreen {
         </ol>
       </section>`;
     this.container.querySelector("[data-resume]").addEventListener("click", () => this.resume());
+    wireQueueButtons(this.container.querySelector(".book"), `library:${book.id}`, book.title);
     for (const button of this.container.querySelectorAll("[data-chapter]")) {
       // A picked chapter starts at its own beginning: the saved place is never applied here.
       button.addEventListener("click", () => deck.playBook(book, Number(button.dataset.chapter)));

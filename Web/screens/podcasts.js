@@ -8,6 +8,7 @@ import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, confirmDialog, escapeHTML, friendlyDate } from "../dom.js";
 import { deck, episodeTracks, toFile } from "../player/deck.js";
+import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
 import { length } from "../player/time.js";
 import { deviceName } from "../player/progress.js";
 import { followJob } from "../jobs.js";
@@ -294,6 +295,7 @@ class PodcastsPage {
       ${download?.status === "failed" ? `<p class="podcast-error">The download failed. Trying again continues where it stopped.</p>` : ""}
       <div class="episode-actions">
         ${episode.enclosureURL ? `<button class="button small primary" type="button" data-play>${episode.position && !episode.played ? "Resume" : "Play"}</button>` : ""}
+        ${episode.enclosureURL ? queueButtonsHTML({ small: true }) : ""}
         ${downloadButton}
         ${!download && episode.enclosureURL ? `<label class="podcast-toggle small"><input type="checkbox" data-trim> Shorten silences</label>` : ""}
         <button class="button small" type="button" data-played aria-pressed="${episode.played}">${episode.played ? "Mark unplayed" : "Mark played"}</button>
@@ -307,6 +309,7 @@ class PodcastsPage {
     row.querySelector("[data-download]")?.addEventListener("click", () => this.download(episode(), row.querySelector("[data-trim]")?.checked));
     row.querySelector("[data-delete-download]")?.addEventListener("click", () => this.deleteDownload(episode()));
     row.querySelector("[data-played]").addEventListener("click", () => this.markPlayed(episode()));
+    wireQueueButtons(row, `podcast:${id}`, episode().title);
   }
 
   repaint(updated) {
@@ -443,6 +446,7 @@ class PodcastsPage {
         </header>
         <div class="episode-actions">
           <button class="button primary" type="button" data-play>${episode.position && !episode.played ? "Resume" : "Play"}</button>
+          ${episode.enclosureURL ? queueButtonsHTML() : ""}
           <a class="button" href="/listen/playing" data-link>Now playing</a>
         </div>
         ${episode.description ? `<p class="podcast-description">${escapeHTML(episode.description)}</p>` : ""}
@@ -459,6 +463,7 @@ class PodcastsPage {
     const chapters = episode.hasChapters ? await api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
     if (this.closed) return;
     this.$("[data-play]").addEventListener("click", () => playEpisode(podcast, episode, chapters, null, this.lines));
+    wireQueueButtons(this.$(".episode-actions"), `podcast:${episode.id}`, episode.title);
     if (chapters.length) {
       this.$(".episode-chapters").hidden = false;
       this.$(".episode-chapters .chapters").innerHTML = chapters.map((chapter) => `

@@ -55,6 +55,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(AddRenderWorkers())
     app.migrations.add(AddProgressPlaces())
     app.migrations.add(AddFeedRepairs())
+    app.migrations.add(CreateQueues())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -166,7 +167,9 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, renditions: renditions, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
     try app.register(collection: BedsideController(media: media, sounds: bedsideSounds, now: now, library: bedsideLibrary))
     try app.register(collection: LibraryController(media: media, store: library, renditions: renditions, maxUploadBytes: config.maxUploadBytes))
-    try app.register(collection: LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes))
+    let librivox = LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes)
+    try app.register(collection: librivox)
+    try app.register(collection: QueueController(librivox: librivox))
     try app.register(collection: JobController())
     try app.register(collection: ArtworkController(store: ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)))
     try app.register(collection: BackupController(backups: backups, jobs: jobQueue))

@@ -9,7 +9,7 @@ enum PersonalData {
     /// Tables whose rows are one person's, by `owner_id`: removed with them, children before
     /// parents (a download before its subscription, a song's tracks before the song).
     static let tables = [
-        "episode_downloads", "podcast_subscriptions", "radio_favourites", "song_tracks", "compositions", "library_items",
+        "episode_downloads", "podcast_subscriptions", "radio_favourites", "queue_entries", "queues", "song_tracks", "compositions", "library_items",
         "articles", "jobs", "meditation_sessions", "progress_places", "progress_events", "speech_renders", "bedside_pieces",
         "user_settings", "auth_tokens",
     ]

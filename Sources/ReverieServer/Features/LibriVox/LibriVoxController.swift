@@ -3,6 +3,7 @@ import ReverieAPI
 import Vapor
 
 extension LibriVoxSearchResult: Content {}
+extension LibriVoxBookInfo: Content {}
 
 /// LibriVox in Listen: search its catalog, and add a book (downloaded in the background as a
 /// job, its sections joined into one file whose chapters are the sections, with their readers).
@@ -20,6 +21,7 @@ struct LibriVoxController: RouteCollection {
         let librivox = routes.grouped("api", "librivox")
         librivox.get("search", use: search)
         librivox.post("books", use: add)
+        librivox.get("books", ":bookID", use: book)
         librivox.get("books", ":bookID", "sections", ":number", "audio", use: sectionAudio)
     }
 
@@ -36,6 +38,16 @@ struct LibriVoxController: RouteCollection {
             throw APIError.notFound("LibriVox section")
         }
         return try await client.relay(url, for: req, maxBytes: maxBytes)
+    }
+
+    /// `GET /api/librivox/books/{bookID}`: the book as the catalog describes it, its sections to
+    /// stream (a LibriVox book in Up Next plays from this).
+    func book(req: Request) async throws -> LibriVoxBookInfo {
+        _ = try req.user
+        guard let id = req.parameters.get("bookID", as: Int.self), id > 0, let book = try await cached(id, req) else {
+            throw APIError.notFound("LibriVox book")
+        }
+        return book
     }
 
     func cached(_ id: Int, _ req: Request) async throws -> LibriVoxBookInfo? {

@@ -10,7 +10,7 @@ import Vapor
 /// plain values rather than Fluent models, so that what leaves a store cannot be changed and
 /// saved behind its back, and tests compare whole values. Jobs (`JobRecord`), meditation
 /// sessions (`MeditationSessionRecord`), Bedside pieces (`BedsidePieceRecord`), song tracks
-/// (`SongTrackRecord`), library items (`LibraryItemRecord`), radio favourites
+/// (`SongTrackRecord`), queues (the API's `QueueInfo`), library items (`LibraryItemRecord`), radio favourites
 /// (`RadioStationInfo`), articles (`ArticleRecord`), compositions (the API's `Composition`),
 /// accounts (`UserRecord`), their sessions and personal tokens (`AuthTokenRecord`), podcasts
 /// (`PodcastRecord`, `EpisodeRecord`, `SubscriptionRecord`, `EpisodeDownloadRecord`), the
@@ -40,6 +40,7 @@ public struct Repositories: Sendable {
     public var radioFavourites: any RadioFavouriteRepository
     public var articles: any ArticleRepository
     public var songTracks: any SongTrackRepository
+    public var queues: any QueueRepository
 
     /// The Fluent implementations on one database. Writes to users and tokens make `signIns`
     /// (the server's recently read sessions) forget what they hold.
@@ -60,7 +61,8 @@ public struct Repositories: Sendable {
             podcastIndexCredentials: FluentPodcastIndexCredentialsStore(database: database),
             radioFavourites: FluentRadioFavouriteRepository(database: database),
             articles: FluentArticleRepository(database: database),
-            songTracks: FluentSongTrackRepository(database: database)
+            songTracks: FluentSongTrackRepository(database: database),
+            queues: FluentQueueRepository(database: database)
         )
     }
 }

@@ -1,0 +1,166 @@
+"""Up Next (issue 35), as a listener with a laptop and a phone would use it: items added from the
+places they live (Add to Up Next, Play Next, a named list), the same order on both devices,
+reordered by dragging on one and by the keyboard on the other, removed with Undo; and a queue of
+two books and an article that plays through, the next item loaded before the current one ends."""
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
+from listening import chapter_book
+
+SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify(note)}).then((answer) => answer.json())"""
+QUEUES = "fetch('/api/queues').then((answer) => answer.json())"
+
+
+@pytest.fixture
+def server():
+    """A server of each test's own: each begins with an empty Up Next."""
+    assert BINARY.exists(), f"{BINARY} is missing: run `swift build` first (make test does)."
+    instance = start_server()
+    yield instance
+    instance.stop()
+
+
+def deck(page, expression):
+    """`expression` evaluated with the deck (Web/player/deck.js) in scope."""
+    return f"import('/player/deck.js').then(({{ deck }}) => {expression})"
+
+
+def up_next_titles(page):
+    return [entry["title"] for entry in page.evaluate(QUEUES)["queues"][0]["entries"]]
+
+
+def shown(page):
+    return page.locator(".queue-entries .queue-title")
+
+
+def test_two_devices_one_order(server, browser):
+    laptop = open_page(browser)
+    sign_in(server, laptop, "Listen")
+    tide, moss, rain = (laptop.evaluate(SAVE, {"title": title, "text": f"{title} begins.\n\nAnd then it ends."}) for title in ("Tide", "Moss", "Rain"))
+
+    # The empty list says how to fill it.
+    laptop.get_by_role("link", name="Up Next").click()
+    expect(laptop.get_by_role("heading", name="Up Next", level=1)).to_be_visible()
+    expect(laptop.locator(".queue-empty")).to_contain_text("Nothing in Up Next")
+    screenshot(laptop, "up-next-empty")
+
+    # Added from each article's page: two to the end, the third to play next (second).
+    for article, button, count in ((tide, "Add to Up Next", 1), (moss, "Add to Up Next", 2), (rain, "Play Next", 3)):
+        laptop.goto(f"{server.url}/listen/articles/{article['id']}")
+        expect(laptop.get_by_role("heading", name=article["title"], level=1)).to_be_visible()
+        laptop.get_by_role("button", name=button).click()
+        wait_until(laptop, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === {count})", message=f"{article['title']} was not added")
+    assert up_next_titles(laptop) == ["Tide", "Rain", "Moss"], "Play Next puts the item second"
+    laptop.goto(f"{server.url}/listen/up-next")
+    expect(shown(laptop)).to_have_text(["Tide", "Rain", "Moss"])
+
+    # The phone has the same queue.
+    phone = open_page(browser)
+    sign_in(server, phone)
+    phone.goto(f"{server.url}/listen/up-next")
+    expect(shown(phone)).to_have_text(["Tide", "Rain", "Moss"])
+
+    # Dragged on the laptop: Moss by its handle, above Rain.
+    handle = laptop.locator(".queue-entry", has_text="Moss").locator("[data-handle]")
+    target = laptop.locator(".queue-entry", has_text="Rain").bounding_box()
+    box = handle.bounding_box()
+    laptop.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    laptop.mouse.down()
+    laptop.mouse.move(box["x"] + box["width"] / 2, target["y"] + target["height"] * 0.4, steps=6)
+    laptop.mouse.move(box["x"] + box["width"] / 2, target["y"] + target["height"] * 0.2, steps=2)
+    laptop.mouse.up()
+    expect(shown(laptop)).to_have_text(["Tide", "Moss", "Rain"])
+    wait_until(laptop, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Tide,Moss,Rain')",
+               message="the dragged order did not reach the server")
+    phone.reload()
+    expect(shown(phone)).to_have_text(["Tide", "Moss", "Rain"])
+
+    # Moved by the keyboard on the phone: Tide's handle focused, one step down.
+    phone.locator(".queue-entry", has_text="Tide").locator("[data-handle]").focus()
+    phone.keyboard.press("ArrowDown")
+    expect(shown(phone)).to_have_text(["Moss", "Tide", "Rain"])
+    expect(phone.locator(".queue-entry", has_text="Tide").locator("[data-handle]")).to_be_focused()
+    wait_until(phone, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Moss,Tide,Rain')",
+               message="the keyboard's order did not reach the server")
+    laptop.reload()
+    expect(shown(laptop)).to_have_text(["Moss", "Tide", "Rain"])
+
+    # Removed, then brought back where it was.
+    laptop.get_by_role("button", name="Remove “Tide” from Up Next").click()
+    expect(shown(laptop)).to_have_text(["Moss", "Rain"])
+    expect(laptop.locator(".listen-undo")).to_contain_text("Removed “Tide” from Up Next.")
+    laptop.locator(".listen-undo").get_by_role("button", name="Undo").click()
+    expect(shown(laptop)).to_have_text(["Moss", "Tide", "Rain"])
+    assert up_next_titles(laptop) == ["Moss", "Tide", "Rain"]
+
+    # A named list, filled from an article's page, playable on its own.
+    laptop.get_by_role("button", name="New list").click()
+    laptop.get_by_role("dialog").get_by_label("Name").fill("Bedtime")
+    laptop.get_by_role("dialog").get_by_role("button", name="Make list").click()
+    expect(laptop.get_by_role("tab", name="Bedtime 0")).to_have_attribute("aria-selected", "true")
+    expect(laptop.locator(".queue-empty")).to_contain_text("“Bedtime” is empty.")
+    laptop.goto(f"{server.url}/listen/articles/{rain['id']}")
+    laptop.get_by_label("Add to a list").select_option(label="Bedtime")
+    wait_until(laptop, f"{QUEUES}.then((answer) => answer.queues[1].entries.length === 1)", message="Rain was not added to Bedtime")
+    laptop.goto(f"{server.url}/listen/up-next")
+    laptop.get_by_role("tab", name="Bedtime 1").click()
+    expect(shown(laptop)).to_have_text(["Rain"])
+    expect(laptop.get_by_role("button", name="Play Bedtime")).to_be_enabled()
+    laptop.get_by_role("tab", name="Up Next 3").click()
+    expect(shown(laptop)).to_have_text(["Moss", "Tide", "Rain"])
+    screenshot(laptop, "up-next")
+    close(laptop, phone)
+
+
+def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
+    folder = Path(tempfile.mkdtemp(prefix="reverie-up-next-"))
+    page = open_page(browser)
+    sign_in(server, page, "Listen")
+    books = {}
+    for title, tones in (("Dawn", (440, 660)), ("Dusk", (330, 550))):
+        path = chapter_book(folder, f"{title}.m4b", tones=tones, chapter_seconds=2.5, title=title)
+        answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
+        assert answer.ok, answer.text()
+        books[title] = answer.json()["item"]
+    note = page.evaluate(SAVE, {"title": "Short note", "text": "A short note to hear at the end."})
+
+    # Dawn from its book page; Dusk and the note through the API.
+    page.goto(f"{server.url}/listen/book/{books['Dawn']['id']}")
+    expect(page.get_by_role("heading", name="Dawn", level=1)).to_be_visible()
+    page.get_by_role("button", name="Add to Up Next").click()
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 1)", message="Dawn was not added")
+    main = page.evaluate(QUEUES)["queues"][0]["id"]
+    for item in (f"library:{books['Dusk']['id']}", f"article:{note['id']}"):
+        added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": item})
+        assert added.status == 201, added.text()
+
+    page.goto(f"{server.url}/listen/up-next")
+    expect(shown(page)).to_have_text(["Dawn", "Dusk", "Short note"])
+    page.get_by_role("button", name="Play Up Next").click()
+    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dawn' && deck.speech.track.title === 'Chapter 1'"),
+               message="the queue did not start with Dawn")
+    expect(page.locator(".queue-entry.current")).to_contain_text("Dawn")
+    # Dusk's tracks are behind Dawn's while Dawn still plays.
+    wait_until(page, deck(page, "deck.speech.track.album === 'Dawn' && deck.speech.queue.some((track) => track.album === 'Dusk')"),
+               message="the next item was not loaded before the current one ended")
+    # A natural advance: Dawn's end leads into Dusk, and Dawn leaves the queue.
+    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dusk'"), timeout=30, message="Dusk did not follow Dawn")
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Dusk,Short note')",
+               message="Dawn did not leave the queue once played")
+    expect(shown(page)).to_have_text(["Dusk", "Short note"])
+    wait_until(page, f"fetch('/api/library/{books['Dawn']['id']}').then((answer) => answer.json()).then((book) => book.chapters.every((chapter) => chapter.played))",
+               message="Dawn's chapters were not marked played")
+    # Then the article, spoken, and the queue is done.
+    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Short note'"), timeout=90,
+               message="the article did not follow the book")
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 0)", timeout=60, message="the queue did not play to its end")
+    expect(page.locator(".queue-empty")).to_contain_text("Nothing in Up Next")
+    finished = page.evaluate(f"fetch('/api/articles/{note['id']}').then((answer) => answer.json())")
+    assert finished["summary"]["status"] == "finished"
+    close(page)
