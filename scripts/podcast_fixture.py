@@ -54,6 +54,10 @@ class PodcastFixture:
             self.make_episode(episode_file)
         _ffmpeg("-f", "lavfi", "-i", "sine=f=262:d=60", "-ar", "44100", "-ac", "1", "-b:a", "64k", str(self.folder / "stream.mp3"))
         _ffmpeg("-f", "lavfi", "-i", "color=c=0x334466:s=120x120:d=0.04", "-frames:v", "1", str(self.folder / "art.png"))
+        # The HLS-only station: a master playlist naming an audio-only variant of 4 s MPEG-TS segments.
+        (self.folder / "hls").mkdir()
+        _ffmpeg("-f", "lavfi", "-i", "sine=f=392:d=24", "-ar", "44100", "-ac", "1", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "4",
+                "-hls_playlist_type", "vod", "-hls_segment_filename", str(self.folder / "hls" / "owl%03d.ts"), str(self.folder / "hls" / "audio.m3u8"))
         self.start()
 
     @staticmethod
@@ -90,6 +94,12 @@ class PodcastFixture:
                     return site.file(self, site.folder / "episode.mp3", "audio/mpeg")
                 if path == "/radio/stream.mp3":
                     return site.file(self, site.folder / "stream.mp3", "audio/mpeg")
+                if path == "/radio/owl.m3u8":
+                    return site.text(self, "application/vnd.apple.mpegurl", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.64001f,mp4a.40.2\"\n"
+                                     "video.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=70000,CODECS=\"mp4a.40.2\"\nhls/audio.m3u8\n")
+                if path.startswith("/radio/hls/") and "/" not in path[len("/radio/hls/"):] and (site.folder / "hls" / path[len("/radio/hls/"):]).is_file():
+                    name = path[len("/radio/hls/"):]
+                    return site.file(self, site.folder / "hls" / name, "application/vnd.apple.mpegurl" if name.endswith(".m3u8") else "video/mp2t")
                 if path == "/art.png":
                     return site.file(self, site.folder / "art.png", "image/png")
                 if path == "/chapters.json":

@@ -355,6 +355,22 @@ struct PodcastAPITests {
         }
     }
 
+    /// How long the audio in `bytes` plays, as ffprobe reads it.
+    static func probedSeconds(_ bytes: Data) async throws -> Double {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString).aac")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try bytes.write(to: file)
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        probe.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file.path]
+        let output = Pipe()
+        probe.standardOutput = output
+        try probe.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
     @Test("radio: top stations and search through radio-browser's server list (a broken server skipped), favourites kept per person, a click counted")
     func radio() async throws {
         try await Self.withSite { site in
@@ -372,11 +388,28 @@ struct PodcastAPITests {
                 #expect(found[1].hls && found[0].favicon == nil && found[0].bitrate == 128)
                 #expect(try await client.send(.GET, "/api/radio/stations?q=jazz", auth: .cookie(bea)).decode(RadioStationList.self).stations.isEmpty)
 
-                // Streams through the server; the HLS-only station says where it plays.
+                // Streams through the server.
                 let stream = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/stream", auth: .cookie(bea))
                 #expect(stream.status == .ok && stream.bytes.count > 10_000 && stream.headers.first(name: .contentType) == "audio/mpeg")
+                // The HLS-only station: remuxed by ffmpeg into one AAC stream of all its sound (its
+                // audio-only variant, not the video one) …
                 let hls = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream", auth: .cookie(bea))
-                #expect(hls.status == .unprocessableEntity && hls.error?.message.contains("Safari") == true)
+                #expect(hls.status == .ok && hls.headers.first(name: .contentType) == "audio/aac", "\(hls.status) \(hls.text.prefix(300))")
+                let seconds = try await Self.probedSeconds(hls.bytes)
+                #expect(abs(seconds - 12) < 1, "the remux holds \(seconds) s of the station's 12 s")
+                // … and, for a browser with HLS built in, its playlist with segments addressed here.
+                let playlist = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream?hls=1", auth: .cookie(bea))
+                #expect(playlist.headers.first(name: .contentType) == "application/vnd.apple.mpegurl")
+                #expect(playlist.text.contains("#EXTINF:4") && playlist.text.contains("\nsegments/0\n") && playlist.text.contains("segments/3\n#EXT-X-ENDLIST"),
+                        "\(playlist.text)")
+                let segment = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/segments/1", auth: .cookie(bea))
+                #expect(segment.status == .ok && segment.bytes.first == 0x47, "an MPEG-TS packet begins with 0x47")
+                for gone in ["9", "-1", "x", "init"] {
+                    #expect(try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/segments/\(gone)", auth: .cookie(bea)).status == .notFound, "\(gone)")
+                }
+                #expect(try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/segments/0", auth: .cookie(bea)).status == .notFound,
+                        "a station that is not HLS has no segments")
+                #expect(try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/segments/0").status == .unauthorized)
                 #expect(try await client.send(.POST, "/api/radio/stations/\(PodcastSite.stationID)/click", auth: .cookie(bea)).status == .noContent)
                 #expect(site.snapshot.clicks == [PodcastSite.stationID])
 

@@ -36,7 +36,32 @@ final class PodcastSite: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try audio.write(to: folder.appendingPathComponent("tone.mp3"))
         try (chaptered ?? audio).write(to: folder.appendingPathComponent("chaptered.mp3"))
+        // The HLS-only station: 12 s of AAC in 4 s MPEG-TS segments, under a master playlist.
+        let hls = folder.appendingPathComponent("hls")
+        try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=392:d=12", "-ar", "44100", "-ac", "1", "-c:a", "aac", "-b:a", "64k",
+                            "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_filename", hls.appendingPathComponent("owl%03d.ts").path,
+                            hls.appendingPathComponent("audio.m3u8").path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
         let site = try await LocalSite.start { app in
+        app.get("radio", "owl.m3u8") { _ -> Response in
+            Response(status: .ok, headers: ["Content-Type": "application/vnd.apple.mpegurl"], body: .init(string: """
+                #EXTM3U
+                #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f,mp4a.40.2"
+                video.m3u8
+                #EXT-X-STREAM-INF:BANDWIDTH=70000,CODECS="mp4a.40.2"
+                hls/audio.m3u8
+
+                """))
+        }
+        app.get("radio", "hls", ":name") { req async throws -> Response in
+            guard let name = req.parameters.get("name"), !name.contains("/"), !name.hasPrefix("."),
+                  FileManager.default.fileExists(atPath: hls.appendingPathComponent(name).path) else { throw Abort(.notFound) }
+            return try await req.fileio.asyncStreamFile(at: hls.appendingPathComponent(name).path)
+        }
 
         app.get("feeds", ":n") { req -> Response in
             let name = req.parameters.get("n") ?? ""

@@ -107,13 +107,18 @@ export function episodeTracks(podcast, episode, chapters = [], kept = [], transc
   }));
 }
 
-/** A radio station in the music player: relayed by the server, its listed address the fallback. */
+/**
+ * A radio station in the music player: relayed by the server, its listed address the fallback.
+ * An HLS-only station plays its playlist (through the server) where the browser has HLS built in
+ * (Safari), else the server's remux of it into one stream, which is also the fallback.
+ */
 export function stationTrack(station) {
   const src = `/api/radio/stations/${station.id}/stream`;
+  const native = station.hls && document.createElement("audio").canPlayType("application/vnd.apple.mpegurl") !== "";
   return {
     id: `radio:${station.id}`, item: null, book: null, chapter: null, title: station.name, artist: station.country || "Internet radio",
-    album: "Radio", src, artwork: null, start: 0, end: null, live: true,
-    fallbacks: station.url && station.url !== station.urlResolved ? [`${src}?alternate=1`] : [],
+    album: "Radio", src: native ? `${src}?hls=1` : src, artwork: null, start: 0, end: null, live: true,
+    fallbacks: native ? [src] : station.url && station.url !== station.urlResolved ? [`${src}?alternate=1`] : [],
   };
 }
 

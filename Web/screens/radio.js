@@ -124,12 +124,6 @@ class RadioPage {
 
   async play(station) {
     const line = this.container.querySelector(".radio-playing");
-    if (station.hls) {
-      // Reverie relays plain streams only; an HLS-only station plays where HLS is built in.
-      line.innerHTML = `“${escapeHTML(station.name)}” streams only as HLS, which plays in Safari (iPhone, iPad, Mac) or a player such as VLC, not through Reverie. Its stream: <a href="${escapeHTML(station.urlResolved)}" rel="noopener noreferrer" target="_blank">${escapeHTML(station.urlResolved)}</a>`;
-      line.classList.add("error");
-      return;
-    }
     line.classList.remove("error");
     line.textContent = `Tuning in to ${station.name}…`;
     await deck.music.load([stationTrack(station)], 0, { play: true });

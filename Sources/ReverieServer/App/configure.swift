@@ -175,7 +175,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try app.register(collection: BackupController(backups: backups, jobs: jobQueue))
     try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
     try app.register(collection: PodcastController(media: media, renditions: renditions, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
-    try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes))
+    try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes,
+                                                  hls: HLSRelay(client: outside)))
     try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
     try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, front: config.front, now: now))
     try app.register(collection: TokenController())

@@ -11,6 +11,8 @@ struct RadioController: RouteCollection {
     let client: GuardedHTTPClient
     /// The most of one stream relayed.
     let maxBytes: Int
+    /// HLS-only stations: their playlists and segments, and the remux relay.
+    let hls: HLSRelay
     /// Stations as radio-browser last described them, so a stream's reconnects do not ask again.
     let stations = Recent<String, RadioStationInfo>(lifetime: .minutes(10), capacity: 1000)
 
@@ -19,6 +21,7 @@ struct RadioController: RouteCollection {
         radio.get("stations", use: stations)
         radio.post("stations", ":stationID", "click", use: click)
         radio.get("stations", ":stationID", "stream", use: stream)
+        radio.get("stations", ":stationID", "segments", ":segment", use: segment)
         radio.get("favourites", use: favourites)
         radio.put("favourites", ":stationID", use: addFavourite)
         radio.delete("favourites", ":stationID", use: removeFavourite)
@@ -39,20 +42,35 @@ struct RadioController: RouteCollection {
         return .noContent
     }
 
-    /// `GET /api/radio/stations/{stationID}/stream[?alternate=1]`: the station's stream
+    /// `GET /api/radio/stations/{stationID}/stream[?alternate=1][?hls=1]`: the station's stream
     /// (`url_resolved`, or with `alternate` its listed `url`) through the guarded client, so it
     /// plays from the server's own address (no mixed content, no private addresses) for as long
-    /// as the person listens. An HLS-only station is a 422 that says where it plays.
+    /// as the person listens. An HLS-only station plays through `HLSRelay`: its playlist with
+    /// `hls=1` (for a browser with HLS built in), else its sound remuxed by ffmpeg into one stream.
     func stream(req: Request) async throws -> Response {
         _ = try req.user
-        let station = try await station(try stationID(req), req)
-        if station.hls {
-            throw APIError(.unprocessableEntity, code: "hls_only",
-                           "“\(station.name)” streams only as HLS, which Reverie does not relay. It plays in Safari (iPhone, iPad, Mac) or a player such as VLC: \(station.urlResolved)")
-        }
+        let id = try stationID(req)
+        let station = try await station(id, req)
         let alternate = (try? req.query.get(Int.self, at: "alternate")) == 1
         guard let url = URL(string: alternate ? station.url : station.urlResolved) else { throw APIError.notFound("radio station") }
+        if station.hls {
+            if (try? req.query.get(Int.self, at: "hls")) == 1 { return try await hls.playlist(id, url) }
+            return try await hls.remux(url, codec: station.codec, for: req, maxBytes: maxBytes)
+        }
         return try await client.relay(url, for: req, maxBytes: maxBytes)
+    }
+
+    /// `GET /api/radio/stations/{stationID}/segments/{segment}`: one segment of an HLS station's
+    /// playlist as `?hls=1` gave it (its sequence number, or `init`), relayed from the station.
+    func segment(req: Request) async throws -> Response {
+        _ = try req.user
+        let id = try stationID(req)
+        let station = try await station(id, req)
+        guard station.hls, let url = URL(string: station.urlResolved), let name = req.parameters.get("segment"),
+              name == "init" || (name.count <= 10 && Int(name).map { $0 >= 0 } == true) else {
+            throw APIError.notFound("segment of that station")
+        }
+        return try await hls.segment(id, url, name: name, for: req)
     }
 
     /// `GET /api/radio/favourites`: in the order they were added.

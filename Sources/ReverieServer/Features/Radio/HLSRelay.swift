@@ -1,0 +1,245 @@
+import AudioRender
+import Foundation
+import MediaFormats
+import NIOCore
+import Vapor
+
+/// HLS-only radio stations (issue 35). Every byte comes through the guarded client (never from
+/// ffmpeg's own fetching, which would reach private addresses), and the app loads media from its
+/// own address only, so both ways a station plays go through the server:
+/// - **Native HLS** (Safari): the station's media playlist, its segment addresses rewritten to
+///   `segments/{sequence}` here, each segment then relayed as it is asked for.
+/// - **Everywhere else**: a remux relay. The segments are fetched in order (a live list is read
+///   again every target duration, starting near its live edge) and fed to ffmpeg, which copies
+///   their sound into one stream a media element plays (`audio/aac`, or `audio/mpeg` for MP3).
+struct HLSRelay: Sendable {
+    let client: GuardedHTTPClient
+    var ffmpeg = "ffmpeg"
+    /// Media playlists as last read, by station, for the segments asked for through them.
+    let playlists = Recent<String, Resolved>(lifetime: .seconds(4), capacity: 500)
+
+    /// The most a playlist and a segment may be.
+    static let segmentBytes = 16 << 20
+    /// How far back from a live list's end the relay starts (segments).
+    static let liveEdge = 3
+
+    /// A station's media playlist and where it was read from (relative URIs resolve against it).
+    struct Resolved: Sendable {
+        var url: URL
+        var media: HLSPlaylist.Media
+    }
+
+    // MARK: Reading playlists
+
+    /// The media playlist at `url`, through a master playlist's preferred variant when it is one.
+    func resolve(_ url: URL) async throws -> Resolved {
+        var address = url
+        for _ in 0..<3 {
+            let answer = try await client.get(address, accept: "application/vnd.apple.mpegurl, audio/mpegurl, */*", maxBytes: HLSPlaylist.maximumBytes)
+            guard answer.status == 200 else { throw OutsideFetchError.status(answer.status, host: answer.url.host ?? "the station") }
+            let playlist: HLSPlaylist
+            do {
+                playlist = try HLSPlaylist.parse(Data(answer.body.readableBytesView))
+            } catch let error as MediaFormatsError {
+                throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlist could not be read (\(error)). Try another station.")
+            }
+            switch playlist {
+            case let .media(media):
+                guard !media.encrypted else {
+                    throw APIError(.unprocessableEntity, code: "hls_encrypted", "This station encrypts its stream, so it plays only in its own app or website.")
+                }
+                return Resolved(url: answer.url, media: media)
+            case let .master(variants):
+                guard let variant = HLSPlaylist.preferred(variants), let next = URL(string: variant.uri, relativeTo: answer.url)?.absoluteURL else {
+                    throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlist lists no stream that can be played.")
+                }
+                address = next
+            }
+        }
+        throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlists point to one another without end.")
+    }
+
+    /// The media playlist for `station`, read at most every few seconds whoever asks.
+    func current(_ stationID: String, _ url: URL) async throws -> Resolved {
+        if let kept = playlists.value(for: stationID) { return kept }
+        let generation = playlists.generation
+        let resolved = try await resolve(url)
+        playlists.store(resolved, for: stationID, readAt: generation)
+        return resolved
+    }
+
+    // MARK: Native HLS
+
+    /// The media playlist with every segment (and the initialization section) addressed here.
+    func playlist(_ stationID: String, _ url: URL) async throws -> Response {
+        let resolved = try await current(stationID, url)
+        let media = resolved.media
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(media.initialization == nil ? 3 : 6)",
+                     "#EXT-X-TARGETDURATION:\(Int(media.targetDuration.rounded(.up)))",
+                     "#EXT-X-MEDIA-SEQUENCE:\(media.segments.first?.sequence ?? 0)"]
+        if media.initialization != nil { lines.append(#"#EXT-X-MAP:URI="segments/init""#) }
+        for segment in media.segments {
+            lines.append("#EXTINF:\(segment.duration),")
+            lines.append("segments/\(segment.sequence)")
+        }
+        if media.ended { lines.append("#EXT-X-ENDLIST") }
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "application/vnd.apple.mpegurl")
+        headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return Response(status: .ok, headers: headers, body: .init(string: lines.joined(separator: "\n") + "\n"))
+    }
+
+    /// One segment (`init` for the initialization section), relayed from the station.
+    func segment(_ stationID: String, _ url: URL, name: String, for req: Request) async throws -> Response {
+        let resolved = try await current(stationID, url)
+        let uri: String?
+        if name == "init" {
+            uri = resolved.media.initialization
+        } else {
+            uri = Int(name).flatMap { sequence in resolved.media.segments.first { $0.sequence == sequence }?.uri }
+        }
+        guard let uri, let address = URL(string: uri, relativeTo: resolved.url)?.absoluteURL else {
+            throw APIError(.notFound, code: "not_found", "That part of the stream has passed; reload the station.")
+        }
+        return try await client.relay(address, for: req, maxBytes: Self.segmentBytes)
+    }
+
+    // MARK: The remux relay
+
+    /// The station's sound as one stream, for as long as the person listens (up to `maxBytes`).
+    func remux(_ url: URL, codec: String?, for req: Request, maxBytes: Int) async throws -> Response {
+        // Read once before answering, so a station that cannot be played says why with its status.
+        let first = try await resolve(url)
+        let mp3 = codec?.uppercased().contains("MP3") == true
+        let process = try RemuxProcess(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
+        let feeding = Task { [client] in
+            await Self.feed(process, from: first, client: client, maxBytes: maxBytes, logger: req.logger)
+        }
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: mp3 ? "audio/mpeg" : "audio/aac")
+        headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
+            do {
+                for await chunk in process.output {
+                    try await writer.write(.buffer(ByteBuffer(data: chunk)))
+                }
+                try await writer.write(.end)
+            } catch {
+                try? await writer.write(.error(error))
+            }
+            // The listener went away, or the stream ended: nothing more is fetched.
+            feeding.cancel()
+            process.stop()
+        }))
+    }
+
+    /// Fetches the segments in order and writes them to ffmpeg until the list ends, the relay
+    /// is cancelled (the listener left) or `maxBytes` have gone through.
+    static func feed(_ process: RemuxProcess, from first: Resolved, client: GuardedHTTPClient, maxBytes: Int, logger: Logger) async {
+        var resolved = first
+        var next: Int?
+        var written = 0
+        var initialized = false
+        do {
+            while !Task.isCancelled {
+                let media = resolved.media
+                if !initialized, let map = media.initialization, let address = URL(string: map, relativeTo: resolved.url)?.absoluteURL {
+                    written += try await process.write(try await bytes(address, client))
+                    initialized = true
+                }
+                // A live list starts near its end; a finished one from its start.
+                if next == nil {
+                    let start = media.ended ? 0 : max(0, media.segments.count - liveEdge)
+                    next = media.segments.indices.contains(start) ? media.segments[start].sequence : nil
+                }
+                var added = false
+                for segment in media.segments where segment.sequence >= (next ?? 0) {
+                    guard !Task.isCancelled, written < maxBytes else { break }
+                    guard let address = URL(string: segment.uri, relativeTo: resolved.url)?.absoluteURL else { continue }
+                    written += try await process.write(try await bytes(address, client))
+                    next = segment.sequence + 1
+                    added = true
+                }
+                if media.ended || written >= maxBytes { break }
+                // A live list is read again after a target duration (half of one when nothing was new).
+                let wait = max(1, min(10, added ? media.targetDuration : media.targetDuration / 2))
+                try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                resolved = try await HLSRelay(client: client).resolve(first.url)
+            }
+        } catch is CancellationError {
+        } catch {
+            logger.info("HLS relay of \(first.url.host ?? "a station") ended: \(error)")
+        }
+        process.finishInput()
+    }
+
+    private static func bytes(_ url: URL, _ client: GuardedHTTPClient) async throws -> Data {
+        let answer = try await client.get(url, maxBytes: segmentBytes)
+        guard answer.status == 200 else { throw OutsideFetchError.status(answer.status, host: answer.url.host ?? "the station") }
+        return Data(answer.body.readableBytesView)
+    }
+}
+
+/// One ffmpeg copying the sound of what it is fed (MPEG-TS, packed audio or fragmented MP4
+/// segments, one after another) into one stream on its standard output.
+final class RemuxProcess: @unchecked Sendable {
+    private let process = Process()
+    private let input: FileHandle
+    /// What ffmpeg writes, as it writes it; finished when it exits.
+    let output: AsyncStream<Data>
+    /// Writes go through one queue, in order, off the caller's thread (a full pipe blocks).
+    private let queue = DispatchQueue(label: "reverie.hls-remux")
+
+    init(ffmpeg: String, format: String) throws {
+        guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-i", "pipe:0", "-vn", "-map", "0:a:0", "-c:a", "copy", "-f", format, "pipe:1"]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        input = stdin.fileHandleForWriting
+        let (stream, continuation) = AsyncStream<Data>.makeStream()
+        output = stream
+        signal(SIGPIPE, SIG_IGN)   // ffmpeg stopping must not take the server with it
+        try process.run()
+        let reader = stdout.fileHandleForReading
+        DispatchQueue.global().async {
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                continuation.yield(data)
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Writes `data` to ffmpeg (waiting while its pipe is full); answers the bytes written.
+    func write(_ data: Data) async throws -> Int {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.async {
+                do {
+                    try self.input.write(contentsOf: data)
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        return data.count
+    }
+
+    /// No more input: ffmpeg finishes what it has and exits.
+    func finishInput() {
+        queue.async { try? self.input.close() }
+    }
+
+    /// Stops ffmpeg now (not behind a write its full pipe holds up: that write then fails).
+    func stop() {
+        if process.isRunning { process.terminate() }
+        queue.async {
+            try? self.input.close()
+            self.process.waitUntilExit()
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
+@testable import ReverieServer
+import Testing
+import Vapor
+
+@Suite("HLS-only radio: a live list followed from near its end, its segments remuxed in order")
+struct HLSRelayTests {
+    @Test("a live list: the relay starts three segments from its end, reads it again every target duration, takes each new segment once, and stops when the list ends")
+    func live() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hls-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Ten one-second segments of AAC in MPEG-TS.
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=10", "-ar", "44100", "-ac", "1", "-c:a", "aac", "-b:a", "64k",
+                            "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", folder.appendingPathComponent("s%03d.ts").path,
+                            folder.appendingPathComponent("all.m3u8").path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        let listing = try String(contentsOf: folder.appendingPathComponent("all.m3u8"), encoding: .utf8)
+        let lengths = listing.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.map { String($0.dropFirst(8).dropLast()) }
+        #expect(lengths.count >= 8)
+
+        // The k-th reading of the list shows segments k…k+4, and the last one (7) ends it.
+        let asked = NIOLockedValueBox<(readings: Int, segments: [String])>((0, []))
+        let site = try await LocalSite.start { app in
+            app.get("live.m3u8") { _ -> Response in
+                let k = asked.withLockedValue { state in defer { state.readings += 1 }; return state.readings }
+                let last = min(k + 4, 7)
+                var text = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(k)\n"
+                for n in k...last { text += "#EXTINF:\(lengths[n]),\ns\(String(format: "%03d", n)).ts\n" }
+                if last == 7 { text += "#EXT-X-ENDLIST\n" }
+                return Response(status: .ok, body: .init(string: text))
+            }
+            app.get(":name") { req async throws -> Response in
+                let name = req.parameters.get("name") ?? ""
+                asked.withLockedValue { $0.segments.append(name) }
+                return try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent(name).path)
+            }
+        }
+        do {
+            var policy = GuardedHTTPClient.Policy()
+            policy.allowPrivate = true
+            let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
+            let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
+            let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
+            let feeding = Task { await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test")) }
+            var bytes = Data()
+            for await chunk in process.output { bytes.append(chunk) }
+            await feeding.value
+            let fetched = asked.withLockedValue { $0.segments }
+            #expect(fetched == ["s002.ts", "s003.ts", "s004.ts", "s005.ts", "s006.ts", "s007.ts"], "each new segment once, from near the live edge")
+            let expected = lengths[2...7].compactMap(Double.init).reduce(0, +)
+            let seconds = try await PodcastAPITests.probedSeconds(bytes)
+            #expect(abs(seconds - expected) < 0.3, "the remux holds \(seconds) s of the \(expected) s fed")
+        } catch {
+            await site.stop()
+            throw error
+        }
+        await site.stop()
+    }
+}
