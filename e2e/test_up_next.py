@@ -106,7 +106,8 @@ def test_two_devices_one_order(server, browser):
     expect(laptop.get_by_role("tab", name="Bedtime 0")).to_have_attribute("aria-selected", "true")
     expect(laptop.locator(".queue-empty")).to_contain_text("“Bedtime” is empty.")
     laptop.goto(f"{server.url}/listen/articles/{rain['id']}")
-    laptop.get_by_label("Add to a list").select_option(label="Bedtime")
+    laptop.get_by_label("A list to add to").select_option(label="Bedtime")
+    laptop.get_by_role("button", name="Add to list").click()
     wait_until(laptop, f"{QUEUES}.then((answer) => answer.queues[1].entries.length === 1)", message="Rain was not added to Bedtime")
     laptop.goto(f"{server.url}/listen/up-next")
     laptop.get_by_role("tab", name="Bedtime 1").click()
@@ -123,7 +124,9 @@ def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
     page = open_page(browser)
     sign_in(server, page, "Listen")
     books = {}
-    for title, tones in (("Dawn", (440, 660)), ("Dusk", (330, 550))):
+    # Two books of two chapters and one of a single chapter: an item of one track leads straight
+    # into the next, and no item comes round twice.
+    for title, tones in (("Dawn", (440, 660)), ("Dusk", (330, 550)), ("Solo", (500,))):
         path = chapter_book(folder, f"{title}.m4b", tones=tones, chapter_seconds=2.5, title=title)
         answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
         assert answer.ok, answer.text()
@@ -136,12 +139,16 @@ def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
     page.get_by_role("button", name="Add to Up Next").click()
     wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 1)", message="Dawn was not added")
     main = page.evaluate(QUEUES)["queues"][0]["id"]
-    for item in (f"library:{books['Dusk']['id']}", f"article:{note['id']}"):
+    for item in (f"library:{books['Dusk']['id']}", f"library:{books['Solo']['id']}", f"article:{note['id']}"):
         added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": item})
         assert added.status == 201, added.text()
 
     page.goto(f"{server.url}/listen/up-next")
-    expect(shown(page)).to_have_text(["Dawn", "Dusk", "Short note"])
+    expect(shown(page)).to_have_text(["Dawn", "Dusk", "Solo", "Short note"])
+    page.evaluate("""import('/player/deck.js').then(({ deck }) => {
+        window.heard = [];
+        deck.speech.addEventListener('track', () => { const album = deck.speech.track?.album; if (album && window.heard.at(-1) !== album) window.heard.push(album); });
+    })""")
     page.get_by_role("button", name="Play Up Next").click()
     wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dawn' && deck.speech.track.title === 'Chapter 1'"),
                message="the queue did not start with Dawn")
@@ -151,15 +158,16 @@ def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
                message="the next item was not loaded before the current one ended")
     # A natural advance: Dawn's end leads into Dusk, and Dawn leaves the queue.
     wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dusk'"), timeout=30, message="Dusk did not follow Dawn")
-    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Dusk,Short note')",
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Dusk,Solo,Short note')",
                message="Dawn did not leave the queue once played")
-    expect(shown(page)).to_have_text(["Dusk", "Short note"])
+    expect(shown(page)).to_have_text(["Dusk", "Solo", "Short note"])
     wait_until(page, f"fetch('/api/library/{books['Dawn']['id']}').then((answer) => answer.json()).then((book) => book.chapters.every((chapter) => chapter.played))",
                message="Dawn's chapters were not marked played")
     # Then the article, spoken, and the queue is done.
     wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Short note'"), timeout=90,
                message="the article did not follow the book")
     wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 0)", timeout=60, message="the queue did not play to its end")
+    assert page.evaluate("window.heard") == ["Dawn", "Dusk", "Solo", "Short note"], "each item once, in the queue's order"
     expect(page.locator(".queue-empty")).to_contain_text("Nothing in Up Next")
     finished = page.evaluate(f"fetch('/api/articles/{note['id']}').then((answer) => answer.json())")
     assert finished["summary"]["status"] == "finished"

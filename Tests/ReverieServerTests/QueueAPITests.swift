@@ -80,7 +80,7 @@ struct QueueAPITests {
             #expect(made.status == .created)
             let bedtime = try made.decode(QueueInfo.self)
             #expect(bedtime.name == "Bedtime" && !bedtime.main)
-            for name in ["Bedtime", "up next", "", String(repeating: "x", count: 61)] {
+            for name in ["Bedtime", "bedtime", "up next", "", String(repeating: "x", count: 61)] {
                 let refused = try await client.send(.POST, "/api/queues", json: QueueNameRequest(name: name), auth: .cookie(ada))
                 #expect([.conflict, .badRequest].contains(refused.status), "\(name)")
             }

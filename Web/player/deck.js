@@ -298,6 +298,7 @@ class Channel extends EventTarget {
     if (!track) return;
     // (An Up Next entry that begins where the person left it carries that place on its first track.)
     const target = track.live ? 0 : (at ?? track.resumeAt ?? track.start);
+    if (track.resumeAt != null) { delete track.resumeAt; this.queueJSON = JSON.stringify(this.queue); }
     this.drained = false;
     const sameFile = previous && previous.src === track.src && this.source === track.src;
     if (sameFile) {
@@ -383,6 +384,7 @@ class Channel extends EventTarget {
   async play() {
     if (!this.track) return;
     this.deck.wake();
+    this.drained = false;
     this.deck.interrupted = null;   // the person plays: whatever the system paused is theirs again
     this.deck.notice = null;        // and has read that the timer stopped it
     if (this.switching) { this.switching.play = true; this.changed(); return; }
@@ -450,6 +452,7 @@ class Channel extends EventTarget {
     this.generation += 1;
     this.place(track.start + clamped);
     this.pausedAt = null;
+    this.drained = false;
     this.save("seek");
     this.changed();
     this.deck.retime();   // the timer keeps its clock: its end, from the new place
@@ -617,7 +620,7 @@ class Channel extends EventTarget {
       const end = track.end ?? this.fileDuration;
       record(chapterItem(track.item, track.chapter), "ended", Math.max(0, end - track.start));
     }
-    this.dispatchEvent(new CustomEvent("played", { detail: { book: track.book, chapter: track.chapter, played: true } }));
+    this.dispatchEvent(new CustomEvent("played", { detail: { book: track.book, chapter: track.chapter, played: true, track } }));
   }
 
   /** The sleep timer ended (`at`, wall time in ms): paused where the audio got to, which is kept,
@@ -888,6 +891,7 @@ class Deck extends EventTarget {
     for (const channel of this.channels) { if (channel.loaded) channel.persist(); channel.unload(); }
     this.user = null;
     this.cancelTimer();
+    this.dispatchEvent(new Event("signout"));
   }
 
   context() {

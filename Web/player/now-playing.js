@@ -130,7 +130,9 @@ class Card {
       return;
     }
     const art = trackCover(track, "deck-art");
-    const where = track.chapter != null ? `Chapter ${track.chapter + 1} of ${channel.queue.length}` : channel.queue.length > 1 ? `${channel.index + 1} of ${channel.queue.length}` : "";
+    // Counted within the item (Up Next puts the next item's tracks behind it).
+    const own = channel.queue.filter((other) => other.book === track.book && (other.entry ?? null) === (track.entry ?? null));
+    const where = track.chapter != null ? `Chapter ${track.chapter + 1} of ${own.length}` : own.length > 1 ? `${own.indexOf(track) + 1} of ${own.length}` : "";
     const sub = [kind === "speech" ? track.album : track.artist, where].filter(Boolean).map(escapeHTML).join(" · ");
     const unit = track.chapter != null ? "chapter" : "track";
     this.root.innerHTML = `

@@ -26,9 +26,12 @@ class Queues extends EventTarget {
     this.lists = [];
     this.loaded = false;
     this.loading = null;
-    this.session = null;      // {queueID, entryID, sources: Map(entryID → TrackSource), warm}
+    this.session = null;      // the list playing: see newSession
+    this.starting = null;     // a play() waiting for its first entry's tracks
     deck.speech.addEventListener("track", () => this.onTrack());
     deck.speech.addEventListener("drained", () => this.onDrained());
+    deck.speech.addEventListener("played", (event) => this.onPlayed(event));
+    deck.addEventListener("signout", () => this.forget());
     document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible" && this.loaded) this.load().catch(() => {}); });
   }
 
@@ -128,32 +131,45 @@ class Queues extends EventTarget {
     return track?.queue ? track.entry : null;
   }
 
-  /** Plays `queueID` from its entry `entryID` (its first by default), inside the person's tap. */
+  /** Plays `queueID` from its entry `entryID` (its first by default). */
   async play(queueID, entryID = null) {
     await this.ready();
     const list = this.list(queueID);
     const entry = entryID ? list?.entries.find((known) => known.id === entryID) : list?.entries[0];
     if (!entry) return false;
-    // Picked from further down: it goes first, as the one playing.
+    // Picked from further down: it goes first, as the one playing (sent while it loads).
     if (list.entries[0].id !== entry.id) {
-      await this.reorder(queueID, [entry.id, ...list.entries.filter((known) => known.id !== entry.id).map((known) => known.id)]).catch(() => {});
+      this.reorder(queueID, [entry.id, ...list.entries.filter((known) => known.id !== entry.id).map((known) => known.id)]).catch(() => {});
     }
-    const session = { queueID, entryID: entry.id, sources: new Map(), warm: null };
-    this.session = session;
-    // The speech player starts now (a phone allows sound only from the tap), on a silent place
-    // holder if the entry's tracks take a moment: the tracks themselves follow.
-    const tracks = await this.source(entry).next();
-    if (this.session !== session) return false;
+    // The session starts once its tracks are here: until then, what plays is still the last one's.
+    const source = new TrackSource(entry, queueID);
+    const token = (this.starting = {});
+    let tracks;
+    try {
+      tracks = await source.next();
+    } catch (error) {
+      if (this.starting === token) this.starting = null;
+      throw error;
+    }
+    if (this.starting !== token) return false;   // another list was played meanwhile
+    this.starting = null;
     if (!tracks.length) {
-      announce(`“${entry.title}” could not be played.`);
+      announce(`“${entry.title}” is no longer there, so it left ${list.name}.`);
       await this.remove(queueID, entry.id).catch(() => {});
       return false;
     }
-    const start = tracks.startIndex ?? 0;
-    await deck.speech.load(tracks, start, { play: true, at: tracks.startAt ?? null });
+    this.endSession();
+    this.session = this.newSession(queueID, entry.id);
+    this.session.sources.set(entry.id, source);
+    await deck.speech.load(tracks, tracks.startIndex ?? 0, { play: true, at: tracks.startAt ?? null });
     announce(`Playing ${list.name}: “${entry.title}”.`);
     this.extend();
     return true;
+  }
+
+  newSession(queueID, entryID) {
+    // `done`: entries played through or skipped here, whatever the server has heard yet.
+    return { queueID, entryID, sources: new Map(), done: new Set(), warm: null, lastPlayed: null, resync: false };
   }
 
   /** The track source of an entry of the session (made once). */
@@ -163,26 +179,31 @@ class Queues extends EventTarget {
     return session.sources.get(entry.id);
   }
 
-  /** The entry after the current one in the session's list (the list's order, now). */
+  /** The entry after the current one in the session's list (its order now), leaving out those
+   *  already played here. */
   nextEntry() {
-    const list = this.list(this.session?.queueID);
+    const session = this.session;
+    const list = this.list(session?.queueID);
     if (!list) return null;
-    const current = this.currentEntry ?? this.session.entryID;
-    return list.entries.find((entry) => entry.id !== current) ?? null;
+    const current = this.currentEntry ?? session.entryID;
+    const left = list.entries.filter((entry) => entry.id === current || !session.done.has(entry.id));
+    const at = left.findIndex((entry) => entry.id === current);
+    return (at >= 0 ? left[at + 1] : left.find((entry) => entry.id !== current)) ?? null;
   }
 
   /**
    * Keeps one track beyond the current one in the speech player while it plays a queue: the
    * current entry's next part when it has more to come (an article), else the next entry's first
-   * tracks, whose audio starts loading now.
+   * tracks, whose audio starts loading now. An entry that is gone (its item deleted) leaves the
+   * queue and the one after is tried; a failure to reach the server waits for the next change.
    */
   async extend() {
     const session = this.session;
-    if (!session || this.extending) return;
-    this.extending = true;
+    if (!session || session.extending) return;
+    session.extending = true;
     try {
       await this.ready();
-      while (this.session === session && deck.speech.track?.queue === session.queueID && !deck.speech.hasNext) {
+      for (let step = 0; step < 50 && this.session === session && deck.speech.track?.queue === session.queueID && !deck.speech.hasNext; step += 1) {
         const current = deck.speech.track;
         const source = session.sources.get(current.entry);
         let tracks = source && !source.done ? await source.next() : [];
@@ -191,11 +212,12 @@ class Queues extends EventTarget {
           if (!next) break;
           tracks = await this.source(next).next();
           if (!tracks.length) {
-            // Gone, or it cannot be played: it leaves the queue, and the one after is tried.
-            await this.remove(session.queueID, next.id).catch(() => {});
+            // Gone: it leaves the queue (here at once, whatever the server answers).
+            session.done.add(next.id);
+            this.remove(session.queueID, next.id).catch(() => {});
             continue;
           }
-          // The next entry starts at its own start, with its audio's beginning fetched now.
+          // The next entry's audio starts loading now.
           this.warm(tracks[0].src);
         }
         if (this.session !== session || deck.speech.track !== current) break;
@@ -209,10 +231,12 @@ class Queues extends EventTarget {
         if (deck.speech.drained) deck.speech.resumeDrained();
       }
     } catch {
-      // Offline for now: the next change or track tries again.
+      // The server could not be reached: the next track, change or drain tries again.
     } finally {
-      this.extending = false;
+      session.extending = false;
     }
+    // A change to the list that came while this ran is applied now.
+    if (session.resync && this.session === session) { session.resync = false; this.resync(); }
   }
 
   /** The start of the next entry's audio, fetched ahead into the browser's cache. */
@@ -226,16 +250,29 @@ class Queues extends EventTarget {
     this.session.warm = audio;
   }
 
-  /** The speech player moved to another track: a new entry means the last one is played (or
-   *  skipped) and leaves the queue; and the next one is made ready. */
-  /** Reloaded mid-queue: the speech player came back with the queue's tracks; so does the session. */
+  /** Reloaded mid-queue: the speech player came back with the queue's tracks, and so does the
+   *  session (an article's source going on after the part that plays). */
   ensureSession() {
     const track = deck.speech.track;
-    if (!this.session && track?.queue) this.session = { queueID: track.queue, entryID: track.entry, sources: new Map(), warm: null };
+    if (!this.session && track?.queue && !this.starting) {
+      this.session = this.newSession(track.queue, track.entry);
+      if (track.article) {
+        const entry = { id: track.entry, item: `article:${track.article}`, kind: "article", title: track.album };
+        this.session.sources.set(track.entry, new TrackSource(entry, track.queue, { after: track.part }));
+      }
+    }
     return this.session;
   }
 
+  /** A track the speech player played to its end (not one skipped). */
+  onPlayed(event) {
+    if (this.session && event.detail?.track?.queue === this.session.queueID) this.session.lastPlayed = event.detail.track;
+  }
+
+  /** The speech player moved to another track: a new entry means the last one is played (or
+   *  skipped) and leaves the queue; and the next one is made ready. */
   onTrack() {
+    if (this.starting) return;
     const track = deck.speech.track;
     const session = this.ensureSession();
     if (!session) return;
@@ -244,8 +281,11 @@ class Queues extends EventTarget {
       const finished = session.entryID;
       const source = session.sources.get(finished);
       session.sources.delete(finished);
+      session.done.add(finished);
       session.entryID = track.entry;
-      if (source?.entry.kind === "article") api(`/api/articles/${source.entry.item.slice("article:".length)}`, { method: "PATCH", body: { finished: true } }).catch(() => {});
+      // An article heard to its end is read; one skipped is not.
+      const previous = deck.speech.queue[deck.speech.index - 1];
+      if (previous && session.lastPlayed === previous && previous.entry === finished) this.finishedArticle(source, previous);
       this.remove(session.queueID, finished).catch(() => {});
       // Its tracks behind the player are no longer needed (once the advance has run its course).
       queueMicrotask(() => { if (deck.speech.track?.entry === session.entryID) deck.speech.dropBefore(); });
@@ -253,18 +293,26 @@ class Queues extends EventTarget {
     this.extend();
   }
 
+  /** Marks an article entry read, once it was heard through. */
+  finishedArticle(source, track) {
+    const article = track?.article ?? (source?.entry.kind === "article" ? source.entry.item.slice("article:".length) : null);
+    if (article) api(`/api/articles/${article}`, { method: "PATCH", body: { finished: true } }).catch(() => {});
+  }
+
   /** The speech player reached the end of what it holds: more may still be on its way. */
   onDrained() {
+    if (this.starting) return;
     const session = this.ensureSession();
     if (!session || deck.speech.track?.queue !== session.queueID) return;
-    if (this.extending) return;   // the running extend plays it when it comes
+    if (session.extending) return;   // the running extend plays it when it comes
     const list = this.list(session.queueID);
     const current = deck.speech.track;
     const source = session.sources.get(current.entry);
     if ((source && !source.done) || this.nextEntry()) { this.extend(); return; }
     // The queue's end: its last entry is played.
+    session.done.add(current.entry);
     this.remove(session.queueID, current.entry).catch(() => {});
-    if (source?.entry.kind === "article") api(`/api/articles/${source.entry.item.slice("article:".length)}`, { method: "PATCH", body: { finished: true } }).catch(() => {});
+    this.finishedArticle(source, current);
     announce(`${list?.name ?? "The list"} is finished.`);
     this.endSession();
   }
@@ -274,11 +322,21 @@ class Queues extends EventTarget {
     this.session = null;
   }
 
+  /** Signed out: nothing of this person's lists stays for the next one. */
+  forget() {
+    this.endSession();
+    this.starting = null;
+    this.lists = [];
+    this.loaded = false;
+    this.dispatchEvent(new Event("change"));
+  }
+
   /** After a change to the list being played: the tracks beyond the current entry are dropped
    *  when that entry's successor changed, and the new one is loaded in their place. */
   resync() {
     const session = this.session;
-    if (!session || this.extending) return;
+    if (!session) return;
+    if (session.extending) { session.resync = true; return; }
     const queue = deck.speech.queue;
     const current = deck.speech.track;
     if (!current || current.queue !== session.queueID) return;
@@ -301,15 +359,18 @@ class Queues extends EventTarget {
  * one batch (with the place to start from), an article one spoken part per batch.
  */
 class TrackSource {
-  constructor(entry, queueID) {
+  /** `after`: an article's part already playing (a reload mid-article): the parts after it. */
+  constructor(entry, queueID, { after = null } = {}) {
     this.entry = entry;
     this.queueID = queueID;
     this.done = false;
-    this.parts = null;       // an article's: [{chapter, script}] still to speak
+    this.after = after;
+    this.parts = null;       // an article's: [{chapter, script, index}] still to speak
     this.pending = null;
   }
 
-  /** The next batch of tracks ([] when there are no more), each tagged with its queue and entry. */
+  /** The next batch of tracks ([] when there are no more, or the item is gone), each tagged with
+   *  its queue and entry. A server that cannot be reached throws, and a later call tries again. */
   next() {
     if (!this.pending) this.pending = this.make().finally(() => { this.pending = null; });
     return this.pending;
@@ -319,49 +380,58 @@ class TrackSource {
     if (this.done) return [];
     const tag = (tracks) => Object.assign(tracks.map((track) => ({ ...track, id: `${this.entry.id}:${track.id}`, queue: this.queueID, entry: this.entry.id })),
       { startIndex: tracks.startIndex, startAt: tracks.startAt });
+    const [kind, id] = [this.entry.kind, this.entry.item.slice(this.entry.item.indexOf(":") + 1)];
     try {
-      const [kind, id] = [this.entry.kind, this.entry.item.slice(this.entry.item.indexOf(":") + 1)];
       if (kind === "article") return tag(await this.articlePart(id));
+      let tracks = [];
+      if (kind === "book") {
+        const book = await api(`/api/library/${id}`);
+        tracks = placed(bookTracks(book), this.entry.item, book);
+      } else if (kind === "librivox") tracks = librivoxTracks(await api(`/api/librivox/books/${id}`));
+      else if (kind === "episode") tracks = await episodeQueueTracks(id);
       this.done = true;
-      if (kind === "book") return tag(placed(bookTracks(await api(`/api/library/${id}`)), this.entry.item));
-      if (kind === "librivox") return tag(librivoxTracks(await api(`/api/librivox/books/${id}`)));
-      if (kind === "episode") return tag(await episodeQueueTracks(id));
-    } catch {
-      this.done = true;
+      return tag(tracks);
+    } catch (error) {
+      // Deleted (or another person's): nothing to play. Anything else is passing.
+      if (error?.status === 404 || error?.status === 422) { this.done = true; return []; }
+      throw error;
     }
-    return [];
   }
 
   /** An article's next spoken part: its chapters' parts are listed first, then spoken one by one. */
   async articlePart(id) {
     if (!this.parts) {
       const article = await api(`/api/articles/${id}`);
-      this.article = article;
-      this.parts = [];
+      const parts = [];
       for (let chapter = 0; chapter < article.chapters.length; chapter += 1) {
         const speech = await api(`/api/articles/${id}/chapters/${chapter}/speech`);
-        for (const segment of speech.segments) this.parts.push({ chapter, script: segment.script });
+        for (const segment of speech.segments) parts.push({ chapter, script: segment.script, index: parts.length });
       }
+      this.article = article;
+      this.parts = this.after == null ? parts : parts.slice(this.after + 1);
     }
-    const part = this.parts.shift();
+    const part = this.parts[0];
     if (!part) { this.done = true; return []; }
-    if (!this.parts.length) this.done = true;
     const settings = JSON.parse(localStorage.getItem("readerSettings") || "{}");
     const made = await renderSpeech(part.script, { voice: settings.voice || "", rate: 1 });
+    this.parts.shift();
+    if (!this.parts.length) this.done = true;
     const summary = this.article.summary;
     const chapter = this.article.chapters[part.chapter];
     return [{
-      id: `article:${id}/${part.chapter}/${made.id}`, item: null, book: `article:${id}`, chapter: null,
+      id: `article:${id}/${part.index}/${made.id}`, item: null, book: `article:${id}`, article: id, part: part.index, chapter: null,
       title: this.article.chapters.length > 1 && chapter?.title ? `${summary.title}: ${chapter.title}` : summary.title,
       artist: summary.source || "Article", album: summary.title, src: made.audioURL, artwork: null, start: 0, end: null,
     }];
   }
 }
 
-/** A book's tracks, starting where the person left it (this device's place, else the server's). */
-function placed(tracks, item) {
-  const place = localPosition(item);
-  if (place == null) return tracks;
+/** A book's tracks, starting where the person left it (this device's place, else the server's);
+ *  a book heard to its end starts again. */
+function placed(tracks, item, book) {
+  const server = book.progress && !book.progress.finished ? book.progress.position : null;
+  const place = localPosition(item) ?? server;
+  if (place == null || !(place > 0.5) || place >= (book.duration || Infinity) - 1) return tracks;
   const index = tracks.findIndex((track) => place >= track.start && (track.end == null || place < track.end));
   return Object.assign(tracks, { startIndex: Math.max(0, index), startAt: place });
 }
@@ -395,7 +465,10 @@ export function queueButtonsHTML({ small = false } = {}) {
   return `<span class="queue-buttons">
       <button class="button${size}" type="button" data-queue="next">Play Next</button>
       <button class="button${size}" type="button" data-queue="end">Add to Up Next</button>
-      <select class="queue-other${size}" data-queue-list aria-label="Add to a list" hidden></select>
+      <span class="queue-other-box" hidden>
+        <select class="queue-other${size}" data-queue-list aria-label="A list to add to"></select>
+        <button class="button${size}" type="button" data-queue-add>Add to list</button>
+      </span>
     </span>`;
 }
 
@@ -410,13 +483,11 @@ export function wireQueueButtons(root, item, title) {
   const select = box.querySelector("[data-queue-list]");
   const paint = () => {
     const named = queues.lists.filter((list) => !list.main);
-    select.hidden = !named.length;
-    select.innerHTML = `<option value="">Add to a list…</option>${named.map((list) => `<option value="${list.id}">${escapeHTML(list.name)}</option>`).join("")}`;
+    box.querySelector(".queue-other-box").hidden = !named.length;
+    select.innerHTML = named.map((list) => `<option value="${list.id}">${escapeHTML(list.name)}</option>`).join("");
   };
-  select.addEventListener("change", () => {
-    const queueID = select.value;
-    select.value = "";
-    if (queueID) queues.add(item, { queueID, title }).catch(said);
+  box.querySelector("[data-queue-add]").addEventListener("click", () => {
+    if (select.value) queues.add(item, { queueID: select.value, title }).catch(said);
   });
   queues.ready().then(paint, () => {});
 }

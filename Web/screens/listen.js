@@ -364,7 +364,9 @@ class ListenScreen {
     const place = this.resumePlace();
     const resume = this.container.querySelector("[data-resume]");
     const loadedHere = deck.speech.track?.book === book.id;
-    if (loadedHere && deck.speech.playing) resume.textContent = `Playing chapter ${deck.speech.index + 1}`;
+    // (The chapter's own number: Up Next puts other items' tracks in the same queue.)
+    const playingChapter = loadedHere ? deck.speech.track.chapter ?? 0 : null;
+    if (loadedHere && deck.speech.playing) resume.textContent = `Playing chapter ${playingChapter + 1}`;
     else if (place == null) resume.textContent = "Play from the start";
     else {
       const index = this.chapterAt(place);
@@ -376,7 +378,7 @@ class ListenScreen {
     for (const row of this.container.querySelectorAll(".chapter-row")) {
       const index = Number(row.dataset.index), chapter = book.chapters[index];
       row.classList.toggle("played", chapter.played);
-      const current = loadedHere && deck.speech.index === index;
+      const current = loadedHere && playingChapter === index;
       if (current) row.querySelector(".chapter").setAttribute("aria-current", "true");
       else row.querySelector(".chapter").removeAttribute("aria-current");
       const mark = row.querySelector(".chapter-mark");
@@ -396,7 +398,10 @@ class ListenScreen {
     if (!played && indices.length === book.chapters.length) {
       record(`library:${book.id}`, "unplayed", 0);
       book.progress = null;
-      if (deck.speech.track?.book === book.id && !deck.speech.playing) deck.speech.load(deck.speech.queue, 0);
+      if (deck.speech.track?.book === book.id && !deck.speech.playing) {
+        const first = deck.speech.queue.findIndex((track) => track.book === book.id);
+        deck.speech.load(deck.speech.queue, Math.max(0, first), { at: deck.speech.queue[Math.max(0, first)].start });
+      }
       announce("All chapters unplayed; the book starts from the beginning.");
     } else if (indices.length > 1) {
       announce("All chapters marked played.");

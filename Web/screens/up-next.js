@@ -17,7 +17,7 @@ const KIND_ICONS = {
   librivox: "M6 3h11a1 1 0 0 1 1 1v16H7a2 2 0 0 1-2-2V5a2 2 0 0 1 1-2Zm-1 15a2 2 0 0 1 2-2h11",
   article: "M5 4h14v16H5zM8 8h8M8 12h8M8 16h5",
 };
-const UNDO_SECONDS = 10;
+const UNDO_SECONDS = 20;
 const SHOWN_KEY = "upNextShown";
 
 /** Shows the screen in `container`; returns what to call when it goes. */
@@ -36,6 +36,9 @@ class UpNextScreen {
     queues.addEventListener("change", this.onChange);
     this.onTrack = () => this.paint();
     deck.speech.addEventListener("track", this.onTrack);
+    // Playing and paused, as the speech player goes.
+    this.onDeck = () => { const now = deck.speech.playing; if (now !== this.wasPlaying) { this.wasPlaying = now; this.paint(); } };
+    deck.speech.addEventListener("change", this.onDeck);
     this.load();
   }
 
@@ -44,6 +47,7 @@ class UpNextScreen {
     clearTimeout(this.undo?.timer);
     queues.removeEventListener("change", this.onChange);
     deck.speech.removeEventListener("track", this.onTrack);
+    deck.speech.removeEventListener("change", this.onDeck);
   }
 
   async load() {
@@ -71,10 +75,10 @@ class UpNextScreen {
           <button class="button" type="button" data-rename-list>Rename</button>
           <button class="button" type="button" data-remove-list>Remove list</button>
         </div>
-        <p class="queue-hint">Drag <span aria-hidden="true">⋮⋮</span> to reorder, or focus it and press the up and down arrows.</p>
+        <p class="queue-hint" id="queue-hint">Drag <span aria-hidden="true">⋮⋮</span> to reorder, or focus it and press the up and down arrows.</p>
         <p class="listen-undo" role="status" hidden><span></span> <button class="button small" type="button">Undo</button></p>
         <p class="queue-error" role="alert" hidden></p>
-        <ol class="queue-entries" aria-labelledby="up-next-heading"></ol>
+        <ol class="queue-entries" id="queue-panel" role="tabpanel"></ol>
         <div class="queue-empty empty-state" hidden></div>
       </section>`;
     const $ = (selector) => this.container.querySelector(selector);
@@ -92,24 +96,38 @@ class UpNextScreen {
 
   paint() {
     if (this.closed || !this.container.querySelector(".up-next")) return;
+    if (this.dragging) { this.repaintAfterDrag = true; return; }
     const $ = (selector) => this.container.querySelector(selector);
     const list = this.list;
     if (!list) return;
     const tabs = $(".queue-tabs");
+    const tabFocused = tabs.contains(document.activeElement);
     tabs.innerHTML = queues.lists.map((known) => `
-      <button type="button" role="tab" data-list="${known.id}" aria-selected="${known.id === list.id}">${escapeHTML(known.name)} <span class="count">${known.entries.length}</span></button>`).join("");
-    for (const tab of tabs.querySelectorAll("[data-list]")) {
-      tab.addEventListener("click", () => {
-        this.shown = tab.dataset.list;
-        sessionStorage.setItem(SHOWN_KEY, this.shown);
-        this.paint();
+      <button type="button" role="tab" data-list="${known.id}" aria-controls="queue-panel" aria-selected="${known.id === list.id}" tabindex="${known.id === list.id ? 0 : -1}">${escapeHTML(known.name)} <span class="count">${known.entries.length}</span></button>`).join("");
+    const show = (id) => {
+      this.shown = id;
+      sessionStorage.setItem(SHOWN_KEY, id);
+      this.paint();
+      tabs.querySelector(`[data-list="${id}"]`)?.focus();
+    };
+    const all = [...tabs.querySelectorAll("[data-list]")];
+    for (const [index, tab] of all.entries()) {
+      tab.addEventListener("click", () => show(tab.dataset.list));
+      // Arrow keys move between the lists, as tabs do.
+      tab.addEventListener("keydown", (event) => {
+        const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
+        if (!step) return;
+        event.preventDefault();
+        show(all[(index + step + all.length) % all.length].dataset.list);
       });
     }
+    if (tabFocused) tabs.querySelector('[aria-selected="true"]')?.focus();
+    $(".queue-entries").setAttribute("aria-label", list.name);
     $("[data-rename-list]").hidden = list.main;
     $("[data-remove-list]").hidden = list.main;
     const playing = queues.playing(list.id);
     $("[data-play-list]").disabled = !list.entries.length;
-    $("[data-play-list]").textContent = playing ? (deck.speech.playing ? "Playing" : "Resume") : `Play ${list.main ? "Up Next" : list.name}`;
+    $("[data-play-list]").textContent = playing ? (deck.speech.playing ? "Pause" : "Resume") : `Play ${list.main ? "Up Next" : list.name}`;
     const current = playing ? queues.currentEntry : null;
     const entries = $(".queue-entries");
     // A repaint keeps the focus where it was (a handle moved by the keyboard stays in hand).
@@ -127,8 +145,8 @@ class UpNextScreen {
       const now = entry.id === current;
       return `
         <li class="queue-entry${now ? " current" : ""}" data-entry="${entry.id}">
-          <button class="icon-button queue-handle" type="button" data-handle aria-label="Move “${escapeHTML(entry.title)}”, ${index + 1} of ${list.entries.length}" aria-describedby="up-next-heading">${icon(HANDLE_ICON, 22)}</button>
-          <button class="queue-open" type="button" data-play-entry>
+          <button class="icon-button queue-handle" type="button" data-handle aria-label="Move “${escapeHTML(entry.title)}”, ${index + 1} of ${list.entries.length}" aria-describedby="queue-hint">${icon(HANDLE_ICON, 22)}</button>
+          <button class="queue-open" type="button" data-play-entry aria-label="Play “${escapeHTML(entry.title)}”${now ? `, ${deck.speech.playing ? "playing" : "paused"}` : ""}">
             <span class="queue-kind" aria-hidden="true">${icon(KIND_ICONS[entry.kind] ?? KIND_ICONS.book, 22)}</span>
             <span class="queue-text"><span class="queue-title">${escapeHTML(entry.title)}</span><span class="queue-facts">${now ? `<strong>${deck.speech.playing ? "Playing" : "Paused"}</strong> · ` : ""}${facts}</span></span>
           </button>
@@ -147,7 +165,9 @@ class UpNextScreen {
       entries.querySelector(`[data-entry="${this.focusAfter}"] [data-handle]`)?.focus();
       this.focusAfter = null;
     } else if (keep?.entry && keep.control) {
-      entries.querySelector(`[data-entry="${keep.entry}"] [${keep.control}]`)?.focus();
+      const again = entries.querySelector(`[data-entry="${keep.entry}"] [${keep.control}]`);
+      // A row that left (removed): the focus goes to Undo.
+      if (again) again.focus(); else if (!$(".listen-undo").hidden) $(".listen-undo button").focus();
     }
   }
 
@@ -207,6 +227,7 @@ class UpNextScreen {
     const start = this.order();
     const pointer = event.pointerId;
     row.classList.add("dragging");
+    this.dragging = true;
     // (Listened for on the window: moving the row among the others ends a pointer capture.)
     const move = (moving) => {
       if (moving.pointerId !== pointer) return;
@@ -221,8 +242,10 @@ class UpNextScreen {
       window.removeEventListener("pointerup", end);
       window.removeEventListener("pointercancel", end);
       row.classList.remove("dragging");
+      this.dragging = false;
       const order = this.order();
-      if (order.join() === start.join()) return;
+      if (order.join() === start.join()) { if (this.repaintAfterDrag) { this.repaintAfterDrag = false; this.paint(); } return; }
+      this.repaintAfterDrag = false;
       const entry = this.list.entries.find((known) => known.id === row.dataset.entry);
       announce(`“${entry?.title ?? "Item"}” moved to ${order.indexOf(row.dataset.entry) + 1} of ${order.length}.`);
       this.commit(order, row.dataset.entry);
@@ -250,6 +273,7 @@ class UpNextScreen {
     const box = this.container.querySelector(".listen-undo");
     box.querySelector("span").textContent = `Removed “${entry.title}” from ${list.name}.`;
     box.hidden = false;
+    box.querySelector("button").focus();
     this.undo = { queueID: list.id, entry, index, timer: setTimeout(() => { box.hidden = true; this.undo = null; }, UNDO_SECONDS * 1000) };
   }
 

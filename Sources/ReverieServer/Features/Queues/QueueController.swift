@@ -44,6 +44,7 @@ struct QueueController: RouteCollection {
         let user = try req.user
         let name = try Self.name(req)
         let lists = try await req.repositories.queues.queues(ownedBy: user)
+        guard !lists.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw Self.nameTaken(name) }
         guard lists.count - 1 < Self.maxLists else {
             throw APIError(.conflict, code: "too_many_lists", "You have \(Self.maxLists) lists already; remove one to make another.")
         }
@@ -59,6 +60,8 @@ struct QueueController: RouteCollection {
         let user = try req.user
         let id = try req.uuidParameter("queueID", naming: "list")
         let name = try Self.name(req)
+        let lists = try await req.repositories.queues.queues(ownedBy: user)
+        guard !lists.contains(where: { $0.id != id && $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw Self.nameTaken(name) }
         do {
             guard let queue = try await req.repositories.queues.rename(id, to: name, ownedBy: user) else { throw try await Self.noList(id, req) }
             return queue

@@ -114,7 +114,13 @@ struct FluentQueueRepository: QueueRepository {
             }
             (row.kind, row.title, row.detail, row.duration) = (entry.kind, entry.title, entry.detail, entry.duration)
             order.insert(row, at: max(0, min(index, order.count)))
-            if row.id == nil { row.position = order.firstIndex { $0 === row } ?? 0; try await row.create(on: database) }
+            let position = order.firstIndex { $0 === row } ?? 0
+            if row.id == nil {
+                row.position = position
+                try await row.create(on: database)
+            } else if row.position == position {
+                try await row.save(on: database)   // in place already: what it shows may still be new
+            }
             return order
         }
     }
