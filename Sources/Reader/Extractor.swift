@@ -22,7 +22,13 @@ struct Extractor {
     static let conversation = ["comment", "disqus", "replies", "respond", "discussion"]
     /// The whole text of an element that is a control, not the article.
     static let controlWords: Set<String> = ["caption", "close", "back to gallery", "read more", "continue reading", "advertisement",
-                                            "show caption", "hide caption", "expand", "enlarge this image", "view gallery", "next", "previous"]
+                                            "show caption", "hide caption", "expand", "enlarge this image", "view gallery", "next", "previous",
+                                            "subscribe", "sign up", "share", "share this", "share this article", "print", "email"]
+    /// Headings over other articles, after the article (English, and the languages most pages here are in).
+    static let relatedHeadings: Set<String> = ["related", "related posts", "related articles", "related stories", "you may also like",
+                                               "you might also like", "more stories", "read next", "recommended", "recommended for you",
+                                               "more from", "você pode gostar", "veja também", "leia também", "también te puede interesar",
+                                               "lire aussi", "à lire aussi", "das könnte sie auch interessieren", "potrebbe interessarti anche"]
     /// The last link of a teaser (another article's opening, then a link to it).
     static let teaserEnds: Set<String> = ["read more", "continue reading", "read the full story", "read full article"]
     static let galleries = ["gallery", "slideshow", "carousel", "lightbox"]
@@ -104,7 +110,10 @@ struct Extractor {
                 let role = (node.attributes["role"] ?? "").lowercased()
                 let unlikely = (dropsUnlikely ? facts.unlikely : facts.conversation) && !facts.likely
                     && !["body", "a", "article", "main", "table", "tbody", "tr", "td", "pre", "code"].contains(node.name)
-                if Self.dropped.contains(node.name) || hidden || Self.droppedRoles.contains(role) || unlikely
+                // A form is a newsletter box or a search, unless the page is written inside one
+                // (ASP.NET's pages are: the whole body is one form).
+                let pageForm = node.name == "form" && document.descendants(of: child, named: ["p"]).count >= 3
+                if (Self.dropped.contains(node.name) && !pageForm) || hidden || Self.droppedRoles.contains(role) || unlikely
                     || (node.name == "header" && document.descendants(of: child, named: ["p"]).count < 2) {
                     document.remove(child)
                 } else {
@@ -129,6 +138,16 @@ struct Extractor {
 
     static let commas: Set<Unicode.Scalar> = [",", "，", "、", "،", "፣", "﹐", "､"]
 
+    /// The text of an element's children that are not blocks (its text nodes and inline elements).
+    func looseText(_ index: Int) -> String {
+        var parts: [String] = []
+        for child in document.nodes[index].children where !document.nodes[child].removed {
+            let node = document.nodes[child]
+            if node.kind == .text { parts.append(node.text) } else if !Self.blocks.contains(node.name) { parts.append(document.text(of: child)) }
+        }
+        return parts.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The article's containers, in page order: the best one and the siblings that belong with it.
     mutating func candidates(in body: Int) -> [Int] {
         var scores: [Int: Double] = [:]
@@ -143,8 +162,13 @@ struct Extractor {
             }
             return base + weight(index)
         }
-        for index in document.descendants(of: body) where isParagraph(index) {
-            let text = document.text(of: index)
+        for index in document.descendants(of: body) {
+            // A paragraph; or a container's own loose text beside its blocks, read as a paragraph
+            // of its own inside it (a page that writes its story straight into a div).
+            let paragraph = isParagraph(index)
+            let loose = !paragraph && ["div", "section", "article", "main", "td"].contains(document[index].name)
+            guard paragraph || loose else { continue }
+            let text = paragraph ? document.text(of: index) : looseText(index)
             // Ideographic scripts say as much in fewer characters.
             let wide = text.unicodeScalars.contains { $0.value >= 0x2E80 && $0.value <= 0x9FFF || $0.value >= 0xAC00 && $0.value <= 0xD7AF }
             let length = text.unicodeScalars.count * (wide ? 3 : 1)
@@ -152,7 +176,8 @@ struct Extractor {
             let points = 1 + Double(text.unicodeScalars.filter { Self.commas.contains($0) }.count) + min(Double(length / 100), 3)
             var ancestor = index
             for level in 0..<3 {
-                ancestor = document[ancestor].parent
+                // (Loose text's first container is its own.)
+                ancestor = loose && level == 0 ? index : document[ancestor].parent
                 guard ancestor >= 0, ancestor != document[body].parent else { break }
                 if scores[ancestor] == nil { scores[ancestor] = initial(ancestor) }
                 scores[ancestor]! += points / (level == 0 ? 1 : level == 1 ? 2 : Double(level) * 3)
@@ -218,10 +243,19 @@ struct Extractor {
                 let node = document.nodes[index]
                 guard !node.removed else { continue }
                 switch node.name {
-                case "h1", "h2":
+                case "h1", "h2", "h3", "h4":
                     let text = document.text(of: index)
-                    if let normalizedTitle, text.lowercased() == normalizedTitle { document.remove(index) }
+                    if ["h1", "h2"].contains(node.name), let normalizedTitle, text.lowercased() == normalizedTitle { document.remove(index) }
                     if text.isEmpty { document.remove(index) }
+                    // "Related posts", "You may also like": what follows it in its container is
+                    // other articles, and goes with it.
+                    let heading = PlainTextLine.of(text).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? "))
+                    if names(index).contains("related") || Self.relatedHeadings.contains(heading) {
+                        let parent = node.parent
+                        if parent >= 0 {
+                            for sibling in document.elements(in: parent).drop(while: { $0 != index }) { document.remove(sibling) }
+                        }
+                    }
                 case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span", "li", "article", "figure", "a", "button":
                     let (length, linked) = document.textLength(of: index)
                     let density = length == 0 ? 0 : Double(linked) / Double(length)
