@@ -120,55 +120,69 @@ def test_two_devices_one_order(server, browser):
 
 
 def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
+    """Tonight's episode, a book's chapters, a one-chapter book and an article, one after another."""
     folder = Path(tempfile.mkdtemp(prefix="reverie-up-next-"))
     page = open_page(browser)
     sign_in(server, page, "Listen")
+    podcast = page.request.post(f"{server.url}/api/podcasts", data={"feedURL": f"{server.podcasts.url}/feeds/night.xml"})
+    assert podcast.ok, podcast.text()
+    episodes = page.request.get(f"{server.url}/api/podcasts/{podcast.json()['id']}").json()["episodes"]
+    owl = next(episode for episode in episodes if episode["title"] == "The Tawny Owl")
     books = {}
-    # Two books of two chapters and one of a single chapter: an item of one track leads straight
-    # into the next, and no item comes round twice.
-    for title, tones in (("Dawn", (440, 660)), ("Dusk", (330, 550)), ("Solo", (500,))):
+    # Two chapters, and a single one: an item of one track leads straight into the next too.
+    for title, tones in (("Dawn", (440, 660)), ("Solo", (500,))):
         path = chapter_book(folder, f"{title}.m4b", tones=tones, chapter_seconds=2.5, title=title)
         answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
         assert answer.ok, answer.text()
         books[title] = answer.json()["item"]
     note = page.evaluate(SAVE, {"title": "Short note", "text": "A short note to hear at the end."})
 
-    # Dawn from its book page; Dusk and the note through the API.
+    # The episode from its page, Dawn from its book page, the rest through the API.
+    page.goto(f"{server.url}/listen/episode/{owl['id']}")
+    expect(page.get_by_role("heading", name="The Tawny Owl", level=1)).to_be_visible()
+    page.locator(".episode-actions").get_by_role("button", name="Add to Up Next").click()
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 1)", message="the episode was not added")
     page.goto(f"{server.url}/listen/book/{books['Dawn']['id']}")
     expect(page.get_by_role("heading", name="Dawn", level=1)).to_be_visible()
     page.get_by_role("button", name="Add to Up Next").click()
-    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 1)", message="Dawn was not added")
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 2)", message="Dawn was not added")
     main = page.evaluate(QUEUES)["queues"][0]["id"]
-    for item in (f"library:{books['Dusk']['id']}", f"library:{books['Solo']['id']}", f"article:{note['id']}"):
+    for item in (f"library:{books['Solo']['id']}", f"article:{note['id']}"):
         added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": item})
         assert added.status == 201, added.text()
 
     page.goto(f"{server.url}/listen/up-next")
-    expect(shown(page)).to_have_text(["Dawn", "Dusk", "Solo", "Short note"])
+    expect(shown(page)).to_have_text(["The Tawny Owl", "Dawn", "Solo", "Short note"])
     page.evaluate("""import('/player/deck.js').then(({ deck }) => {
         window.heard = [];
         deck.speech.addEventListener('track', () => { const album = deck.speech.track?.album; if (album && window.heard.at(-1) !== album) window.heard.push(album); });
     })""")
     page.get_by_role("button", name="Play Up Next").click()
-    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dawn' && deck.speech.track.title === 'Chapter 1'"),
-               message="the queue did not start with Dawn")
-    expect(page.locator(".queue-entry.current")).to_contain_text("Dawn")
-    # Dusk's tracks are behind Dawn's while Dawn still plays.
-    wait_until(page, deck(page, "deck.speech.track.album === 'Dawn' && deck.speech.queue.some((track) => track.album === 'Dusk')"),
+    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Night Owls' && deck.speech.fileDuration > 20"),
+               message="the queue did not start with the episode")
+    expect(page.locator(".queue-entry.current")).to_contain_text("The Tawny Owl")
+    # Dawn's tracks are behind the episode's while it still plays.
+    wait_until(page, deck(page, "deck.speech.track.album === 'Night Owls' && deck.speech.queue.some((track) => track.album === 'Dawn')"),
                message="the next item was not loaded before the current one ended")
-    # A natural advance: Dawn's end leads into Dusk, and Dawn leaves the queue.
-    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dusk'"), timeout=30, message="Dusk did not follow Dawn")
-    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Dusk,Solo,Short note')",
-               message="Dawn did not leave the queue once played")
-    expect(shown(page)).to_have_text(["Dusk", "Solo", "Short note"])
+    # To the episode's last seconds, as if it had played that far; its end leads into Dawn.
+    page.evaluate(deck(page, """(() => { const c = deck.speech;
+        const last = c.queue.findLastIndex((track) => track.entry === c.track.entry);
+        return c.load(c.queue, last, { play: true, at: c.fileDuration - 1.5 }); })()"""))
+    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dawn'"), timeout=30, message="Dawn did not follow the episode")
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Dawn,Solo,Short note')",
+               message="the episode did not leave the queue once played")
+    expect(shown(page)).to_have_text(["Dawn", "Solo", "Short note"])
+    wait_until(page, f"fetch('/api/episodes/{owl['id']}').then((answer) => answer.json()).then((episode) => episode.played)",
+               message="the episode was not marked played")
     wait_until(page, f"fetch('/api/library/{books['Dawn']['id']}').then((answer) => answer.json()).then((book) => book.chapters.every((chapter) => chapter.played))",
                message="Dawn's chapters were not marked played")
     # Then the article, spoken, and the queue is done.
     wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Short note'"), timeout=90,
-               message="the article did not follow the book")
+               message="the article did not follow the books")
     wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 0)", timeout=60, message="the queue did not play to its end")
-    assert page.evaluate("window.heard") == ["Dawn", "Dusk", "Solo", "Short note"], "each item once, in the queue's order"
+    assert page.evaluate("window.heard") == ["Night Owls", "Dawn", "Solo", "Short note"], "each item once, in the queue's order"
     expect(page.locator(".queue-empty")).to_contain_text("Nothing in Up Next")
     finished = page.evaluate(f"fetch('/api/articles/{note['id']}').then((answer) => answer.json())")
     assert finished["summary"]["status"] == "finished"
+    screenshot(page, "up-next-played")
     close(page)

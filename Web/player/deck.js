@@ -598,6 +598,8 @@ class Channel extends EventTarget {
     this.markPlayed(index);
     const stops = this.deck.endsAfter(this, index);
     if (this.hasNext) {
+      // The item ends here and another follows (Up Next): its end is kept, as at a queue's end.
+      if (this.track.item && this.queue[index + 1].item !== this.track.item) this.save("ended");
       this.loadTrack(index + 1);
       if (!stops) this.play();
     } else {
