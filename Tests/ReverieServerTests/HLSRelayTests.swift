@@ -50,13 +50,71 @@ struct HLSRelayTests {
             let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
             let feeding = Task { await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test")) }
             var bytes = Data()
-            for await chunk in process.output { bytes.append(chunk) }
+            for await chunk in process.output {
+                bytes.append(chunk)
+                process.taken()
+            }
             await feeding.value
             let fetched = asked.withLockedValue { $0.segments }
             #expect(fetched == ["s002.ts", "s003.ts", "s004.ts", "s005.ts", "s006.ts", "s007.ts"], "each new segment once, from near the live edge")
             let expected = lengths[2...7].compactMap(Double.init).reduce(0, +)
             let seconds = try await PodcastAPITests.probedSeconds(bytes)
             #expect(abs(seconds - expected) < 0.3, "the remux holds \(seconds) s of the \(expected) s fed")
+        } catch {
+            await site.stop()
+            throw error
+        }
+        await site.stop()
+    }
+
+    @Test("a live list whose numbering starts again is taken up near its new end, and one that stops moving ends the relay")
+    func restartAndStall() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hls-restart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=330:d=10", "-ar", "44100", "-ac", "1", "-c:a", "aac", "-b:a", "64k",
+                            "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", folder.appendingPathComponent("s%03d.ts").path,
+                            folder.appendingPathComponent("all.m3u8").path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        // Readings 0 and 1: segments 0…4 (s000–s004). From reading 2 on: the numbering starts
+        // again at 0 for s005–s007, and the list never moves again.
+        let asked = NIOLockedValueBox<(readings: Int, segments: [String])>((0, []))
+        let site = try await LocalSite.start { app in
+            app.get("live.m3u8") { _ -> Response in
+                let k = asked.withLockedValue { state in defer { state.readings += 1 }; return state.readings }
+                let files = k < 2 ? Array(0...4) : Array(5...7)
+                var text = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n"
+                for n in files { text += "#EXTINF:1.0,\ns\(String(format: "%03d", n)).ts\n" }
+                return Response(status: .ok, body: .init(string: text))
+            }
+            app.get(":name") { req async throws -> Response in
+                let name = req.parameters.get("name") ?? ""
+                asked.withLockedValue { $0.segments.append(name) }
+                return try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent(name).path)
+            }
+        }
+        do {
+            var policy = GuardedHTTPClient.Policy()
+            policy.allowPrivate = true
+            let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
+            let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
+            let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
+            let feeding = Task {
+                await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test"), stillLimit: 2)
+            }
+            var bytes = 0
+            for await chunk in process.output {
+                bytes += chunk.count
+                process.taken()
+            }
+            await feeding.value
+            let fetched = asked.withLockedValue { $0.segments }
+            #expect(fetched == ["s002.ts", "s003.ts", "s004.ts", "s005.ts", "s006.ts", "s007.ts"],
+                    "near the end, then near the new end once the numbering started again, each once")
+            #expect(bytes > 0)
         } catch {
             await site.stop()
             throw error

@@ -397,6 +397,9 @@ struct PodcastAPITests {
                 #expect(hls.status == .ok && hls.headers.first(name: .contentType) == "audio/aac", "\(hls.status) \(hls.text.prefix(300))")
                 let seconds = try await Self.probedSeconds(hls.bytes)
                 #expect(abs(seconds - 12) < 1, "the remux holds \(seconds) s of the station's 12 s")
+                // A HEAD says what it would send, and starts nothing.
+                let head = try await client.send(.HEAD, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream", auth: .cookie(bea))
+                #expect(head.status == .ok && head.headers.first(name: .contentType) == "audio/aac" && head.bytes.isEmpty)
                 // … and, for a browser with HLS built in, its playlist with segments addressed here.
                 let playlist = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream?hls=1", auth: .cookie(bea))
                 #expect(playlist.headers.first(name: .contentType) == "application/vnd.apple.mpegurl")
@@ -404,6 +407,7 @@ struct PodcastAPITests {
                         "\(playlist.text)")
                 let segment = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/segments/1", auth: .cookie(bea))
                 #expect(segment.status == .ok && segment.bytes.first == 0x47, "an MPEG-TS packet begins with 0x47")
+                #expect(segment.headers.first(name: .cacheControl) == "no-store")
                 for gone in ["9", "-1", "x", "init"] {
                     #expect(try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/segments/\(gone)", auth: .cookie(bea)).status == .notFound, "\(gone)")
                 }

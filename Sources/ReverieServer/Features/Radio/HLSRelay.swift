@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 import MediaFormats
+import NIOConcurrencyHelpers
 import NIOCore
 import Vapor
 
@@ -27,6 +28,8 @@ struct HLSRelay: Sendable {
     struct Resolved: Sendable {
         var url: URL
         var media: HLSPlaylist.Media
+        /// The chosen variant's CODECS, when a master playlist named them.
+        var codecs: String? = nil
     }
 
     // MARK: Reading playlists
@@ -34,6 +37,7 @@ struct HLSRelay: Sendable {
     /// The media playlist at `url`, through a master playlist's preferred variant when it is one.
     func resolve(_ url: URL) async throws -> Resolved {
         var address = url
+        var codecs: String?
         for _ in 0..<3 {
             let answer = try await client.get(address, accept: "application/vnd.apple.mpegurl, audio/mpegurl, */*", maxBytes: HLSPlaylist.maximumBytes)
             guard answer.status == 200 else { throw OutsideFetchError.status(answer.status, host: answer.url.host ?? "the station") }
@@ -48,12 +52,13 @@ struct HLSRelay: Sendable {
                 guard !media.encrypted else {
                     throw APIError(.unprocessableEntity, code: "hls_encrypted", "This station encrypts its stream, so it plays only in its own app or website.")
                 }
-                return Resolved(url: answer.url, media: media)
+                return Resolved(url: answer.url, media: media, codecs: codecs)
             case let .master(variants):
                 guard let variant = HLSPlaylist.preferred(variants), let next = URL(string: variant.uri, relativeTo: answer.url)?.absoluteURL else {
                     throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlist lists no stream that can be played.")
                 }
                 address = next
+                codecs = variant.codecs
             }
         }
         throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlists point to one another without end.")
@@ -101,27 +106,42 @@ struct HLSRelay: Sendable {
         guard let uri, let address = URL(string: uri, relativeTo: resolved.url)?.absoluteURL else {
             throw APIError(.notFound, code: "not_found", "That part of the stream has passed; reload the station.")
         }
-        return try await client.relay(address, for: req, maxBytes: Self.segmentBytes)
+        let response = try await client.relay(address, for: req, maxBytes: Self.segmentBytes)
+        // Numbered by the station, which may number again from 0: never kept.
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
     }
 
     // MARK: The remux relay
 
     /// The station's sound as one stream, for as long as the person listens (up to `maxBytes`).
+    /// ffmpeg and the fetching start only when the body is written (a HEAD starts nothing), and
+    /// stop when the listener goes; what ffmpeg makes is handed on as the listener takes it, so a
+    /// slow listener slows the fetching rather than filling memory.
     func remux(_ url: URL, codec: String?, for req: Request, maxBytes: Int) async throws -> Response {
         // Read once before answering, so a station that cannot be played says why with its status.
         let first = try await resolve(url)
-        let mp3 = codec?.uppercased().contains("MP3") == true
-        let process = try RemuxProcess(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
-        let feeding = Task { [client] in
-            await Self.feed(process, from: first, client: client, maxBytes: maxBytes, logger: req.logger)
-        }
+        // The sound's codec: the variant's CODECS when the master playlist named them, else the directory's.
+        let named = (first.codecs ?? codec ?? "").lowercased()
+        let mp3 = named.contains("mp3") || named.contains("mp4a.40.34") || named.contains("mp4a.6b")
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: mp3 ? "audio/mpeg" : "audio/aac")
         headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        if req.method == .HEAD { return Response(status: .ok, headers: headers) }
+        let client = client, ffmpeg = ffmpeg, logger = req.logger
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
+            let process: RemuxProcess
+            do {
+                process = try RemuxProcess(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
+            } catch {
+                try? await writer.write(.error(error))
+                return
+            }
+            let feeding = Task { await Self.feed(process, from: first, client: client, maxBytes: maxBytes, logger: logger) }
             do {
                 for await chunk in process.output {
                     try await writer.write(.buffer(ByteBuffer(data: chunk)))
+                    process.taken()
                 }
                 try await writer.write(.end)
             } catch {
@@ -133,13 +153,21 @@ struct HLSRelay: Sendable {
         }))
     }
 
+    /// How many target durations a live list may go without a new segment before the relay ends.
+    static let patience = 6.0
+
     /// Fetches the segments in order and writes them to ffmpeg until the list ends, the relay
-    /// is cancelled (the listener left) or `maxBytes` have gone through.
-    static func feed(_ process: RemuxProcess, from first: Resolved, client: GuardedHTTPClient, maxBytes: Int, logger: Logger) async {
+    /// is cancelled (the listener left), `maxBytes` have gone through, or a live list stops
+    /// moving. A list whose numbering restarts or jumps is picked up again near its end; a
+    /// segment that fails is passed over (three in a row end the relay).
+    static func feed(_ process: RemuxProcess, from first: Resolved, client: GuardedHTTPClient, maxBytes: Int, logger: Logger,
+                     stillLimit: Double? = nil) async {
         var resolved = first
         var next: Int?
         var written = 0
         var initialized = false
+        var failures = 0
+        var still = 0.0   // seconds with nothing new
         do {
             while !Task.isCancelled {
                 let media = resolved.media
@@ -147,7 +175,13 @@ struct HLSRelay: Sendable {
                     written += try await process.write(try await bytes(address, client))
                     initialized = true
                 }
-                // A live list starts near its end; a finished one from its start.
+                // A live list starts near its end; a finished one from its start. A list that no
+                // longer holds the next segment (its numbering restarted, or moved on past it)
+                // is taken up near its end again.
+                if let expected = next, let firstSequence = media.segments.first?.sequence, let last = media.segments.last?.sequence,
+                   expected < firstSequence || expected > last + 1 {
+                    next = nil
+                }
                 if next == nil {
                     let start = media.ended ? 0 : max(0, media.segments.count - liveEdge)
                     next = media.segments.indices.contains(start) ? media.segments[start].sequence : nil
@@ -155,20 +189,36 @@ struct HLSRelay: Sendable {
                 var added = false
                 for segment in media.segments where segment.sequence >= (next ?? 0) {
                     guard !Task.isCancelled, written < maxBytes else { break }
-                    guard let address = URL(string: segment.uri, relativeTo: resolved.url)?.absoluteURL else { continue }
-                    written += try await process.write(try await bytes(address, client))
                     next = segment.sequence + 1
+                    guard let address = URL(string: segment.uri, relativeTo: resolved.url)?.absoluteURL else { continue }
+                    let data: Data
+                    do {
+                        data = try await bytes(address, client)
+                        failures = 0
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        failures += 1
+                        if failures >= 3 { throw error }
+                        continue
+                    }
+                    written += try await process.write(data)
                     added = true
                 }
                 if media.ended || written >= maxBytes { break }
                 // A live list is read again after a target duration (half of one when nothing was new).
                 let wait = max(1, min(10, added ? media.targetDuration : media.targetDuration / 2))
+                still = added ? 0 : still + wait
+                if still > (stillLimit ?? max(30, media.targetDuration * patience)) {
+                    logger.info("HLS relay of \(first.url.host ?? "a station") ended: its list stopped moving")
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
                 resolved = try await HLSRelay(client: client).resolve(first.url)
             }
         } catch is CancellationError {
         } catch {
-            logger.info("HLS relay of \(first.url.host ?? "a station") ended: \(error)")
+            if !Task.isCancelled { logger.info("HLS relay of \(first.url.host ?? "a station") ended: \(error)") }
         }
         process.finishInput()
     }
@@ -189,11 +239,18 @@ final class RemuxProcess: @unchecked Sendable {
     let output: AsyncStream<Data>
     /// Writes go through one queue, in order, off the caller's thread (a full pipe blocks).
     private let queue = DispatchQueue(label: "reverie.hls-remux")
+    /// Chunks read ahead of the listener at most: past them the reader waits, ffmpeg's pipe
+    /// fills, ffmpeg stops reading, and the fetching waits in `write`.
+    /// (Made at 0 and given its room in `init`: a semaphore freed below its starting value traps.)
+    private let room = DispatchSemaphore(value: 0)
+    private let stopped = NIOLockedValueBox(false)
 
     init(ffmpeg: String, format: String) throws {
         guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-i", "pipe:0", "-vn", "-map", "0:a:0", "-c:a", "copy", "-f", format, "pipe:1"]
+        // ffmpeg reads only its standard input: whatever a segment says, it opens nothing else.
+        process.arguments = ["-hide_banner", "-loglevel", "error", "-protocol_whitelist", "pipe", "-i", "pipe:0",
+                             "-vn", "-map", "0:a:0", "-c:a", "copy", "-f", format, "pipe:1"]
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -204,15 +261,22 @@ final class RemuxProcess: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)   // ffmpeg stopping must not take the server with it
         try process.run()
         let reader = stdout.fileHandleForReading
-        DispatchQueue.global().async {
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
+        for _ in 0..<8 { room.signal() }
+        let room = room, stopped = stopped
+        // A thread of its own: it spends the session waiting in read().
+        Thread.detachNewThread {
+            while !stopped.withLockedValue({ $0 }) {
+                room.wait()
+                guard let data = try? reader.read(upToCount: 64 << 10), !data.isEmpty else { break }
                 continuation.yield(data)
             }
             continuation.finish()
+            try? reader.close()
         }
     }
+
+    /// The listener took a chunk: the reader may read another.
+    func taken() { room.signal() }
 
     /// Writes `data` to ffmpeg (waiting while its pipe is full); answers the bytes written.
     func write(_ data: Data) async throws -> Int {
@@ -234,9 +298,12 @@ final class RemuxProcess: @unchecked Sendable {
         queue.async { try? self.input.close() }
     }
 
-    /// Stops ffmpeg now (not behind a write its full pipe holds up: that write then fails).
+    /// Stops ffmpeg now (not behind a write its full pipe holds up: that write then fails), and
+    /// lets the reader go.
     func stop() {
+        stopped.withLockedValue { $0 = true }
         if process.isRunning { process.terminate() }
+        room.signal()
         queue.async {
             try? self.input.close()
             self.process.waitUntilExit()
