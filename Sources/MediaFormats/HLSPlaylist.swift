@@ -87,7 +87,8 @@ public enum HLSPlaylist: Sendable, Equatable {
                     guard let number = Int(value), number >= 0, number < Int(Int32.max) else {
                         throw MediaFormatsError.malformed("#EXT-X-MEDIA-SEQUENCE is not a whole number")
                     }
-                    sequence = number
+                    // (It numbers the list's first segment: once segments came, it says nothing.)
+                    if segments.isEmpty { sequence = number }
                 case "#EXT-X-ENDLIST":
                     ended = true
                 case "#EXT-X-MAP":

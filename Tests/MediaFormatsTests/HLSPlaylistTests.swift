@@ -43,6 +43,10 @@ struct HLSPlaylistTests {
         guard case let .media(media) = try HLSPlaylist.parse(Data(text.utf8)) else { Issue.record("not a media playlist"); return }
         #expect(media.targetDuration == 6 && media.ended && media.initialization == "init.mp4" && !media.encrypted)
         #expect(media.segments == [.init(uri: "seg-1041.m4s", duration: 6, sequence: 1041), .init(uri: "https://cdn.example/seg-1042.m4s", duration: 5.5, sequence: 1042)])
+        // A media sequence after the segments began numbers nothing (found by the fuzz harness).
+        let late = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\na.ts\n#EXT-X-MEDIA-SEQUENCE:9\n#EXTINF:4,\nb.ts\n"
+        guard case let .media(numbered) = try HLSPlaylist.parse(Data(late.utf8)) else { Issue.record("not a media playlist"); return }
+        #expect(numbered.segments.map(\.sequence) == [0, 1])
         let locked = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n#EXTINF:4,\na.ts\n"
         guard case let .media(encrypted) = try HLSPlaylist.parse(Data(locked.utf8)) else { Issue.record("not a media playlist"); return }
         #expect(encrypted.encrypted && !encrypted.ended)
