@@ -8,21 +8,45 @@ import Vapor
 
 @Suite("HLS-only radio: a live list followed from near its end, its segments remuxed in order")
 struct HLSRelayTests {
-    @Test("a live list: the relay starts three segments from its end, reads it again every target duration, takes each new segment once, and stops when the list ends")
-    func live() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hls-live-\(UUID().uuidString)")
+    /// One-second segments of AAC in MPEG-TS (`s000.ts`…) made by ffmpeg in a new folder, and
+    /// their listed lengths.
+    static func segments(frequency: Int, seconds: Int) throws -> (folder: URL, lengths: [String]) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        // Ten one-second segments of AAC in MPEG-TS.
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=10", "-ar", "44100", "-ac", "1", "-c:a", "aac", "-b:a", "64k",
-                            "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", folder.appendingPathComponent("s%03d.ts").path,
-                            folder.appendingPathComponent("all.m3u8").path]
+        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=\(frequency):d=\(seconds)", "-ar", "44100", "-ac", "1", "-c:a", "aac",
+                            "-b:a", "64k", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod",
+                            "-hls_segment_filename", folder.appendingPathComponent("s%03d.ts").path, folder.appendingPathComponent("all.m3u8").path]
         try ffmpeg.run()
         ffmpeg.waitUntilExit()
         let listing = try String(contentsOf: folder.appendingPathComponent("all.m3u8"), encoding: .utf8)
-        let lengths = listing.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.map { String($0.dropFirst(8).dropLast()) }
+        return (folder, listing.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.map { String($0.dropFirst(8).dropLast()) })
+    }
+
+    /// Runs the remux relay on `site`'s `live.m3u8` to its end; answers what it made.
+    static func relayed(_ site: LocalSite, stillLimit: Double? = nil) async throws -> Data {
+        var policy = GuardedHTTPClient.Policy()
+        policy.allowPrivate = true
+        let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
+        let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
+        let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
+        let feeding = Task {
+            await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test"), stillLimit: stillLimit)
+        }
+        var bytes = Data()
+        for await chunk in process.output {
+            bytes.append(chunk)
+            process.taken()
+        }
+        await feeding.value
+        return bytes
+    }
+
+    @Test("a live list: the relay starts three segments from its end, reads it again every target duration, takes each new segment once, and stops when the list ends")
+    func live() async throws {
+        let (folder, lengths) = try Self.segments(frequency: 440, seconds: 10)
+        defer { try? FileManager.default.removeItem(at: folder) }
         #expect(lengths.count >= 8)
 
         // The k-th reading of the list shows segments k…k+4, and the last one (7) ends it.
@@ -43,18 +67,7 @@ struct HLSRelayTests {
             }
         }
         do {
-            var policy = GuardedHTTPClient.Policy()
-            policy.allowPrivate = true
-            let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
-            let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
-            let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
-            let feeding = Task { await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test")) }
-            var bytes = Data()
-            for await chunk in process.output {
-                bytes.append(chunk)
-                process.taken()
-            }
-            await feeding.value
+            let bytes = try await Self.relayed(site)
             let fetched = asked.withLockedValue { $0.segments }
             #expect(fetched == ["s002.ts", "s003.ts", "s004.ts", "s005.ts", "s006.ts", "s007.ts"], "each new segment once, from near the live edge")
             let expected = lengths[2...7].compactMap(Double.init).reduce(0, +)
@@ -69,16 +82,8 @@ struct HLSRelayTests {
 
     @Test("a live list whose numbering starts again is taken up near its new end, and one that stops moving ends the relay")
     func restartAndStall() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hls-restart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, _) = try Self.segments(frequency: 330, seconds: 10)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=330:d=10", "-ar", "44100", "-ac", "1", "-c:a", "aac", "-b:a", "64k",
-                            "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_filename", folder.appendingPathComponent("s%03d.ts").path,
-                            folder.appendingPathComponent("all.m3u8").path]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
         // Readings 0 and 1: segments 0…4 (s000–s004). From reading 2 on: the numbering starts
         // again at 0 for s005–s007, and the list never moves again.
         let asked = NIOLockedValueBox<(readings: Int, segments: [String])>((0, []))
@@ -97,24 +102,11 @@ struct HLSRelayTests {
             }
         }
         do {
-            var policy = GuardedHTTPClient.Policy()
-            policy.allowPrivate = true
-            let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
-            let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
-            let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
-            let feeding = Task {
-                await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test"), stillLimit: 2)
-            }
-            var bytes = 0
-            for await chunk in process.output {
-                bytes += chunk.count
-                process.taken()
-            }
-            await feeding.value
+            let bytes = try await Self.relayed(site, stillLimit: 2)
             let fetched = asked.withLockedValue { $0.segments }
             #expect(fetched == ["s002.ts", "s003.ts", "s004.ts", "s005.ts", "s006.ts", "s007.ts"],
                     "near the end, then near the new end once the numbering started again, each once")
-            #expect(bytes > 0)
+            #expect(!bytes.isEmpty)
         } catch {
             await site.stop()
             throw error
