@@ -5,7 +5,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, expect_error, open_page, screenshot, sign_in, wait_for, wait_until
+from conftest import close, expect_error, open_page, screenshot, sign_in, wait_for, wait_until, watch
 from reverie_process import call
 from shared_cases import shared_cases
 
@@ -397,3 +397,55 @@ def test_import_a_text_file_and_export_a_lyric_sheet(server, page, tmp_path):
         page.get_by_role("link", name="Lyric sheet (PDF)").click()
     assert sheet.value.suggested_filename == "Harbour Blues.pdf"
     assert open(sheet.value.path(), "rb").read(8) == b"%PDF-1.4"
+
+
+def test_a_new_song_typed_offline_is_never_lost(server, browser):
+    """Issue 34's promise for Write: a song begun with no connection is on the device from its
+    first keystroke, there after the tab is closed and Write opened again offline, in a second tab
+    too, and reaches the server exactly once when the connection returns."""
+    page = open_page(browser)
+    sign_in(server, page, "Write")
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now controlled by the service worker, which opens the app offline
+    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    expect(page.get_by_role("button", name="New song")).to_be_visible()
+
+    def offline_page(opened, watched=False):
+        if not watched:
+            watch(opened)
+        expect_error(opened, "offline", r"/api/")  # saves, analyses and lists tried with no network
+        expect_error(opened, "aborted", r"/api/")
+        return opened
+
+    offline_page(page, watched=True)
+    page.context.set_offline(True)
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Train Song")
+    page.get_by_role("textbox", name="Lyrics").fill("No signal in the tunnel\nStill the words keep coming")
+    expect(page.locator("[data-save]")).to_have_text("On this device only — sent when the connection returns", timeout=15_000)
+    song = page.url.rsplit("/", 1)[1]
+    assert len(song) == 36, page.url
+
+    # The tab is closed; Write opened again, still offline: the song is in the list and opens.
+    later = offline_page(page.context.new_page())
+    page.close()
+    later.goto(server.url + "/write")
+    expect(later.locator(".song", has_text="Train Song")).to_contain_text("On this device only")
+    screenshot(later, "write-offline-new-song")
+    later.locator(".song-link", has_text="Train Song").click()
+    expect(later.get_by_role("textbox", name="Lyrics")).to_have_value("No signal in the tunnel\nStill the words keep coming")
+    expect(later.locator("[data-save]")).to_contain_text("On this device only")
+    # A second tab holds it too.
+    second = offline_page(later.context.new_page())
+    second.goto(f"{server.url}/write/{song}")
+    expect(second.get_by_label("Title", exact=True)).to_have_value("Train Song")
+
+    # Back online: both tabs send it, and the server makes it once.
+    later.context.set_offline(False)
+    for tab in (later, second):
+        expect(tab.locator("[data-save]")).to_have_text("Saved", timeout=20_000)
+    songs = later.evaluate("fetch('/api/compositions').then((answer) => answer.json())")
+    assert [entry["id"].lower() for entry in songs if entry["title"] == "Train Song"] == [song.lower()], songs
+    stored = later.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
+    assert stored["lyrics"] == "No signal in the tunnel\nStill the words keep coming", stored
+    close(later, second)

@@ -49,6 +49,28 @@ struct CompositionAPITests {
         }
     }
 
+    @Test("a new song sent with the device's id is made once: sent again (a retry, a second tab) it answers the same song; another person's id is refused",
+          arguments: TestDatabase.all)
+    func madeOnce(database: TestDatabase) async throws {
+        try await withTestApp(database) { client in
+            let ada = try await client.setUpOwner()
+            let bea = try await client.addUser("bea", by: ada)
+            let id = UUID()
+            let first = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "Night Train", lyrics: "Rails hum low", id: id), auth: .cookie(ada))
+            #expect(first.status == .created)
+            #expect(try first.decode(Composition.self).id == id)
+            let again = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "Night Train", lyrics: "Rails hum low", id: id), auth: .cookie(ada))
+            #expect(again.status == .ok)
+            #expect(try again.decode(Composition.self).version == 1)
+            let list = try await client.send(.GET, "/api/compositions", auth: .cookie(ada)).decode([CompositionSummary].self)
+            #expect(list.map(\.id) == [id], "one song, not two")
+            let taken = try await client.send(.POST, "/api/compositions", json: CompositionInput(title: "Mine", lyrics: "", id: id), auth: .cookie(bea))
+            #expect(taken.status == .conflict && taken.error?.code == "id_taken")
+            #expect(try await client.send(.GET, "/api/compositions/\(id)", auth: .cookie(bea)).status == .notFound)
+            #expect(try await client.send(.GET, "/api/compositions", auth: .cookie(bea)).decode([CompositionSummary].self).isEmpty)
+        }
+    }
+
     @Test("every song whole in one answer, newest first, without the deleted ones, opening none", arguments: TestDatabase.all)
     func whole(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
@@ -157,7 +179,7 @@ struct CompositionAPITests {
                                          accountCreatedAt: Date())
             let songs = client.app.repositories.compositions
             let start = Date(timeIntervalSince1970: 1_790_000_000)
-            let made = try await songs.create(title: "Harbour", lyrics: "Lights on the water", themeOverride: Theme.plainDark.rawValue,
+            let made = try await songs.create(id: nil, title: "Harbour", lyrics: "Lights on the water", themeOverride: Theme.plainDark.rawValue,
                                               conflictOf: nil, ownedBy: user, at: start)
             #expect(made == Composition(id: made.id, title: "Harbour", lyrics: "Lights on the water", version: 1, createdAt: start,
                                         updatedAt: start, lastOpenedAt: nil, themeOverride: .plainDark, conflictOf: nil))

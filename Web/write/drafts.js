@@ -62,6 +62,11 @@ function all() {
   return run("readonly", (store) => store.getAll());
 }
 
+/** Songs made on this device that the server has not made yet (sync on), newest first. */
+export async function newSongs() {
+  return (await all()).filter((draft) => draft.baseVersion == null).sort((a, b) => b.changedAt - a.changedAt);
+}
+
 /** The ids of songs with an edit on this device that the server does not have yet. */
 export async function pendingIDs() {
   return new Set((await all()).map((draft) => draft.id));
@@ -72,6 +77,7 @@ export async function pendingIDs() {
  * conflict copy on the server), or throws when the server cannot be reached.
  */
 export async function send(draft) {
+  if (draft.baseVersion == null) return create(draft);
   const response = await fetch(`/api/compositions/${draft.id}`, {
     method: "PUT", credentials: "same-origin",
     headers: { "Content-Type": "application/json", Accept: "application/json", "If-Match": `"${draft.baseVersion}"` },
@@ -89,6 +95,31 @@ export async function send(draft) {
   if (!response.ok) throw new Error(body.error ? body.error.message : `The server answered ${response.status}.`);
   await forget(draft.id, draft.changedAt);
   return { saved: body };
+}
+
+/**
+ * A song made on this device and not yet on the server (`baseVersion` null): created with the id
+ * the device gave it, so sending it again (a retry, another tab) never makes a second one. Made
+ * before with older words: those words are then saved into it with its version. Answers as `send`
+ * does (`{ gone }` when the id names a song deleted elsewhere).
+ */
+async function create(draft) {
+  const response = await fetch("/api/compositions", {
+    method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ id: draft.id, title: draft.title, lyrics: draft.lyrics }),
+  });
+  const body = await response.json().catch(() => ({}));
+  if (response.status === 409) {
+    await forget(draft.id);
+    return { gone: true };
+  }
+  if (!response.ok) throw new Error(body.error ? body.error.message : `The server answered ${response.status}.`);
+  if (response.status === 200 && (body.title !== (draft.title.trim() || "Untitled") || body.lyrics !== draft.lyrics)) {
+    return send({ ...draft, baseVersion: body.version });
+  }
+  await forget(draft.id, draft.changedAt);
+  return { saved: body, created: response.status === 201 };
 }
 
 let syncing = null;

@@ -34,6 +34,10 @@ export class Editor {
         if (!song || song.deleted) throw Object.assign(new Error("This device has no such song. With sync off, only the songs kept here open."), { status: 404 });
       } else song = await api(`/api/compositions/${this.id}`);
     } catch (problem) {
+      // Not reachable, or not made there yet: this device's draft of it, when it has one.
+      const kept = !this.local && (problem.status === 0 || problem.status === 404);
+      const draft = kept ? await drafts.find(this.id).catch(() => null) : null;
+      if (draft) return this.show({ title: draft.title, lyrics: draft.lyrics, version: draft.baseVersion }, draft);
       const offline = problem.status === 0;
       this.container.innerHTML = `<section class="empty-state"><h1>${offline ? "Not on this device yet" : "Song not found"}</h1><p></p>
         <a class="button primary" href="/write" data-link>Back to your songs</a></section>`;
@@ -42,6 +46,11 @@ export class Editor {
         : problem.message;
       return;
     }
+    return this.show(song);
+  }
+
+  /** Shows `song`: the server's, or with `draft` this device's copy (the server cannot be reached, or has not made it yet). */
+  async show(song, draft = null) {
     if (this.id === "new") this.id = null;
     this.version = song.version;
     drafts.setEditing(this.id);
@@ -51,7 +60,7 @@ export class Editor {
         <div class="editor-top">
           <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
           <span class="editor-top-end">
-            <span class="save-state" role="status" data-save>${this.id ? (this.local ? "Saved on this device" : "Saved") : "New song"}</span>
+            <span class="save-state" role="status" data-save>${this.id ? (this.local ? "Saved on this device" : draft ? "On this device only" : "Saved") : "New song"}</span>
             <details class="export-menu" data-export ${this.id && !this.local ? "" : "hidden"}>
               <summary class="button small">Export</summary>
               <div class="export-choices">
@@ -104,7 +113,11 @@ export class Editor {
     }
     this.draw();
     if (!this.analysis && this.textarea.value) this.runAnalysis();
-    if (this.id && !this.local) await this.applyDraft(song);
+    if (draft) {
+      // Sent when the server can be reached (now, if it can).
+      if (!this.left) window.addEventListener("online", () => this.save(), { once: true });
+      this.save();
+    } else if (this.id && !this.local) await this.applyDraft(song);
   }
 
   /** A Plus feature was tapped: the paywall card, with the reason. */
@@ -174,7 +187,8 @@ export class Editor {
   }
 
   keepDraft() {
-    if (!this.id || this.local) return Promise.resolve(null);  // a new song is kept once the server has made it
+    if (!this.local && !this.id && (this.title.value || this.textarea.value)) this.adopt(uuid());  // kept from its first keystroke
+    if (!this.id || this.local) return Promise.resolve(null);
     this.draftWrite = drafts.keep({ id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version })
       .catch(() => null);  // no IndexedDB: the server copy is all there is
     return this.draftWrite;
@@ -199,13 +213,15 @@ export class Editor {
   async saveNow() {
     if (!this.textarea) return;
     if (this.local) return this.saveOnDevice();
-    if (!this.id) return this.createNow();
+    if (!this.id) this.adopt(uuid());
     this.dirty = false;
-    this.setState("Saving…");
+    const fresh = this.version == null;
+    this.setState(fresh ? "Sending…" : "Saving…");
     const draft = (await this.keepDraft())
       || { id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version, changedAt: Date.now() };
     try {
       const result = await drafts.send(draft);
+      if (fresh && result.saved && !this.left) this.player.setSong(this.id);  // made on the server: its tracks can be attached
       if (result.conflict) {
         await this.showNewer(result.conflict, draft);
         return;
@@ -217,8 +233,22 @@ export class Editor {
       this.version = result.saved.version;
       this.setState(this.dirty ? "Editing…" : "Saved");
     } catch (problem) {
-      this.notSaved(problem, "Offline — kept on this device");
+      this.notSaved(problem, fresh ? "On this device only — sent when the connection returns" : "Offline — kept on this device");
     }
+  }
+
+  /**
+   * A new song's first keystroke: it takes an id made here, and the address becomes the song's.
+   * Its text is kept in IndexedDB from then on (a closed tab or a restarted phone loses nothing)
+   * and created on the server with that id, once, when it can be reached.
+   */
+  adopt(id) {
+    this.id = id;
+    this.version = null;
+    if (this.left) return;
+    drafts.setEditing(id);
+    history.replaceState({}, "", `/write/${id}`);
+    this.paintExport();
   }
 
   /** Sync off: the song is saved in this browser only (a new one gets its id here). */
@@ -243,26 +273,6 @@ export class Editor {
     menu.hidden = !this.id || this.local;
     for (const link of menu.querySelectorAll("[data-export-format]")) {
       if (this.id) link.href = `/api/compositions/${this.id}/export?format=${link.dataset.exportFormat}`;
-    }
-  }
-
-  /** The first keystroke in a new song: the server makes it, and the address becomes the song's. */
-  async createNow() {
-    this.dirty = false;
-    this.setState("Saving…");
-    try {
-      const song = await api("/api/compositions", { method: "POST", body: { title: this.title.value, lyrics: this.textarea.value } });
-      this.id = song.id;
-      this.version = song.version;
-      if (!this.left) {
-        drafts.setEditing(this.id);
-        history.replaceState({}, "", `/write/${song.id}`);
-        this.paintExport();
-        this.player.setSong(song.id);
-      }
-      this.setState(this.dirty ? "Editing…" : "Saved");  // words typed meanwhile go in the next save
-    } catch (problem) {
-      this.notSaved(problem, "Offline — this new song is saved when the connection returns");
     }
   }
 

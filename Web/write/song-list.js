@@ -79,8 +79,25 @@ export class SongList {
     } catch {
       // no IndexedDB: nothing waits on this device
     }
+    // Songs made on this device that the server has not made yet: shown first, whatever it answers.
+    let fresh = [];
+    if (drafts.syncEnabled() && !query) {
+      try {
+        fresh = (await drafts.newSongs()).map((draft) => ({ id: draft.id, title: draft.title.trim() || "Untitled", updatedAt: new Date(draft.changedAt).toISOString(),
+          snippet: draft.lyrics.split("\n").map((line) => line.trim()).find(Boolean) || "", onDevice: true }));
+      } catch {
+        // no IndexedDB: nothing waits on this device
+      }
+    }
     try {
-      const songs = drafts.syncEnabled() ? await api(`/api/compositions${query ? `?q=${encodeURIComponent(query)}` : ""}`) : await localList(query);
+      let songs;
+      try {
+        songs = drafts.syncEnabled() ? await api(`/api/compositions${query ? `?q=${encodeURIComponent(query)}` : ""}`) : await localList(query);
+      } catch (problem) {
+        if (!fresh.length) throw problem;
+        songs = [];
+      }
+      songs = [...fresh, ...songs.filter((song) => !fresh.some((mine) => mine.id === song.id))];
       if (!songs.length) {
         list.innerHTML = `<li class="list-empty">${query ? `No song has “${escapeHTML(query)}” in its title or lyrics.` : "No songs yet. Tap New song to start one."}</li>`;
         return;
@@ -89,7 +106,8 @@ export class SongList {
         <li class="list-item song">
           <a href="/write/${song.id}" data-link class="song-link">
             <strong>${escapeHTML(song.title)}</strong>
-            <span class="meta">Updated ${friendlyDate(song.updatedAt)}${waiting.has(song.id) ? " · <em>edited on this device, waiting to be saved</em>" : ""}</span>
+            <span class="meta">${song.onDevice ? "<em>On this device only: sent when Reverie's server can be reached</em>"
+              : `Updated ${friendlyDate(song.updatedAt)}${waiting.has(song.id) ? " · <em>edited on this device, waiting to be saved</em>" : ""}`}</span>
             ${song.snippet ? `<span class="snippet">${escapeHTML(song.snippet)}</span>` : ""}
           </a>
           <button class="button danger small" type="button" data-delete="${song.id}" data-title="${escapeHTML(song.title)}" aria-label="Delete ${escapeHTML(song.title)}">Delete</button>
@@ -106,8 +124,12 @@ export class SongList {
 
   async remove(id, title) {
     const local = !drafts.syncEnabled();
+    // A song made here that the server has not made yet goes from this device (Undo keeps it again).
+    const mine = local ? null : await drafts.find(id).catch(() => null);
+    const onDevice = mine && mine.baseVersion == null;
     try {
       if (local) await drafts.markLocalDeleted(id);
+      else if (onDevice) await drafts.forget(id);
       else await api(`/api/compositions/${id}`, { method: "DELETE" });
     } catch (problem) {
       showError(this.container.querySelector(".form-error"), problem);
@@ -121,6 +143,7 @@ export class SongList {
     toast.querySelector("button").addEventListener("click", async () => {
       toast.hidden = true;
       if (local) await drafts.markLocalDeleted(id, false);
+      else if (onDevice) await drafts.keep(mine);
       else await api(`/api/compositions/${id}/restore`, { method: "POST" });
       announce(`${title} is back.`);
       this.load();

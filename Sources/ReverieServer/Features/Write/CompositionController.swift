@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import Reader
 import Rhymes
@@ -55,10 +56,20 @@ struct CompositionController: RouteCollection {
     }
 
     func create(req: Request) async throws -> Response {
+        let user = try req.user
         let input = try Self.validated(try req.content.decode(CompositionInput.self))
-        let song = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
-                                                                  conflictOf: nil, ownedBy: req.user, at: now())
-        return try Self.respond(song, status: .created)
+        let repository = req.repositories.compositions
+        // Made with the device's id before (a retry, another tab): that song, not a second one.
+        if let id = input.id, let made = try await repository.find(id, ownedBy: user) { return try Self.respond(made, status: .ok) }
+        do {
+            let song = try await repository.create(id: input.id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
+                                                   conflictOf: nil, ownedBy: user, at: now())
+            return try Self.respond(song, status: .created)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
+            // Made at the same moment by another request with the same id: that one is it.
+            if let id = input.id, let made = try await repository.find(id, ownedBy: user) { return try Self.respond(made, status: .ok) }
+            throw APIError(.conflict, code: "id_taken", "That id names another song; make the song again with a new id.")
+        }
     }
 
     /// The composition; opening it is remembered (`lastOpenedAt`). The rhyme analysis of its
@@ -96,7 +107,7 @@ struct CompositionController: RouteCollection {
             return try Self.respond(saved, status: .ok)
         }
         guard let current = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
-        let copy = try await repository.create(title: Self.conflictTitle(input.title), lyrics: input.lyrics,
+        let copy = try await repository.create(id: nil, title: Self.conflictTitle(input.title), lyrics: input.lyrics,
                                                themeOverride: input.themeOverride?.rawValue, conflictOf: id, ownedBy: user, at: now)
         let conflict = CompositionConflict(
             error: .init(code: "version_conflict",
@@ -165,7 +176,7 @@ struct CompositionController: RouteCollection {
         let text = Documents.decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let title = (name as NSString).deletingPathExtension
         let input = try Self.validated(CompositionInput(title: String(title.prefix(Self.maximumTitle)), lyrics: text.trimmingCharacters(in: .newlines)))
-        let song = try await req.repositories.compositions.create(title: input.title, lyrics: input.lyrics, themeOverride: nil,
+        let song = try await req.repositories.compositions.create(id: nil, title: input.title, lyrics: input.lyrics, themeOverride: nil,
                                                                   conflictOf: nil, ownedBy: user, at: now())
         return try Self.respond(song, status: .created)
     }

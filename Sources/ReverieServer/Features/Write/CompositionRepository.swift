@@ -6,7 +6,9 @@ import Vapor
 /// A person's compositions, answered as the API's `Composition` values (with their kept rhyme
 /// analysis; the store never answers a deleted one).
 public protocol CompositionRepository: Sendable {
-    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition
+    /// A new composition (with `id` when the device made one; a row with it already is a
+    /// constraint failure).
+    func create(id: UUID?, title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition
     /// The composition unless it is deleted (or someone else's).
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> Composition?
     /// Every song the person has (not the deleted ones), newest edit first.
@@ -47,8 +49,9 @@ struct FluentCompositionRepository: CompositionRepository {
     private var sql: (any SQLDatabase)? { database as? any SQLDatabase }
     private var usesFTS: Bool { sql?.dialect.name == "sqlite" }
 
-    func create(title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition {
+    func create(id: UUID?, title: String, lyrics: String, themeOverride: String?, conflictOf: UUID?, ownedBy user: AuthenticatedUser, at date: Date) async throws -> Composition {
         let row = CompositionModel(ownerID: user.id, title: title, lyrics: lyrics, themeOverride: themeOverride, conflictOf: conflictOf, at: date)
+        if let id { row.id = id }
         try await database.transaction { database in
             try await row.create(on: database)
             try await Self.index(row, on: database)
