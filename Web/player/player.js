@@ -112,6 +112,9 @@ export class Player {
     // One tap plays (`autoplay`): started here, inside the tap (a phone allows sound only from
     // one), from this device's own place or the item's; the server's answer can only add an offer.
     const guess = options.startAt ?? localPosition(options.item) ?? options.position ?? 0;
+    // This play is not told to the server until it has answered where the person is: told
+    // first, it would be the latest place, and another device's could no longer be offered.
+    this.asking = true;
     if (options.autoplay) {
       this.seekWhenReady(guess);
       this.play();
@@ -120,6 +123,8 @@ export class Player {
     // device's place when they are far apart. Offline, this device's last place.
     const server = await serverProgress(options.item);
     if (this.options !== options) return;  // closed, or another item opened, meanwhile
+    this.asking = false;
+    if (this.transport.playing) this.save("play");
     // A place the person chose (a book's chapter) wins: a saved place is for reopening only.
     const start = options.startAt ?? (server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0)) : guess);
     if (server?.offer && options.startAt == null) this.offer(server.offer, server.position);
@@ -159,7 +164,7 @@ export class Player {
     slider.addEventListener("change", () => this.seek(Number(slider.value)));
     const transport = this.transport;
     transport.on("timeupdate", () => this.paint());
-    transport.on("play", () => { this.claim.take(); this.paint(); this.save("play"); });
+    transport.on("play", () => { this.claim.take(); this.paint(); if (!this.asking) this.save("play"); });
     transport.on("pause", () => {
       this.paint();
       // A pause the system imposed (a call, another app) is saved like one the person made.
