@@ -398,8 +398,11 @@ struct PodcastAPITests {
                 let seconds = try await Self.probedSeconds(hls.bytes)
                 #expect(abs(seconds - 12) < 1, "the remux holds \(seconds) s of the station's 12 s")
                 // A HEAD says what it would send, and starts nothing.
+                let fetchedBefore = site.snapshot.hits.filter { $0.key.hasSuffix(".ts") }.values.reduce(0, +)
                 let head = try await client.send(.HEAD, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream", auth: .cookie(bea))
                 #expect(head.status == .ok && head.headers.first(name: .contentType) == "audio/aac" && head.bytes.isEmpty)
+                // (The playlists are read to answer it; no segment is fetched.)
+                #expect(site.snapshot.hits.filter { $0.key.hasSuffix(".ts") }.values.reduce(0, +) == fetchedBefore)
                 // … and, for a browser with HLS built in, its playlist with segments addressed here.
                 let playlist = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream?hls=1", auth: .cookie(bea))
                 #expect(playlist.headers.first(name: .contentType) == "application/vnd.apple.mpegurl")

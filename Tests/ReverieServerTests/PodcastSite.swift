@@ -60,6 +60,7 @@ final class PodcastSite: Sendable {
         app.get("radio", "hls", ":name") { req async throws -> Response in
             guard let name = req.parameters.get("name"), !name.contains("/"), !name.hasPrefix("."),
                   FileManager.default.fileExists(atPath: hls.appendingPathComponent(name).path) else { throw Abort(.notFound) }
+            count("hls/\(name)")
             return try await req.fileio.asyncStreamFile(at: hls.appendingPathComponent(name).path)
         }
 

@@ -12,7 +12,7 @@
 //   rendered while the one before plays.
 
 import { api } from "../api.js";
-import { announce, escapeHTML } from "../dom.js";
+import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { bookTracks, deck, episodeTracks, librivoxTracks, toFile } from "./deck.js";
 import { localPosition } from "./progress.js";
 import { render as renderSpeech } from "../speech.js";
@@ -412,7 +412,7 @@ class TrackSource {
     }
     const part = this.parts[0];
     if (!part) { this.done = true; return []; }
-    const settings = JSON.parse(localStorage.getItem("readerSettings") || "{}");
+    const settings = storedJSON("readerSettings", {});
     const made = await renderSpeech(part.script, { voice: settings.voice || "", rate: 1 });
     this.parts.shift();
     if (!this.parts.length) this.done = true;
