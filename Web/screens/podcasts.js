@@ -460,10 +460,12 @@ class PodcastsPage {
           <ol class="transcript-lines" aria-label="Transcript; choose a line to play from there"></ol>
         </section>
       </section>`;
-    const chapters = episode.hasChapters ? await api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
-    if (this.closed) return;
-    this.$("[data-play]").addEventListener("click", () => playEpisode(podcast, episode, chapters, null, this.lines));
+    // The buttons work from the moment they are drawn: a tap while the chapters load is not lost.
+    const chaptersRead = episode.hasChapters ? api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : Promise.resolve([]);
+    this.$("[data-play]").addEventListener("click", async () => playEpisode(podcast, episode, await chaptersRead, null, this.lines));
     wireQueueButtons(this.$(".episode-actions"), `podcast:${episode.id}`, episode.title);
+    const chapters = await chaptersRead;
+    if (this.closed) return;
     if (chapters.length) {
       this.$(".episode-chapters").hidden = false;
       this.$(".episode-chapters .chapters").innerHTML = chapters.map((chapter) => `
