@@ -8,9 +8,11 @@
 //   these answers when someone signs out. Searches (?q=) are not kept: each query would be an
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
+// - Write's rhyme pack (GET /api/offline/rhymes) is kept by the page in a cache of its own.
 
-const CACHE = "reverie-shell-v44";
+const CACHE = "reverie-shell-v45";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
+const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const SHELL = [
   "/",
   "/index.html",
@@ -75,6 +77,7 @@ const SHELL = [
   "/write/player.js",
   "/write/song-list.js",
   "/write/editor.js",
+  "/write/offline-rhymes.js",
   "/meditation/run.js",
   "/meditation/player.js",
   "/meditation/uploads.js",
@@ -95,7 +98,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((key) => key !== CACHE && key !== API_CACHE).map((key) => caches.delete(key))))
+      .then((keys) => Promise.all(keys.filter((key) => key !== CACHE && key !== API_CACHE && key !== RHYMES_CACHE).map((key) => caches.delete(key))))
       .then(() => self.clients.claim()),
   );
 });

@@ -28,6 +28,18 @@ def saved(page):
     expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
 
 
+def suggestion_for_a_half_typed_word(page, lyrics):
+    """Types a line that should rhyme with the first, its last word half typed: the bar offers
+    the word, for the rhyme it needs. Returns the chip."""
+    lyrics.fill("I walked alone beneath the night\nThe river running cold and deep\n")
+    lyrics.press("Control+End")
+    page.keyboard.type("I held on to the fli")
+    chip = page.locator(".suggestions .chip", has_text="flight").first
+    expect(chip).to_be_visible(timeout=15_000)
+    expect(page.locator(".bar-label")).to_have_text("Rhymes for “night”")
+    return chip
+
+
 def test_write_a_verse(server, page):
     sign_in(server, page, "Write")
     expect(page.get_by_text("No songs yet")).to_be_visible()
@@ -49,12 +61,7 @@ def test_write_a_verse(server, page):
     screenshot(page, "write-editor")
 
     # A suggestion goes in at the caret, replacing the half-typed word.
-    lyrics.fill("I walked alone beneath the night\nThe river running cold and deep\n")
-    lyrics.press("Control+End")
-    page.keyboard.type("I held on to the fli")
-    chip = page.locator(".suggestions .chip", has_text="flight").first
-    expect(chip).to_be_visible(timeout=15_000)
-    expect(page.locator(".bar-label")).to_have_text("Rhymes for “night”")
+    chip = suggestion_for_a_half_typed_word(page, lyrics)
     # Without an on-screen keyboard the bar sits above the tab bar, hiding none of it.
     bar = page.locator(".suggestions").bounding_box()
     tabs = page.locator(".tabs").bounding_box()
@@ -138,7 +145,7 @@ def test_offline_edit_reaches_the_server(server, page):
     page.get_by_label("Title", exact=True).fill("Offline Song")
     saved(page)
     song = page.url.rsplit("/", 1)[1]
-    page.context.set_offline(True)
+    offline(page)
     lyrics = page.get_by_role("textbox", name="Lyrics")
     lyrics.fill("Written on a train\nWith no signal at all")
     expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
@@ -149,7 +156,7 @@ def test_offline_edit_reaches_the_server(server, page):
 
     # Offline again, and the tab is closed before the connection returns: the draft waits in
     # IndexedDB and goes up when Write is next opened online.
-    page.context.set_offline(True)
+    offline(page)
     lyrics.fill("Written on a train\nWith no signal at all\nAnd the tab was closed")
     expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
     later = page.context.new_page()
@@ -170,7 +177,7 @@ def test_an_old_draft_becomes_a_conflict_copy(server, browser, page):
     saved(page)
     song = page.url.rsplit("/", 1)[1]
     # This device edits offline; meanwhile another device saves version 2.
-    page.context.set_offline(True)
+    offline(page)
     page.get_by_role("textbox", name="Lyrics").fill("The words from this phone")
     expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
     page.goto("about:blank")
@@ -263,6 +270,14 @@ def two_devices(server, browser):
     return phone, laptop, song
 
 
+def offline(page):
+    """Takes the device's network away once its open editor has kept the rhyme pack (a download
+    cut off by the test would be an error the app never sees at home)."""
+    wait_until(page, "caches.match('/api/offline/rhymes', {cacheName: 'reverie-rhymes'}).then(Boolean)", timeout=30,
+               message="the editor never kept the rhyme pack")
+    page.context.set_offline(True)
+
+
 def on_server(page, song, lyrics):
     """Waits until the server has these lyrics for the song (an autosave can land mid-typing, so
     "Saved" alone may be an earlier save)."""
@@ -324,7 +339,7 @@ def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
 def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     phone, laptop, song = two_devices(server, browser)
     expect_error(laptop, "offline", r"/api/")
-    laptop.context.set_offline(True)
+    offline(laptop)
     type_at_end(laptop, "\nWRITTEN OFFLINE")
     expect(laptop.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
     type_at_end(phone, "\nWRITTEN ONLINE")
@@ -449,3 +464,54 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     stored = later.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
     assert stored["lyrics"] == "No signal in the tunnel\nStill the words keep coming", stored
     close(later, second)
+
+
+def test_rhymes_light_up_offline(server, browser):
+    """Issue 34's rhymes away from the server: the editor keeps the rhyme pack once it has opened,
+    and offline it lights a perfect rhyme and a near one, counts syllables and suggests the rhyme
+    the line needs, saying it is offline."""
+    page = open_page(browser)
+    sign_in(server, page, "Write")
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Far From Home")
+    # Opening the editor keeps the pack: gzipped, versioned, the size the issue allows.
+    size = wait_until(page, """caches.open('reverie-rhymes').then((cache) => cache.match('/api/offline/rhymes'))
+        .then((kept) => kept && kept.arrayBuffer()).then((body) => body && body.byteLength)""", timeout=30)
+    assert 100_000 < size <= 3_000_000, size
+    saved(page)
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    # night / light rhyme perfectly; time / mine nearly (the vowel, and n against m).
+    lyrics.fill("I walked alone beneath the night\nI kept on singing all the time\nI followed every distant light\nAnd every word I found was mine")
+    note = page.locator("[data-rhymes-offline]")
+    expect(note).to_be_visible(timeout=15_000)
+    expect(note).to_contain_text("Offline: perfect and near rhymes only")
+    marks = page.locator("mark.rhyme")
+    expect(marks).to_have_count(4)
+    night = page.locator("mark.rhyme", has_text="night").get_attribute("class")
+    light = page.locator("mark.rhyme", has_text="light").get_attribute("class")
+    time_ = page.locator("mark.rhyme", has_text="time").get_attribute("class")
+    mine = page.locator("mark.rhyme", has_text="mine").get_attribute("class")
+    assert night == light and "near" not in night, (night, light)
+    assert time_ == mine and "near" in time_ and time_ != night, (time_, mine)
+    expect(page.locator(".scheme")).to_have_count(0)  # scheme letters need the server
+    expect(page.locator(".syllables").first).to_have_text("8")
+    screenshot(page, "write-offline-rhymes")
+
+    # Suggestions for the rhyme the line needs, from the device.
+    suggestion_for_a_half_typed_word(page, lyrics).click()
+    expect(lyrics).to_have_value("I walked alone beneath the night\nThe river running cold and deep\nI held on to the flight")
+
+    # Back online, the server's analysis returns with scheme letters, and the note goes.
+    page.context.set_offline(False)
+    lyrics.press("Control+End")
+    page.keyboard.type(" ")
+    expect(page.locator(".scheme").first).to_have_text("A", timeout=15_000)
+    expect(note).to_be_hidden()
+    close(page)

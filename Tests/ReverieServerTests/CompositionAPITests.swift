@@ -271,6 +271,39 @@ struct RhymesAPITests {
         }
     }
 
+    @Test("the offline rhyme pack: gzipped as the device keeps it, versioned, under 3 MB, 304 for the pack the device has, signed in only")
+    func offlinePack() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let pack = try await client.send(.GET, "/api/offline/rhymes", auth: .cookie(ada))
+            #expect(pack.status == .ok)
+            #expect(pack.headers.contentType?.description == "application/gzip")
+            #expect(pack.headers.first(name: .contentEncoding) == nil)
+            #expect(pack.headers.first(name: "X-Reverie-Rhymes-Version") == "1")
+            #expect(pack.bytes.count > 100_000 && pack.bytes.count <= 3_000_000, "\(pack.bytes.count) bytes")
+            // Unpacked by the system's gzip: the layout the web app reads.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-pack-\(UUID().uuidString).gz")
+            try pack.bytes.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let gunzip = Process()
+            gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+            gunzip.arguments = ["-dc", file.path]
+            let output = Pipe()
+            gunzip.standardOutput = output
+            try gunzip.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            gunzip.waitUntilExit()
+            #expect(text.hasPrefix("reverie-rhymes 1 "))
+            #expect(text.split(separator: "\n").contains { line in line.split(separator: " ").contains { $0.hasPrefix("night:1:") } })
+
+            let tag = try #require(pack.headers.first(name: .eTag))
+            let again = try await client.send(.GET, "/api/offline/rhymes", auth: .cookie(ada), headers: ["If-None-Match": tag])
+            #expect(again.status == .notModified && again.bytes.isEmpty)
+            #expect(try await client.send(.GET, "/api/offline/rhymes", auth: .cookie(ada), headers: ["If-None-Match": "\"old\""]).status == .ok)
+            #expect(try await client.send(.GET, "/api/offline/rhymes").status == .unauthorized)
+        }
+    }
+
     @Test("an anthology far longer than a song is analysed whole; beyond 2,000,000 characters the answer says the limit")
     func anthology() async throws {
         try await withTestApp(.sqlite) { client in

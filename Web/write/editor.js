@@ -6,6 +6,7 @@ import { api } from "../api.js";
 import { announce, debounce, escapeHTML } from "../dom.js";
 import { uuid } from "../ids.js";
 import * as drafts from "./drafts.js";
+import * as offlineRhymes from "./offline-rhymes.js";
 import { SongPlayer } from "./player.js";
 import { loadPlan, showPaywall } from "../plan.js";
 
@@ -78,6 +79,7 @@ export class Editor {
           <div class="lyrics-backdrop" aria-hidden="true" data-backdrop></div>
           <textarea name="lyrics" aria-label="Lyrics" spellcheck="true" autocapitalize="sentences" placeholder="Start writing…"></textarea>
         </div>
+        <p class="rhymes-offline" role="status" data-rhymes-offline hidden>Offline: perfect and near rhymes only. Scheme letters come back with the connection.</p>
         <p class="hint legend"><span class="legend-end">Rhyme</span> <span class="legend-identical">Same word</span> <span class="legend-near">Near rhyme</span> <span class="legend-unstressed" title="The last syllables rhyme, one of them unstressed (be / poetry)">Unstressed end</span> <span class="legend-eye" title="Spelled alike, said differently (love / move)">Eye rhyme</span> · letters show each stanza's rhyme scheme, numbers count syllables.</p>
         <p class="plus-row"><button class="plus-link" type="button" data-plus="Online rhymes and the AI co-writer are coming to Plus; neither is built yet, so no plan has them.">Online rhymes and AI ideas <span class="plus-badge">Plus · coming</span></button></p>
         <div class="suggestions" role="toolbar" aria-label="Rhyme suggestions" data-bar hidden></div>
@@ -113,6 +115,8 @@ export class Editor {
     }
     this.draw();
     if (!this.analysis && this.textarea.value) this.runAnalysis();
+    // The rhyme pack this device keeps for writing away from the server (fetched once, then checked).
+    offlineRhymes.keep();
     if (draft) {
       // Sent when the server can be reached (now, if it can).
       if (!this.left) window.addEventListener("online", () => this.save(), { once: true });
@@ -319,15 +323,31 @@ export class Editor {
 
   async runAnalysis() {
     const text = this.textarea.value;
+    let analysis = null;
     try {
-      const analysis = await api("/api/rhymes/analyze", { method: "POST", body: { text } });
-      if (this.textarea && this.textarea.value === text) {
-        this.analysis = analysis;
-        this.draw();
-      }
-    } catch {
-      // Highlights are a help; writing goes on without them.
+      analysis = await api("/api/rhymes/analyze", { method: "POST", body: { text } });
+    } catch (problem) {
+      // Away from the server, the pack this device keeps lights perfect and near rhymes.
+      // Highlights are a help: without either, writing goes on without them.
+      if (problem.status === 0) analysis = await this.offlineRhymes((pack) => offlineRhymes.analyze(pack, text));
     }
+    if (analysis && this.textarea && this.textarea.value === text) {
+      this.analysis = analysis;
+      this.showOffline(Boolean(analysis.offline));
+      this.draw();
+    }
+  }
+
+  /** `work` on the device's rhyme pack; null when the device has none. */
+  async offlineRhymes(work) {
+    const pack = await offlineRhymes.pack();
+    return pack ? work(pack) : null;
+  }
+
+  /** Says when the rhymes shown are the device's own. */
+  showOffline(offline) {
+    const note = this.container.querySelector("[data-rhymes-offline]");
+    if (note) note.hidden = !offline;
   }
 
   /** The backdrop: the same text as the textarea, with rhyme words marked, and each line's
@@ -373,7 +393,13 @@ export class Editor {
     const text = this.textarea.value;
     const caret = this.textarea.selectionStart;
     try {
-      const result = await api("/api/rhymes/suggestions", { method: "POST", body: { text, caret } });
+      let result;
+      try {
+        result = await api("/api/rhymes/suggestions", { method: "POST", body: { text, caret } });
+      } catch (problem) {
+        result = problem.status === 0 ? await this.offlineRhymes((pack) => offlineRhymes.suggest(pack, text, caret)) : null;
+        if (!result) throw problem;
+      }
       if (this.textarea.value !== text) return;
       this.suggestion = result;
       if (!result.suggestions.length) {

@@ -63,7 +63,7 @@ final class Readiness: Sendable {
 
 extension Application {
     /// Makes the slow parts ready before the first person needs them: starts the speech workers
-    /// while it loads (or builds) the rhymes index, tries each speech engine by speaking a word, and speaks the meditation
+    /// while it loads (or builds) the rhymes index (and the offline rhyme pack), tries each speech engine by speaking a word, and speaks the meditation
     /// narration, in the background. Requests that arrive meanwhile wait for the same work
     /// rather than starting it again. Afterwards the engines are tried again every
     /// `refreshInterval`, so health follows a worker that dies. Stops at shutdown.
@@ -75,6 +75,8 @@ extension Application {
             do {
                 _ = try await app.services.rhymes.engine()
                 app.readiness.setRhymes(.init(state: .ready))
+                // The pack a phone keeps for rhyming offline: made now, so its first download is quick.
+                _ = try? await app.services.rhymes.offlinePack()
             } catch {
                 app.readiness.setRhymes(.init(state: .failed, detail: (error as? APIError)?.message ?? "\(error)"))
             }

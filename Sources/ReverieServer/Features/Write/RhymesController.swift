@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import ReverieAPI
 import Rhymes
@@ -35,6 +36,33 @@ actor RhymesProvider {
         }
     }
 
+    /// The offline pack (`OfflineRhymes`), gzipped, with its entity tag: made once per server.
+    struct OfflinePack: Sendable {
+        var gzip: [UInt8]
+        var eTag: String
+    }
+    private var packing: Task<OfflinePack, any Error>?
+
+    func offlinePack() async throws -> OfflinePack {
+        if let packing { return try await packing.value }
+        let engine = try await engine()
+        let task = Task.detached { () throws -> OfflinePack in
+            let text = Data(OfflineRhymes.text(of: engine.dictionary).utf8)
+            guard let gzip = Gzip.compress(text) else {
+                throw APIError(.internalServerError, code: "rhymes_unavailable", "The offline rhymes could not be compressed; try again.")
+            }
+            let digest = SHA256.hash(data: gzip).prefix(12).map { String(format: "%02x", $0) }.joined()
+            return OfflinePack(gzip: gzip, eTag: "\"rhymes-\(OfflineRhymes.version)-\(digest)\"")
+        }
+        packing = task
+        do {
+            return try await task.value
+        } catch {
+            packing = nil
+            throw error
+        }
+    }
+
     private func load() async throws -> RhymeEngine {
         if let loading { return try await loading.value }
         let task = Task.detached { [cacheDirectory] in try RhymeEngine.installed(cacheDirectory: cacheDirectory, guess: ESpeakPhonemes.arpabet(for:)) }
@@ -65,6 +93,25 @@ struct RhymesController: RouteCollection {
         rhymes.on(.POST, "analyze", body: .collect(maxSize: Self.maximumBody), use: analyze)
         rhymes.on(.POST, "suggestions", body: .collect(maxSize: Self.maximumBody), use: suggestions)
         rhymes.get(":word", use: word)
+        routes.get("api", "offline", "rhymes", use: offline)
+    }
+
+    /// `GET /api/offline/rhymes`: the pack a device keeps to rhyme offline, gzipped as it is
+    /// stored (`application/gzip`, never `Content-Encoding`: the device keeps it compressed).
+    /// `If-None-Match` with the pack's tag answers 304, so a device checks for a new one cheaply.
+    func offline(req: Request) async throws -> Response {
+        _ = try req.user
+        let pack = try await rhymes.offlinePack()
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .eTag, value: pack.eTag)
+        headers.replaceOrAdd(name: .cacheControl, value: "private, no-cache")
+        if let match = req.headers.first(name: .ifNoneMatch),
+           match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == pack.eTag }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers.contentType = HTTPMediaType(type: "application", subType: "gzip")
+        headers.replaceOrAdd(name: "X-Reverie-Rhymes-Version", value: String(OfflineRhymes.version))
+        return Response(status: .ok, headers: headers, body: .init(buffer: ByteBuffer(bytes: pack.gzip)))
     }
 
     func analyze(req: Request) async throws -> LyricsAnalysis {
