@@ -16,6 +16,20 @@ import * as bedsideScreen from "./screens/bedside.js";
 import * as listenScreen from "./screens/listen.js";
 import { deck } from "./player/deck.js";
 import { mountDock, routed } from "./player/dock.js";
+import { downloads } from "./player/downloads.js";
+import { episodePlayed } from "./player/podcast-rules.js";
+
+/** Whose downloads this device holds (an account id). */
+const DOWNLOADS_OWNER = "downloads.owner";
+// Downloads under way when the page closed go on; an episode played to its end leaves the device
+// when the person asked for that (Settings → Storage).
+downloads.ready();
+deck.speech.addEventListener("played", (event) => {
+  const track = event.detail?.track;
+  if (!track?.item?.startsWith("podcast:")) return;
+  const rest = deck.speech.queue.slice(deck.speech.queue.indexOf(track) + 1);
+  if (!rest.some((later) => later.item === track.item)) episodePlayed(track.item).catch(() => {});
+});
 
 /** Areas that are built have their own screen; the rest show what is coming. */
 const AREA_SCREENS = { bedside: bedsideScreen, meditate: meditateScreen, write: writeScreen, "wind-down": windDownScreen, listen: listenScreen };
@@ -172,6 +186,11 @@ async function loadTheme({ animate }) {
 
 async function signedIn(user) {
   if (!session.user || session.user.id !== user.id) await forgetSavedAnswers();
+  // Downloads are the person's own: another person signing in on this device finds none.
+  if (localStorage.getItem(DOWNLOADS_OWNER) !== user.id) {
+    await downloads.forgetAll();
+    localStorage.setItem(DOWNLOADS_OWNER, user.id);
+  }
   session.user = user;
   setupNeeded = false;
   await loadTheme({ animate: true });  // the settings, through the worker
@@ -185,6 +204,8 @@ async function signedOut() {
   session.user = null;
   deck.signOut();
   await forgetSavedAnswers();
+  await downloads.forgetAll();
+  localStorage.removeItem(DOWNLOADS_OWNER);
   navigate("/login", { replace: true });
 }
 

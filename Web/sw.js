@@ -9,10 +9,15 @@
 //   entry, and searching needs the server anyway.
 // - Audio (Range requests, large files) and every write go straight to the network.
 // - Write's rhyme pack (GET /api/offline/rhymes) is kept by the page in a cache of its own.
+// - A file downloaded for offline (Web/player/downloads.js keeps it under its path) is answered
+//   from the device, Range requests included, online or not; a sleep timer's rendition of it
+//   (?until=) comes from the server while it can be reached, else the whole file from the device
+//   (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v45";
+const CACHE = "reverie-shell-v46";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
+const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
 const SHELL = [
   "/",
   "/index.html",
@@ -78,6 +83,10 @@ const SHELL = [
   "/write/song-list.js",
   "/write/editor.js",
   "/write/offline-rhymes.js",
+  "/player/downloads.js",
+  "/player/download-button.js",
+  "/player/podcast-rules.js",
+  "/screens/storage.js",
   "/meditation/run.js",
   "/meditation/player.js",
   "/meditation/uploads.js",
@@ -98,7 +107,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((key) => key !== CACHE && key !== API_CACHE && key !== RHYMES_CACHE).map((key) => caches.delete(key))))
+      .then((keys) => Promise.all(keys.filter((key) => ![CACHE, API_CACHE, RHYMES_CACHE].includes(key) && !key.startsWith(DOWNLOADS_CACHE)).map((key) => caches.delete(key))))
       .then(() => self.clients.claim()),
   );
 });
@@ -106,6 +115,13 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
+  if (request.method === "GET" && url.origin === location.origin && mayBeDownloaded(url)) {
+    const answer = downloadedAnswer(request, url);
+    if (answer) {
+      event.respondWith(answer);
+      return;
+    }
+  }
   if (request.method !== "GET" || url.origin !== location.origin || request.headers.has("Range")) return;
   // Media streams straight from the server (the player seeks with Range).
   if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/(audio|loop)$/.test(url.pathname)) return;
@@ -124,6 +140,79 @@ self.addEventListener("fetch", (event) => {
   if (!SHELL.includes(shellPath)) return;
   event.respondWith(fromShell(shellPath, event));
 });
+
+// MARK: - Downloaded files
+
+/** Downloaded files' paths → the cache that holds each, read when the worker starts and when
+ *  the page says its downloads changed; null until read. */
+let downloaded = null;
+let readingDownloads = null;
+
+function readDownloads() {
+  readingDownloads = (async () => {
+    const found = new Map();
+    for (const name of await caches.keys()) {
+      if (!name.startsWith(DOWNLOADS_CACHE)) continue;
+      for (const request of await (await caches.open(name)).keys()) found.set(new URL(request.url).pathname, name);
+    }
+    downloaded = found;
+  })().catch(() => { downloaded = new Map(); });
+  return readingDownloads;
+}
+readDownloads();
+
+self.addEventListener("message", (event) => {
+  if (event.data?.type === "downloads") event.waitUntil(readDownloads());
+});
+
+/** Audio a download may hold: the API's audio addresses. */
+function mayBeDownloaded(url) {
+  return url.pathname.startsWith("/api/") && /\/audio$/.test(url.pathname);
+}
+
+/** The answer for a request of a file that may be downloaded; null (no answer: the network's)
+ *  when it is known not to be. */
+function downloadedAnswer(request, url) {
+  if (downloaded && !downloaded.has(url.pathname)) return null;
+  return (async () => {
+    if (!downloaded) await readingDownloads;
+    if (!downloaded.has(url.pathname)) return fetch(request);
+    // A sleep timer's rendition: the server's while it answers, else the file itself.
+    if (url.searchParams.has("until")) {
+      try {
+        const answer = await fetch(request);
+        if (answer.ok) return answer;
+      } catch { /* offline: the whole file below */ }
+    }
+    const stored = await caches.match(new URL(url.pathname, location.origin).href, { cacheName: downloaded.get(url.pathname) });
+    if (!stored) return fetch(request);
+    return rangeOf(await stored.blob(), stored.headers.get("Content-Type") || "application/octet-stream", request.headers.get("Range"));
+  })();
+}
+
+/** `blob` answered as a server answers a Range request (RFC 9110): 206 with the bytes asked for,
+ *  416 for a range past the end, 200 with everything when no range is asked. */
+function rangeOf(blob, type, header) {
+  const size = blob.size;
+  const base = { "Content-Type": type, "Accept-Ranges": "bytes", "Cache-Control": "no-store" };
+  const match = /^bytes=(\d*)-(\d*)$/.exec((header || "").trim());
+  if (!match || (!match[1] && !match[2])) {
+    return new Response(blob, { status: 200, headers: { ...base, "Content-Length": String(size) } });
+  }
+  let start, end;
+  if (!match[1]) {
+    start = Math.max(0, size - Number(match[2]));   // the last N bytes
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
+  }
+  if (start >= size || end < start) {
+    return new Response(null, { status: 416, headers: { ...base, "Content-Range": `bytes */${size}` } });
+  }
+  const part = blob.slice(start, end + 1, type);
+  return new Response(part, { status: 206, headers: { ...base, "Content-Length": String(part.size), "Content-Range": `bytes ${start}-${end}/${size}` } });
+}
 
 /** The cached copy at once, refreshed in the background; the network when there is no copy. */
 async function fromShell(path, event) {

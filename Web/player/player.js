@@ -11,12 +11,13 @@
 // suspends this script.
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
-import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, sleepTimerClock, sleepTimerLength, sleepTimerResume, timerDialog } from "./sleep-timer.js";
+import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, sleepTimerClock, sleepTimerLength, sleepTimerResume, sleepTimerVolume, timerDialog } from "./sleep-timer.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
 import { clock } from "./time.js";
 import { artwork, lockScreenOwner } from "./media-session.js";
 import { renditionURL } from "./rendition.js";
 import { Transport } from "./transport.js";
+import { downloadHTML, wireDownload } from "./download-button.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
@@ -31,6 +32,7 @@ export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
  * - title, narrator, duration (seconds), color, icon (path), src (audio URL)
  * - position: where the server says this person is (seconds), or null
  * - startAt: a place the person picked (a chapter's start), used instead of any saved place
+ * - download: { key, describe } for the Download control (./download-button.js)
  * - onClose(): called after it closes
  */
 export class Player {
@@ -86,6 +88,7 @@ export class Player {
       <p class="player-narrator">${escapeHTML(narrator)} · <span class="player-length">${clock(duration)}</span></p>
       <p class="player-offer" hidden><button class="button small" type="button"></button></p>
       <p class="player-status" role="status"></p>
+      ${options.download ? `<p class="player-download">${downloadHTML({ small: true })}</p>` : ""}
       <div class="player-progress">
         <input class="player-slider" type="range" min="0" max="${Math.max(1, Math.round(duration))}" step="1" value="0" aria-label="Position">
         <div class="player-times"><span class="player-elapsed">0:00</span><span class="player-remaining">-${clock(duration)}</span></div>
@@ -107,6 +110,7 @@ export class Player {
     this.root = root;
     this.transport = new Transport({ element: root.querySelector("audio"), name: "wind-down" });
     this.wire();
+    if (options.download) wireDownload(root, options.download.key, options.download.describe);
 
     this.transport.load(options.src);
     // One tap plays (`autoplay`): started here, inside the tap (a phone allows sound only from
@@ -295,7 +299,41 @@ export class Player {
     const mediaEnd = this.timer.option === "end" ? null : from + remaining;
     this.timer.mediaEnd = mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null;
     const src = this.timer.mediaEnd != null ? renditionURL(this.options.src, this.timer.mediaEnd) : this.options.src;
-    await this.switchSource(src, from);
+    // (Already playing it, as after a play: nothing to switch, and nothing failed.)
+    const call = (this.renditionCalls = (this.renditionCalls || 0) + 1);
+    const switched = this.transport.holds(src) || await this.switchSource(src, from);
+    if (call !== this.renditionCalls) return;   // a later seek asked for another: that one decides
+    if (src === this.options.src || !this.timer) { this.fadeOnClock(this.timer?.option === "end" ? null : this.timer?.endsAt); return; }
+    // No rendition to be had (offline, or a download answered whole): the file itself, faded by
+    // a gain whose ramp and silence are laid out on the audio clock now, so they happen with no
+    // script running (a locked phone).
+    const whole = switched && this.transport.duration > this.timer.mediaEnd + 0.5;
+    if (!switched) await this.switchSource(this.options.src, from);
+    this.fadeOnClock(!switched || whole ? this.timer.endsAt : null);
+  }
+
+  /** The sleep timer's fade through Web Audio, ending in silence at `endsAt` (wall ms), or none. */
+  fadeOnClock(endsAt) {
+    if (endsAt == null && !this.graph) return;
+    if (!this.graph) {
+      const Context = window.AudioContext || window.webkitAudioContext;
+      if (!Context) return;
+      const context = new Context();
+      const source = context.createMediaElementSource(this.transport.element);
+      const gain = context.createGain();
+      source.connect(gain).connect(context.destination);
+      this.graph = { context, gain };
+    }
+    const { context, gain } = this.graph;
+    context.resume().catch(() => {});
+    const now = context.currentTime;
+    gain.gain.cancelScheduledValues(now);
+    gain.gain.setValueAtTime(gain.gain.value, now);
+    if (endsAt == null) { gain.gain.linearRampToValueAtTime(1, now + 0.1); return; }
+    const left = Math.max(0.1, (endsAt - Date.now()) / 1000);
+    gain.gain.linearRampToValueAtTime(sleepTimerVolume(left), now + 0.08);
+    if (left > SLEEP_FADE_SECONDS) gain.gain.setValueAtTime(1, now + left - SLEEP_FADE_SECONDS);
+    gain.gain.linearRampToValueAtTime(0, now + left);
   }
 
   /** The rendition, or the plain audio, from `at` seconds, playing if it was (./rendition.js, Listen's too). */
@@ -307,6 +345,7 @@ export class Player {
     this.timer = null;
     this.paintTimer();
     announce("Sleep timer cancelled.");
+    this.fadeOnClock(null);
     await this.switchSource(this.options.src, this.position());
   }
 
@@ -367,6 +406,8 @@ export class Player {
     this.root.remove();
     this.root = null;
     this.timer = null;
+    this.graph?.context.close().catch(() => {});
+    this.graph = null;
     setImmersive(false);
     this.claim.release();
     flush();

@@ -16,6 +16,7 @@ import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { bookTracks, deck, episodeTracks, librivoxTracks, toFile } from "./deck.js";
 import { localPosition } from "./progress.js";
 import { render as renderSpeech } from "../speech.js";
+import { keptTimeMap } from "./downloads.js";
 
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
 
@@ -442,7 +443,7 @@ async function episodeQueueTracks(id) {
   const { podcast } = await api(`/api/podcasts/${episode.podcastID}`);
   const chapters = episode.hasChapters ? await api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
   const lines = episode.hasTranscript ? await api(`/api/episodes/${id}/transcript`).then((answer) => answer.lines).catch(() => []) : [];
-  const kept = episode.download?.status === "ready" ? episode.download.timeMap : [];
+  const kept = keptTimeMap(episode);
   const tracks = episodeTracks(podcast, episode, chapters, kept, lines);
   const original = episode.played ? 0 : (localPosition(`podcast:${id}`) ?? episode.position ?? 0);
   if (!(original > 0)) return tracks;

@@ -8,6 +8,7 @@ import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
 import { deck, librivoxTracks } from "../player/deck.js";
 import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
 import { followJob } from "../jobs.js";
 import { length } from "../player/time.js";
 
@@ -87,6 +88,7 @@ class LibriVoxPage {
               <button class="button" type="button" data-add="${book.id}"${book.sections.length ? "" : " disabled"}>${book.sections.length ? "Add to library" : "No recordings yet"}</button>
               ${book.sections.length ? queueButtonsHTML() : ""}
             </div>
+            ${book.sections.length ? downloadHTML() : ""}
             <div class="librivox-job" hidden>
               <p><span data-job-text></span> <span data-job-percent></span></p>
               <progress max="100" value="0" aria-label="Adding ${escapeHTML(book.title)}"></progress>
@@ -104,7 +106,12 @@ class LibriVoxPage {
     }
     for (const row of list.querySelectorAll(".librivox-book")) {
       const book = this.books.find((candidate) => candidate.id === Number(row.dataset.id));
-      if (book) wireQueueButtons(row, `librivox:${book.id}`, book.title);
+      if (!book) continue;
+      wireQueueButtons(row, `librivox:${book.id}`, book.title);
+      // Streamed sections kept on the device: the same addresses the player streams from.
+      wireDownload(row, `librivox:${book.id}`, () => ({
+        area: "librivox", title: book.title, files: librivoxTracks(book).map((track) => ({ url: track.src, type: "audio/mpeg" })),
+      }));
     }
     for (const button of list.querySelectorAll("[data-add]")) {
       button.addEventListener("click", () => this.add(Number(button.dataset.add), button.closest("li")));

@@ -15,6 +15,7 @@ import { renderRadio } from "./radio.js";
 import { renderArticles } from "./articles.js";
 import { renderUpNext } from "./up-next.js";
 import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { downloadHTML, mimeOf, wireDownload } from "../player/download-button.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/time.js";
 import { followJob } from "../jobs.js";
@@ -281,6 +282,7 @@ class ListenScreen {
         </div>
         <button class="button primary wide" type="button" data-resume></button>
         ${book.kind === "book" ? queueButtonsHTML() : ""}
+        <p class="book-download">${downloadHTML()}</p>
         <div class="chapters-head">
           <h2 class="chapters-heading">Chapters</h2>
           <span class="chapters-marks">
@@ -303,6 +305,10 @@ class ListenScreen {
       </section>`;
     this.container.querySelector("[data-resume]").addEventListener("click", () => this.resume());
     wireQueueButtons(this.container.querySelector(".book"), `library:${book.id}`, book.title);
+    wireDownload(this.container.querySelector(".book"), `library:${book.id}`, () => ({
+      area: book.kind === "book" ? "books" : "music", title: book.title,
+      files: [{ url: book.audioURL, type: mimeOf(book.format), size: book.byteSize }],
+    }));
     for (const button of this.container.querySelectorAll("[data-chapter]")) {
       // A picked chapter starts at its own beginning: the saved place is never applied here.
       button.addEventListener("click", () => deck.playBook(book, Number(button.dataset.chapter)));

@@ -9,6 +9,8 @@ import { icon } from "../areas.js";
 import { announce, confirmDialog, escapeHTML, friendlyDate } from "../dom.js";
 import { deck, episodeTracks, toFile } from "../player/deck.js";
 import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
+import { keptTimeMap } from "../player/downloads.js";
 import { length } from "../player/time.js";
 import { deviceName } from "../player/progress.js";
 import { followJob } from "../jobs.js";
@@ -449,6 +451,7 @@ class PodcastsPage {
           ${episode.enclosureURL ? queueButtonsHTML() : ""}
           <a class="button" href="/listen/playing" data-link>Now playing</a>
         </div>
+        ${episode.enclosureURL ? `<p class="episode-device">${downloadHTML()}</p>` : ""}
         ${episode.description ? `<p class="podcast-description">${escapeHTML(episode.description)}</p>` : ""}
         <section class="episode-chapters" aria-labelledby="episode-chapters-heading" hidden>
           <h2 id="episode-chapters-heading" class="podcasts-subheading">Chapters</h2>
@@ -464,6 +467,16 @@ class PodcastsPage {
     const chaptersRead = episode.hasChapters ? api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : Promise.resolve([]);
     this.$("[data-play]").addEventListener("click", async () => playEpisode(podcast, episode, await chaptersRead, null, this.lines));
     wireQueueButtons(this.$(".episode-actions"), `podcast:${episode.id}`, episode.title);
+    wireDownload(this.container.querySelector(".episode-page"), `podcast:${episode.id}`, () => {
+      // What the server answers for the episode now: its levelled download when ready (with the
+      // time map from it to the original), else the original.
+      const kept = episode.download?.status === "ready";
+      return {
+        area: "podcasts", title: episode.title,
+        files: [{ url: `/api/episodes/${episode.id}/audio`, type: kept ? "audio/mpeg" : (episode.enclosureType || "audio/mpeg"), size: kept ? null : (episode.enclosureLength || null) }],
+        meta: { podcastID: podcast.id, published: episode.published ?? null, timeMap: kept ? episode.download.timeMap : [] },
+      };
+    });
     const chapters = await chaptersRead;
     if (this.closed) return;
     if (chapters.length) {
@@ -516,7 +529,7 @@ class PodcastsPage {
 export async function playEpisode(podcast, episode, chapters = null, from = null, transcript = null) {
   let list = chapters;
   if (list == null) list = episode.hasChapters ? await api(`/api/episodes/${episode.id}/chapters`).then((answer) => answer.chapters).catch(() => []) : [];
-  const kept = episode.download?.status === "ready" ? episode.download.timeMap : [];
+  const kept = keptTimeMap(episode);
   const lines = transcript ?? (episode.hasTranscript ? await api(`/api/episodes/${episode.id}/transcript`).then((answer) => answer.lines).catch(() => []) : []);
   const tracks = episodeTracks(podcast, episode, list, kept, lines);
   const key = `podcast:${episode.id}`;

@@ -8,6 +8,7 @@ import { ICONS, THEMES, applyIcon, applyTheme, currentTheme, rememberedIcon } fr
 import { hasPlus, loadPlan, showPaywall } from "../plan.js";
 import * as drafts from "../write/drafts.js";
 import { voicePanelHTML, wireVoicePanel } from "./voice-panel.js";
+import { storageSectionHTML, wireStorage } from "./storage.js";
 import { passwordFormHTML, wirePasswordForm } from "./password.js";
 
 export const id = "settings";
@@ -69,6 +70,8 @@ export async function render(container, session) {
         <p class="notice" role="status" data-sync-done hidden></p>
         <p class="form-error" role="alert" data-for="sync" hidden></p>
       </section>
+
+      ${storageSectionHTML()}
 
       ${voicePanelHTML()}
 
@@ -148,6 +151,7 @@ export async function render(container, session) {
   wireIcon(container, session, plan);
   wirePlan(container, session, plan);
   wireSync(container);
+  wireStorage(container);
   wireVoicePanel(container);
   wireAccount(container, session);
   wireTokens(container);

@@ -188,6 +188,10 @@ class WindDownScreen {
       album: `Wind Down · ${section.title}`,
       src: entry.audio.url,
       position: entry.position ?? null,
+      download: {
+        key: `winddown:${entry.item.id}`,
+        describe: () => ({ area: "winddown", title: entry.item.title, files: [{ url: entry.audio.url, type: "audio/mp4" }], meta: { duration: entry.item.duration } }),
+      },
       autoplay: true,
       onClose: async () => {
         await this.load();

@@ -1,0 +1,331 @@
+// Downloads for offline (issue 34): a Wind Down item, a book, a podcast episode, a LibriVox book
+// kept on this device, so it plays with no network.
+//
+// - A download is a list of files (a book is one; a LibriVox book one per section), each fetched
+//   a piece at a time with Range requests. Every piece is kept in IndexedDB as it arrives, so a
+//   lost connection costs at most the piece under way: the download waits ("Waiting for the
+//   connection") and goes on from there when the browser is online again, or when Reverie next
+//   opens. A finished file goes into the download's own Cache Storage cache (`reverie-download:`
+//   and its key) under its own address (/api/library/{id}/audio), where the service worker
+//   (Web/sw.js) answers the players' Range requests from it, online or not.
+// - The first download asks the browser to keep the data (`navigator.storage.persist()`), and
+//   none starts that would take the device past 90% of what the browser allows: the person frees
+//   space in Settings → Storage first.
+// - Records ({ key, area, title, files, meta, status, received, total, added }) are in the
+//   IndexedDB store "items"; the pieces of files under way in "parts".
+
+/** Each download's files are in a cache of their own, named this and its key: removing the
+ *  download deletes the whole cache, which frees its space at once (the browser gives back a
+ *  cache's space when the cache goes, not when an entry does). */
+import { insecureSentence } from "../dom.js";
+
+export const DOWNLOADS_CACHE = "reverie-download:";
+const cacheName = (key) => DOWNLOADS_CACHE + key;
+const DB = "reverie-downloads";
+/** Bytes asked for at once: a lost connection costs at most this much again. */
+const PIECE = 2 * 1024 * 1024;
+/** The share of the browser's quota downloads may bring the device to. */
+const FULL = 0.9;
+
+/** The areas downloads are counted under in Settings → Storage, in order. */
+export const AREAS = [
+  { id: "winddown", name: "Wind Down" },
+  { id: "books", name: "Books" },
+  { id: "music", name: "Music" },
+  { id: "podcasts", name: "Podcasts" },
+  { id: "librivox", name: "LibriVox" },
+];
+
+function open() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB, 1);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      db.createObjectStore("items", { keyPath: "key" });
+      db.createObjectStore("parts", { keyPath: ["url", "index"] });
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** Runs `action(stores)` in one transaction over `names`; resolves with its request's result. */
+async function run(names, mode, action) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const transaction = db.transaction(names, mode);
+      const stores = Object.fromEntries(names.map((name) => [name, transaction.objectStore(name)]));
+      const request = action(stores);
+      transaction.oncomplete = () => resolve(request ? request.result : undefined);
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error || new Error("The download could not be kept: the device's storage refused it."));
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** A file's address as the cache keeps it: the path alone (a sleep timer's ?until= is the same file). */
+export function fileKey(url) {
+  const parsed = new URL(url, location.origin);
+  return new URL(parsed.pathname, location.origin).href;
+}
+
+/** Whether this page can keep files: Cache Storage and IndexedDB (a secure address only). */
+function offlineCapable() {
+  return typeof caches !== "undefined" && typeof indexedDB !== "undefined" && window.isSecureContext !== false;
+}
+
+class DownloadError extends Error {
+  constructor(message, { waiting = false } = {}) {
+    super(message);
+    this.waiting = waiting;
+  }
+}
+
+/** This device's downloads. Listeners hear "change" (detail: the key, or null for all). */
+class Downloads extends EventTarget {
+  constructor() {
+    super();
+    this.items = new Map();
+    this.running = new Map();   // key → AbortController
+    this.removing = new Map();  // key → the timer of a removal waiting out its Undo
+    this.loaded = null;
+    if (typeof window !== "undefined") window.addEventListener("online", () => this.resume());
+  }
+
+  /** Reads the records once, and starts again any download that was under way. */
+  ready() {
+    if (!offlineCapable()) return Promise.resolve();
+    if (!this.loaded) {
+      this.loaded = run(["items"], "readonly", (stores) => stores.items.getAll()).then((records) => {
+        for (const record of records) this.items.set(record.key, record);
+        this.resume();
+      }).catch(() => {});
+    }
+    return this.loaded;
+  }
+
+  get(key) { return this.items.get(key) ?? null; }
+  /** Whether `key` is on the device whole. */
+  has(key) { return this.items.get(key)?.status === "ready"; }
+  /** Downloaded records, newest first. */
+  list() { return [...this.items.values()].sort((a, b) => (b.added ?? "").localeCompare(a.added ?? "")); }
+
+  changed(key = null) {
+    this.dispatchEvent(new CustomEvent("change", { detail: key }));
+    // The service worker answers from what is kept: tell it the list changed.
+    navigator.serviceWorker?.controller?.postMessage({ type: "downloads" });
+  }
+
+  async save(record) {
+    this.items.set(record.key, record);
+    await run(["items"], "readwrite", (stores) => stores.items.put(record));
+    this.changed(record.key);
+  }
+
+  /**
+   * Downloads `files` ([{ url, type, size? }]) as `key` in `area`, titled `title`; `meta` is kept
+   * with it (what playing it from the device needs, such as an episode's time map). Resolves
+   * when it is kept, or rejects with what went wrong (it is then marked failed, or waiting).
+   */
+  async start({ key, area, title, files, meta = {} }) {
+    if (!offlineCapable()) throw new DownloadError(insecureSentence("keep downloads for offline") || "This browser cannot keep downloads for offline.");
+    await this.ready();
+    if (this.has(key) || this.running.has(key)) return;
+    const known = files.reduce((sum, file) => sum + (file.size || 0), 0);
+    await this.checkSpace(known);
+    if (navigator.storage?.persist) navigator.storage.persist().catch(() => false);
+    const record = {
+      key, area, title, meta, status: "downloading", received: 0, total: known || null, added: new Date().toISOString(),
+      files: files.map((file) => ({ url: fileKey(file.url), type: file.type || "audio/mpeg", size: file.size || null, received: 0, pieces: 0, done: false })),
+    };
+    await this.save(record);
+    return this.fetchAll(record);
+  }
+
+  /** Refuses a download that would take the device past `FULL` of its quota. */
+  async checkSpace(bytes) {
+    if (!navigator.storage?.estimate || !bytes) return;
+    const { usage = 0, quota = 0 } = await navigator.storage.estimate();
+    if (quota && usage + bytes > quota * FULL) {
+      throw new DownloadError(`Not enough space on this device: it needs ${megabytes(bytes)}, and ${megabytes(Math.max(0, quota * FULL - usage))} is free for Reverie. Remove downloads in Settings → Storage first.`);
+    }
+  }
+
+  /** Fetches what is missing of every file, then keeps the finished files for the players. */
+  async fetchAll(record) {
+    const controller = new AbortController();
+    this.running.set(record.key, controller);
+    try {
+      for (const file of record.files) {
+        if (!file.done) await this.fetchFile(record, file, controller.signal);
+      }
+      record.status = "ready";
+      record.error = null;
+      record.received = record.total = record.files.reduce((sum, file) => sum + file.received, 0);
+      await this.save(record);
+    } catch (error) {
+      if (controller.signal.aborted) return;   // cancelled: the records are gone already
+      const offline = error.waiting || error instanceof TypeError || !navigator.onLine;
+      record.status = offline ? "waiting" : "failed";
+      record.error = offline ? null : error.message;
+      await this.save(record).catch(() => {});
+      if (!offline) throw error;
+    } finally {
+      if (this.running.get(record.key) === controller) this.running.delete(record.key);
+    }
+  }
+
+  async fetchFile(record, file, signal) {
+    while (file.size == null || file.received < file.size) {
+      const end = file.received + PIECE - 1;
+      const answer = await fetch(file.url, { headers: { Range: `bytes=${file.received}-${end}` }, credentials: "same-origin", cache: "no-store", signal });
+      if (answer.status === 409) throw new DownloadError("Its audio is still being made on the server: try again in a minute.");
+      if (answer.status === 416 && file.size == null) break;
+      if (!answer.ok) throw new DownloadError(await problem(answer));
+      const whole = answer.status === 200;
+      if (whole) {
+        // No Range support (a relayed stream): the whole file in one answer.
+        file.received = 0;
+        file.pieces = 0;
+        await run(["parts"], "readwrite", (stores) => stores.parts.delete(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+      }
+      const total = whole ? Number(answer.headers.get("Content-Length")) || null : Number((answer.headers.get("Content-Range") || "").split("/")[1]) || null;
+      if (total && file.size !== total) {
+        if (!file.size || file.received === 0) await this.checkSpace(total - (file.size || 0));
+        record.total = (record.total || 0) - (file.size || 0) + total;
+        file.size = total;
+      }
+      file.type = (answer.headers.get("Content-Type") || file.type).split(";")[0];
+      const piece = await answer.blob();
+      const index = file.pieces;
+      file.received += piece.size;
+      file.pieces += 1;
+      record.received = record.files.reduce((sum, each) => sum + each.received, 0);
+      if (whole) file.size = file.received;
+      // The piece and the record's count of it land together, so a resume never counts a piece twice.
+      this.items.set(record.key, record);
+      await run(["parts", "items"], "readwrite", (stores) => {
+        stores.parts.put({ url: file.url, index, blob: piece });
+        return stores.items.put(record);
+      });
+      this.changed(record.key);
+      if (piece.size === 0) break;
+    }
+    // Whole: one response in the cache, the pieces joined, then the pieces let go.
+    const parts = await run(["parts"], "readonly", (stores) => stores.parts.getAll(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+    parts.sort((a, b) => a.index - b.index);
+    const blob = new Blob(parts.map((part) => part.blob), { type: file.type });
+    const cache = await caches.open(cacheName(record.key));
+    await cache.put(file.url, new Response(blob, { headers: { "Content-Type": file.type, "Content-Length": String(blob.size), "X-Reverie-Download": record.key } }));
+    await run(["parts"], "readwrite", (stores) => stores.parts.delete(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+    file.done = true;
+    file.size = blob.size;
+  }
+
+  /** Goes on with every download that was waiting (or under way when the page closed). */
+  resume() {
+    if (!navigator.onLine) return;
+    for (const record of this.items.values()) {
+      if ((record.status === "downloading" || record.status === "waiting") && !this.running.has(record.key)) {
+        record.status = "downloading";
+        this.save(record).then(() => this.fetchAll(record)).catch(() => {});
+      }
+    }
+  }
+
+  /** Tries a failed download again. */
+  async retry(key) {
+    const record = this.items.get(key);
+    if (!record || this.running.has(key)) return;
+    record.status = "downloading";
+    record.error = null;
+    await this.save(record);
+    return this.fetchAll(record);
+  }
+
+  /** Stops a download under way, or removes a finished one: its pieces, its files, its record. */
+  async remove(key) {
+    const record = this.items.get(key);
+    this.running.get(key)?.abort();
+    this.running.delete(key);
+    if (!record) return;
+    this.items.delete(key);
+    await caches.delete(cacheName(key));
+    for (const file of record.files) {
+      await run(["parts"], "readwrite", (stores) => stores.parts.delete(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+    }
+    await run(["items"], "readwrite", (stores) => stores.items.delete(key));
+    this.changed(key);
+  }
+
+  /** Removes `key` after `seconds` unless `undoRemove(key)` comes first (the controls offer Undo). */
+  removeLater(key, seconds = 6) {
+    clearTimeout(this.removing.get(key));
+    this.removing.set(key, setTimeout(() => { this.removing.delete(key); this.remove(key); }, seconds * 1000));
+    this.changed(key);
+  }
+
+  undoRemove(key) {
+    clearTimeout(this.removing.get(key));
+    this.removing.delete(key);
+    this.changed(key);
+  }
+
+  isRemoving(key) { return this.removing.has(key); }
+
+  /** Forgets every download (someone signs out: nothing of theirs stays on the device). */
+  async forgetAll() {
+    for (const controller of this.running.values()) controller.abort();
+    this.running.clear();
+    this.items.clear();
+    if (!offlineCapable()) return;
+    for (const name of await caches.keys().catch(() => [])) {
+      if (name.startsWith(DOWNLOADS_CACHE)) await caches.delete(name).catch(() => false);
+    }
+    await new Promise((resolve) => {
+      const request = indexedDB.deleteDatabase(DB);
+      request.onsuccess = request.onerror = request.onblocked = () => resolve();
+    });
+    this.loaded = null;
+    this.changed();
+  }
+
+  /** Bytes on the device: in all, by area, and by download. */
+  usage() {
+    const areas = Object.fromEntries(AREAS.map((area) => [area.id, 0]));
+    let all = 0;
+    for (const record of this.items.values()) {
+      areas[record.area] = (areas[record.area] || 0) + record.received;
+      all += record.received;
+    }
+    return { all, areas };
+  }
+}
+
+async function problem(answer) {
+  try {
+    const body = await answer.json();
+    if (body?.error?.message) return body.error.message;
+  } catch { /* not JSON */ }
+  return `The server answered ${answer.status}: try again later.`;
+}
+
+function megabytes(bytes) {
+  return `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
+}
+
+export const downloads = new Downloads();
+
+/**
+ * The time map of the episode file the players get (from the file's seconds to the original's):
+ * this device's download's when it has one (the server may have levelled the episode since, or
+ * not yet when it was downloaded), else the server's levelled download's when ready, else none.
+ */
+export function keptTimeMap(episode) {
+  const device = downloads.get(`podcast:${episode.id}`);
+  if (device?.status === "ready") return device.meta?.timeMap ?? [];
+  return episode.download?.status === "ready" ? episode.download.timeMap : [];
+}

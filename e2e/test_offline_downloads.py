@@ -1,0 +1,191 @@
+"""Downloads for offline (issue 34): a Wind Down item and a book downloaded at home play from the
+device with no network, seek, and keep their progress for the server; Settings → Storage counts
+them as the browser does and frees their space; a sleep timer set offline fades on the audio
+clock with the page's scripts stopped."""
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
+from listening import chapter_book, dominant_frequency, level, locked, onset, silent_from
+from test_wind_down import player_time, upload
+
+RATE = 48_000
+
+
+def controlled(server, page, area=None):
+    """Signed in, on a page the service worker controls (it answers downloaded files)."""
+    sign_in(server, page, area)
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+
+
+def tone_story(folder, name, tones, seconds):
+    """An MP3 of steady tones one after another, each `seconds` long: what is heard tells where."""
+    path = Path(folder) / name
+    inputs = []
+    for tone in tones:
+        inputs += ["-f", "lavfi", "-i", f"sine=frequency={tone}:sample_rate=44100:duration={seconds}"]
+    joined = "".join(f"[{index}:a]" for index in range(len(tones))) + f"concat=n={len(tones)}:v=0:a=1"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, "-filter_complex", joined, "-ac", "1", "-b:a", "48k", str(path)], check=True)
+    return path
+
+
+def open_wind_down_item(page, item, title):
+    page.get_by_role("navigation", name="Areas").get_by_role("link", name="Wind Down", exact=True).click()
+    page.locator(f'[data-item="{item}"].wd-card').first.click()
+    player = page.get_by_role("dialog", name=f"{title}, player")
+    expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    return player
+
+
+def download_here(scope):
+    scope.get_by_role("button", name="Download for offline").click()
+    expect(scope.locator(".download-state.done")).to_have_text("On this device", timeout=60_000)
+
+
+def kept_bytes(page):
+    return page.evaluate("""caches.keys().then(async (names) => {
+        let total = 0;
+        for (const name of names.filter((name) => name.startsWith('reverie-download:'))) {
+          const cache = await caches.open(name);
+          for (const request of await cache.keys()) total += (await (await cache.match(request)).blob()).size;
+        }
+        return total; })""")
+
+
+def test_downloads_play_and_seek_with_no_network(server, listening_browser, audio_sink, tmp_path):
+    page = open_page(listening_browser)
+    controlled(server, page)
+    # A Wind Down story the owner gave a file (330 Hz for a minute, then 550 Hz), and a book of
+    # two chapters (440 Hz, then 660 Hz).
+    story = tone_story(tmp_path, "two-tones.mp3", (330, 550), 60)
+    status, entry = upload(server, page, "story_bookshop_cat", story)
+    assert status == 202 and entry["audio"]["state"] == "ready"
+    path = chapter_book(tmp_path, "Dusk.m4b", tones=(440, 660), chapter_seconds=30, title="Dusk")
+    answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
+    assert answer.ok, answer.text()
+    book = answer.json()["item"]
+
+    # At home: the story from its player, the book from its page.
+    page.reload()
+    player = open_wind_down_item(page, "story_bookshop_cat", "The Bookshop Cat")
+    download_here(player)
+    screenshot(page, "offline-download-wind-down")
+    player.get_by_role("button", name="Close the player").click()
+    page.goto(f"{server.url}/listen/book/{book['id']}")
+    expect(page.get_by_role("heading", name="Dusk", level=1)).to_be_visible()
+    download_here(page.locator(".book"))
+
+    # Settings → Storage counts them, as the browser does.
+    page.goto(f"{server.url}/settings")
+    storage = page.locator(".storage")
+    expect(storage.get_by_role("heading", name="Wind Down")).to_be_visible()
+    expect(storage.locator(".storage-item", has_text="The Bookshop Cat")).to_be_visible()
+    expect(storage.locator(".storage-item", has_text="Dusk")).to_be_visible()
+    on_device = kept_bytes(page)
+    shown = int(storage.locator("[data-storage-summary]").get_attribute("data-downloads"))
+    assert shown == on_device, (shown, on_device)
+    usage = int(storage.locator("[data-storage-summary]").get_attribute("data-usage"))
+    estimate = page.evaluate("navigator.storage.estimate().then((answer) => answer.usage)")
+    assert usage >= on_device and abs(usage - estimate) <= max(0.05 * estimate, 200_000), (usage, estimate)
+    storage.scroll_into_view_if_needed()
+    screenshot(page, "settings-storage")
+
+    # On the train: no network, the app opened again; both play from the device, and seek.
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    page.goto(f"{server.url}/wind-down")
+    with audio_sink.record() as recording:
+        player = page.locator('[data-item="story_bookshop_cat"].wd-card').first
+        player.click()
+        player = page.get_by_role("dialog", name="The Bookshop Cat, player")
+        expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+        wait_until(page, "document.querySelector('.player-audio').currentTime > 1")
+        start = recording.seconds
+        recording.wait_for_seconds(start + 1.5)
+        page.evaluate("(() => { const slider = document.querySelector('.player-slider'); slider.value = 90; slider.dispatchEvent(new Event('change')); })()")
+        wait_until(page, "document.querySelector('.player-audio').currentTime > 90.5")
+        moved = recording.seconds
+        recording.wait_for_seconds(moved + 2)
+        sound = recording.samples()
+    assert dominant_frequency(sound[int((start - 1) * RATE):int(start * RATE)]) == pytest.approx(330, abs=5)
+    assert dominant_frequency(sound[int((moved + 0.8) * RATE):int((moved + 1.8) * RATE)]) == pytest.approx(550, abs=5)
+    heard_to = player_time(page)
+    player.get_by_role("button", name="Close the player").click()
+
+    page.goto(f"{server.url}/listen/book/{book['id']}")
+    expect(page.get_by_role("heading", name="Dusk", level=1)).to_be_visible()
+    with audio_sink.record() as recording:
+        page.locator('[data-chapter="1"]').click()
+        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 31)")
+        mark = recording.seconds
+        recording.wait_for_seconds(mark + 1.5)
+        sound = recording.samples(mark + 0.4, mark + 1.4)
+    assert dominant_frequency(sound) == pytest.approx(660, abs=5)
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.pause())")
+
+    # Home again: the place heard offline reaches the server.
+    page.context.set_offline(False)
+    page.evaluate("import('/player/progress.js').then(({ flush }) => flush())")
+    wait_until(page, f"""fetch('/api/progress/winddown:story_bookshop_cat').then((answer) => answer.json())
+        .then((place) => Math.abs(place.position - {heard_to}) < 5)""", message="the offline place never reached the server")
+
+    # Removing a download frees its space (after its Undo has passed).
+    page.goto(f"{server.url}/settings")
+    before = page.evaluate("navigator.storage.estimate().then((answer) => answer.usage)")
+    book_bytes = int(path.stat().st_size)
+    page.get_by_role("button", name="Remove Dusk from this device").click()
+    expect(page.locator(".storage").get_by_role("button", name="Undo")).to_be_visible()
+    wait_until(page, f"navigator.storage.estimate().then((answer) => answer.usage <= {before} - {book_bytes} * 0.9)", timeout=30,
+               message="removing the book did not free its space")
+    expect(page.locator(".storage-item", has_text="Dusk")).to_have_count(0)
+    expect(page.locator(".storage-item", has_text="The Bookshop Cat")).to_be_visible()
+    close(page)
+
+
+def test_a_timer_set_offline_fades_a_download_on_the_audio_clock(server, listening_browser, audio_sink, tmp_path):
+    """No rendition can be had offline: the player lays the fade and the silence out on the audio
+    clock when the timer is set, and they happen with the page's scripts stopped."""
+    page = open_page(listening_browser, iphone=True)
+    page.clock.install()
+    controlled(server, page)
+    story = tone_story(tmp_path, "long-tone.mp3", (330,), 1500)
+    status, _ = upload(server, page, "story_night_train", story)
+    assert status == 202
+    page.reload()
+    player = open_wind_down_item(page, "story_night_train", "The Slow Night Train")
+    download_here(player)
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    player.locator(".player-timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="15 minutes").click()
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"remaining$"))
+    # The page's clock runs on to 40 s before the end; a skip lays the fade out again from there.
+    page.clock.fast_forward(15 * 60 * 1000 - 40_000)
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^0:(3\d|40) remaining$"))
+    with audio_sink.record() as recording:
+        player.locator(".player-forward").click()
+        wait_until(page, "!document.querySelector('.player-audio').paused && document.querySelector('.player-audio').currentTime > 16")
+        mark = recording.seconds
+        with locked(page):
+            recording.wait_for_seconds(mark + 45)
+        sound = recording.samples(mark)
+    begins = onset(sound)
+    assert begins is not None and begins < 2, begins
+    assert dominant_frequency(sound[int((begins + 0.5) * RATE):int((begins + 1.5) * RATE)]) == pytest.approx(330, abs=5)
+    ends = silent_from(sound)
+    assert ends is not None, "still sounding after the timer"
+    assert 36 <= ends <= 42, ends
+    # The last 30 s fall: loud 25 s before the end, far quieter 3 s before it.
+    assert level(sound[int((ends - 25) * RATE):int((ends - 24) * RATE)]) > level(sound[int((ends - 3) * RATE):int((ends - 2) * RATE)]) + 12
+    close(page)
