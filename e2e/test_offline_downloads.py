@@ -189,3 +189,53 @@ def test_a_timer_set_offline_fades_a_download_on_the_audio_clock(server, listeni
     # The last 30 s fall: loud 25 s before the end, far quieter 3 s before it.
     assert level(sound[int((ends - 25) * RATE):int((ends - 24) * RATE)]) > level(sound[int((ends - 3) * RATE):int((ends - 2) * RATE)]) + 12
     close(page)
+
+
+def test_a_download_cut_off_goes_on_where_it_stopped(server, browser, tmp_path):
+    """The connection goes mid-download: the download waits and says so, and when the network is
+    back it asks only for what it lacks; the file on the device is the server's, byte for byte."""
+    page = open_page(browser)
+    controlled(server, page)
+    path = chapter_book(tmp_path, "Long Road.mp3", tones=(300, 400, 500), chapter_seconds=260, title="Long Road")
+    answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mpeg", "X-File-Name": path.name})
+    assert answer.ok, answer.text()
+    book = answer.json()["item"]
+    size = path.stat().st_size
+    assert size > 5 * 1024 * 1024, size  # three pieces at least
+
+    ranges = []
+    page.on("request", lambda request: ranges.append(request.headers.get("range")) if request.url.endswith(f"/api/library/{book['id']}/audio") else None)
+    # A slow line (1 MB/s), so the cut comes mid-download.
+    session = page.context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20, "downloadThroughput": 1_000_000, "uploadThroughput": 1_000_000})
+    page.goto(f"{server.url}/listen/book/{book['id']}")
+    expect(page.get_by_role("heading", name="Long Road", level=1)).to_be_visible()
+    page.get_by_role("button", name="Download for offline").click()
+    record = f"import('/player/downloads.js').then(({{ downloads }}) => downloads.get('library:{book['id']}'))"
+    wait_until(page, f"{record}.then((r) => r && r.received > 0 && r.received < r.total)", timeout=30, message="no piece arrived")
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    # (Through the same session as the slow line: Playwright's own offline switch would not cut it.)
+    session.send("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    state = page.locator(".book .download-state")
+    expect(state).to_contain_text("Waiting for the connection", timeout=30_000)
+    kept = page.evaluate(f"{record}.then((r) => r.received)")
+    assert 0 < kept < size, kept
+    screenshot(page, "offline-download-waiting")
+
+    session.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    expect(page.locator(".book .download-state.done")).to_have_text("On this device", timeout=60_000)
+    # After the cut, the first range asked for starts where the kept pieces end.
+    starts = [int(value.split("=")[1].split("-")[0]) for value in ranges if value]
+    assert kept in starts, (kept, starts)
+    kept_pieces = [start for start in starts if start < kept]
+    assert kept_pieces == sorted(set(kept_pieces)), starts  # no kept piece asked for again (only the one cut off)
+    digest = page.evaluate(f"""caches.open('reverie-download:library:{book['id']}')
+        .then((cache) => cache.match('/api/library/{book['id']}/audio')).then((stored) => stored.arrayBuffer())
+        .then((bytes) => crypto.subtle.digest('SHA-256', bytes))
+        .then((hash) => [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, '0')).join(''))""")
+    import hashlib
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
+    close(page)
