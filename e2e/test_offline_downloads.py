@@ -239,3 +239,30 @@ def test_a_download_cut_off_goes_on_where_it_stopped(server, browser, tmp_path):
     import hashlib
     assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
     close(page)
+
+
+def test_an_articles_voice_downloaded_is_heard_offline(server, browser):
+    """An article's spoken audio, kept on the device in the chosen voice: offline, Listen plays it
+    and the words light up as they are said, with nothing spoken by the server."""
+    page = open_page(browser)
+    controlled(server, page)
+    note = page.evaluate("""(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify(note)}).then((answer) => answer.json())""",
+        {"title": "Night Train Notes", "text": "The train left at nine. The carriage was warm and quiet.\n\nOutside, the hills went by in the dark, and the lamps of small towns passed one by one."})
+    page.goto(f"{server.url}/listen/articles/{note['id']}")
+    expect(page.get_by_role("heading", name="Night Train Notes", level=1)).to_be_visible()
+    page.locator(".reader").get_by_role("button", name="Download for offline").click()
+    expect(page.locator(".reader .download-state.done")).to_have_text("On this device", timeout=120_000)
+    screenshot(page, "offline-download-article")
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.get_by_role("heading", name="Night Train Notes", level=1)).to_be_visible()
+    page.get_by_role("button", name="Listen").click()
+    wait_until(page, "document.querySelector('.reader-text .w.spoken') !== null", timeout=30, message="no word lit up offline")
+    first = int(page.locator(".reader-text .w.spoken").first.get_attribute("data-at"))
+    wait_until(page, f"Number(document.querySelector('.reader-text .w.spoken')?.dataset.at) > {first + 10}", timeout=30,
+               message="the light did not move on offline")
+    close(page)

@@ -7,9 +7,11 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { continueAfterOpening, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { audioFormat, continueAfterOpening, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
 import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
+import { downloads } from "../player/downloads.js";
 import { follow, Transport } from "../player/transport.js";
 import { richTextHTML } from "./rich-text.js";
 
@@ -117,6 +119,7 @@ export class ArticleReader {
           <button class="button small" type="button" data-finished></button>
           ${queueButtonsHTML({ small: true })}
         </div>
+        <p class="reader-download">${downloadHTML({ small: true })}</p>
         <details class="reader-options">
           <summary>Voice and speed</summary>
           <label for="reader-voice">Voice</label>
@@ -134,6 +137,7 @@ export class ArticleReader {
     const $ = (selector) => this.container.querySelector(selector);
     $("[data-listen]").addEventListener("click", () => this.toggle());
     wireQueueButtons($(".reader-tools"), `article:${this.id}`, summary.title);
+    wireDownload(this.container.querySelector(".reader"), `article:${this.id}`, (progress) => this.downloadSpec(progress));
     for (const button of this.container.querySelectorAll("button[data-size]")) {
       button.addEventListener("click", () => this.resize(Number(button.dataset.size)));
     }
@@ -266,15 +270,51 @@ export class ArticleReader {
     this.claim.release();
   }
 
-  /** The chapter's segments (fetched once a chapter). */
+  /** The chapter's segments (fetched once a chapter): the download's when the article is on
+   *  this device in the chosen voice, so its parts match what was kept. */
   async segments(chapter) {
-    if (this.speech?.chapter !== chapter) this.speech = await api(`/api/articles/${this.id}/chapters/${chapter}/speech`);
+    const kept = this.kept();
+    if (kept?.speeches?.[chapter]) this.speech = { ...kept.speeches[chapter], chapter };
+    else if (this.speech?.chapter !== chapter) this.speech = await api(`/api/articles/${this.id}/chapters/${chapter}/speech`);
     return this.speech.segments;
+  }
+
+  /** The article's download, when it is on this device in the voice chosen now. */
+  kept() {
+    const record = downloads.get(`article:${this.id}`);
+    return record?.status === "ready" && record.meta?.voice === (this.settings.voice || "") ? record.meta : null;
+  }
+
+  /**
+   * What Download for offline keeps: every chapter's segments spoken in the chosen voice (each
+   * rendered now, one after another), with their timelines, so the reader plays and lights the
+   * words with no server. `progress(text)` hears how far the speaking is.
+   */
+  async downloadSpec(progress) {
+    const voice = this.settings.voice || "";
+    const speeches = [], parts = {}, files = [];
+    const chapters = this.article.chapters;
+    for (let chapter = 0; chapter < chapters.length; chapter += 1) {
+      const speech = await api(`/api/articles/${this.id}/chapters/${chapter}/speech`);
+      speeches.push(speech);
+      for (const [index, segment] of speech.segments.entries()) {
+        progress(`Speaking part ${Object.keys(parts).length + 1}${chapters.length > 1 ? ` (chapter ${chapter + 1} of ${chapters.length})` : ""}…`);
+        const done = await renderSpeech(segment.script, { voice, rate: 1 });
+        parts[`${chapter}:${index}`] = { audioURL: done.audioURL, timeline: await api(done.timelineURL) };
+        files.push({ url: done.audioURL, type: audioFormat() === "m4a" ? "audio/mp4" : "audio/ogg" });
+      }
+    }
+    return { area: "articles", title: this.article.summary.title, files, meta: { voice, speeches, parts } };
   }
 
   /** A segment's render and where its words are; renders ahead share the same promise. */
   prepare(chapter, index, segment, { opening } = {}) {
     const key = `${chapter}:${index}:${this.settings.voice || ""}`;
+    const kept = this.kept()?.parts?.[`${chapter}:${index}`];
+    if (kept && !this.renders.has(key)) {
+      // On this device: played from the kept file (the service worker answers it), no speaking.
+      this.renders.set(key, Promise.resolve({ render: { audioURL: kept.audioURL }, places: wordPlaces(kept.timeline, segment.lines, this.article.text) }));
+    }
     if (!this.renders.has(key)) {
       const made = (async () => {
         // (Two renders at a time per person: a third waits in renderSpeech for one to finish.)

@@ -16,8 +16,9 @@ export function downloadHTML({ small = false } = {}) {
 }
 
 /**
- * Wires the control `downloadHTML` drew in `root` for the download `key`; `describe()` answers
- * (or resolves to) { area, title, files: [{ url, type, size }], meta } when Download is pressed.
+ * Wires the control `downloadHTML` drew in `root` for the download `key`; `describe(progress)`
+ * answers (or resolves to) { area, title, files: [{ url, type, size }], meta } when Download is
+ * pressed, telling `progress(text)` how it goes when that takes a while.
  */
 export function wireDownload(root, key, describe) {
   const box = root.querySelector("[data-download-box]");
@@ -49,14 +50,22 @@ export function wireDownload(root, key, describe) {
     if (!button) return;
     if (button.hasAttribute("data-start")) {
       try {
-        const spec = await describe();
+        // Making what to download can take a while (an article spoken first): said as it goes.
+        button.disabled = true;
+        const spec = await describe((text) => {
+          if (!box.querySelector("[data-preparing]")) box.insertAdjacentHTML("beforeend", `<span class="download-state" role="status" data-preparing></span>`);
+          box.querySelector("[data-preparing]").textContent = text;
+        });
         const started = downloads.start({ key, ...spec });
         announce(`Downloading “${spec.title}”.`);
         await started;
         if (downloads.has(key)) announce(`“${spec.title}” is on this device.`);
       } catch (error) {
         announce(error.message);
-        if (!downloads.get(key)) box.insertAdjacentHTML("beforeend", `<span class="download-state error" role="status">${escapeHTML(error.message)}</span>`);
+        if (!downloads.get(key)) {
+          paint();
+          box.insertAdjacentHTML("beforeend", `<span class="download-state error" role="status">${escapeHTML(error.message)}</span>`);
+        }
       }
     } else if (button.hasAttribute("data-cancel")) {
       await downloads.remove(key);

@@ -34,6 +34,7 @@ export const AREAS = [
   { id: "music", name: "Music" },
   { id: "podcasts", name: "Podcasts" },
   { id: "librivox", name: "LibriVox" },
+  { id: "articles", name: "Articles" },
 ];
 
 function open() {
