@@ -14,7 +14,7 @@
 //   (?until=) comes from the server while it can be reached, else the whole file from the device
 //   (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v46";
+const CACHE = "reverie-shell-v47";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -165,9 +165,9 @@ self.addEventListener("message", (event) => {
   if (event.data?.type === "downloads") event.waitUntil(readDownloads());
 });
 
-/** Audio a download may hold: the API's audio addresses. */
+/** Audio a download may hold: the API's audio addresses, and Bedside's room sounds. */
 function mayBeDownloaded(url) {
-  return url.pathname.startsWith("/api/") && /\/audio$/.test(url.pathname);
+  return url.pathname.startsWith("/api/") && (/\/audio$/.test(url.pathname) || url.pathname.startsWith("/api/bedside/sounds/"));
 }
 
 /** The answer for a request of a file that may be downloaded; null (no answer: the network's)

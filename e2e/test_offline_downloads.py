@@ -168,7 +168,10 @@ def test_a_timer_set_offline_fades_a_download_on_the_audio_clock(server, listeni
     expect_error(page, "aborted", r"/api/")
     page.context.set_offline(True)
     player.locator(".player-timer").click()
-    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="15 minutes").click()
+    sheet = page.get_by_role("dialog", name="Sleep timer")
+    # An iPhone plays no Web Audio fade while locked: the sheet says so.
+    expect(sheet).to_contain_text("an iPhone does not play it with the screen locked")
+    sheet.get_by_role("button", name="15 minutes").click()
     expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"remaining$"))
     # The page's clock runs on to 40 s before the end; a skip lays the fade out again from there.
     page.clock.fast_forward(15 * 60 * 1000 - 40_000)
@@ -265,4 +268,37 @@ def test_an_articles_voice_downloaded_is_heard_offline(server, browser):
     first = int(page.locator(".reader-text .w.spoken").first.get_attribute("data-at"))
     wait_until(page, f"Number(document.querySelector('.reader-text .w.spoken')?.dataset.at) > {first + 10}", timeout=30,
                message="the light did not move on offline")
+    close(page)
+
+
+def test_bedsides_pool_downloaded_plays_with_no_network(server, browser):
+    """Bedside's meditations, spoken in the person's voice and kept with the room sounds: offline,
+    the leaf plays one of them from the device, with its captions, over the rain."""
+    from test_bedside import open_bedside
+    page = open_page(browser)
+    open_bedside(server, page)
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    page.get_by_role("button", name="My Content").click()
+    sheet = page.get_by_role("dialog", name="My Content")
+    sheet.get_by_role("button", name="Download for offline").click()
+    expect(sheet.locator(".download-state.done")).to_have_text("On this device", timeout=240_000)
+    screenshot(page, "offline-download-bedside")
+    sheet.get_by_role("button", name="Close").click()
+    record = page.evaluate("import('/player/downloads.js').then(({ downloads }) => downloads.list().find((r) => r.area === 'bedside'))")
+    titles = {entry["piece"]["title"] for entry in record["meta"]["pieces"]}
+    assert len(titles) >= 10 and record["status"] == "ready", record["title"]
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.get_by_role("toolbar", name="Bedside")).to_be_visible()
+    page.get_by_role("button", name="Content off. Play a meditation").click()
+    wait_until(page, "document.querySelector('.bs-voice').currentTime > 1", timeout=30, message="no meditation played offline")
+    assert page.locator(".bs-title").inner_text().split(" · ")[0] in titles
+    expect(page.locator(".bs-caption")).to_be_visible()
+    wait_until(page, "(() => { const room = document.querySelector('.bs-room-sound'); return room && !room.paused && room.currentTime > 0.5; })()",
+               message="the rain did not play offline")
     close(page)

@@ -6,6 +6,8 @@ import { announce, escapeHTML } from "../dom.js";
 import { aboutLength } from "../player/time.js";
 import { openPieceEditor } from "./piece-editor.js";
 import { openSheet } from "./sheet.js";
+import { poolDownload, poolKey } from "./piece-preparation.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
 
 /** My Content; `bedside` is the screen, which plays a piece chosen here. One for the screen, opened as often as asked. */
 export class ContentSheet {
@@ -77,8 +79,11 @@ export class ContentSheet {
         <h3>Yours</h3>
         <ul class="bs-list" aria-label="Your ${noun}s">${pieces.mine.map(item).join("")}</ul>
         <p class="hint">Leaf picks at random from these and the ${pieces.presets.length} presets below, with no repeat until all have played.</p>
+        <div class="bs-download"><p class="hint">For a night with no network: all of these, spoken in your voice, and the room sounds.</p>${downloadHTML({ small: true })}</div>
         <details class="bs-presets"><summary>Presets (${pieces.presets.length})</summary>
           <ul class="bs-list" aria-label="Preset ${noun}s">${pieces.presets.map(item).join("")}</ul></details>`;
+      const settings = this.bedside.player.voiceSettings();
+      wireDownload(panel, poolKey(kind, settings), (progress) => poolDownload(kind, settings, progress));
     } catch (problem) {
       panel.innerHTML = `<p class="form-error"></p>`;
       panel.firstChild.textContent = problem.message;

@@ -6,6 +6,47 @@
 
 import { api } from "../api.js";
 import { speak } from "../speech.js";
+import { downloads } from "../player/downloads.js";
+
+/** The room sounds and the alarm's chime: kept with a downloaded pool, for a night with no network. */
+export const BEDSIDE_SOUNDS = ["rain", "ocean", "forest", "brown", "chime"];
+
+/** The download key of a kind's pool in a voice. */
+export function poolKey(kind, { voice, rate }) {
+  return `bedside:${kind}:${voice || "default"}:${rate}`;
+}
+
+/** The pool of `kind` downloaded in this voice, or null: { pieces: [{ piece, audioURL, timeline }] }. */
+function keptPool(kind, settings) {
+  const record = downloads.get(poolKey(kind, settings));
+  return record?.status === "ready" && record.meta?.pieces?.length ? record.meta : null;
+}
+
+/** A piece of the kept pool, at random (the server's no-repeat order needs the server). */
+function randomKept(pool) {
+  return pool.pieces[Math.floor(Math.random() * pool.pieces.length)].piece;
+}
+
+/**
+ * What downloading a pool keeps: every piece of `kind` (the person's and the presets) spoken in
+ * `settings`' voice, each with its timeline, and the room sounds. `progress(text)` hears how far.
+ */
+export async function poolDownload(kind, settings, progress) {
+  const { mine, presets } = await api(`/api/bedside/pieces?kind=${kind}`);
+  const pieces = [];
+  const all = [...mine, ...presets];
+  for (const [index, piece] of all.entries()) {
+    progress(`Speaking ${index + 1} of ${all.length}…`);
+    const { render, timeline } = await speak(piece.script, settings);
+    pieces.push({ piece, audioURL: render.audioURL, timeline });
+  }
+  const files = [
+    ...pieces.map((entry) => ({ url: entry.audioURL, type: "audio/mp4" })),
+    ...BEDSIDE_SOUNDS.map((sound) => ({ url: `/api/bedside/sounds/${sound}`, type: "audio/mp4" })),
+  ];
+  const noun = kind === "poem" ? "poems" : "meditations";
+  return { area: "bedside", title: `Bedside ${noun} (${all.length}) and room sounds`, files, meta: { kind, ...settings, pieces } };
+}
 
 /** One piece being chosen and spoken; the player decides what plays and when. */
 export class PiecePreparation {
@@ -51,12 +92,22 @@ export class PiecePreparation {
   }
 
   async prepare() {
+    // The pool downloaded for offline, in this voice: played from the device, nothing spoken.
+    const pool = keptPool(this.kind, this.settings);
     if (!this.piece) {
-      const piece = await api("/api/bedside/next", { method: "POST", body: { kind: this.kind } });
+      let piece;
+      try {
+        piece = await api("/api/bedside/next", { method: "POST", body: { kind: this.kind } });
+      } catch (problem) {
+        if (problem.status !== 0 || !pool) throw problem;
+        piece = randomKept(pool);
+      }
       if (this.dropped) throw Object.assign(new Error("Stopped."), { name: "AbortError" });
       this.piece = piece;
       this.watcher?.piece?.(piece);
     }
+    const kept = pool?.pieces.find((entry) => entry.piece.id === this.piece.id && entry.piece.script === this.piece.script);
+    if (kept) return { piece: this.piece, render: { audioURL: kept.audioURL }, timeline: kept.timeline };
     const spoken = await speak(this.piece.script, this.settings, {
       progress: (fraction) => this.watcher?.progress?.(fraction),
       opening: (url) => {

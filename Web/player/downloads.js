@@ -35,6 +35,7 @@ export const AREAS = [
   { id: "podcasts", name: "Podcasts" },
   { id: "librivox", name: "LibriVox" },
   { id: "articles", name: "Articles" },
+  { id: "bedside", name: "Bedside" },
 ];
 
 function open() {

@@ -8,7 +8,7 @@ import { trackCover } from "../cover.js";
 import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
 import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "./player.js";
-import { SLEEP_FADE_SECONDS, sleepTimerClock, timerDialog } from "./sleep-timer.js";
+import { SLEEP_FADE_SECONDS, offlineFadeNote, sleepTimerClock, timerDialog } from "./sleep-timer.js";
 import { clock } from "./time.js";
 
 const EMPTY = {
@@ -50,7 +50,7 @@ export function renderNowPlaying(container) {
       ? { value: option, label: "End of Chapter", disabled: !deck.speech.loaded }
       : option === "episode" ? { value: option, label: "End of Episode" }
       : { value: option, label: `${option} minutes` });
-    const value = await timerDialog(choices, `Both players fade out over the last ${SLEEP_FADE_SECONDS} seconds and pause, even with the phone locked. End of Chapter pauses when the chapter ends; End of Episode when the episode does.`);
+    const value = await timerDialog(choices, `Both players fade out over the last ${SLEEP_FADE_SECONDS} seconds and pause, even with the phone locked. End of Chapter pauses when the chapter ends; End of Episode when the episode does.${offlineFadeNote()}`);
     if (value == null) return;
     const atEnd = value === "chapter" || value === "episode";
     deck.setTimer(atEnd ? value : Number(value));

@@ -11,7 +11,7 @@
 // suspends this script.
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
-import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, sleepTimerClock, sleepTimerLength, sleepTimerResume, sleepTimerVolume, timerDialog } from "./sleep-timer.js";
+import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, sleepTimerClock, sleepTimerLength, sleepTimerResume, sleepTimerVolume, offlineFadeNote, timerDialog } from "./sleep-timer.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
 import { clock } from "./time.js";
 import { artwork, lockScreenOwner } from "./media-session.js";
@@ -267,7 +267,7 @@ export class Player {
 
   async timerSheet() {
     const value = await timerDialog(TIMER_OPTIONS.map((option) => ({ value: option, label: option === "end" ? "End of Content" : `${option} minutes` })),
-      `The sound fades out over ${SLEEP_FADE_SECONDS} seconds, then stops. It fades even with the phone locked.`);
+      `The sound fades out over ${SLEEP_FADE_SECONDS} seconds, then stops. It fades even with the phone locked.${offlineFadeNote()}`);
     if (value != null) this.setTimer(value === "end" ? "end" : Number(value));
     this.root?.querySelector(".player-timer").focus();
   }

@@ -9,6 +9,7 @@
 
 import { escapeHTML } from "../dom.js";
 import { clock } from "./time.js";
+import { elementVolumeWorks } from "./volume.js";
 
 /** Seconds of fade before a sleep timer ends (Playback's `SleepTimer.fadeSeconds`). */
 export const SLEEP_FADE_SECONDS = 30;
@@ -72,3 +73,14 @@ export function timerDialog(choices, explanation) {
   });
 }
 
+/**
+ * What the timer sheet adds offline: no rendition can be had, so the fade is laid out on this
+ * device's audio clock (a Web Audio gain), which an iPhone does not play with the screen locked.
+ * "" when the server can be reached or the device plays Web Audio fades locked.
+ */
+export function offlineFadeNote() {
+  if (navigator.onLine) return "";
+  return elementVolumeWorks()
+    ? " Offline, the fade is made on this device."
+    : " Offline, the fade is made on this device, and an iPhone does not play it with the screen locked: the sound may stop without fading.";
+}
