@@ -302,3 +302,48 @@ def test_bedsides_pool_downloaded_plays_with_no_network(server, browser):
     wait_until(page, "(() => { const room = document.querySelector('.bs-room-sound'); return room && !room.paused && room.currentTime > 0.5; })()",
                message="the rain did not play offline")
     close(page)
+
+
+def test_episodes_offline_follow_the_podcast_rules(server, listening_browser, audio_sink):
+    """Keep the latest episode, and remove one once played: the older download goes when a newer
+    one is kept; offline the newer plays from the device and seeks, and leaves it once heard."""
+    page = open_page(listening_browser)
+    controlled(server, page)
+    podcast = page.request.post(f"{server.url}/api/podcasts", data={"feedURL": f"{server.podcasts.url}/feeds/night.xml"})
+    assert podcast.ok, podcast.text()
+    episodes = {episode["title"]: episode for episode in page.request.get(f"{server.url}/api/podcasts/{podcast.json()['id']}").json()["episodes"]}
+
+    page.goto(f"{server.url}/settings")
+    storage = page.locator(".storage")
+    storage.get_by_label("Remove an episode from this device once it is played").check()
+    storage.get_by_label("Keep on this device, per podcast").select_option(label="The latest episode")
+    for title in ("Moths at the Window", "The Tawny Owl"):  # the older first
+        page.goto(f"{server.url}/listen/episode/{episodes[title]['id']}")
+        expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
+        download_here(page.locator(".episode-page"))
+    page.goto(f"{server.url}/settings")
+    expect(storage.locator(".storage-item", has_text="The Tawny Owl")).to_be_visible()
+    expect(storage.locator(".storage-item", has_text="Moths at the Window")).to_have_count(0)
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    owl = episodes["The Tawny Owl"]
+    page.goto(f"{server.url}/listen/episode/{owl['id']}")
+    expect(page.get_by_role("heading", name="The Tawny Owl", level=1)).to_be_visible()
+    with audio_sink.record() as recording:
+        page.locator(".episode-actions").get_by_role("button", name="Play", exact=True).click()
+        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 1)")
+        start = recording.seconds
+        recording.wait_for_seconds(start + 1.5)
+        page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(15))")
+        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.position > 15.5)")
+        moved = recording.seconds
+        recording.wait_for_seconds(moved + 1.5)
+        sound = recording.samples()
+    assert dominant_frequency(sound[int((start - 0.5) * RATE):int((start + 0.5) * RATE)]) == pytest.approx(220, abs=5)
+    assert dominant_frequency(sound[int((moved + 0.5) * RATE):int((moved + 1.5) * RATE)]) == pytest.approx(330, abs=5)
+    # Heard to its end: off the device.
+    wait_until(page, f"import('/player/downloads.js').then(({{ downloads }}) => !downloads.get('podcast:{owl['id']}'))", timeout=30,
+               message="the played episode stayed on the device")
+    close(page)
