@@ -19,8 +19,6 @@ import { mountDock, routed } from "./player/dock.js";
 import { downloads } from "./player/downloads.js";
 import { episodePlayed } from "./player/podcast-rules.js";
 
-/** Whose downloads this device holds (an account id). */
-const DOWNLOADS_OWNER = "downloads.owner";
 // Downloads under way when the page closed go on; an episode played to its end leaves the device
 // when the person asked for that (Settings → Storage).
 downloads.ready();
@@ -187,10 +185,7 @@ async function loadTheme({ animate }) {
 async function signedIn(user) {
   if (!session.user || session.user.id !== user.id) await forgetSavedAnswers();
   // Downloads are the person's own: another person signing in on this device finds none.
-  if (localStorage.getItem(DOWNLOADS_OWNER) !== user.id) {
-    await downloads.forgetAll();
-    localStorage.setItem(DOWNLOADS_OWNER, user.id);
-  }
+  await downloads.signedIn(user.id);
   session.user = user;
   setupNeeded = false;
   await loadTheme({ animate: true });  // the settings, through the worker
@@ -200,12 +195,14 @@ async function signedIn(user) {
   navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/", { replace: true });
 }
 
-async function signedOut() {
+/** Signed out: by the person (`onPurpose`, from Settings), or because the session ended. Only
+ *  the person's own sign-out takes their downloads off the device: an expired session keeps them
+ *  for when they sign in again. */
+async function signedOut({ onPurpose = false } = {}) {
   session.user = null;
   deck.signOut();
   await forgetSavedAnswers();
-  await downloads.forgetAll();
-  localStorage.removeItem(DOWNLOADS_OWNER);
+  if (onPurpose) await downloads.signedOut();
   navigate("/login", { replace: true });
 }
 

@@ -148,15 +148,18 @@ self.addEventListener("fetch", (event) => {
 let downloaded = null;
 let readingDownloads = null;
 
+let downloadReads = 0;
+
 function readDownloads() {
+  const read = ++downloadReads;
   readingDownloads = (async () => {
     const found = new Map();
     for (const name of await caches.keys()) {
       if (!name.startsWith(DOWNLOADS_CACHE)) continue;
       for (const request of await (await caches.open(name)).keys()) found.set(new URL(request.url).pathname, name);
     }
-    downloaded = found;
-  })().catch(() => { downloaded = new Map(); });
+    if (read === downloadReads) downloaded = found;   // an older read finishing late changes nothing
+  })().catch(() => { if (read === downloadReads) downloaded = new Map(); });
   return readingDownloads;
 }
 readDownloads();
@@ -176,13 +179,24 @@ function downloadedAnswer(request, url) {
   if (downloaded && !downloaded.has(url.pathname)) return null;
   return (async () => {
     if (!downloaded) await readingDownloads;
-    if (!downloaded.has(url.pathname)) return fetch(request);
-    // A sleep timer's rendition: the server's while it answers, else the file itself.
-    if (url.searchParams.has("until")) {
+    if (!downloaded.has(url.pathname)) {
+      // Not in the list read last; a download kept since (by a page this worker does not
+      // control) is still answered from the device when the network fails.
       try {
-        const answer = await fetch(request);
+        return await fetch(request);
+      } catch (error) {
+        await readDownloads();
+        if (!downloaded.has(url.pathname)) throw error;
+      }
+    }
+    // A sleep timer's rendition: the server's while it answers soon, else the file itself (the
+    // player then fades it on the audio clock). Not for an episode: the server may have levelled
+    // it since it was downloaded, and a rendition of that would not match the device's file.
+    if (url.searchParams.has("until") && !url.pathname.startsWith("/api/episodes/")) {
+      try {
+        const answer = await fetch(request, { signal: AbortSignal.timeout(8000) });
         if (answer.ok) return answer;
-      } catch { /* offline: the whole file below */ }
+      } catch { /* offline, or too slow: the whole file below */ }
     }
     const stored = await caches.match(new URL(url.pathname, location.origin).href, { cacheName: downloaded.get(url.pathname) });
     if (!stored) return fetch(request);

@@ -79,7 +79,7 @@ export class ContentSheet {
         <h3>Yours</h3>
         <ul class="bs-list" aria-label="Your ${noun}s">${pieces.mine.map(item).join("")}</ul>
         <p class="hint">Leaf picks at random from these and the ${pieces.presets.length} presets below, with no repeat until all have played.</p>
-        <div class="bs-download"><p class="hint">For a night with no network: all of these, spoken in your voice, and the room sounds.</p>${downloadHTML({ small: true })}</div>
+        <div class="bs-download"><p class="hint">For a night with no network: yours and the presets, spoken in your voice, with the room sounds.</p>${downloadHTML({ small: true })}</div>
         <details class="bs-presets"><summary>Presets (${pieces.presets.length})</summary>
           <ul class="bs-list" aria-label="Preset ${noun}s">${pieces.presets.map(item).join("")}</ul></details>`;
       const settings = this.bedside.player.voiceSettings();

@@ -2,12 +2,17 @@
 // Cancel (or "Waiting for the connection" when the network went); then "On this device" with
 // Remove. Removing waits out an Undo of a few seconds before the files go.
 
-import { announce, escapeHTML } from "../dom.js";
+import { announce, escapeHTML, insecureSentence } from "../dom.js";
 import { downloads } from "./downloads.js";
 
 /** The MIME type of an audio format as the API names it (mp3, m4a, m4b, ogg, wav, flac). */
 export function mimeOf(format) {
   return { mp3: "audio/mpeg", m4a: "audio/mp4", m4b: "audio/mp4", aac: "audio/aac", ogg: "audio/ogg", opus: "audio/ogg", wav: "audio/wav", flac: "audio/flac" }[String(format || "").toLowerCase()] || "audio/mpeg";
+}
+
+/** What a download waiting says: the device offline, or the server not answering. */
+function waitingWords(share) {
+  return `${navigator.onLine ? "Waiting for the server" : "Waiting for the connection"} · ${share}%`;
 }
 
 /** The control's place in a page; `wireDownload` fills it. */
@@ -24,9 +29,24 @@ export function wireDownload(root, key, describe) {
   const box = root.querySelector("[data-download-box]");
   if (!box) return () => {};
   const small = box.classList.contains("small") ? " small" : "";
+  if (!window.isSecureContext) {
+    // No Cache Storage on a plain http address: say why instead of offering what cannot work.
+    box.innerHTML = `<span class="download-state">${escapeHTML(insecureSentence("keep downloads for offline"))}</span>`;
+    return () => {};
+  }
+  let shown = null;   // the state painted: a piece arriving updates the bar, not the buttons
   const paint = () => {
-    if (!box.isConnected) { downloads.removeEventListener("change", onChange); return; }
+    if (!box.isConnected) { stop(); return; }
     const record = downloads.get(key);
+    const state = downloads.isRemoving(key) ? "removing" : record ? record.status : "none";
+    const bar = box.querySelector("progress");
+    if (state === shown && bar && record) {
+      const share = record.total ? Math.min(100, Math.floor((record.received / record.total) * 100)) : 0;
+      bar.value = share;
+      box.querySelector("[data-words]").textContent = record.status === "waiting" ? waitingWords(share) : `Downloading ${share}%`;
+      return;
+    }
+    shown = state;
     if (downloads.isRemoving(key)) {
       box.innerHTML = `<span class="download-state">Removed from this device.</span> <button class="button${small}" type="button" data-undo>Undo</button>`;
     } else if (!record) {
@@ -38,13 +58,18 @@ export function wireDownload(root, key, describe) {
         <button class="button${small}" type="button" data-retry>Try again</button> <button class="button${small}" type="button" data-cancel>Cancel</button>`;
     } else {
       const share = record.total ? Math.min(100, Math.floor((record.received / record.total) * 100)) : 0;
-      const words = record.status === "waiting" ? `Waiting for the connection · ${share}%` : `Downloading ${share}%`;
+      const words = record.status === "waiting" ? waitingWords(share) : `Downloading ${share}%`;
       box.innerHTML = `<progress max="100" value="${share}" aria-label="Downloaded"></progress>
-        <span class="download-state">${words}</span> <button class="button${small}" type="button" data-cancel>Cancel</button>`;
+        <span class="download-state" data-words>${words}</span> <button class="button${small}" type="button" data-cancel>Cancel</button>`;
     }
   };
   const onChange = (event) => { if (event.detail == null || event.detail === key) paint(); };
+  const stop = () => {
+    downloads.removeEventListener("change", onChange);
+    downloads.removeEventListener("progress", onChange);
+  };
   downloads.addEventListener("change", onChange);
+  downloads.addEventListener("progress", onChange);
   box.addEventListener("click", async (event) => {
     const button = event.target.closest("button");
     if (!button) return;
@@ -84,5 +109,5 @@ export function wireDownload(root, key, describe) {
   });
   downloads.ready().then(paint);
   paint();
-  return () => downloads.removeEventListener("change", onChange);
+  return stop;
 }

@@ -22,6 +22,8 @@ import { insecureSentence } from "../dom.js";
 export const DOWNLOADS_CACHE = "reverie-download:";
 const cacheName = (key) => DOWNLOADS_CACHE + key;
 const DB = "reverie-downloads";
+/** Whose downloads the device holds (an account id), set at a download. */
+const OWNER = "downloads.owner";
 /** Bytes asked for at once: a lost connection costs at most this much again. */
 const PIECE = 2 * 1024 * 1024;
 /** The share of the browser's quota downloads may bring the device to. */
@@ -86,7 +88,7 @@ class DownloadError extends Error {
   }
 }
 
-/** This device's downloads. Listeners hear "change" (detail: the key, or null for all). */
+/** This device's downloads. Listeners hear "change" and "progress" (detail: the key, or null for all). */
 class Downloads extends EventTarget {
   constructor() {
     super();
@@ -94,7 +96,11 @@ class Downloads extends EventTarget {
     this.running = new Map();   // key → AbortController
     this.removing = new Map();  // key → the timer of a removal waiting out its Undo
     this.loaded = null;
-    if (typeof window !== "undefined") window.addEventListener("online", () => this.resume());
+    if (typeof window !== "undefined") {
+      window.addEventListener("online", () => this.resume());
+      // The server answers again (the device may have been online all along).
+      window.addEventListener("reverie:connection", (event) => { if (event.detail?.online) this.resume(); });
+    }
   }
 
   /** Reads the records once, and starts again any download that was under way. */
@@ -115,16 +121,18 @@ class Downloads extends EventTarget {
   /** Downloaded records, newest first. */
   list() { return [...this.items.values()].sort((a, b) => (b.added ?? "").localeCompare(a.added ?? "")); }
 
-  changed(key = null) {
-    this.dispatchEvent(new CustomEvent("change", { detail: key }));
-    // The service worker answers from what is kept: tell it the list changed.
-    navigator.serviceWorker?.controller?.postMessage({ type: "downloads" });
-  }
-
   async save(record) {
     this.items.set(record.key, record);
     await run(["items"], "readwrite", (stores) => stores.items.put(record));
     this.changed(record.key);
+  }
+
+  /** Says a record changed: "change" for its status (the service worker's list too), "progress"
+   *  when only more of it arrived. */
+  changed(key = null, { progress = false } = {}) {
+    this.dispatchEvent(new CustomEvent(progress ? "progress" : "change", { detail: key }));
+    // The service worker answers from what is kept: tell it when that changed.
+    if (!progress) navigator.serviceWorker?.controller?.postMessage({ type: "downloads" });
   }
 
   /**
@@ -135,16 +143,34 @@ class Downloads extends EventTarget {
   async start({ key, area, title, files, meta = {} }) {
     if (!offlineCapable()) throw new DownloadError(insecureSentence("keep downloads for offline") || "This browser cannot keep downloads for offline.");
     await this.ready();
-    if (this.has(key) || this.running.has(key)) return;
-    const known = files.reduce((sum, file) => sum + (file.size || 0), 0);
-    await this.checkSpace(known);
-    if (navigator.storage?.persist) navigator.storage.persist().catch(() => false);
-    const record = {
-      key, area, title, meta, status: "downloading", received: 0, total: known || null, added: new Date().toISOString(),
-      files: files.map((file) => ({ url: fileKey(file.url), type: file.type || "audio/mpeg", size: file.size || null, received: 0, pieces: 0, done: false })),
-    };
-    await this.save(record);
-    return this.fetchAll(record);
+    if (this.items.has(key) || this.running.has(key)) return;
+    const claim = this.claim(key);   // taken before any wait, so a second press starts nothing
+    try {
+      const known = files.reduce((sum, file) => sum + (file.size || 0), 0);
+      // While a file is joined, its pieces and the joined copy are both on the device.
+      await this.checkSpace(known + Math.max(0, ...files.map((file) => file.size || 0)));
+      if (navigator.storage?.persist) navigator.storage.persist().catch(() => false);
+      if (this.owner) localStorage.setItem(OWNER, this.owner);
+      const record = {
+        key, area, title, meta, status: "downloading", received: 0, total: known || null, added: new Date().toISOString(),
+        files: files.map((file) => ({ url: fileKey(file.url), type: file.type || "audio/mpeg", size: file.size || null, received: 0, pieces: 0, done: false, tag: null })),
+      };
+      await this.save(record);
+      return await this.fetchAll(record, claim);
+    } finally {
+      this.release(key, claim);
+    }
+  }
+
+  /** Marks `key` as being worked on by this page; `release` ends it. */
+  claim(key) {
+    const controller = new AbortController();
+    this.running.set(key, controller);
+    return controller;
+  }
+
+  release(key, controller) {
+    if (this.running.get(key) === controller) this.running.delete(key);
   }
 
   /** Refuses a download that would take the device past `FULL` of its quota. */
@@ -156,96 +182,140 @@ class Downloads extends EventTarget {
     }
   }
 
-  /** Fetches what is missing of every file, then keeps the finished files for the players. */
-  async fetchAll(record) {
-    const controller = new AbortController();
-    this.running.set(record.key, controller);
-    try {
-      for (const file of record.files) {
-        if (!file.done) await this.fetchFile(record, file, controller.signal);
+  /**
+   * Fetches what is missing of every file, then keeps the finished files for the players. One
+   * page at a time works on a download (a Web Lock, where the browser has them): another tab
+   * leaves it to the one that has it.
+   */
+  async fetchAll(record, controller) {
+    const work = async () => {
+      const signal = controller.signal;
+      try {
+        for (const file of record.files) {
+          if (!file.done) await this.fetchFile(record, file, signal);
+          if (signal.aborted) return;
+        }
+        if (signal.aborted || !this.items.has(record.key)) return;
+        record.status = "ready";
+        record.error = null;
+        record.received = record.total = record.files.reduce((sum, file) => sum + file.received, 0);
+        await this.save(record);
+      } catch (error) {
+        if (signal.aborted) return;   // cancelled: the records are gone already
+        const offline = error.waiting || error instanceof TypeError || !navigator.onLine;
+        record.status = offline ? "waiting" : "failed";
+        record.error = offline ? null : error.message;
+        await this.save(record).catch(() => {});
+        if (offline) this.retryLater();
+        else throw error;
       }
-      record.status = "ready";
-      record.error = null;
-      record.received = record.total = record.files.reduce((sum, file) => sum + file.received, 0);
-      await this.save(record);
-    } catch (error) {
-      if (controller.signal.aborted) return;   // cancelled: the records are gone already
-      const offline = error.waiting || error instanceof TypeError || !navigator.onLine;
-      record.status = offline ? "waiting" : "failed";
-      record.error = offline ? null : error.message;
-      await this.save(record).catch(() => {});
-      if (!offline) throw error;
-    } finally {
-      if (this.running.get(record.key) === controller) this.running.delete(record.key);
-    }
+    };
+    if (!navigator.locks?.request) return work();
+    return navigator.locks.request(`reverie-download:${record.key}`, { ifAvailable: true }, (lock) => (lock ? work() : null));
   }
 
   async fetchFile(record, file, signal) {
+    const forget = () => run(["parts"], "readwrite", (stores) => stores.parts.delete(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+    const restart = async () => {
+      await forget();
+      file.received = 0;
+      file.pieces = 0;
+    };
     while (file.size == null || file.received < file.size) {
       const end = file.received + PIECE - 1;
       const answer = await fetch(file.url, { headers: { Range: `bytes=${file.received}-${end}` }, credentials: "same-origin", cache: "no-store", signal });
+      if (signal.aborted) return;
       if (answer.status === 409) throw new DownloadError("Its audio is still being made on the server: try again in a minute.");
       if (answer.status === 416 && file.size == null) break;
+      if (answer.status === 416) { await restart(); throw new DownloadError("The file changed on the server while it downloaded: try again.", { waiting: false }); }
       if (!answer.ok) throw new DownloadError(await problem(answer));
       const whole = answer.status === 200;
-      if (whole) {
-        // No Range support (a relayed stream): the whole file in one answer.
-        file.received = 0;
-        file.pieces = 0;
-        await run(["parts"], "readwrite", (stores) => stores.parts.delete(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(answer.headers.get("Content-Range") || "");
+      const total = whole ? Number(answer.headers.get("Content-Length")) || null : (range && range[3] !== "*" ? Number(range[3]) : null);
+      const tag = answer.headers.get("ETag");
+      // The server's file changed since the pieces kept (an episode levelled meanwhile), or it
+      // answered from elsewhere than asked, or whole: start the file again rather than mix two.
+      const changed = (file.tag && tag && tag !== file.tag) || (file.size && total && total !== file.size && file.received > 0);
+      if (whole || changed || (range && Number(range[1]) !== file.received)) {
+        await restart();
+        if (!whole) continue;
       }
-      const total = whole ? Number(answer.headers.get("Content-Length")) || null : Number((answer.headers.get("Content-Range") || "").split("/")[1]) || null;
+      file.tag = tag || file.tag;
       if (total && file.size !== total) {
-        if (!file.size || file.received === 0) await this.checkSpace(total - (file.size || 0));
+        if (!file.size) await this.checkSpace(total * 2);
         record.total = (record.total || 0) - (file.size || 0) + total;
         file.size = total;
       }
       file.type = (answer.headers.get("Content-Type") || file.type).split(";")[0];
       const piece = await answer.blob();
-      const index = file.pieces;
-      file.received += piece.size;
-      file.pieces += 1;
-      record.received = record.files.reduce((sum, each) => sum + each.received, 0);
-      if (whole) file.size = file.received;
-      // The piece and the record's count of it land together, so a resume never counts a piece twice.
-      this.items.set(record.key, record);
+      if (signal.aborted) return;
+      // The piece and the record's count of it land together (a copy counted, the record itself
+      // only once they have), so neither a resume nor a failed write counts a piece twice.
+      const after = structuredClone(record);
+      const same = after.files[record.files.indexOf(file)];
+      same.received += piece.size;
+      same.pieces += 1;
+      if (whole) same.size = same.received;
+      after.received = after.files.reduce((sum, each) => sum + each.received, 0);
       await run(["parts", "items"], "readwrite", (stores) => {
-        stores.parts.put({ url: file.url, index, blob: piece });
-        return stores.items.put(record);
+        stores.parts.put({ url: file.url, index: file.pieces, blob: piece });
+        return stores.items.put(after);
       });
-      this.changed(record.key);
+      if (signal.aborted) return;
+      Object.assign(file, same);
+      record.received = after.received;
+      record.total = after.total;
+      this.changed(record.key, { progress: true });
       if (piece.size === 0) break;
     }
     // Whole: one response in the cache, the pieces joined, then the pieces let go.
     const parts = await run(["parts"], "readonly", (stores) => stores.parts.getAll(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
     parts.sort((a, b) => a.index - b.index);
     const blob = new Blob(parts.map((part) => part.blob), { type: file.type });
+    if (file.size != null && blob.size !== file.size) {
+      await restart();
+      throw new DownloadError("The download came out short: try again.");
+    }
+    if (signal.aborted) return;
     const cache = await caches.open(cacheName(record.key));
     await cache.put(file.url, new Response(blob, { headers: { "Content-Type": file.type, "Content-Length": String(blob.size), "X-Reverie-Download": record.key } }));
-    await run(["parts"], "readwrite", (stores) => stores.parts.delete(IDBKeyRange.bound([file.url, 0], [file.url, Infinity])));
+    if (signal.aborted) { await caches.delete(cacheName(record.key)); return; }
+    await forget();
     file.done = true;
     file.size = blob.size;
   }
 
   /** Goes on with every download that was waiting (or under way when the page closed). */
   resume() {
-    if (!navigator.onLine) return;
+    if (!navigator.onLine || !offlineCapable()) return;
     for (const record of this.items.values()) {
       if ((record.status === "downloading" || record.status === "waiting") && !this.running.has(record.key)) {
+        const claim = this.claim(record.key);
         record.status = "downloading";
-        this.save(record).then(() => this.fetchAll(record)).catch(() => {});
+        this.save(record).then(() => this.fetchAll(record, claim)).catch(() => {}).finally(() => this.release(record.key, claim));
       }
     }
+  }
+
+  /** A download waiting for the server (the device online, the server not): tried again in a while. */
+  retryLater() {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.resume(), 30_000);
   }
 
   /** Tries a failed download again. */
   async retry(key) {
     const record = this.items.get(key);
     if (!record || this.running.has(key)) return;
-    record.status = "downloading";
-    record.error = null;
-    await this.save(record);
-    return this.fetchAll(record);
+    const claim = this.claim(key);
+    try {
+      record.status = "downloading";
+      record.error = null;
+      await this.save(record);
+      return await this.fetchAll(record, claim);
+    } finally {
+      this.release(key, claim);
+    }
   }
 
   /** Stops a download under way, or removes a finished one: its pieces, its files, its record. */
@@ -278,10 +348,30 @@ class Downloads extends EventTarget {
 
   isRemoving(key) { return this.removing.has(key); }
 
-  /** Forgets every download (someone signs out: nothing of theirs stays on the device). */
+  /** Someone is signed in: another person's downloads leave the device (a session that only
+   *  expired, or an update, keeps the same person's). */
+  async signedIn(userID) {
+    this.owner = userID;
+    const holder = localStorage.getItem(OWNER);
+    if (holder && holder !== userID) {
+      await this.forgetAll();
+      localStorage.removeItem(OWNER);
+    }
+  }
+
+  /** The person signed out on purpose: nothing of theirs stays on the device. */
+  async signedOut() {
+    this.owner = null;
+    await this.forgetAll();
+    localStorage.removeItem(OWNER);
+  }
+
+  /** Forgets every download. */
   async forgetAll() {
     for (const controller of this.running.values()) controller.abort();
     this.running.clear();
+    for (const timer of this.removing.values()) clearTimeout(timer);
+    this.removing.clear();
     this.items.clear();
     if (!offlineCapable()) return;
     for (const name of await caches.keys().catch(() => [])) {

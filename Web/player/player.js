@@ -220,6 +220,9 @@ export class Player {
       return;
     }
     this.stopped = null;
+    // The gain a timer's fade left at silence comes back up, within this tap.
+    if (!this.timer) this.fadeOnClock(null);
+    else this.graph?.context.resume().catch(() => {});
     if (this.timer && this.timer.option !== "end") await this.useRendition();
     // No timer now, but still on a timer's rendition (one that stopped): the whole item, same place.
     else if (!this.timer && !this.transport.holds(this.options.src)) await this.switchSource(this.options.src, this.position());
@@ -330,6 +333,7 @@ export class Player {
     gain.gain.cancelScheduledValues(now);
     gain.gain.setValueAtTime(gain.gain.value, now);
     if (endsAt == null) { gain.gain.linearRampToValueAtTime(1, now + 0.1); return; }
+    // (Kept with the player: a play after the timer ended brings the level back up.)
     const left = Math.max(0.1, (endsAt - Date.now()) / 1000);
     gain.gain.linearRampToValueAtTime(sleepTimerVolume(left), now + 0.08);
     if (left > SLEEP_FADE_SECONDS) gain.gain.setValueAtTime(1, now + left - SLEEP_FADE_SECONDS);

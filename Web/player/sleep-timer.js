@@ -82,5 +82,5 @@ export function offlineFadeNote() {
   if (navigator.onLine) return "";
   return elementVolumeWorks()
     ? " Offline, the fade is made on this device."
-    : " Offline, the fade is made on this device, and an iPhone does not play it with the screen locked: the sound may stop without fading.";
+    : " Offline, though, the fade is made on this device, and an iPhone does not play that with the screen locked: the sound may stop when the screen locks.";
 }

@@ -74,6 +74,6 @@ export function render(container, session) {
   });
   container.querySelector('[data-action="logout"]').addEventListener("click", async () => {
     await api("/api/auth/logout", { method: "POST" }).catch(() => null);
-    session.signedOut();
+    session.signedOut({ onPurpose: true });
   });
 }

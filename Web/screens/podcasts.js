@@ -467,14 +467,16 @@ class PodcastsPage {
     const chaptersRead = episode.hasChapters ? api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : Promise.resolve([]);
     this.$("[data-play]").addEventListener("click", async () => playEpisode(podcast, episode, await chaptersRead, null, this.lines));
     wireQueueButtons(this.$(".episode-actions"), `podcast:${episode.id}`, episode.title);
-    wireDownload(this.container.querySelector(".episode-page"), `podcast:${episode.id}`, () => {
-      // What the server answers for the episode now: its levelled download when ready (with the
-      // time map from it to the original), else the original.
-      const kept = episode.download?.status === "ready";
+    wireDownload(this.container.querySelector(".episode-page"), `podcast:${episode.id}`, async () => {
+      // What the server answers for the episode now (read again: it may have been levelled since
+      // the page was drawn): its levelled download when ready, with the time map from it to the
+      // original, else the original.
+      const now = await api(`/api/episodes/${episode.id}`);
+      const kept = now.download?.status === "ready";
       return {
         area: "podcasts", title: episode.title,
         files: [{ url: `/api/episodes/${episode.id}/audio`, type: kept ? "audio/mpeg" : (episode.enclosureType || "audio/mpeg"), size: kept ? null : (episode.enclosureLength || null) }],
-        meta: { podcastID: podcast.id, published: episode.published ?? null, timeMap: kept ? episode.download.timeMap : [] },
+        meta: { podcastID: podcast.id, published: episode.published ?? null, timeMap: kept ? now.download.timeMap : [] },
       };
     });
     const chapters = await chaptersRead;

@@ -343,7 +343,7 @@ function wireAccount(container, session) {
     } catch {
       // Signed out locally either way; an expired session is already gone on the server.
     }
-    session.signedOut();
+    session.signedOut({ onPurpose: true });
   });
 }
 
