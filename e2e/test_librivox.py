@@ -82,3 +82,36 @@ def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):
     page.get_by_role("link", name="Library", exact=True).click()
     expect(page.locator(".listen-item", has_text="The Quiet Garden")).to_contain_text("3 chapters")
     expect(page.locator(".listen-job")).to_have_count(0)
+
+
+def test_a_streamed_book_downloaded_plays_on_with_no_network(server, page):
+    """Issue 34: the sections Listen now streams, downloaded for offline; with no network the app
+    opens again on the speech player's book and it plays from the device, section after section."""
+    from conftest import expect_error
+    sign_in(server, page, "Listen")
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    page.get_by_role("link", name="LibriVox").click()
+    page.get_by_role("searchbox", name="Search LibriVox").fill("Quiet Garden")
+    page.get_by_role("button", name="Search").click()
+    book = page.locator(".librivox-book", has_text="The Quiet Garden")
+    book.get_by_role("button", name="Listen now").click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing)", message="the stream did not play")
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
+    book.get_by_role("button", name="Download for offline").click()
+    expect(book.locator(".download-state.done")).to_have_text("On this device", timeout=60_000)
+    kept = page.evaluate("""caches.open('reverie-download:librivox:47').then((cache) => cache.keys()).then((keys) => keys.length)""")
+    assert kept == 3, kept
+
+    expect_error(page, "offline", r"/api/")
+    expect_error(page, "aborted", r"/api/")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("Chapter I: The Gate")
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.play())")
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 0.5)",
+               message="the downloaded book did not play offline")
+    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing && deck.speech.position > 0.3)",
+               message="the next section did not follow offline")
