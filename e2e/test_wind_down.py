@@ -85,6 +85,22 @@ def test_browse_the_library_and_coming_soon(server, page):
     expect(page.locator("dialog.wd-detail .wd-technique")).to_contain_text("Inhale")
     page.locator("dialog.wd-detail").get_by_role("button", name="Close").click()
 
+    # Cards say what they are: a breathing card its pattern, a story card its category, each its length.
+    expect(breathing.locator(".wd-card-kind")).to_have_text(["4-7-8", "4-4-4-4", "4-8", "4-6"])
+    expect(stories.locator(".wd-card").first.locator(".wd-card-kind")).to_have_text("Fiction")
+    assert "4-7-8 Breath, pattern 4, 7, 8" in breathing.locator(".wd-card").first.get_attribute("aria-label")
+    breathing.scroll_into_view_if_needed()
+    screenshot(page, "wind-down-breathing-cards")
+    # One tap plays; the second control opens the detail, here of one that plays.
+    yoga = page.locator("section", has=page.get_by_role("heading", name="Yoga Nidra", exact=True))
+    yoga.get_by_role("button", name="About Quick Yoga Nidra").click()
+    detail = page.locator("dialog.wd-detail")
+    expect(detail.get_by_role("heading", name="Quick Yoga Nidra")).to_be_visible()
+    expect(detail.get_by_role("button", name="Play", exact=True)).to_be_enabled()
+    expect(detail.locator(".wd-coming-message")).to_have_count(0)
+    screenshot(page, "wind-down-detail")
+    detail.get_by_role("button", name="Close").click()
+
     # The press scale is 0.97, and reduced motion turns it off.
     scale = page.evaluate("""() => { const r = [...document.styleSheets].flatMap(s => [...s.cssRules]).flatMap(r => r.cssRules ? [...r.cssRules, r] : [r]);
         return r.filter(x => x.selectorText === '.wd-card:active').map(x => x.style.transform); }""")

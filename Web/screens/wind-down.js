@@ -7,6 +7,7 @@ import { AREAS, icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
 import { PLAY_ICON, player } from "../player/player.js";
 import { length } from "../player/time.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
 
 export const id = "wind-down";
 
@@ -23,6 +24,19 @@ export const TYPE_ICONS = {
   "heart-text": "M12 19s-7-4.3-7-9a4 4 0 0 1 7-2.6A4 4 0 0 1 19 10c0 4.7-7 9-7 9Z",
   moon: "M20 14.5A8.5 8.5 0 0 1 9.5 4a8.5 8.5 0 1 0 10.5 10.5Z",
 };
+
+/** What a card says it is: a breathing exercise's pattern (4-7-8), a story's category. */
+function cardKind(item) {
+  if (item.technique) {
+    const counts = item.technique.match(/\d+/g);
+    if (counts) return { shown: counts.join("-"), spoken: `pattern ${counts.join(", ")}` };
+  }
+  if (item.category) return { shown: item.category, spoken: item.category };
+  return null;
+}
+
+/** The About control's shape: an i in a circle. */
+const ABOUT_ICON = "M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18ZM12 11v5M12 8h.01";
 
 function typeIcon(name) {
   return TYPE_ICONS[name] || TYPE_ICONS.moon;
@@ -107,6 +121,10 @@ class WindDownScreen {
     for (const button of this.container.querySelectorAll("[data-item]")) {
       button.addEventListener("click", () => this.choose(button.dataset.item));
     }
+    // One tap plays; the small second control opens what the item is.
+    for (const button of this.container.querySelectorAll("[data-about]")) {
+      button.addEventListener("click", () => { const entry = this.entries[button.dataset.about]; if (entry) this.detail(entry); });
+    }
   }
 
   section(entry) {
@@ -132,18 +150,21 @@ class WindDownScreen {
     const section = this.section(entry);
     const progress = entry.progress > 0 ? `<span class="wd-progress" aria-label="${Math.round(entry.progress * 100)}% heard"><span data-width="${Math.min(100, entry.progress * 100).toFixed(1)}"></span></span>` : "";
     const badge = entry.comingSoon ? `<span class="wd-badge">Coming Soon</span>` : "";
-    const label = `${item.title}, ${item.narrator}, ${length(item.duration)}${entry.comingSoon ? ", coming soon" : ""}${entry.progress > 0 ? `, ${Math.round(entry.progress * 100)}% heard` : ""}`;
+    const kind = cardKind(item);
+    const label = `${item.title}${kind ? `, ${kind.spoken}` : ""}, ${item.narrator}, ${length(item.duration)}${entry.comingSoon ? ", coming soon" : ""}${entry.progress > 0 ? `, ${Math.round(entry.progress * 100)}% heard` : ""}`;
     return `
-      <div role="listitem">
+      <div role="listitem" class="wd-card-box">
         <button class="wd-card${entry.comingSoon ? " coming-soon" : ""}" type="button" data-item="${escapeHTML(item.id)}"
                 data-color="${section.color}" aria-label="${escapeHTML(label)}">
           <span class="wd-card-icon">${icon(typeIcon(section.icon), 22)}</span>
           <span class="wd-card-title">${escapeHTML(item.title)}</span>
-          <span class="wd-card-meta">${length(item.duration)}</span>
+          <span class="wd-card-meta">${kind ? `<span class="wd-card-kind">${escapeHTML(kind.shown)}</span> · ` : ""}${length(item.duration)}</span>
           <span class="wd-card-narrator">${escapeHTML(item.narrator)}</span>
           ${progress}
           ${badge}
         </button>
+        <button class="icon-button wd-about" type="button" data-about="${escapeHTML(item.id)}" aria-label="About ${escapeHTML(item.title)}"
+                data-color="${section.color}">${icon(ABOUT_ICON, 18)}</button>
       </div>`;
   }
 
@@ -188,10 +209,7 @@ class WindDownScreen {
       album: `Wind Down · ${section.title}`,
       src: entry.audio.url,
       position: entry.position ?? null,
-      download: {
-        key: `winddown:${entry.item.id}`,
-        describe: () => ({ area: "winddown", title: entry.item.title, files: [{ url: entry.audio.url, type: "audio/mp4" }], meta: { duration: entry.item.duration } }),
-      },
+      download: { key: `winddown:${entry.item.id}`, describe: () => this.downloadSpec(entry) },
       autoplay: true,
       onClose: async () => {
         await this.load();
@@ -201,8 +219,14 @@ class WindDownScreen {
     });
   }
 
-  /** The Coming Soon detail: description, technique, play disabled, and the seed's message. The
-   *  owner can make the item real here: upload a file or write a script. */
+  /** What Download for offline keeps of an item: its audio file. */
+  downloadSpec(entry) {
+    return { area: "winddown", title: entry.item.title, files: [{ url: entry.audio.url, type: "audio/mp4" }], meta: { duration: entry.item.duration } };
+  }
+
+  /** An item's detail: description, technique, Play (disabled with the seed's message when it is
+   *  Coming Soon) and Download for offline. The owner can give the item audio here: upload a file
+   *  or write a script. */
   detail(entry) {
     const section = this.section(entry);
     const owner = this.session?.user?.isOwner;
@@ -216,8 +240,11 @@ class WindDownScreen {
         <p class="wd-meta">${escapeHTML(entry.item.narrator)} · ${length(entry.item.duration)}</p>
         <p>${escapeHTML(entry.item.description)}</p>
         ${entry.item.technique ? `<p class="wd-technique"><strong>Technique:</strong> ${escapeHTML(entry.item.technique)}</p>` : ""}
-        <p class="wd-coming-message" role="note">${escapeHTML(COMING_SOON_MESSAGE)}</p>
-        <button class="button primary wide" type="button" disabled aria-disabled="true">${icon(PLAY_ICON, 18)} Play</button>
+        ${entry.comingSoon
+          ? `<p class="wd-coming-message" role="note">${escapeHTML(COMING_SOON_MESSAGE)}</p>
+             <button class="button primary wide" type="button" disabled aria-disabled="true">${icon(PLAY_ICON, 18)} Play</button>`
+          : `<button class="button primary wide" type="button" data-detail-play>${icon(PLAY_ICON, 18)} ${entry.progress > 0 && entry.progress < 0.95 ? "Continue" : "Play"}</button>
+             ${entry.audio.state === "ready" ? `<p class="wd-detail-download">${downloadHTML({ small: true })}</p>` : ""}`}
         ${owner ? `
           <details class="wd-owner">
             <summary>Give it audio (owner)</summary>
@@ -237,6 +264,8 @@ class WindDownScreen {
     dialog.showModal();
     dialog.querySelector('button[value="close"]').focus();
     dialog.addEventListener("close", () => dialog.remove());
+    dialog.querySelector("[data-detail-play]")?.addEventListener("click", () => { dialog.close(); this.choose(entry.item.id); });
+    if (!entry.comingSoon && entry.audio.state === "ready") wireDownload(dialog, `winddown:${entry.item.id}`, () => this.downloadSpec(entry));
     if (owner) this.wireOwner(dialog, entry);
   }
 
