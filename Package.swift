@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(name: "AudioRenderTests", dependencies: ["AudioRender", "SharedCases"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing", "SharedCases"]),
         .testTarget(name: "RhymesTests", dependencies: ["Rhymes", "Speech", "SharedCases"]),
-        .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary"]),
+        .testTarget(name: "SleepLibraryTests", dependencies: ["SleepLibrary", "SpokenScript"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "SharedCases"]),
         .testTarget(name: "MediaFormatsTests", dependencies: ["MediaFormats"]),
         .testTarget(name: "FeedsTests", dependencies: ["Feeds"], exclude: ["Fixtures"]),
