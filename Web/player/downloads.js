@@ -14,11 +14,11 @@
 // - Records ({ key, area, title, files, meta, status, received, total, added }) are in the
 //   IndexedDB store "items"; the pieces of files under way in "parts".
 
+import { insecureSentence } from "../dom.js";
+
 /** Each download's files are in a cache of their own, named this and its key: removing the
  *  download deletes the whole cache, which frees its space at once (the browser gives back a
  *  cache's space when the cache goes, not when an entry does). */
-import { insecureSentence } from "../dom.js";
-
 export const DOWNLOADS_CACHE = "reverie-download:";
 const cacheName = (key) => DOWNLOADS_CACHE + key;
 const DB = "reverie-downloads";

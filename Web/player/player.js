@@ -17,6 +17,7 @@ import { clock } from "./time.js";
 import { artwork, lockScreenOwner } from "./media-session.js";
 import { renditionURL } from "./rendition.js";
 import { Transport } from "./transport.js";
+import { sharedContext } from "./volume.js";
 import { downloadHTML, wireDownload } from "./download-button.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
@@ -319,13 +320,13 @@ export class Player {
   fadeOnClock(endsAt) {
     if (endsAt == null && !this.graph) return;
     if (!this.graph) {
-      const Context = window.AudioContext || window.webkitAudioContext;
-      if (!Context) return;
-      const context = new Context();
+      // The page's one context (./volume.js), which any tap starts again.
+      const context = sharedContext();
+      if (!context) return;
       const source = context.createMediaElementSource(this.transport.element);
       const gain = context.createGain();
       source.connect(gain).connect(context.destination);
-      this.graph = { context, gain };
+      this.graph = { context, source, gain };
     }
     const { context, gain } = this.graph;
     context.resume().catch(() => {});
@@ -410,7 +411,9 @@ export class Player {
     this.root.remove();
     this.root = null;
     this.timer = null;
-    this.graph?.context.close().catch(() => {});
+    // The element leaves the page with the player; its nodes leave the shared graph.
+    this.graph?.source.disconnect();
+    this.graph?.gain.disconnect();
     this.graph = null;
     setImmersive(false);
     this.claim.release();

@@ -36,7 +36,7 @@ export function levelFixed() {
 
 /** The page's AudioContext, made on first use (null without Web Audio). A suspended one is resumed
  *  by the next tap or key anywhere on the page: a browser lets it start only from a gesture. */
-function sharedContext() {
+export function sharedContext() {
   if (context) return context;
   const Context = contextClass();
   if (!Context) return null;
