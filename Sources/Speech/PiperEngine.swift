@@ -135,8 +135,11 @@ public actor PiperEngine: SpeechEngine {
         return (1 / rate - fixed) / (1 - fixed)
     }
 
-    /// The process ids of the workers that run (tests kill them).
-    public var workerProcessIDs: [Int32] { slots.compactMap { $0.worker?.process.processIdentifier } }
+    /// The process ids of the workers that run (tests kill them). A worker that died stays in its
+    /// slot until the slot is next used, when it is replaced: it is not one that runs.
+    public var workerProcessIDs: [Int32] {
+        slots.compactMap { slot in slot.worker.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil } }
+    }
 
     /// The process ids of workers now speaking a phrase.
     public var busyWorkerProcessIDs: [Int32] { slots.filter { $0.held > 0 }.compactMap { $0.worker?.process.processIdentifier } }

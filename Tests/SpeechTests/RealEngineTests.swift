@@ -105,7 +105,9 @@ struct RealEngineTests {
         kill(pid, SIGKILL)
         let spoken = try await speaking.value
         #expect(spoken.audio.duration > 20)
-        #expect(try #require(await engine.workerProcessIDs.first) != pid)
+        // Replaced: the killed worker is not among those that run, and one runs again.
+        let running = await engine.workerProcessIDs
+        #expect(!running.contains(pid) && !running.isEmpty, "\(running) after killing \(pid)")
         await engine.shutdown()
 
         // A worker that loads and then dies on every phrase: tried twice, then a clear error.
