@@ -78,14 +78,15 @@ struct OfflineRhymesTests {
         print("offline near rhymes: \(agreed) of \(pairs) bucket pairs among the 3,000 commonest words rhyme for the engine (\(String(format: "%.2f", precision)))")
         // How many of the engine's near rhymes the device finds: it gives up some for never being wrong.
         var found = 0, heard = 0
-        for (word, entry) in common.prefix(300) {
+        // (Forty words: the engine's near search is a scan of the dictionary, slow in a debug build.)
+        for (word, entry) in common.prefix(40) {
             for near in engine.nearRhymes(of: word, limit: 500) {
                 guard let other = pack.words[near.word], (other.rank ?? .max) < 3_000 else { continue }
                 heard += 1
                 if other.bucket == entry.bucket { found += 1 }
             }
         }
-        print("offline near rhymes: \(found) of the engine's \(heard) near rhymes of the 300 commonest words are found (\(String(format: "%.2f", Double(found) / Double(max(heard, 1)))))")
+        print("offline near rhymes: \(found) of the engine's \(heard) near rhymes of the 40 commonest words are found (\(String(format: "%.2f", Double(found) / Double(max(heard, 1)))))")
         #expect(pairs > 1_000)
         #expect(precision >= 0.8)
         // The buckets the editor relies on.
