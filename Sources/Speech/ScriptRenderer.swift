@@ -89,48 +89,65 @@ public struct ScriptRenderer: Sendable {
     /// every pause scaled alike (by at least a quarter) fits here too.
     struct Fitting {
         let target: Double
-        /// Letters in each phrase (speech lasts about as long as its letters).
+        /// Letters in each phrase (speech lasts about as long as its letters); none for a phrase
+        /// on a beat, whose time is the beat's.
         let letters: [Int]
-        /// The pauses' nominal seconds before each phrase, and after the last.
+        /// The pauses' nominal seconds before each phrase, and after the last (beats aside).
         let pausesBefore: [Double]
         let pausesAfter: Double
-        /// All the pauses' nominal seconds.
-        let pauses: Double
+        /// The beat each phrase starts (`(@4s)` after it: the phrase and its silence last that
+        /// long, never scaled), or 0.
+        let beats: [Double]
+        /// All the pauses' nominal seconds, and all the beats'.
+        let pauses: Double, beatSeconds: Double
         var spokenSeconds = 0.0, spokenLetters = 0
-        /// Letters and nominal pause seconds not yet placed (from the next phrase on, with the
-        /// pauses after the last).
-        var lettersAhead: Int, pausesAhead: Double
+        /// Letters, nominal pause seconds and beat seconds not yet placed (from the next phrase
+        /// on, with the pauses after the last).
+        var lettersAhead: Int, pausesAhead: Double, beatsAhead: Double
+        /// What the last phrase's beat leaves after it, placed with the next phrase's pauses.
+        var pendingBeat = 0.0
 
         init(target: Double, segments: [ScriptSegment]) {
-            var letters: [Int] = [], before: [Double] = [], running = 0.0
+            var letters: [Int] = [], before: [Double] = [], beats: [Double] = [], running = 0.0
             for segment in segments {
                 switch segment {
+                case let .pause(pause) where pause.beat:
+                    if !beats.isEmpty { beats[beats.count - 1] = pause.seconds } else { running += pause.seconds }
                 case let .pause(pause): running += pause.seconds
                 case let .phrase(phrase):
                     letters.append(phrase.text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.count)
                     before.append(running)
+                    beats.append(0)
                     running = 0
                 }
             }
-            (self.target, self.letters, pausesBefore, pausesAfter) = (target, letters, before, running)
+            letters = zip(letters, beats).map { $1 > 0 ? 0 : $0 }
+            (self.target, self.letters, pausesBefore, pausesAfter, self.beats) = (target, letters, before, running, beats)
             pauses = before.reduce(0, +) + running
-            (lettersAhead, pausesAhead) = (letters.reduce(0, +), pauses)
+            beatSeconds = beats.reduce(0, +)
+            (lettersAhead, pausesAhead, beatsAhead) = (letters.reduce(0, +), pauses, beatSeconds)
         }
 
         /// The factor on the pauses before phrase `index` (phrases are placed in order), which
         /// lasts `seconds`, placed after `placed` seconds of audio.
         mutating func scale(before index: Int, lasting seconds: Double, placed: Double) -> Double {
-            spokenSeconds += seconds
-            spokenLetters += letters[index]
+            let beat = beats[index]
+            if beat > 0 {
+                beatsAhead -= beat
+            } else {
+                spokenSeconds += seconds
+                spokenLetters += letters[index]
+            }
             lettersAhead -= letters[index]
             let pauses = pausesBefore[index]
             pausesAhead -= pauses
+            let room = target - placed - pendingBeat - max(seconds, beat)
+            pendingBeat = max(0, beat - seconds)
             guard pauses > 0 else { return 1 }
             let perLetter = spokenLetters > 0 ? spokenSeconds / Double(spokenLetters) : 0
             let rest = perLetter * Double(lettersAhead)
-            let room = target - placed - seconds
-            let foreseen = (room - rest) / (pauses + pausesAhead)
-            let safe = (room - 1.25 * rest - 0.25 * pausesAhead) / pauses
+            let foreseen = (room - rest - beatsAhead) / (pauses + pausesAhead)
+            let safe = (room - 1.25 * rest - beatsAhead - 0.25 * pausesAhead) / pauses
             return max(0.25, min(foreseen, safe))
         }
 
@@ -138,12 +155,13 @@ public struct ScriptRenderer: Sendable {
         /// placed; nil when there are none (the end is padded with silence instead).
         /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
         func last(placed: Double) throws -> Double? {
-            guard spokenSeconds <= target else { throw SpeechError.cannotFit(speech: spokenSeconds, target: target) }
-            guard spokenSeconds + 0.25 * pauses <= target + 1e-9 else {
-                throw SpeechError.cannotFit(speech: spokenSeconds + pauses * 0.25, target: target)
+            let fixed = spokenSeconds + beatSeconds
+            guard fixed <= target else { throw SpeechError.cannotFit(speech: fixed, target: target) }
+            guard fixed + 0.25 * pauses <= target + 1e-9 else {
+                throw SpeechError.cannotFit(speech: fixed + pauses * 0.25, target: target)
             }
-            guard placed <= target + 1e-9 else { throw SpeechError.cannotFit(speech: placed, target: target) }
-            return pausesAfter > 0 ? (target - placed) / pausesAfter : nil
+            guard placed + pendingBeat <= target + 1e-9 else { throw SpeechError.cannotFit(speech: placed + pendingBeat, target: target) }
+            return pausesAfter > 0 ? (target - placed - pendingBeat) / pausesAfter : nil
         }
     }
 
@@ -188,6 +206,8 @@ public struct ScriptRenderer: Sendable {
 
         /// Quiet samples placed after the last phrase's voice (its fade-out margin).
         var trailingMargin = 0
+        /// Where the last phrase's voice began (a beat counts from there).
+        var lastVoiceStart: Int?
 
         /// The pauses up to the next phrase, whose voice begins `leadingMargin` samples into its
         /// audio. A pause is heard from one voice to the next, so the quiet margins on either side
@@ -195,10 +215,22 @@ public struct ScriptRenderer: Sendable {
         /// lasts what the script says.
         mutating func placePauses(leadingMargin: Int = 0) {
             var lengths: [(seconds: Double, samples: Int)] = []
+            var beat: Double?
             while next < segments.count, case let .pause(pause) = segments[next] {
+                next += 1
+                if pause.beat, lastVoiceStart != nil {
+                    beat = pause.seconds
+                    continue
+                }
                 let seconds = pause.seconds * pauseScale
                 lengths.append((seconds, AudioBuffer.sampleCount(seconds, sampleRate)))
-                next += 1
+            }
+            // A beat comes first, heard from the last voice's end to the moment the beat falls:
+            // that voice's start and the beat's length (less nothing, when the voice ran over it).
+            if let beat, let voiceStart = lastVoiceStart {
+                let voiceEnd = audio.samples.count - trailingMargin
+                let samples = max(0, voiceStart + AudioBuffer.sampleCount(beat, sampleRate) - voiceEnd)
+                lengths.insert((Double(samples) / Double(sampleRate), samples), at: 0)
             }
             guard !lengths.isEmpty else { return }
             lengths[0].samples -= trailingMargin
@@ -224,6 +256,7 @@ public struct ScriptRenderer: Sendable {
             trailingMargin = shaped.range.upperBound - shaped.voice.upperBound
             let voiceStart = start + (shaped.voice.lowerBound - shaped.range.lowerBound)
             let voiceEnd = voiceStart + shaped.voice.count
+            lastVoiceStart = voiceStart
             let offset = Double(shaped.voice.lowerBound) / Double(sampleRate)
             let length = Double(shaped.voice.count) / Double(sampleRate)
             let startSeconds = Double(voiceStart) / Double(sampleRate)

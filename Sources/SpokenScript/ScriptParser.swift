@@ -73,9 +73,9 @@ public struct ScriptParser: Sendable {
                     } else {
                         builder.appendSentences(characters, line: lineNumber, column: column)
                     }
-                case let .marker(seconds, column):
+                case let .marker(seconds, beat, column):
                     builder.flush()
-                    builder.segments.append(.pause(Pause(seconds: seconds, origin: .marker(line: lineNumber, column: column))))
+                    builder.segments.append(.pause(Pause(seconds: seconds, origin: .marker(line: lineNumber, column: column), beat: beat)))
                 case .ignored:
                     break
                 }
@@ -98,7 +98,7 @@ extension ScriptParser {
     enum Token: Equatable {
         /// Text starting at a 1-based column.
         case text([Character], column: Int)
-        case marker(seconds: Double, column: Int)
+        case marker(seconds: Double, beat: Bool, column: Int)
         /// A marker-like group that was reported and is not spoken.
         case ignored
 
@@ -136,7 +136,7 @@ extension ScriptParser {
                             message: "\(source) is over the limit of \(Self.describe(maximumPause)) for one pause; it is shortened to \(Self.describe(maximumPause))."))
                         seconds = maximumPause
                     }
-                    tokens.append(.marker(seconds: seconds, column: column))
+                    tokens.append(.marker(seconds: seconds, beat: group.beat, column: column))
                 default:
                     warnings.append(ScriptWarning(line: number, column: column,
                         message: "\(source) looks like a pause with an unknown unit '\(group.unit)'; write s for seconds or m for minutes, as in (2s) or (1.5m). It is left out."))
@@ -171,10 +171,18 @@ struct MarkerGroup {
     /// Index just past the closing parenthesis.
     var end: Int
 
+    /// A beat (`(@4s)`): the next phrase starts that long after the previous one started.
+    var beat: Bool
+
     init?(_ line: [Character], at start: Int) {
         var index = start + 1
         func skipSpaces() { while index < line.count, line[index] == " " || line[index] == "\t" { index += 1 } }
         skipSpaces()
+        beat = index < line.count && line[index] == "@"
+        if beat {
+            index += 1
+            skipSpaces()
+        }
         var number = ""
         while index < line.count, line[index].isASCII, line[index].isNumber || line[index] == "." {
             number.append(line[index])

@@ -37,10 +37,15 @@ public struct Pause: Sendable, Equatable {
     /// Length in seconds (0…`ScriptParser.maximumPause`).
     public var seconds: Double
     public var origin: Origin
+    /// A beat (`(@4s)`, for counted breathing): `seconds` runs from the start of the phrase before
+    /// to the start of the phrase after, so the silence is what the phrase leaves of it, and a
+    /// render fitted to a length never stretches it.
+    public var beat: Bool
 
-    public init(seconds: Double, origin: Origin) {
+    public init(seconds: Double, origin: Origin, beat: Bool = false) {
         self.seconds = seconds
         self.origin = origin
+        self.beat = beat
     }
 }
 
@@ -80,11 +85,26 @@ public struct ParsedScript: Sendable, Equatable {
         segments.compactMap { if case let .phrase(phrase) = $0 { phrase } else { nil } }
     }
 
-    /// Total silence requested, in seconds.
-    public var totalPauseSeconds: Double {
-        segments.reduce(0) { total, segment in
-            if case let .pause(pause) = segment { total + pause.seconds } else { total }
+    /// Total silence requested, in seconds (a beat counts what it leaves after its phrase, as estimated).
+    public var totalPauseSeconds: Double { pauseSeconds(rate: 1) }
+
+    /// The silence at `rate`: each pause, and what each beat leaves after its phrase is said.
+    func pauseSeconds(rate: Double) -> Double {
+        var total = 0.0, spoken = 0.0
+        for segment in segments {
+            switch segment {
+            case let .phrase(phrase): spoken = Self.spokenSeconds(phrase.text, rate: rate)
+            case let .pause(pause):
+                total += pause.beat ? max(0, pause.seconds - spoken) : pause.seconds
+                spoken = 0
+            }
         }
+        return total
+    }
+
+    /// About how long a voice takes to say `text` at `rate`.
+    public static func spokenSeconds(_ text: String, rate: Double) -> Double {
+        Double(text.split(whereSeparator: \.isWhitespace).count) / (wordsPerMinute * max(rate, 0.1)) * 60
     }
 
     /// Words a voice speaks a minute at rate 1 (a calm reading pace; Piper's Joe reads about this).
@@ -93,8 +113,7 @@ public struct ParsedScript: Sendable, Equatable {
     /// About how long the script lasts when spoken at `rate`: its words at `wordsPerMinute`, plus
     /// every pause. For an editor's estimate and a catalog's length before anything is rendered.
     public func estimatedSeconds(rate: Double = 1) -> Double {
-        let words = phrases.reduce(0) { $0 + $1.text.split(whereSeparator: \.isWhitespace).count }
-        return Double(words) / (Self.wordsPerMinute * max(rate, 0.1)) * 60 + totalPauseSeconds
+        phrases.reduce(0) { $0 + Self.spokenSeconds($1.text, rate: rate) } + pauseSeconds(rate: rate)
     }
 }
 

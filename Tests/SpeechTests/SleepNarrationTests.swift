@@ -46,6 +46,35 @@ struct SleepNarrationTests {
         for pause in fitted.timeline.pauses { #expect(pause.seconds >= 0) }
     }
 
+    @Test("a beat (@4s) starts the next phrase that long after the last one started, to the sample, and fitting stretches the other pauses only")
+    func beats() async throws {
+        // Tones of 0.25 s a word: "In" then the counts, one a second; "Hold" for 7, "Out" for 8.
+        let cycle = "In. (@1s) two. (@1s) three. (@1s) four. (@1s) Hold. (@7s) And slowly out. (@8s)"
+        let script = "Settle in and rest. (3s)\n\(cycle)\n\(cycle)\nGood. (4s)"
+        let fitted = try await ScriptRenderer(engine: ToneEngine()).render(script, fitting: 60)
+        #expect(fitted.audio.samples.count == AudioBuffer.sampleCount(60, fitted.audio.sampleRate))
+        let starts = fitted.timeline.phrases.map { Double($0.startMs) / 1000 }
+        let texts = fitted.timeline.phrases.map(\.text)
+        let beats = [1.0, 1, 1, 1, 7, 8]
+        for cycle in 0..<2 {
+            let first = 1 + cycle * 6
+            #expect(texts[first] == "In.")
+            for (offset, beat) in beats.enumerated() where first + offset + 1 < starts.count {
+                let gap = starts[first + offset + 1] - starts[first + offset]
+                #expect(abs(gap - beat) < 0.002, "\(texts[first + offset]) → \(texts[first + offset + 1]): \(gap) s, not \(beat)")
+            }
+        }
+        // Two 19 s cycles and 1.5 s of speech around them: the ordinary pauses (3 s and 4 s)
+        // took up the rest of the minute, stretched alike.
+        let ordinary = fitted.timeline.pauses.filter { $0.seconds > 2.5 }.map(\.seconds)
+        #expect(ordinary.count >= 2)
+        // Natural (no fitting): every beat still lands to the millisecond.
+        let natural = try await ScriptRenderer(engine: ToneEngine()).render(cycle)
+        let naturalStarts = natural.timeline.phrases.map(\.startMs)
+        #expect(zip(naturalStarts, naturalStarts.dropFirst()).map { $1 - $0 } == [1000, 1000, 1000, 1000, 7000])
+        #expect(abs(natural.audio.duration - 19) < 0.01)
+    }
+
     @Test("a length the speech cannot fit in says so")
     func cannotFit() async throws {
         // 2.5 s of speech: pauses at a quarter (3.75 s) still fit 8 s; 5 s and 2 s do not.

@@ -13,6 +13,18 @@ struct ScriptParserTests {
         .pause(Pause(seconds: seconds, origin: .marker(line: line, column: column)))
     }
 
+    @Test("a beat marker (@4s) is a pause on the beat: its estimate is what the phrase before leaves of it")
+    func beatMarker() throws {
+        let script = try parser.parse("Breathe in. (@4s) Hold. ( @ 7 s ) Out. (2s)")
+        #expect(script.warnings.isEmpty)
+        let pauses = script.segments.compactMap { if case let .pause(pause) = $0 { pause } else { nil } }
+        #expect(pauses.map(\.beat) == [true, true, false])
+        #expect(pauses.map(\.seconds) == [4, 7, 2])
+        // Two words at 150 a minute take 0.8 s of the 4, one word 0.4 s of the 7.
+        #expect(abs(script.estimatedSeconds(rate: 1) - (4 + 7 + 0.4 + 2)) < 1e-9)
+        #expect(abs(script.totalPauseSeconds - (3.2 + 6.6 + 2)) < 1e-9)
+    }
+
     @Test("markers at line ends become exact pauses", arguments: [
         ("(0.3s)", 0.3), ("(2s)", 2.0), ("(1.5m)", 90.0), ("(.5s)", 0.5), ("( 2 s )", 2.0), ("(2S)", 2.0), ("(0.05m)", 3.0),
     ])
