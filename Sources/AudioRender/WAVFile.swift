@@ -8,26 +8,40 @@ import Foundation
 public enum WAVFile {
     /// 16-bit PCM WAV bytes for a buffer; samples outside −1…1 are clipped.
     public static func encode(_ buffer: AudioBuffer) -> Data {
-        let dataSize = buffer.samples.count * 2
-        var data = Data(capacity: 44 + dataSize)
-        func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + dataSize))
-        data.append(contentsOf: Array("WAVE".utf8))
-        data.append(contentsOf: Array("fmt ".utf8)); u32(16)
-        u16(1); u16(1); u32(UInt32(buffer.sampleRate)); u32(UInt32(buffer.sampleRate * 2)); u16(2); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(UInt32(dataSize))
-        var pcm = [Int16](repeating: 0, count: buffer.samples.count)
-        for (index, sample) in buffer.samples.enumerated() {
-            pcm[index] = Int16((max(-1, min(1, sample)) * 32767).rounded())
-        }
-        pcm.withUnsafeBytes { raw in
-            for index in stride(from: 0, to: raw.count, by: 2) {
-                let value = UInt16(raw[index]) | UInt16(raw[index + 1]) << 8
-                u16(value)
-            }
-        }
+        var data = Data(capacity: headerSize + buffer.samples.count * 2)
+        data.append(contentsOf: header(sampleRate: buffer.sampleRate, samples: buffer.samples.count))
+        data.append(contentsOf: pcm16(buffer.samples))
         return data
+    }
+
+    /// The size of `header`: a WAV's samples begin this many bytes in.
+    public static let headerSize = 44
+
+    /// The header of a 16-bit PCM mono WAV of `samples` samples, which may be written before them
+    /// (a file that grows as the samples are made).
+    public static func header(sampleRate: Int, samples: Int) -> [UInt8] {
+        let dataSize = samples * 2
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(headerSize)
+        func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        bytes.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(clamping: 36 + dataSize))
+        bytes.append(contentsOf: Array("WAVE".utf8))
+        bytes.append(contentsOf: Array("fmt ".utf8)); u32(16)
+        u16(1); u16(1); u32(UInt32(sampleRate)); u32(UInt32(sampleRate * 2)); u16(2); u16(16)
+        bytes.append(contentsOf: Array("data".utf8)); u32(UInt32(clamping: dataSize))
+        return bytes
+    }
+
+    /// Samples as 16-bit little-endian PCM; outside −1…1 is clipped.
+    public static func pcm16(_ samples: [Float]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: samples.count * 2)
+        for (index, sample) in samples.enumerated() {
+            let value = UInt16(bitPattern: Int16((max(-1, min(1, sample)) * 32767).rounded()))
+            bytes[2 * index] = UInt8(value & 0xFF)
+            bytes[2 * index + 1] = UInt8(value >> 8)
+        }
+        return bytes
     }
 
     /// Reads WAV bytes into a mono buffer.

@@ -133,10 +133,20 @@ final class ProgressBar: @unchecked Sendable {
         let filled = width * done / total
         let line = "\r[\(String(repeating: "#", count: filled))\(String(repeating: "-", count: width - filled))] \(done)/\(total) phrases"
         FileHandle.standardError.write(Data(line.utf8))
+        shown = true
     }
+
+    private var shown = false
 
     func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\n".utf8))
+        lock.lock(); shown = false; lock.unlock()
+    }
+
+    /// Ends the bar's line only when a bar is on it (before printing a line of one's own).
+    func finish(ifShown: Bool) {
+        lock.lock(); let open = shown; lock.unlock()
+        if open { finish() }
     }
 }

@@ -170,7 +170,9 @@ struct KeptInMemoryTests {
             }
             #expect(try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio").status == .unauthorized)
 
-            #expect(try await Repositories.fluent(client.app.db).sleepAudio.detach("hypnosis_deep_sleep") != nil)
+            // The command line takes the item's audio away (Coming Soon).
+            let removal = SleepAttachment(itemID: "hypnosis_deep_sleep", source: .removed, file: nil, originalName: nil, script: nil, durationMs: nil)
+            #expect(try await Repositories.fluent(client.app.db).sleepAudio.attach(removal) != nil)
             try await Task.sleep(for: .milliseconds(1100))
             let gone = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio", auth: .cookie(owner), headers: ["Range": "bytes=0-99"])
             #expect(gone.status == .notFound && gone.text.contains("coming_soon"), "\(gone.status) \(gone.text.prefix(200))")

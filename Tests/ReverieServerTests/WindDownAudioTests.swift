@@ -1,7 +1,9 @@
 import AudioRender
 import Foundation
 @testable import ReverieServer
+import SleepLibrary
 import Speech
+import SpokenScript
 import Testing
 import Vapor
 
@@ -9,7 +11,7 @@ import Vapor
 struct WindDownAudioTests {
     struct Entry: Decodable {
         struct Inner: Decodable { var id: String; var duration: Int }
-        struct Audio: Decodable { var state: String; var url: String?; var source: String?; var originalName: String? }
+        struct Audio: Decodable { var state: String; var url: String?; var source: String?; var originalName: String?; var made: Double? }
         var item: Inner
         var comingSoon: Bool
         var audio: Audio
@@ -24,13 +26,19 @@ struct WindDownAudioTests {
         }))
     }
 
-    @Test("the owner uploads a file to a Coming Soon item: levelled, measured, streamed with Range, faded for a timer", arguments: TestDatabase.all)
+    @Test("the owner takes an item's audio away (Coming Soon), then uploads a file: levelled, measured, streamed with Range, faded for a timer; removing it brings the catalog's back", arguments: TestDatabase.all)
     func upload(database: TestDatabase) async throws {
         try await withTestApp(database, speech: SpeechEngines([GatedEngine(open: true)])) { client in
             let owner = try await client.setUpOwner()
             let guest = try await client.addUser("grace", by: owner)
+            let catalog = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep", auth: .cookie(guest)).decode(Entry.self)
+            #expect(!catalog.comingSoon && catalog.audio.state == "speaking" && catalog.audio.source == "bundled")
+            #expect(try await client.send(.PUT, "/api/winddown/hypnosis_deep_sleep/removed", auth: .cookie(guest)).status == .forbidden)
+            let taken = try await client.send(.PUT, "/api/winddown/hypnosis_deep_sleep/removed", auth: .cookie(owner)).decode(Entry.self)
+            #expect(taken.comingSoon && taken.audio.state == "none" && taken.audio.source == "removed")
             let before = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep", auth: .cookie(guest)).decode(Entry.self)
             #expect(before.comingSoon && before.audio.state == "none")
+            #expect(try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/live/audio", auth: .cookie(guest)).status == .notFound)
             let missing = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio", auth: .cookie(guest))
             #expect(missing.status == .notFound && missing.text.contains("coming_soon"))
 
@@ -83,9 +91,9 @@ struct WindDownAudioTests {
             try short.bytes.write(to: rendition)
             #expect(abs(try await AudioFiles().probe(rendition).duration - 1) < 0.05)
 
-            // Removing it brings Coming Soon back.
+            // Removing it brings the catalog's own back.
             let removed = try await client.send(.DELETE, "/api/winddown/hypnosis_deep_sleep/audio", auth: .cookie(owner)).decode(Entry.self)
-            #expect(removed.comingSoon && removed.audio.state == "none")
+            #expect(!removed.comingSoon && removed.audio.state == "speaking" && removed.audio.source == "bundled")
         }
     }
 
@@ -102,7 +110,7 @@ struct WindDownAudioTests {
             let unknown = try await client.send(.PUT, "/api/winddown/no_such_item/audio", data: wav(seconds: 1), contentType: "audio/wav", auth: .cookie(owner))
             #expect(unknown.status == .notFound)
             let after = try await client.send(.GET, "/api/winddown/affirmation_self_love", auth: .cookie(owner)).decode(Entry.self)
-            #expect(after.comingSoon)
+            #expect(!after.comingSoon && after.audio.source == "bundled")
             // Silence is audio, but it cannot be levelled: accepted, then failed with the reason.
             let silent = try await client.send(.PUT, "/api/winddown/affirmation_self_love/audio", data: wav(seconds: 2, decibels: -200),
                                                contentType: "audio/wav", auth: .cookie(owner))
@@ -112,9 +120,10 @@ struct WindDownAudioTests {
                 return entry.text.contains("\"preparing\"") ? nil : entry
             }
             #expect(failed.text.contains("\"failed\"") && failed.text.contains("could not be levelled"), "\(failed.text.prefix(300))")
-            // Taking the audio away clears it: Coming Soon again.
+            // Taking the failed upload away clears it: the catalog's own audio again.
             _ = try await client.send(.DELETE, "/api/winddown/affirmation_self_love/audio", auth: .cookie(owner))
-            #expect(try await client.send(.GET, "/api/winddown/affirmation_self_love", auth: .cookie(owner)).decode(Entry.self).comingSoon)
+            let back = try await client.send(.GET, "/api/winddown/affirmation_self_love", auth: .cookie(owner)).decode(Entry.self)
+            #expect(!back.comingSoon && back.audio.state == "speaking" && back.audio.source == "bundled")
             let media = client.app.services.config.mediaDirectory("winddown")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: media.path)) ?? []).isEmpty)
         }
@@ -140,12 +149,80 @@ struct WindDownAudioTests {
         }
     }
 
-    @Test("a bundled yoga nidra item is being prepared until its render exists; its audio answers 409 with Retry-After meanwhile")
+    @Test("an item is spoken on its first play: it plays from the first phrase while the rest is spoken, the timer's rendition of it ends faded, and the whole is kept for next time")
+    func spokenOnFirstPlay() async throws {
+        let script = try #require(SleepLibrary.script(named: "breathing_478"))
+        let first = try ScriptParser().parse(script).phrases[0].text
+        // The first phrase is spoken at once, the rest waits for the gate.
+        let engine = GatedEngine(open: false, passing: [first])
+        try await withTestApp(.sqlite, speech: SpeechEngines([engine])) { client in
+            let owner = try await client.setUpOwner()
+            let fresh = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+            #expect(fresh.audio.state == "speaking" && fresh.audio.made == 0 && !fresh.comingSoon, "\(fresh.audio)")
+            let live = try #require(fresh.audio.url)
+            #expect(live == "/api/winddown/breathing_478/live/audio")
+            // Nothing is spoken before someone plays it.
+            #expect(engine.calls == 0)
+
+            // The first play starts the speaking: the header (the whole length) and the opening
+            // come while the rest waits.
+            let start = try await client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=0-43"])
+            #expect(start.status == .partialContent, "\(start.text.prefix(200))")
+            #expect(start.headers.first(name: .contentRange) == "bytes 0-43/\(44 + 300 * 22050 * 2)")
+            #expect(start.headers.contentType?.description == "audio/wav" && start.bytes.count == 44)
+            let speaking = try await eventually("the first phrase made") {
+                let entry = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+                return (entry.audio.made ?? 0) > 0.5 ? entry : nil
+            }
+            #expect(speaking.audio.state == "speaking" && (speaking.audio.made ?? 0) < 60, "\(speaking.audio)")
+            let bytes = 44 + Int((speaking.audio.made ?? 0) * 22050) * 2
+            let opening = try await client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=0-\(bytes - 1)"])
+            #expect(opening.status == .partialContent && opening.bytes.count == bytes)
+            let heard = Array(try WAVFile.decode(opening.bytes).samples.prefix((bytes - 44) / 2))
+            #expect(heard.contains { abs($0) > 0.05 }, "the opening has the voice")
+
+            // The rest is spoken; then the whole file is kept, and plays from /audio next time.
+            engine.open()
+            let whole = try await client.send(.GET, live, auth: .cookie(owner))
+            #expect(whole.status == .ok && whole.bytes.count == 44 + 300 * 22050 * 2)
+            let samples = try WAVFile.decode(whole.bytes).samples
+            #expect(Array(samples.prefix(heard.count)) == heard, "the opening heard is the start of the whole")
+            let made = try await eventually("the whole item kept") {
+                let entry = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+                return entry.audio.state == "ready" ? entry : nil
+            }
+            #expect(made.audio.url == "/api/winddown/breathing_478/audio" && made.item.duration == 300)
+
+            // The timer's rendition of the live file: the same audio to its second, the last 30 s
+            // falling to silence.
+            let timed = try await client.send(.GET, live + "?until=100", auth: .cookie(owner))
+            #expect(timed.status == .ok)
+            let rendition = try WAVFile.decode(timed.bytes).samples
+            #expect(rendition.count == 100 * 22050)
+            let fadeStart = 70 * 22050
+            func close(_ a: [Float], _ b: [Float]) -> Bool { zip(a, b).allSatisfy { abs($0 - $1) < 1e-4 } }
+            #expect(close(Array(rendition[..<fadeStart]), Array(samples[..<fadeStart])))
+            let tail = AudioBuffer(sampleRate: 22050, samples: Array(rendition[(rendition.count - 2205)...]))
+            let before = AudioBuffer(sampleRate: 22050, samples: Array(samples[(rendition.count - 2205)..<rendition.count]))
+            #expect(tail.peak <= before.peak * 0.11 + 1e-4, "the last tenth of a second is at a tenth or less")
+            // A range past the end is refused with the size; an item with no fixed length is not spoken live.
+            let past = try await client.send(.GET, live + "?until=100", auth: .cookie(owner), headers: ["Range": "bytes=9000000-"])
+            #expect(past.status == .rangeNotSatisfiable && past.headers.first(name: "Content-Range") == "bytes */\(44 + 100 * 22050 * 2)")
+            _ = try await client.send(.PUT, "/api/winddown/meditation_garden/script", json: ["script": "Walk slowly. (2s) Rest. (3s)"], auth: .cookie(owner))
+            let notLive = try await client.send(.GET, "/api/winddown/meditation_garden/live/audio", auth: .cookie(owner))
+            #expect(notLive.status == .notFound && notLive.text.contains("not_live"))
+        }
+    }
+
+    @Test("an owner's script (no set length) is being prepared until its render exists; its audio answers 409 with Retry-After meanwhile, and so does a catalog item's whole file while it is spoken")
     func preparing() async throws {
         try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: false)])) { client in
             let owner = try await client.setUpOwner()
+            let spoken = try await client.send(.GET, "/api/winddown/yoga_nidra_5min/audio", auth: .cookie(owner))
+            #expect(spoken.status == .conflict && spoken.text.contains("audio_preparing"))
+            _ = try await client.send(.PUT, "/api/winddown/yoga_nidra_5min/script", json: ["script": "Rest. (2s) Be still. (3s)"], auth: .cookie(owner))
             let entry = try await client.send(.GET, "/api/winddown/yoga_nidra_5min", auth: .cookie(owner)).decode(Entry.self)
-            #expect(entry.audio.state == "preparing" && !entry.comingSoon && entry.audio.source == "bundled")
+            #expect(entry.audio.state == "preparing" && !entry.comingSoon && entry.audio.source == "script")
             let audio = try await client.send(.GET, "/api/winddown/yoga_nidra_5min/audio", auth: .cookie(owner))
             #expect(audio.status == .conflict && audio.headers.first(name: .retryAfter) == "5" && audio.text.contains("audio_preparing"))
         }

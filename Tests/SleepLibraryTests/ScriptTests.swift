@@ -9,11 +9,11 @@ struct ScriptTests {
     /// The rate Wind Down's narration speaks at (`SleepNarration`'s default, a little slower than talk).
     static let sleepRate = 0.9
 
-    /// The items issue 36 writes, so far: the breathing exercises' counted beats come with their
-    /// renderer. (The three yoga nidras were written earlier, for a render that stretches their pauses.)
-    static let written = library.items.filter { $0.type != .breathingExercise && $0.type != .yogaNidra }
+    /// The items issue 36 writes. (The three yoga nidras were written earlier, for a render that
+    /// stretches their pauses.)
+    static let written = library.items.filter { $0.type != .yogaNidra }
 
-    @Test("every story, meditation, hypnosis and affirmation session has a script of its own, which parses with no warnings",
+    @Test("every story, meditation, breathing exercise, hypnosis and affirmation session has a script of its own, which parses with no warnings",
           arguments: written.map(\.id))
     func parses(id: String) throws {
         let item = try #require(library.item(id))
@@ -44,6 +44,32 @@ struct ScriptTests {
             let early = pauses.prefix(third).reduce(0, +) / Double(third)
             let late = pauses.suffix(third).dropLast().reduce(0, +) / Double(third - 1)   // the long final silence aside
             #expect(late > early * 1.3, "\(item.id): \(early) s early, \(late) s late")
+        }
+    }
+
+    @Test("a breathing exercise counts on its pattern's beats: aloud, then by silence, each cycle as long as the pattern",
+          arguments: library.items(of: .breathingExercise).map(\.id))
+    func breathingBeats(id: String) throws {
+        let item = try #require(library.item(id))
+        let counts = try #require(item.technique).split(separator: "·").compactMap { part in
+            part.split(separator: " ").last.flatMap { Int($0) }
+        }
+        let cycle = Double(counts.reduce(0, +))
+        let parsed = try ScriptParser().parse(try #require(SleepLibrary.script(named: item.audio ?? item.id)))
+        var beats: [Double] = []
+        for segment in parsed.segments { if case let .pause(pause) = segment, pause.beat { beats.append(pause.seconds) } }
+        // Counted aloud: a word a second, so most beats are one second; and they add up to whole cycles.
+        #expect(beats.filter { $0 == 1 }.count >= Int(cycle) * 2, "\(id): too few counted seconds")
+        let total = beats.reduce(0, +)
+        #expect(total.truncatingRemainder(dividingBy: cycle) == 0, "\(id): \(total) s of beats is not whole \(cycle) s cycles")
+        // Each phrase on a beat is short enough to be said inside it.
+        var spoken = 0.0
+        for segment in parsed.segments {
+            switch segment {
+            case let .phrase(phrase): spoken = ParsedScript.spokenSeconds(phrase.text, rate: Self.sleepRate)
+            case let .pause(pause) where pause.beat: #expect(spoken < pause.seconds * 0.9, "\(id): a phrase too long for its \(pause.seconds) s beat")
+            default: break
+            }
         }
     }
 }

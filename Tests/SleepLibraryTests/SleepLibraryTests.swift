@@ -28,12 +28,13 @@ struct CatalogTests {
         ("affirmation_releasing", "Releasing Anxiety", "Dr. Emily Chen", 600, .affirmations),
     ]
 
-    @Test("every seed entry, exactly: id, title, narrator, duration and type; only yoga nidra has audio")
+    @Test("every seed entry, exactly: id, title, narrator, duration and type; every one has a script of its own")
     func seedEntries() throws {
         for (id, title, narrator, duration, type) in Self.seedEntries {
             let item = try #require(library.item(id), "\(id)")
             #expect(item.title == title && item.narrator == narrator && item.duration == duration && item.type == type, "\(id)")
-            #expect(item.isComingSoon == (type != .yogaNidra), "\(id)")
+            #expect(!item.isComingSoon, "\(id)")
+            if type != .yogaNidra { #expect(item.audio == id, "\(id)") }
         }
         #expect(library.items(of: .yogaNidra).map(\.audio) == ["yoga_nidra_sleep_5min", "yoga_nidra_sleep_8min", "yoga_nidra_sleep_10min"])
     }
@@ -59,12 +60,12 @@ struct CatalogTests {
         #expect(found == 18)
     }
 
-    @Test("twelve sleep stories of ours across Fiction, Nature Journeys, Meditation and ASMR, all Coming Soon")
+    @Test("twelve sleep stories of ours across Fiction, Nature Journeys, Meditation and ASMR, each with its script")
     func stories() {
         let stories = library.items(of: .sleepStory)
         #expect(stories.count == 12)
         #expect(Set(stories.compactMap(\.category)) == ["Fiction", "Nature Journeys", "Meditation", "ASMR"])
-        #expect(stories.allSatisfy { $0.isComingSoon && !$0.description.isEmpty && !$0.narrator.isEmpty && $0.duration >= 600 })
+        #expect(stories.allSatisfy { $0.audio == $0.id && !$0.description.isEmpty && !$0.narrator.isEmpty && $0.duration >= 600 })
         #expect(Set(library.items.map(\.id)).count == library.items.count)
         #expect(library.items.count == 30)
     }

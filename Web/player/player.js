@@ -34,6 +34,9 @@ export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
  * - position: where the server says this person is (seconds), or null
  * - startAt: a place the person picked (a chapter's start), used instead of any saved place
  * - download: { key, describe } for the Download control (./download-button.js)
+ * - live: { made, follow() } for audio spoken as it plays (a Wind Down item's first play): the
+ *   seconds made so far, and a call that resolves with { made, ready } as it goes on (the bar
+ *   under the slider shows how far the audio exists until it is all made)
  * - onClose(): called after it closes
  */
 export class Player {
@@ -91,6 +94,7 @@ export class Player {
       <p class="player-status" role="status"></p>
       ${options.download ? `<p class="player-download">${downloadHTML({ small: true })}</p>` : ""}
       <div class="player-progress">
+        <div class="player-made" hidden><span></span></div>
         <input class="player-slider" type="range" min="0" max="${Math.max(1, Math.round(duration))}" step="1" value="0" aria-label="Position">
         <div class="player-times"><span class="player-elapsed">0:00</span><span class="player-remaining">-${clock(duration)}</span></div>
       </div>
@@ -112,6 +116,7 @@ export class Player {
     this.transport = new Transport({ element: root.querySelector("audio"), name: "wind-down" });
     this.wire();
     if (options.download) wireDownload(root, options.download.key, options.download.describe);
+    if (options.live) this.followLive(options);
 
     this.transport.load(options.src);
     // One tap plays (`autoplay`): started here, inside the tap (a phone allows sound only from
@@ -139,6 +144,27 @@ export class Player {
     else if (Math.abs(start - guess) > 2 && Math.abs(this.position() - guess) < 3) this.seekWhenReady(start);
     root.querySelector(".player-play").focus();
     this.claim.take();
+  }
+
+  /** While the audio is spoken as it plays: how much of it exists, every two seconds, until all of it does. */
+  async followLive(options) {
+    const bar = this.root.querySelector(".player-made");
+    const show = (made) => {
+      const share = Math.max(0, Math.min(1, made / options.duration));
+      bar.hidden = false;
+      bar.querySelector("span").style.width = `${(share * 100).toFixed(1)}%`;
+      bar.setAttribute("role", "img");
+      bar.setAttribute("aria-label", `Being spoken: ${Math.round(share * 100)}% made`);
+    };
+    show(options.live.made || 0);
+    while (this.options === options) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      if (this.options !== options) return;
+      const state = await options.live.follow().catch(() => null);
+      if (this.options !== options) return;
+      if (state?.ready) { bar.hidden = true; return; }
+      if (state) show(state.made);
+    }
   }
 
   offer(text, position) {

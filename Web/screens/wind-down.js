@@ -209,7 +209,16 @@ class WindDownScreen {
       album: `Wind Down · ${section.title}`,
       src: entry.audio.url,
       position: entry.position ?? null,
-      download: { key: `winddown:${entry.item.id}`, describe: () => this.downloadSpec(entry) },
+      // Spoken as it plays (its first play): the bar under the slider follows how much exists.
+      live: entry.audio.state === "speaking" ? {
+        made: entry.audio.made || 0,
+        follow: async () => {
+          const now = await api(`/api/winddown/${encodeURIComponent(entry.item.id)}`);
+          return { made: now.audio.made ?? entry.item.duration, ready: now.audio.state === "ready" };
+        },
+      } : null,
+      // A download is of the whole file, once it is made.
+      download: entry.audio.state === "ready" ? { key: `winddown:${entry.item.id}`, describe: () => this.downloadSpec(entry) } : null,
       autoplay: true,
       onClose: async () => {
         await this.load();

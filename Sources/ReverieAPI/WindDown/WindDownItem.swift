@@ -5,19 +5,24 @@ import Foundation
 public struct WindDownItem: Codable, Sendable, Equatable {
     /// How an item's audio stands, for the player.
     public struct Audio: Codable, Sendable, Equatable {
-        /// `ready`, `preparing` (ask again shortly), `failed` or `none` (Coming Soon).
+        /// `ready`, `speaking` (spoken on first play: playable now, made as it plays),
+        /// `preparing` (ask again shortly), `failed` or `none` (Coming Soon).
         public var state: String
-        /// Where to stream it from, when ready.
+        /// Where to stream it from, when ready or speaking.
         public var url: String?
+        /// While speaking: seconds of it made so far (0 before it starts).
+        public var made: Double?
         /// Why it failed, when it did.
         public var detail: String?
-        /// `bundled`, `upload` or `script`; nil when there is none.
+        /// `bundled`, `upload` or `script`; `removed` when the owner took the item's audio away; nil
+        /// when there is none.
         public var source: String?
         /// The uploaded file's name, for the owner.
         public var originalName: String?
 
-        public init(state: String, url: String?, detail: String?, source: String?, originalName: String?) {
+        public init(state: String, url: String?, detail: String?, source: String?, originalName: String?, made: Double? = nil) {
             self.state = state
+            self.made = made
             self.url = url
             self.detail = detail
             self.source = source

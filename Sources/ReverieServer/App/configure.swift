@@ -112,7 +112,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let throttle = LoginThrottle(now: now)
     let bedsideSounds = SynthesizedAudio(directory: config.cacheDirectory("bedside"))
     let sleepAudio = SleepAudio(library: sleepLibrary, engines: engines, cacheDirectory: config.cacheDirectory("sleep"),
-                                mediaDirectory: config.mediaDirectory("winddown"))
+                                liveDirectory: config.cacheDirectory("sleep-live"), mediaDirectory: config.mediaDirectory("winddown"))
     let renditions = Renditions(directory: config.cacheDirectory("renditions"))
     let sleepAttachments = SleepAttachments(sleepAudio: sleepAudio, store: stores.sleepAudio, files: files,
                                             directory: config.mediaDirectory("winddown"))

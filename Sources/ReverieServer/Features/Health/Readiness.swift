@@ -83,7 +83,7 @@ extension Application {
             await workers
             await app.probeSpeechEngines()
             await app.meditationAudio.makeAll(readiness: app.readiness)
-            await app.sleepAudio.makeBundled()
+            await app.sleepAudio.makeFeatured()
             while !Task.isCancelled {
                 try? await Task.sleep(for: refreshInterval)
                 guard !Task.isCancelled else { return }

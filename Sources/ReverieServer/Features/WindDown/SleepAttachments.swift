@@ -77,7 +77,45 @@ public struct SleepAttachments: Sendable {
         return try await sleepAudio.file(for: source).durationMs
     }
 
-    /// Removes the owner's audio from an item; false when it had none.
+    /// Makes the audio of each item in `itemIDs` (every item with audio when nil) that is not made
+    /// yet, one after another, for `reverie winddown render`. `progress` hears each item as it
+    /// starts (index, count, item) and the phrases spoken of it; returns the items made now and
+    /// those already made.
+    public func render(_ itemIDs: [String]?, starting: @escaping @Sendable (Int, Int, SleepItem) -> Void = { _, _, _ in },
+                       progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> (made: Int, kept: Int) {
+        let items = try itemIDs.map { try $0.map(requireItem) } ?? sleepAudio.library.items
+        let attachments = try await store.all()
+        var sources: [(SleepItem, SleepAudio.Source)] = []
+        for item in items {
+            guard let source = sleepAudio.source(for: item, attachment: attachments[item.id]) else {
+                if itemIDs != nil { throw WindDownError.comingSoon(item.title) }
+                continue
+            }
+            sources.append((item, source))
+        }
+        var made = 0, kept = 0
+        for (index, (item, source)) in sources.enumerated() {
+            if case .ready = await sleepAudio.state(of: source).state {
+                kept += 1
+                continue
+            }
+            starting(index, sources.count, item)
+            _ = try await sleepAudio.file(for: source, progress: progress)
+            made += 1
+        }
+        return (made, kept)
+    }
+
+    /// Takes an item's audio away, the catalog's included: it shows as Coming Soon until the owner
+    /// gives it audio or `detach`es the removal.
+    public func remove(itemID: String) async throws {
+        try requireItem(itemID)
+        await sleepAudio.forgetLevelling(itemID: itemID)
+        let removal = SleepAttachment(itemID: itemID, source: .removed, file: nil, originalName: nil, script: nil, durationMs: nil)
+        changed(replacing: try await store.attach(removal))
+    }
+
+    /// Removes what the owner gave an item (audio, or a removal); false when there was nothing.
     public func detach(itemID: String) async throws -> Bool {
         await sleepAudio.forgetLevelling(itemID: itemID)
         guard let removed = try await store.detach(itemID) else { return false }

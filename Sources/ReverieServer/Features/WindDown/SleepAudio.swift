@@ -5,9 +5,13 @@ import Playback
 import SleepLibrary
 import Speech
 
-/// The audio of Wind Down items: the bundled yoga nidra scripts and the owner's scripts spoken
-/// over a bed (`SleepNarration`), rendered once and cached by content; the owner's uploads,
-/// levelled when they arrived. The sleep timer's renditions of them are `Renditions`'.
+/// The audio of Wind Down items: the catalog's scripts and the owner's spoken over a bed
+/// (`SleepNarration`), rendered once and cached by content; the owner's uploads, levelled when
+/// they arrived. The sleep timer's renditions of them are `Renditions`'.
+///
+/// A catalog script is spoken the first time anyone plays it (the featured item at start): while
+/// it is, its mix grows on disk as a WAV whose header already says its whole length
+/// (`liveDirectory`), which `LiveSleepAudio` serves to players as it is made.
 actor SleepAudio {
     /// The file each item's whole audio was last served from, by item id, for `recentLifetime`
     /// (an attachment written by the command line, another process, is seen after that);
@@ -37,6 +41,9 @@ actor SleepAudio {
         case ready
         /// Being rendered; ask again in a few seconds.
         case preparing
+        /// Spoken on first play: playable now from the live file, which is made as it plays
+        /// (and the whole file is kept for next time).
+        case speaking
         /// Rendering failed (the detail says why).
         case failed
         /// Nothing to play: Coming Soon.
@@ -48,6 +55,8 @@ actor SleepAudio {
     private let scripts: [String: String]
     private let engines: SpeechEngines
     let cacheDirectory: URL
+    /// Where the mix of a render being spoken grows (this server's own, not shared).
+    let liveDirectory: URL
     let mediaDirectory: URL
     let files: AudioFiles
     private let encoder = AudioEncoder()
@@ -58,21 +67,25 @@ actor SleepAudio {
     private var keys: [Source: String] = [:]
     private var ready: [String: File] = [:]
 
-    init(library: SleepLibrary, engines: SpeechEngines, cacheDirectory: URL, mediaDirectory: URL, files: AudioFiles = AudioFiles()) {
+    init(library: SleepLibrary, engines: SpeechEngines, cacheDirectory: URL, liveDirectory: URL, mediaDirectory: URL, files: AudioFiles = AudioFiles()) {
         self.library = library
         self.scripts = Dictionary(library.items.compactMap { item in
             item.audio.flatMap { name in SleepLibrary.script(named: name).map { (name, $0) } }
         }, uniquingKeysWith: { first, _ in first })
         self.engines = engines
         self.cacheDirectory = cacheDirectory
+        self.liveDirectory = liveDirectory
         self.mediaDirectory = mediaDirectory
         self.files = files
     }
 
-    /// The item's source: the owner's attachment first, else the bundled script, else none.
+    /// The item's source: the owner's attachment first, else the bundled script, else none (also
+    /// when the owner removed the item's audio).
     nonisolated func source(for item: SleepItem, attachment: SleepAttachment?) -> Source? {
         if let attachment {
             switch attachment.source {
+            case .removed:
+                return nil
             case .upload:
                 if let file = attachment.file { return .upload(file: file, durationMs: attachment.durationMs ?? 0) }
             case .script:
@@ -91,17 +104,62 @@ actor SleepAudio {
             let url = mediaDirectory.appendingPathComponent(file)
             guard FileManager.default.fileExists(atPath: url.path) else { return (.failed, nil, "The uploaded file is missing from the data directory; upload it again.") }
             return (.ready, File(url: url, durationMs: durationMs, key: "upload-" + (file as NSString).deletingPathExtension), nil)
-        case .script:
+        case let .script(_, seconds):
             guard let key = try? await key(source) else { return (.failed, nil, "No speech engine is installed.") }
             if let file = cached(key) { return (.ready, file, nil) }
-            if making[key] != nil { return (.preparing, nil, nil) }
+            // One of a known length plays while it is spoken.
+            let live: State = seconds == nil ? .preparing : .speaking
+            if making[key] != nil { return (live, nil, nil) }
             if let failure = failures[key] { return (.failed, nil, failure) }
-            return (.preparing, nil, nil)
+            return (live, nil, nil)
         }
     }
 
-    /// The source's file, rendered now if it must be (concurrent callers share the work).
-    func file(for source: Source) async throws -> File {
+    // MARK: - Spoken while it plays
+
+    /// The file a `speaking` source's mix grows in, and whether it is being made now; nil for a
+    /// source that is not spoken while it plays.
+    func live(_ source: Source) async -> (url: URL, growing: Bool)? {
+        guard case .script(_, seconds: .some) = source, let key = try? await key(source) else { return nil }
+        return (liveURL(key), making[key] != nil)
+    }
+
+    nonisolated func liveURL(_ key: String) -> URL { liveDirectory.appendingPathComponent("\(key).wav") }
+
+    /// Seconds of a `speaking` source made so far (0 before it starts); nil for any other.
+    func made(_ source: Source) async -> Double? {
+        guard let (url, _) = await live(source) else { return nil }
+        return LiveSleepAudio.madeSeconds(url)
+    }
+
+    /// Starts speaking the source unless it is made or under way (a first play, or a stale live
+    /// file from a server that stopped mid-render, which is made again).
+    func startSpeaking(_ source: Source) async {
+        guard let key = try? await key(source), cached(key) == nil, making[key] == nil else { return }
+        failures[key] = nil
+        Task { _ = try? await self.file(for: source) }
+        await Task.yield()
+    }
+
+    /// How long a finished item's live file is kept for the players still reading it.
+    static let liveLifetime: Duration = .seconds(3600)
+
+    /// Removes live files of renders no longer being made that are older than `liveLifetime`
+    /// (at start, and as each render starts).
+    func sweepLive() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: liveDirectory.path)) ?? []
+        let busy = Set(making.keys.map { "\($0).wav" })
+        let old = Date().addingTimeInterval(-Double(Self.liveLifetime.components.seconds))
+        for name in names where name.hasSuffix(".wav") && !busy.contains(name) {
+            let url = liveDirectory.appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
+            if modified < old { try? FileManager.default.removeItem(at: url) }
+        }
+    }
+
+    /// The source's file, rendered now if it must be (concurrent callers share the work);
+    /// `progress` hears (phrases spoken, phrases in all) of a render this call starts.
+    func file(for source: Source, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> File {
         let (state, file, _) = await state(of: source)
         if state == .ready, let file { return file }
         guard case let .script(script, seconds) = source else {
@@ -110,7 +168,7 @@ actor SleepAudio {
         let key = try await key(source)
         if making[key] == nil { failures[key] = nil }
         do {
-            return try await shared(key) { try await self.render(script, seconds: seconds, key: key) }
+            return try await shared(key) { try await self.render(script, seconds: seconds, key: key, progress: progress) }
         } catch {
             failures[key] = (error as? SpeechError)?.description ?? (error as? AudioRenderError)?.description ?? "\(error)"
             throw error
@@ -171,17 +229,17 @@ actor SleepAudio {
     /// Starts rendering the source in the background unless it is ready or under way.
     func prepare(_ source: Source) async {
         let (state, _, _) = await state(of: source)
-        guard state == .preparing || state == .failed, case .script = source,
+        guard state == .preparing || state == .speaking || state == .failed, case .script = source,
               let key = try? await key(source), making[key] == nil else { return }
         Task { _ = try? await self.file(for: source) }
     }
 
-    /// Renders every bundled script that is not cached yet (the warm-up does this at start).
-    func makeBundled() async {
-        for item in library.items {
-            guard let source = source(for: item, attachment: nil) else { continue }
-            _ = try? await file(for: source)
-        }
+    /// At start: renders the featured item unless it is cached (the rest are spoken when first
+    /// played, or by `reverie winddown render --all`), after clearing old live files.
+    func makeFeatured() async {
+        sweepLive()
+        guard let item = library.featured, let source = source(for: item, attachment: nil) else { return }
+        _ = try? await file(for: source)
     }
 
     // MARK: - Rendering
@@ -211,18 +269,29 @@ actor SleepAudio {
         return file
     }
 
-    private func render(_ script: String, seconds: Double?, key: String) async throws -> File {
+    private func render(_ script: String, seconds: Double?, key: String, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> File {
         let engine = try await engines.engine(for: nil)
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         // The audio first (encoded while the rest is spoken), then the metadata that makes the
-        // entry count: an entry is whole or absent.
+        // entry count: an entry is whole or absent. One of a known length also grows as a WAV
+        // that players hear while it is made.
         let sink = encoder.sink(.m4a, to: cacheDirectory.appendingPathComponent("\(key).m4a"))
+        sweepLive()
+        let live = try seconds.map { seconds in
+            try FileManager.default.createDirectory(at: liveDirectory, withIntermediateDirectories: true)
+            return try LiveSleepAudio.Writer(url: liveURL(key), seconds: seconds)
+        }
         let rendered: RenderedSpeech
         do {
-            rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds, output: { chunk in try sink.write(chunk.audio) })
+            rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds, progress: progress, output: { chunk in
+                try live?.write(chunk.audio)
+                try sink.write(chunk.audio)
+            })
             try await sink.finish(else: rendered.audio)
+            live?.close()
         } catch {
             sink.cancel()
+            live?.close()
             throw error
         }
         let metadata = try JSONEncoder().encode(Metadata(durationMs: Int((rendered.audio.duration * 1000).rounded())))

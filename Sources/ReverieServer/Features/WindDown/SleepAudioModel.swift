@@ -9,7 +9,7 @@ public final class SleepAudioModel: Model, @unchecked Sendable {
 
     @ID(key: .id) public var id: UUID?
     @Field(key: "item_id") public var itemID: String
-    /// `upload` or `script`.
+    /// `upload`, `script` or `removed` (the catalog's audio taken away: Coming Soon).
     @Field(key: "source") public var source: String
     /// An upload's file name under `<data>/media/winddown`.
     @OptionalField(key: "file") public var file: String?

@@ -3,7 +3,8 @@ import Foundation
 
 /// What the owner attached to a Wind Down item.
 public struct SleepAttachment: Sendable, Equatable {
-    public enum Source: String, Sendable, Codable { case upload, script }
+    /// An upload, a script, or `removed`: the owner took the catalog's audio away (Coming Soon).
+    public enum Source: String, Sendable, Codable { case upload, script, removed }
     public var itemID: String
     public var source: Source
     public var file: String?

@@ -33,9 +33,11 @@ struct WindDownController: RouteCollection {
             if let response = try keptAudio(req) { return req.eventLoop.makeSucceededFuture(response) }
             return req.eventLoop.makeFutureWithTask { try await audio(req: req) }
         }
+        windDown.get(":id", "live", "audio", use: liveAudio)
         windDown.on(.PUT, ":id", "audio", body: .stream, use: upload)
         windDown.put(":id", "script", use: script)
         windDown.delete(":id", "audio", use: detach)
+        windDown.put(":id", "removed", use: remove)
     }
 
     /// `?timeZone=Europe/Paris` says the person's hour for the greeting (UTC when absent).
@@ -98,7 +100,7 @@ struct WindDownController: RouteCollection {
                 throw WindDownError.comingSoon(item.title)
             case .failed:
                 throw APIError(.conflict, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
-            case .preparing, .ready:
+            case .preparing, .speaking, .ready:
                 if let source { await sleepAudio.prepare(source) }
                 throw APIError(.conflict, code: "audio_preparing", "The audio for “\(item.title)” is being made; try again in a few seconds.",
                                headers: ["Retry-After": "5"])
@@ -110,6 +112,30 @@ struct WindDownController: RouteCollection {
         }
         recent.store(file.url.path, for: item.id, readAt: generation)
         return try await media.serve(file.url.path, type: "audio/mp4", name: nil, for: req)
+    }
+
+    /// `GET /api/winddown/{id}/live/audio[?until=SECONDS]`: an item that is spoken on first play,
+    /// while it is: a WAV of the whole length, with Range, whose bytes are sent as they are made
+    /// (the first within a second or so of the first ask, which starts the speaking). With
+    /// `until`, the sleep timer's rendition of it. 409 once it is made and its live file gone
+    /// (the item's `/audio` has it), or when it cannot be made.
+    func liveAudio(req: Request) async throws -> Response {
+        _ = try req.user
+        let item = try catalogItem(req)
+        let until = try req.queryDouble("until", in: 1...(24 * 3600))
+        let source = sleepAudio.source(for: item, attachment: try await req.repositories.sleepAudio.attachment(for: item.id))
+        guard let source, let live = await sleepAudio.live(source) else {
+            throw APIError(.notFound, code: "not_live", "“\(item.title)” is not spoken as it plays; play /api/winddown/\(item.id)/audio.")
+        }
+        let complete = LiveSleepAudio.header(live.url).map { LiveSleepAudio.size(live.url) >= WAVFile.headerSize + $0.samples * 2 } ?? false
+        if !complete, !live.growing {
+            if case .ready = await sleepAudio.state(of: source).state {
+                throw APIError(.conflict, code: "audio_made", "“\(item.title)” is made now; play /api/winddown/\(item.id)/audio.")
+            }
+            await sleepAudio.startSpeaking(source)
+        }
+        let audio = sleepAudio
+        return try await LiveSleepAudio.response(live.url, until: until, for: req) { await audio.live(source)?.growing ?? false }
     }
 
     /// The whole audio (no `until`) of an item whose file was looked up in the last moment and is
@@ -147,13 +173,23 @@ struct WindDownController: RouteCollection {
         return try await self.item(req: req).encodeResponse(status: .accepted, for: req)
     }
 
-    /// `DELETE /api/winddown/{id}/audio` (owner): the item goes back to what the catalog gives it.
+    /// `DELETE /api/winddown/{id}/audio` (owner): the item goes back to what the catalog gives it
+    /// (the owner's upload, script or removal goes).
     func detach(req: Request) async throws -> WindDownItem {
         try req.owner("gives Wind Down items their audio")
         let item = try catalogItem(req)
         guard try await attachments.detach(itemID: item.id) else {
             throw APIError(.notFound, code: "not_found", "“\(item.title)” has no audio of the owner's to remove.")
         }
+        return try await self.item(req: req)
+    }
+
+    /// `PUT /api/winddown/{id}/removed` (owner): the item's audio is taken away, the catalog's
+    /// too: Coming Soon, until the owner gives it audio or DELETEs `/audio`.
+    func remove(req: Request) async throws -> WindDownItem {
+        try req.owner("gives Wind Down items their audio")
+        let item = try catalogItem(req)
+        try await attachments.remove(itemID: item.id)
         return try await self.item(req: req)
     }
 
@@ -178,14 +214,17 @@ struct WindDownController: RouteCollection {
         }
         var shown = item
         if let file { shown.duration = Int((Double(file.durationMs) / 1000).rounded()) }
+        var made: Double?
+        if state == .speaking, let source { made = await sleepAudio.made(source) }
         let kind: String? = switch (attachment?.source, source) {
         case (.upload?, _), (_, _) where upload.busy || upload.failure != nil: "upload"
         case (.script?, _): "script"
+        case (.removed?, _): "removed"
         case (nil, .some): "bundled"
         case (nil, nil): nil
         }
         return WindDownItem(item: SleepItemInfo(shown), progress: 0, position: nil, comingSoon: source == nil && !upload.busy && upload.failure == nil,
-                            audio: .init(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : nil, detail: detail,
-                                         source: kind, originalName: attachment?.originalName))
+                            audio: .init(state: state.rawValue, url: state == .ready ? "/api/winddown/\(item.id)/audio" : state == .speaking ? "/api/winddown/\(item.id)/live/audio" : nil, detail: detail,
+                                         source: kind, originalName: attachment?.originalName, made: made))
     }
 }

@@ -1,0 +1,177 @@
+import AudioRender
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import Playback
+import Vapor
+
+/// A Wind Down item heard while it is first spoken. The render writes its mix to a WAV whose
+/// header already holds the whole length (a fitted render's length is known before it starts),
+/// and a player reads it like any file: with Range, seeking anywhere. Bytes not made yet are sent
+/// as they come (the voice speaks many times faster than it plays), so the element plays on by
+/// itself, with no script to hand it from part to part: a locked phone hears the whole item.
+///
+/// The sleep timer's rendition of it (`?until=`) is the same file ending at that second, its last
+/// `SleepTimer.fadeSeconds` fading to silence on the way out, as `Renditions` makes them of a
+/// finished file.
+enum LiveSleepAudio {
+    /// Writes a render's mix as it is handed on.
+    final class Writer: @unchecked Sendable {
+        let url: URL
+        let seconds: Double
+        private let lock = NIOLock()
+        private var handle: FileHandle?
+
+        /// A file left by an earlier render goes at once, so nobody reads it as this one's.
+        init(url: URL, seconds: Double) throws {
+            (self.url, self.seconds) = (url, seconds)
+            try? FileManager.default.removeItem(at: url)
+        }
+
+        /// Appends a stretch of the mix; the first also writes the header for the whole length.
+        func write(_ audio: AudioBuffer) throws {
+            try lock.withLock {
+                if handle == nil {
+                    let header = WAVFile.header(sampleRate: audio.sampleRate, samples: AudioBuffer.sampleCount(seconds, audio.sampleRate))
+                    guard FileManager.default.createFile(atPath: url.path, contents: Data(header)) else {
+                        throw APIError(.internalServerError, code: "live_audio", "The live audio file could not be written.")
+                    }
+                    handle = try FileHandle(forWritingTo: url)
+                    try handle?.seekToEnd()
+                }
+                try handle?.write(contentsOf: WAVFile.pcm16(audio.samples))
+            }
+        }
+
+        func close() {
+            lock.withLock {
+                try? handle?.close()
+                handle = nil
+            }
+        }
+    }
+
+    /// The whole length a live file's header gives (sample rate, samples); nil before it is there.
+    static func header(_ url: URL) -> (sampleRate: Int, samples: Int)? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: WAVFile.headerSize), data.count == WAVFile.headerSize else { return nil }
+        let bytes = [UInt8](data)
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        let rate = u32(24)
+        guard rate > 0 else { return nil }
+        return (rate, u32(40) / 2)
+    }
+
+    /// Bytes in the file now.
+    static func size(_ url: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+    }
+
+    /// Seconds of audio in a live file so far (0 before it starts).
+    static func madeSeconds(_ url: URL) -> Double {
+        guard let (rate, samples) = header(url) else { return 0 }
+        return Double(min(samples, max(0, size(url) - WAVFile.headerSize) / 2)) / Double(rate)
+    }
+
+    /// Why a live file will not grow any more before it is whole.
+    struct Stopped: Error {}
+
+    /// Answers a player's request for the live file at `url` (its `Range`, and `until` for a
+    /// timer's rendition). `growing()` says whether the render is still making it: bytes not
+    /// there yet are waited for while it is, and the response is cut short if it stops first.
+    /// Waits up to `firstSound` for the render's first stretch.
+    static func response(_ url: URL, until: Double?, for request: Request, firstSound: Duration = .seconds(30),
+                         growing: @escaping @Sendable () async -> Bool) async throws -> Response {
+        let deadline = ContinuousClock.now + firstSound
+        var whole = header(url)
+        while whole == nil {
+            guard await growing(), ContinuousClock.now < deadline else {
+                throw APIError(.conflict, code: "audio_failed", "The audio could not be made; try again, or ask the server's owner to look at its log.")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            whole = header(url)
+        }
+        let (rate, allSamples) = whole!
+        let samples = until.map { min(allSamples, AudioBuffer.sampleCount($0, rate)) } ?? allSamples
+        let fadeStart = until == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fadeSeconds, rate))
+        let size = WAVFile.headerSize + samples * 2
+        let range: ClosedRange<Int>
+        var status = HTTPResponseStatus.ok
+        switch request.headers.first(name: .range).map({ Request.byteRange($0, size: size) }) ?? .whole {
+        case .whole: range = 0...(size - 1)
+        case .unsatisfiable: throw Request.rangeNotSatisfiable(size: size)
+        case let .part(part):
+            (range, status) = (part, .partialContent)
+        }
+        let header = WAVFile.header(sampleRate: rate, samples: samples)
+        let response = Response(status: status, body: .init(managedAsyncStream: { writer in
+            try await send(url, range: range, header: header, samples: samples, fadeStart: fadeStart, growing: growing, to: writer)
+        }, count: range.count))
+        response.headers.contentType = HTTPMediaType(type: "audio", subType: "wav")
+        response.headers.replaceOrAdd(name: .acceptRanges, value: "bytes")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        if status == .partialContent {
+            response.headers.replaceOrAdd(name: .contentRange, value: "bytes \(range.lowerBound)-\(range.upperBound)/\(size)")
+        }
+        return response
+    }
+
+    /// Most bytes read and sent at a time.
+    static let piece = 1 << 18
+
+    private static func send(_ url: URL, range: ClosedRange<Int>, header: [UInt8], samples: Int, fadeStart: Int,
+                             growing: @escaping @Sendable () async -> Bool, to writer: any AsyncBodyStreamWriter) async throws {
+        var position = range.lowerBound
+        let end = range.upperBound + 1
+        let headerSize = WAVFile.headerSize
+        if position < headerSize {
+            let to = min(headerSize, end)
+            try await writer.writeBuffer(ByteBuffer(bytes: header[position..<to]))
+            position = to
+        }
+        guard position < end else { return }
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        // Whole samples are read (a fade scales samples), and the bytes asked for sent of them.
+        let lastSample = min(samples, (end - headerSize + 1) / 2)
+        var sample = (position - headerSize) / 2
+        while position < end {
+            let available = min(lastSample, max(0, size(url) - headerSize) / 2)
+            guard available > sample else {
+                if await growing() {
+                    try await Task.sleep(for: .milliseconds(50))
+                    continue
+                }
+                // One last look: the render may have written its end and stopped meanwhile.
+                guard min(lastSample, max(0, size(url) - headerSize) / 2) > sample else { throw Stopped() }
+                continue
+            }
+            let count = min(available - sample, piece / 2)
+            try handle.seek(toOffset: UInt64(headerSize + sample * 2))
+            var bytes = [UInt8](try handle.read(upToCount: count * 2) ?? Data())
+            guard bytes.count == count * 2 else { throw Stopped() }
+            if sample + count > fadeStart { fade(&bytes, firstSample: sample, fadeStart: fadeStart, end: samples) }
+            let from = position - (headerSize + sample * 2)
+            let to = min(bytes.count, end - (headerSize + sample * 2))
+            try await writer.writeBuffer(ByteBuffer(bytes: bytes[from..<to]))
+            position = headerSize + sample * 2 + to
+            sample += count
+        }
+    }
+
+    /// Scales 16-bit samples (the first is sample `firstSample`) by the timer's fade: full until
+    /// `fadeStart`, then falling in a straight line to silence at `end`.
+    static func fade(_ bytes: inout [UInt8], firstSample: Int, fadeStart: Int, end: Int) {
+        let length = Double(max(1, end - fadeStart))
+        for index in 0..<(bytes.count / 2) {
+            let sample = firstSample + index
+            guard sample >= fadeStart else { continue }
+            let gain = max(0, Double(end - sample) / length)
+            let value = Int16(bitPattern: UInt16(bytes[2 * index]) | UInt16(bytes[2 * index + 1]) << 8)
+            let scaled = UInt16(bitPattern: Int16((Double(value) * gain).rounded()))
+            bytes[2 * index] = UInt8(scaled & 0xFF)
+            bytes[2 * index + 1] = UInt8(scaled >> 8)
+        }
+    }
+}
