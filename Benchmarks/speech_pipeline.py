@@ -225,7 +225,8 @@ def first_sound(binary, runs):
     - an article, read aloud from its start: its chapter's segments, the first segment's render
       and its opening (the article was saved before the tap, with words no run has spoken);
     - a Meditate session: its plan (a fresh seed, so a new schedule) and the session's whole
-      sound file, which the server places its cues and bell into on first ask.
+      sound file, which the server places its cues and bell into on first ask;
+    - a Wind Down item no one has played: its live audio's first second (issue 36).
     Beside them, a file the server already holds: the same render asked for again (answered from
     the cache) and its whole m4a received."""
     server = serve(binary, min(os.cpu_count() or 1, 8))
@@ -274,7 +275,26 @@ def first_sound(binary, runs):
             client.fetch(plan["sound"]["url"])
             return time.monotonic() - started
 
-        figures = {"Bedside meditation": [], "Bedside poem": [], "article": [], "Meditate session (5 min)": []}
+        def wind_down(run):
+            """A Wind Down item no one has played (issue 36): the tap asks for its live audio,
+            which starts the speaking; timed until its first second of sound is received. The
+            render then finishes before the next tap."""
+            item = WIND_DOWN_SHORT[run % len(WIND_DOWN_SHORT)]
+            entry = client.json("GET", f"/api/winddown/{item}")
+            if entry["audio"]["state"] != "speaking":
+                raise SystemExit(f"{item} was already spoken; ask for fewer --runs")
+            second = 44 + 22050 * 2
+            started = time.monotonic()
+            request = urllib.request.Request(server.url + entry["audio"]["url"], headers={"Cookie": client.cookie, "Range": f"bytes=0-{second - 1}"})
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                answer.read()
+            elapsed = time.monotonic() - started
+            while client.json("GET", f"/api/winddown/{item}")["audio"]["state"] != "ready":
+                time.sleep(0.5)
+            return elapsed
+
+        figures = {"Bedside meditation": [], "Bedside poem": [], "article": [], "Meditate session (5 min)": [],
+                   "Wind Down item never played": []}
         cached, last = [], None
         for run in range(runs):
             elapsed, last = bedside("meditation")
@@ -282,6 +302,7 @@ def first_sound(binary, runs):
             figures["Bedside poem"].append(bedside("poem")[0])
             figures["article"].append(article(run))
             figures["Meditate session (5 min)"].append(meditate(run))
+            figures["Wind Down item never played"].append(wind_down(run))
             started = time.monotonic()
             again = client.json("POST", "/api/speech/renders", {"text": last, "format": "m4a"})
             client.fetch(again["audioURL"])
@@ -320,6 +341,11 @@ def nidra(binary, runs=3):
     row("figure", "reverie", "piper CLI", "ratio")
     row("to a finished 600 s m4a over its bed (s)", f"{median(ours):.2f}", f"{median(piper):.2f}",
         f"{median(piper) / median(ours):.2f}× (goal ≥ 1.0)")
+
+
+# The shortest Wind Down items, each spoken once by the first-sound runs (5 to 8 minutes of audio).
+WIND_DOWN_SHORT = ["breathing_478", "affirmation_peaceful", "breathing_box", "affirmation_self_love", "yoga_nidra_5min",
+                   "affirmation_tomorrow", "breathing_relaxing", "yoga_nidra_8min"]
 
 
 def median(values):
