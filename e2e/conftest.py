@@ -40,9 +40,10 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: 0 if item.get_closest_marker("real_speech") else 1)  # a stable sort
 
 
-def start_server(environment=None):
-    """A running `reverie serve` on a free port with its own empty data directory."""
-    return ReverieProcess(BINARY, prefix="reverie-e2e-", environment=environment)
+def start_server(environment=None, **options):
+    """A running `reverie serve` on a free port with its own empty data directory (`options`:
+    ReverieProcess's, e.g. shared_sleep_cache=False)."""
+    return ReverieProcess(BINARY, prefix="reverie-e2e-", environment=environment, **options)
 
 
 @pytest.fixture(scope="module")

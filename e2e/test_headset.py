@@ -218,7 +218,9 @@ def test_every_area_gives_the_headset_back(server, browser):
     back_to_listen(page, "Bedside")
 
     # Wind Down: the full-screen player takes the headset; closing it gives it back.
-    wait_until(page, "fetch('/api/winddown/yoga_nidra_5min').then(r => r.json()).then(b => b.audio.state === 'ready')",
+    # (Spoken on its first play: the first bytes asked for start it, then its whole file is waited for.)
+    wait_until(page, """fetch('/api/winddown/yoga_nidra_5min').then(r => r.json()).then(b => b.audio.state === 'speaking'
+                          ? fetch(b.audio.url, {headers: {Range: 'bytes=0-43'}}).then(() => false) : b.audio.state === 'ready')""",
                timeout=420, message="the yoga nidra was never rendered")
     area(page, "Wind Down")
     page.locator('[data-item="yoga_nidra_5min"].wd-card').first.click()

@@ -1,4 +1,5 @@
-"""Wind Down in the browser: the library, Coming Soon, the full-screen player with progress that
+"""Wind Down in the browser: the library (every item plays on a fresh server, spoken on its first
+play; Coming Soon once the owner takes an item's audio away), the full-screen player with progress that
 follows the person between devices, Media Session, the sleep timer on Playwright's clock, and the
 yoga nidra audio measured from the files the server serves."""
 
@@ -12,12 +13,12 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from conftest import close, open_page, screenshot, sign_in, wait_until
+from conftest import close, open_page, screenshot, sign_in, start_server, wait_until
 from listening import dominant_frequency, level, locked, onset, silent_from
 
-pytestmark = pytest.mark.real_speech  # the first server of a checkout speaks the three yoga nidra scripts with Piper
+pytestmark = pytest.mark.real_speech  # items are spoken with Piper on their first play (the featured one at start)
 
-READY_SECONDS = 420  # the first server of a checkout speaks the three yoga nidra scripts
+READY_SECONDS = 420  # a first play speaks the item (the featured yoga nidra is spoken at every start of a checkout's first server)
 
 
 def api(page, path, method="GET", body=None):
@@ -30,8 +31,12 @@ def api(page, path, method="GET", body=None):
 
 
 def wait_for_audio(page, item):
+    """Until the item's whole file is made: an item no one has played is spoken when its live
+    audio is first asked for (as a first play does), so this asks for its first bytes."""
     wait_until(page, f"""fetch('/api/winddown/{item}', {{credentials: 'same-origin'}}).then(r => r.json())
-                         .then(b => b.audio.state === 'ready')""",
+                         .then(b => b.audio.state === 'speaking'
+                           ? fetch(b.audio.url, {{headers: {{Range: 'bytes=0-43'}}}}).then(() => false)
+                           : b.audio.state === 'ready')""",
                timeout=READY_SECONDS, message=f"{item} was never rendered")
 
 
@@ -62,11 +67,26 @@ def test_browse_the_library_and_coming_soon(server, page):
     assert cards.count() == 30
     box = cards.first.bounding_box()
     assert abs(box["width"] - 140) < 1
+    # A fresh server: every item has audio of its own, none is Coming Soon.
+    expect(page.locator(".wd-badge")).to_have_count(0)
     stories = page.locator("section", has=page.get_by_role("heading", name="Sleep Stories", exact=True))
     stories.scroll_into_view_if_needed()
-    assert stories.locator(".wd-badge").count() == 12
     screenshot(page, "wind-down-card-row")
+    # Each section, as the phone shows it.
+    for section in page.locator(".wd-section").all():
+        section.scroll_into_view_if_needed()
+        name = section.locator("h3").inner_text().lower().replace(" ", "-")
+        screenshot(page, f"wind-down-section-{name}")
 
+    # The owner takes a story's audio away: Coming Soon, with the seed's toast and detail.
+    story = stories.locator(".wd-card").first
+    story_id = story.get_attribute("data-item")
+    page.locator(f'[data-about="{story_id}"]').click()
+    detail = page.locator("dialog.wd-detail")
+    detail.locator("summary").click()
+    detail.get_by_role("button", name="Take its audio away (Coming Soon)").click()
+    expect(page.locator("#announcer")).to_contain_text("is Coming Soon now")
+    expect(stories.locator(".wd-badge")).to_have_count(1)
     # The keyboard reaches the cards; a Coming Soon card shows a toast and its detail.
     story = stories.locator(".wd-card").first
     story.focus()
@@ -77,11 +97,15 @@ def test_browse_the_library_and_coming_soon(server, page):
     expect(detail).to_contain_text("This content is coming soon! We're working on bringing you amazing sleep stories.")
     expect(detail.get_by_role("button", name="Play", exact=True)).to_be_disabled()
     screenshot(page, "wind-down-coming-soon-detail")
-    detail.get_by_role("button", name="Close").click()
+    # And brings it back.
+    detail.locator("summary").click()
+    detail.get_by_role("button", name="Back to Reverie's own audio").click()
+    expect(page.locator("#announcer")).to_contain_text("plays Reverie's own audio again")
+    expect(page.locator(".wd-badge")).to_have_count(0)
 
     # A breathing exercise's detail names its technique.
     breathing = page.locator("section", has=page.get_by_role("heading", name="Breathing", exact=True))
-    breathing.locator(".wd-card").first.click()
+    breathing.get_by_role("button", name="About 4-7-8 Breath").click()
     expect(page.locator("dialog.wd-detail .wd-technique")).to_contain_text("Inhale")
     page.locator("dialog.wd-detail").get_by_role("button", name="Close").click()
 
@@ -105,6 +129,39 @@ def test_browse_the_library_and_coming_soon(server, page):
     scale = page.evaluate("""() => { const r = [...document.styleSheets].flatMap(s => [...s.cssRules]).flatMap(r => r.cssRules ? [...r.cssRules, r] : [r]);
         return r.filter(x => x.selectorText === '.wd-card:active').map(x => x.style.transform); }""")
     assert "scale(0.97)" in scale and "none" in scale, scale
+
+
+def test_a_card_never_played_plays_with_one_tap_while_it_is_spoken(browser):
+    """A fresh item (on a server with a Wind Down cache of its own): one tap plays it within
+    moments, from the audio made so far, the bar under the slider showing how much exists; the
+    whole file is kept for the next play."""
+    fresh = start_server(shared_sleep_cache=False)
+    try:
+        page = open_page(browser)
+        open_wind_down(fresh, page)
+        assert api(page, "/api/winddown/breathing_478")["body"]["audio"]["state"] == "speaking"
+        page.locator('[data-item="breathing_478"].wd-card').first.click()
+        player = page.get_by_role("dialog", name="4-7-8 Breath, player")
+        expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+        wait_until(page, "document.querySelector('.player-audio').currentTime > 0.5", timeout=60, message="the first play gave no sound")
+        assert "/live/audio" in page.evaluate("document.querySelector('.player-audio').getAttribute('src')")
+        expect(player.locator(".player-length")).to_have_text("5:00")
+        made = player.locator(".player-made")
+        expect(made).to_be_visible()
+        expect(made).to_have_attribute("aria-label", re.compile(r"^Being spoken: \d+% made$"))
+        screenshot(page, "wind-down-player-speaking")
+        # Once made, the bar goes, the play goes on, and the next play is of the kept file.
+        expect(made).to_be_hidden(timeout=READY_SECONDS * 1000)
+        at = player_time(page)
+        wait_until(page, f"document.querySelector('.player-audio').currentTime > {at + 1}", timeout=30, message="the play stopped when the item was made")
+        player.get_by_role("button", name="Close the player").click()
+        expect(player).to_have_count(0)
+        page.locator('[data-item="breathing_478"].wd-card').first.click()
+        wait_until(page, "document.querySelector('.player-audio')?.currentTime > 0.5", timeout=30)
+        assert page.evaluate("document.querySelector('.player-audio').getAttribute('src')") == "/api/winddown/breathing_478/audio"
+        close(page)
+    finally:
+        fresh.stop()
 
 
 def test_play_skip_close_and_resume_with_media_session(server, browser):
@@ -319,13 +376,13 @@ def test_a_skip_keeps_the_timers_clock_on_a_locked_phone(server, listening_brows
 
 
 def test_the_owner_uploads_a_file_from_the_detail_and_it_plays_once_levelled(server, page):
-    """The Coming Soon detail's upload answers at once (the file is levelled in the background),
+    """The detail's upload answers at once (the file is levelled in the background),
     says so, and the card plays the file once it is ready."""
     open_wind_down(server, page)
     story = server.data / "owner-upload.mp3"
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=262:duration=90", "-ac", "1", "-b:a", "32k", str(story)],
                    check=True)
-    page.locator('[data-item="affirmation_self_love"].wd-card').first.click()
+    page.locator('[data-about="affirmation_self_love"]').click()
     detail = page.locator("dialog.wd-detail")
     detail.locator("summary").click()
     detail.locator('input[type="file"]').set_input_files(str(story))

@@ -33,9 +33,11 @@ def call(url, method="GET", body=None, headers=None):
 
 class ReverieProcess:
     def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None, environment=None,
-                 https=False):
+                 https=False, shared_sleep_cache=True):
         """`https` serves HTTPS too, as at home (REVERIE_TLS=on, on a free port unless `environment`
-        says REVERIE_TLS_PORT): its port is read from the start-up lines into `https_port`."""
+        says REVERIE_TLS_PORT): its port is read from the start-up lines into `https_port`.
+        `shared_sleep_cache=False` gives the server a Wind Down cache of its own, where no item has
+        been spoken yet (a first play)."""
         # LibriVox is a local fixture (the given one, else a catalog of its own): never the real site.
         self.librivox_owned = librivox is None
         self.librivox = librivox or LibriVoxFixture()
@@ -48,7 +50,8 @@ class ReverieProcess:
         shared = ROOT / ".build" / "test-cache" / "sleep"
         shared.mkdir(parents=True, exist_ok=True)
         (self.data / "cache").mkdir()
-        (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
+        if shared_sleep_cache:
+            (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
         self.log_path = self.data / "server.log"
         self._log = open(self.log_path, "w")
         env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)

@@ -265,6 +265,8 @@ class WindDownScreen {
               <textarea rows="5" data-script></textarea>
             </label>
             <button class="button" type="button" data-speak>Speak it over the sleep bed</button>
+            ${entry.audio.source === "bundled" ? `<button class="button" type="button" data-remove>Take its audio away (Coming Soon)</button>` : ""}
+            ${["removed", "upload", "script"].includes(entry.audio.source) ? `<button class="button" type="button" data-restore>Back to Reverie's own audio</button>` : ""}
             <p class="wd-owner-status" role="status"></p>
           </details>` : ""}
         <div class="dialog-actions"><button class="button" value="close">Close</button></div>
@@ -304,6 +306,17 @@ class WindDownScreen {
         status.textContent = error.message;
       }
     });
+    // The owner's change of the item's audio: taken away (Coming Soon), or back to the catalog's.
+    const change = (selector, method, path, message) => dialog.querySelector(selector)?.addEventListener("click", async () => {
+      try {
+        await api(`/api/winddown/${encodeURIComponent(entry.item.id)}/${path}`, { method });
+        await done(message);
+      } catch (error) {
+        status.textContent = error.message;
+      }
+    });
+    change("[data-remove]", "PUT", "removed", `“${entry.item.title}” is Coming Soon now; “Back to Reverie's own audio” in its details brings it back.`);
+    change("[data-restore]", "DELETE", "audio", `“${entry.item.title}” plays Reverie's own audio again.`);
     dialog.querySelector("[data-speak]").addEventListener("click", async () => {
       const script = dialog.querySelector("[data-script]").value;
       if (!script.trim()) { status.textContent = "Write the script first."; return; }
