@@ -333,13 +333,13 @@ struct BinaryTests {
         #expect(!missing.errors.contains("USAGE"), "\(missing.errors)")
     }
 
-    @Test("winddown list prints the sections with Coming Soon marked; --json gives every item")
+    @Test("winddown list prints the sections, every item with a script of its own (none Coming Soon); --json gives every item")
     func windDownList() throws {
         let text = try Self.run(["winddown", "list"])
         #expect(text.status == 0, "\(text.errors)")
         #expect(text.output.hasPrefix("Yoga Nidra\n  yoga_nidra_5min"))
         #expect(text.output.contains("Complete Yoga Nidra — Guided Voice\n"))
-        #expect(text.output.contains("Letting Go — Sarah Moon  (Coming Soon)"))
+        #expect(text.output.contains("Letting Go — Sarah Moon\n") && !text.output.contains("Coming Soon"))
         let json = try Self.run(["winddown", "list", "--json"])
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         let items = try #require(decoded["items"] as? [[String: Any]])
@@ -359,6 +359,25 @@ struct BinaryTests {
         let pieces = try #require(decoded["pieces"] as? [[String: Any]])
         #expect(pieces.count >= 12 && pieces.allSatisfy { ($0["script"] as? String)?.contains("(") == true && $0["kind"] as? String == "meditation" })
         #expect(try Self.run(["bedside", "sonnets", "list"]).status == 64)
+    }
+
+    @Test("winddown render speaks an item ahead of its first play (once), says which and how many; a wrong id or no ids says so")
+    func windDownRender() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let first = try Self.run(["winddown", "render", "breathing_478", "--data-dir", data])
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.contains("[1/1] 4-7-8 Breath (5:00)") && first.output.contains("Spoke 1 item"), "\(first.output)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: data + "/cache/sleep").filter { $0.hasSuffix(".m4a") }
+        #expect(kept.count == 1)
+        // No live file: a running server on the same data may be speaking for a player.
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: data + "/cache/sleep-live")) ?? []).isEmpty)
+        let again = try Self.run(["winddown", "render", "breathing_478", "--data-dir", data])
+        #expect(again.status == 0 && again.output.contains("Spoke 0 items") && again.output.contains("1 was already made"), "\(again.output)")
+        let unknown = try Self.run(["winddown", "render", "no_such_item", "--data-dir", data])
+        #expect(unknown.status != 0 && unknown.errors.contains("`reverie winddown list` names them"), "\(unknown.errors)")
+        let nothing = try Self.run(["winddown", "render", "--data-dir", data])
+        #expect(nothing.status != 0 && nothing.errors.contains("Give --all, or the ids"), "\(nothing.errors)")
     }
 
     @Test("winddown attach gives a Coming Soon item a file, levelled; detach takes it away; a wrong id or file says so")

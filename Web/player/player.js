@@ -35,8 +35,9 @@ export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
  * - startAt: a place the person picked (a chapter's start), used instead of any saved place
  * - download: { key, describe } for the Download control (./download-button.js)
  * - live: { made, follow() } for audio spoken as it plays (a Wind Down item's first play): the
- *   seconds made so far, and a call that resolves with { made, ready } as it goes on (the bar
- *   under the slider shows how far the audio exists until it is all made)
+ *   seconds made so far, and a call that resolves with { made, state, url } as it goes on (the
+ *   bar under the slider shows how far the audio exists until it is all made; then the next play,
+ *   seek or timer uses the kept file at `url`)
  * - onClose(): called after it closes
  */
 export class Player {
@@ -162,8 +163,13 @@ export class Player {
       if (this.options !== options) return;
       const state = await options.live.follow().catch(() => null);
       if (this.options !== options) return;
-      if (state?.ready) { bar.hidden = true; return; }
-      if (state) show(state.made);
+      if (!state) continue;   // (offline for a moment: asked again)
+      if (state.state === "speaking") { show(state.made); continue; }
+      bar.hidden = true;
+      // Made: the kept file from the next play or timer on (the live one plays on meanwhile,
+      // and a rendition is of the kept file). Taken away or failed: it plays what it has.
+      if (state.state === "ready" && state.url) options.src = state.url;
+      return;
     }
   }
 

@@ -214,7 +214,7 @@ class WindDownScreen {
         made: entry.audio.made || 0,
         follow: async () => {
           const now = await api(`/api/winddown/${encodeURIComponent(entry.item.id)}`);
-          return { made: now.audio.made ?? entry.item.duration, ready: now.audio.state === "ready" };
+          return { made: now.audio.made ?? 0, state: now.audio.state, url: now.audio.url };
         },
       } : null,
       // A download is of the whole file, once it is made.

@@ -55,7 +55,12 @@ enum LiveSleepAudio {
     static func header(_ url: URL) -> (sampleRate: Int, samples: Int)? {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: WAVFile.headerSize), data.count == WAVFile.headerSize else { return nil }
+        return header(handle)
+    }
+
+    static func header(_ handle: FileHandle) -> (sampleRate: Int, samples: Int)? {
+        guard (try? handle.seek(toOffset: 0)) != nil,
+              let data = try? handle.read(upToCount: WAVFile.headerSize), data.count == WAVFile.headerSize else { return nil }
         let bytes = [UInt8](data)
         func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
         let rate = u32(24)
@@ -77,6 +82,19 @@ enum LiveSleepAudio {
     /// Why a live file will not grow any more before it is whole.
     struct Stopped: Error {}
 
+    /// A response gives up when the file it waits on has not grown for this long (a render stuck
+    /// on a hung engine).
+    static let stall: Duration = .seconds(120)
+
+    /// The file a response reads: opened once, so a render that replaces it (a new one after a
+    /// failure) is not read half and half; its size is the open file's.
+    final class Reading: @unchecked Sendable {
+        let handle: FileHandle
+        init(_ handle: FileHandle) { self.handle = handle }
+        var size: Int { Int((try? handle.seekToEnd()) ?? 0) }
+        deinit { try? handle.close() }
+    }
+
     /// Answers a player's request for the live file at `url` (its `Range`, and `until` for a
     /// timer's rendition). `growing()` says whether the render is still making it: bytes not
     /// there yet are waited for while it is, and the response is cut short if it stops first.
@@ -84,15 +102,18 @@ enum LiveSleepAudio {
     static func response(_ url: URL, until: Double?, for request: Request, firstSound: Duration = .seconds(30),
                          growing: @escaping @Sendable () async -> Bool) async throws -> Response {
         let deadline = ContinuousClock.now + firstSound
-        var whole = header(url)
-        while whole == nil {
+        var opened: (Reading, (sampleRate: Int, samples: Int))?
+        while opened == nil {
+            if let handle = try? FileHandle(forReadingFrom: url) {
+                let reading = Reading(handle)
+                if let header = header(handle) { opened = (reading, header); break }
+            }
             guard await growing(), ContinuousClock.now < deadline else {
-                throw APIError(.conflict, code: "audio_failed", "The audio could not be made; try again, or ask the server's owner to look at its log.")
+                throw APIError(.conflict, code: "audio_failed", "The audio could not be made; try again in a minute, or ask the server's owner to look at its log.")
             }
             try await Task.sleep(for: .milliseconds(20))
-            whole = header(url)
         }
-        let (rate, allSamples) = whole!
+        let (reading, (rate, allSamples)) = opened!
         let samples = until.map { min(allSamples, AudioBuffer.sampleCount($0, rate)) } ?? allSamples
         let fadeStart = until == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fadeSeconds, rate))
         let size = WAVFile.headerSize + samples * 2
@@ -106,7 +127,7 @@ enum LiveSleepAudio {
         }
         let header = WAVFile.header(sampleRate: rate, samples: samples)
         let response = Response(status: status, body: .init(managedAsyncStream: { writer in
-            try await send(url, range: range, header: header, samples: samples, fadeStart: fadeStart, growing: growing, to: writer)
+            try await send(reading, range: range, header: header, samples: samples, fadeStart: fadeStart, growing: growing, to: writer)
         }, count: range.count))
         response.headers.contentType = HTTPMediaType(type: "audio", subType: "wav")
         response.headers.replaceOrAdd(name: .acceptRanges, value: "bytes")
@@ -120,7 +141,7 @@ enum LiveSleepAudio {
     /// Most bytes read and sent at a time.
     static let piece = 1 << 18
 
-    private static func send(_ url: URL, range: ClosedRange<Int>, header: [UInt8], samples: Int, fadeStart: Int,
+    private static func send(_ reading: Reading, range: ClosedRange<Int>, header: [UInt8], samples: Int, fadeStart: Int,
                              growing: @escaping @Sendable () async -> Bool, to writer: any AsyncBodyStreamWriter) async throws {
         var position = range.lowerBound
         let end = range.upperBound + 1
@@ -131,22 +152,23 @@ enum LiveSleepAudio {
             position = to
         }
         guard position < end else { return }
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+        let handle = reading.handle
         // Whole samples are read (a fade scales samples), and the bytes asked for sent of them.
         let lastSample = min(samples, (end - headerSize + 1) / 2)
         var sample = (position - headerSize) / 2
+        var grew = ContinuousClock.now
         while position < end {
-            let available = min(lastSample, max(0, size(url) - headerSize) / 2)
+            let available = min(lastSample, max(0, reading.size - headerSize) / 2)
             guard available > sample else {
-                if await growing() {
+                if await growing(), ContinuousClock.now - grew < stall {
                     try await Task.sleep(for: .milliseconds(50))
                     continue
                 }
                 // One last look: the render may have written its end and stopped meanwhile.
-                guard min(lastSample, max(0, size(url) - headerSize) / 2) > sample else { throw Stopped() }
+                guard min(lastSample, max(0, reading.size - headerSize) / 2) > sample else { throw Stopped() }
                 continue
             }
+            grew = ContinuousClock.now
             let count = min(available - sample, piece / 2)
             try handle.seek(toOffset: UInt64(headerSize + sample * 2))
             var bytes = [UInt8](try handle.read(upToCount: count * 2) ?? Data())

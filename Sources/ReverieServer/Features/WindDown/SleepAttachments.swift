@@ -100,7 +100,8 @@ public struct SleepAttachments: Sendable {
                 continue
             }
             starting(index, sources.count, item)
-            _ = try await sleepAudio.file(for: source, progress: progress)
+            // (No live file: a running server may be speaking the same item for a player.)
+            _ = try await sleepAudio.file(for: source, progress: progress, live: false)
             made += 1
         }
         return (made, kept)

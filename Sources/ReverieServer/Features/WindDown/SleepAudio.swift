@@ -110,7 +110,10 @@ actor SleepAudio {
             // One of a known length plays while it is spoken.
             let live: State = seconds == nil ? .preparing : .speaking
             if making[key] != nil { return (live, nil, nil) }
-            if let failure = failures[key] { return (.failed, nil, failure) }
+            // One spoken as it plays is tried again by the next play, a while after it failed.
+            if let failure = failures[key], live == .preparing || Date().timeIntervalSince(failedAt[key] ?? .distantPast) < Self.retryAfterFailure {
+                return (.failed, nil, failure)
+            }
             return (live, nil, nil)
         }
     }
@@ -134,11 +137,14 @@ actor SleepAudio {
 
     /// Starts speaking the source unless it is made or under way (a first play, or a stale live
     /// file from a server that stopped mid-render, which is made again).
+    /// A render that failed less than this long ago is not started again by a play.
+    static let retryAfterFailure: TimeInterval = 60
+
     func startSpeaking(_ source: Source) async {
-        guard let key = try? await key(source), cached(key) == nil, making[key] == nil else { return }
-        failures[key] = nil
-        Task { _ = try? await self.file(for: source) }
-        await Task.yield()
+        guard case let .script(script, seconds) = source, let key = try? await key(source), cached(key) == nil,
+              making[key] == nil else { return }
+        if failures[key] != nil, let at = failedAt[key], Date().timeIntervalSince(at) < Self.retryAfterFailure { return }
+        _ = begin(key, script: script, seconds: seconds, progress: { _, _ in }, live: true)
     }
 
     /// How long a finished item's live file is kept for the players still reading it.
@@ -159,29 +165,54 @@ actor SleepAudio {
 
     /// The source's file, rendered now if it must be (concurrent callers share the work);
     /// `progress` hears (phrases spoken, phrases in all) of a render this call starts.
-    func file(for source: Source, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> File {
+    /// - Parameter live: also writes the live file players hear while it is made (the server's
+    ///   renders; not the command line's, which shares the data directory with a running server).
+    func file(for source: Source, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }, live: Bool = true) async throws -> File {
         let (state, file, _) = await state(of: source)
         if state == .ready, let file { return file }
         guard case let .script(script, seconds) = source else {
             throw SleepAudioProblem.missing("The uploaded file is missing from the data directory; upload it again.")
         }
         let key = try await key(source)
-        if making[key] == nil { failures[key] = nil }
-        do {
-            return try await shared(key) { try await self.render(script, seconds: seconds, key: key, progress: progress) }
-        } catch {
-            failures[key] = (error as? SpeechError)?.description ?? (error as? AudioRenderError)?.description ?? "\(error)"
-            throw error
-        }
+        return try await begin(key, script: script, seconds: seconds, progress: progress, live: live).value
     }
 
-    /// Runs `work` once for `key`; callers that come while it runs wait for the same result.
-    private func shared(_ key: String, _ work: @escaping @Sendable () async throws -> File) async throws -> File {
-        if let running = making[key] { return try await running.value }
-        let task = Task { try await work() }
+    /// When each render key last failed.
+    private var failedAt: [String: Date] = [:]
+
+    /// The render of `key`, started now unless it is under way (callers share it). It is among
+    /// `making` from this moment, and leaves when it ends; a failure is kept with its reason.
+    private func begin(_ key: String, script: String, seconds: Double?, progress: @escaping @Sendable (Int, Int) -> Void,
+                       live: Bool) -> Task<File, any Error> {
+        if let running = making[key] { return running }
+        failures[key] = nil
+        // A live file left by an earlier render (one that failed, or a server that stopped) goes
+        // before anyone can read it as this one's.
+        if live, seconds != nil { try? FileManager.default.removeItem(at: liveURL(key)) }
+        let task = Task {
+            do {
+                return try await self.render(script, seconds: seconds, key: key, progress: progress, live: live)
+            } catch {
+                await self.failed(key, error)
+                throw error
+            }
+        }
         making[key] = task
-        defer { making[key] = nil }
-        return try await task.value
+        Task {
+            _ = try? await task.value
+            await self.ended(key, task)
+        }
+        return task
+    }
+
+    private func failed(_ key: String, _ error: any Error) {
+        failures[key] = (error as? SpeechError)?.description ?? (error as? AudioRenderError)?.description ?? "\(error)"
+        failedAt[key] = Date()
+        try? FileManager.default.removeItem(at: liveURL(key))
+    }
+
+    private func ended(_ key: String, _ task: Task<File, any Error>) {
+        if making[key] == task { making[key] = nil }
     }
 
     // MARK: - Uploads being levelled
@@ -269,15 +300,16 @@ actor SleepAudio {
         return file
     }
 
-    private func render(_ script: String, seconds: Double?, key: String, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> File {
+    private func render(_ script: String, seconds: Double?, key: String, progress: @escaping @Sendable (Int, Int) -> Void,
+                        live writesLive: Bool) async throws -> File {
         let engine = try await engines.engine(for: nil)
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         // The audio first (encoded while the rest is spoken), then the metadata that makes the
         // entry count: an entry is whole or absent. One of a known length also grows as a WAV
         // that players hear while it is made.
         let sink = encoder.sink(.m4a, to: cacheDirectory.appendingPathComponent("\(key).m4a"))
-        sweepLive()
-        let live = try seconds.map { seconds in
+        if writesLive { sweepLive() }
+        let live = try seconds.flatMap { seconds in writesLive ? seconds : nil }.map { seconds in
             try FileManager.default.createDirectory(at: liveDirectory, withIntermediateDirectories: true)
             return try LiveSleepAudio.Writer(url: liveURL(key), seconds: seconds)
         }
