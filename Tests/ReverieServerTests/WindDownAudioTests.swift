@@ -149,7 +149,7 @@ struct WindDownAudioTests {
         }
     }
 
-    @Test("an item is spoken on its first play: it plays from the first phrase while the rest is spoken, the timer's rendition of it ends faded, and the whole is kept for next time")
+    @Test("an item is spoken on its first play: it plays from the first phrase while the rest is spoken, a seek past what is made waits for it, the timer's rendition of it ends faded, and the whole is kept for next time")
     func spokenOnFirstPlay() async throws {
         let script = try #require(SleepLibrary.script(named: "breathing_478"))
         let first = try ScriptParser().parse(script).phrases[0].text
@@ -181,9 +181,16 @@ struct WindDownAudioTests {
             let heard = Array(try WAVFile.decode(opening.bytes).samples.prefix((bytes - 44) / 2))
             #expect(heard.contains { abs($0) > 0.05 }, "the opening has the voice")
 
+            // A seek (or Continue Listening) far past what is made: the answer waits for the
+            // voice to get there, then is those bytes of the whole.
+            let deepFrom = 44 + 200 * 22050 * 2 + 1, deepTo = deepFrom + 9_999   // (an odd start: mid-sample)
+            async let deep = client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=\(deepFrom)-\(deepTo)"])
             // The rest is spoken; then the whole file is kept, and plays from /audio next time.
             engine.open()
+            let seek = try await deep
+            #expect(seek.status == .partialContent && seek.bytes.count == 10_000)
             let whole = try await client.send(.GET, live, auth: .cookie(owner))
+            #expect(seek.bytes == whole.bytes[deepFrom...deepTo], "the bytes a seek waited for are the whole's")
             #expect(whole.status == .ok && whole.bytes.count == 44 + 300 * 22050 * 2)
             let samples = try WAVFile.decode(whole.bytes).samples
             #expect(Array(samples.prefix(heard.count)) == heard, "the opening heard is the start of the whole")
