@@ -25,7 +25,7 @@ struct ScriptTests {
     }
 
     @Test("each script lasts the catalog's length within 2%, as estimated at the sleep rate (words and pauses)",
-          arguments: written.map(\.id))
+          arguments: library.items.map(\.id))
     func length(id: String) throws {
         let item = try #require(library.item(id))
         let text = try #require(SleepLibrary.script(named: item.audio ?? item.id))
