@@ -152,6 +152,8 @@ def test_wind_down_its_detail_player_and_timer_read_in_every_theme(server, brows
     assert answer.status == 202, answer.text()  # levelled in the background
     wait_until(page, "fetch('/api/winddown/story_night_train').then(r => r.json()).then(b => b.audio.state === 'ready')",
                message="the story's file was never levelled")
+    # And takes another's audio away, for a Coming Soon card and detail.
+    assert page.request.put(server.url + "/api/winddown/affirmation_tomorrow/removed").status == 200
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Wind Down", exact=True).click()
     expect(page.locator(".wd-featured h3")).to_be_visible()
     page.wait_for_load_state("networkidle")
