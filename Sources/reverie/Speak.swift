@@ -145,8 +145,11 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     /// Ends the bar's line only when a bar is on it (before printing a line of one's own).
-    func finish(ifShown: Bool) {
-        lock.lock(); let open = shown; lock.unlock()
-        if open { finish() }
+    func finishIfShown() {
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+        shown = false
     }
 }

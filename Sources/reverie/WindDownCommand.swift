@@ -69,10 +69,10 @@ struct WindDownCommand: AsyncParsableCommand {
             try await ServerRunner.withApplication(config, logLevel: .warning) { app in
                 do {
                     let result = try await app.sleepAttachments.render(all ? nil : ids, starting: { index, count, item in
-                        bar.finish(ifShown: true)
+                        bar.finishIfShown()
                         print("[\(index + 1)/\(count)] \(item.title) (\(ListeningProgress.clock(Double(item.duration))))")
                     }, progress: { done, total in bar.show(done: done, total: total) })
-                    bar.finish(ifShown: true)
+                    bar.finishIfShown()
                     let minutes = Int(Date().timeIntervalSince(started) / 60)
                     print("Spoke \(result.made) item\(result.made == 1 ? "" : "s") in \(minutes) min; \(result.kept) \(result.kept == 1 ? "was" : "were") already made.")
                 } catch {

@@ -181,9 +181,11 @@ struct WindDownAudioTests {
             let heard = Array(try WAVFile.decode(opening.bytes).samples.prefix((bytes - 44) / 2))
             #expect(heard.contains { abs($0) > 0.05 }, "the opening has the voice")
 
-            // A seek (or Continue Listening) far past what is made: the answer waits for the
-            // voice to get there, then is those bytes of the whole.
+            // A seek (or Continue Listening) far past what is made (the rest waits for the gate):
+            // the answer is those bytes of the whole once the voice gets there.
             let deepFrom = 44 + 200 * 22050 * 2 + 1, deepTo = deepFrom + 9_999   // (an odd start: mid-sample)
+            let waiting = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+            #expect((waiting.audio.made ?? 0) < 200, "those bytes were not made yet: \(waiting.audio)")
             async let deep = client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=\(deepFrom)-\(deepTo)"])
             // The rest is spoken; then the whole file is kept, and plays from /audio next time.
             engine.open()

@@ -89,6 +89,8 @@ struct OfflineRhymesTests {
         print("offline near rhymes: \(found) of the engine's \(heard) near rhymes of the 40 commonest words are found (\(String(format: "%.2f", Double(found) / Double(max(heard, 1)))))")
         #expect(pairs > 1_000)
         #expect(precision >= 0.8)
+        // It gives up most of them for never being wrong (0.17 to 0.18 measured), but not all.
+        #expect(heard > 100 && Double(found) / Double(heard) >= 0.1, "\(found) of \(heard)")
         // The buckets the editor relies on.
         #expect(OfflineRhymes.nearBucket(Pronunciation(arpabet: "T AY1 M")!) == OfflineRhymes.nearBucket(Pronunciation(arpabet: "M AY1 N")!))
         #expect(OfflineRhymes.nearBucket(Pronunciation(arpabet: "L AH1 V")!) == OfflineRhymes.nearBucket(Pronunciation(arpabet: "IH0 N AH1 F")!))

@@ -15,18 +15,22 @@ import Vapor
 /// `SleepTimer.fadeSeconds` fading to silence on the way out, as `Renditions` makes them of a
 /// finished file.
 enum LiveSleepAudio {
-    /// Writes a render's mix as it is handed on.
+    /// Writes a render's mix as it is handed on, and counts it (how much is made, without asking
+    /// the disk).
     final class Writer: @unchecked Sendable {
         let url: URL
         let seconds: Double
         private let lock = NIOLock()
         private var handle: FileHandle?
+        private var written = 0, sampleRate = 0
 
-        /// A file left by an earlier render goes at once, so nobody reads it as this one's.
-        init(url: URL, seconds: Double) throws {
+        /// (The render removed any file an earlier one left before it started.)
+        init(url: URL, seconds: Double) {
             (self.url, self.seconds) = (url, seconds)
-            try? FileManager.default.removeItem(at: url)
         }
+
+        /// Seconds written so far.
+        var madeSeconds: Double { lock.withLock { sampleRate > 0 ? Double(written) / Double(sampleRate) : 0 } }
 
         /// Appends a stretch of the mix; the first also writes the header for the whole length.
         func write(_ audio: AudioBuffer) throws {
@@ -40,6 +44,8 @@ enum LiveSleepAudio {
                     try handle?.seekToEnd()
                 }
                 try handle?.write(contentsOf: WAVFile.pcm16(audio.samples))
+                written += audio.samples.count
+                sampleRate = audio.sampleRate
             }
         }
 
@@ -71,12 +77,6 @@ enum LiveSleepAudio {
     /// Bytes in the file now.
     static func size(_ url: URL) -> Int {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-    }
-
-    /// Seconds of audio in a live file so far (0 before it starts).
-    static func madeSeconds(_ url: URL) -> Double {
-        guard let (rate, samples) = header(url) else { return 0 }
-        return Double(min(samples, max(0, size(url) - WAVFile.headerSize) / 2)) / Double(rate)
     }
 
     /// Why a live file will not grow any more before it is whole.
@@ -114,8 +114,11 @@ enum LiveSleepAudio {
             try await Task.sleep(for: .milliseconds(20))
         }
         let (reading, (rate, allSamples)) = opened!
-        let samples = until.map { min(allSamples, AudioBuffer.sampleCount($0, rate)) } ?? allSamples
-        let fadeStart = until == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fadeSeconds, rate))
+        // A timer's rendition ends where `Renditions` would end one of a finished file (the whole
+        // item, unfaded, for an end at or past its own).
+        let end = until.flatMap { Renditions.end($0, duration: Double(allSamples) / Double(rate)) }
+        let samples = end.map { min(allSamples, AudioBuffer.sampleCount($0, rate)) } ?? allSamples
+        let fadeStart = end == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fadeSeconds, rate))
         let size = WAVFile.headerSize + samples * 2
         let range: ClosedRange<Int>
         var status = HTTPResponseStatus.ok

@@ -147,7 +147,7 @@ public struct SleepAttachments: Sendable {
         let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
         changed(replacing: try await store.attach(attachment))
         if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
-            await sleepAudio.prepare(source)
+            await sleepAudio.start(source)
         }
     }
 }

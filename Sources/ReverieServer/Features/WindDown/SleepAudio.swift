@@ -129,20 +129,24 @@ actor SleepAudio {
 
     nonisolated func liveURL(_ key: String) -> URL { liveDirectory.appendingPathComponent("\(key).wav") }
 
+    /// The live files being written, by render key.
+    private var writers: [String: LiveSleepAudio.Writer] = [:]
+
     /// Seconds of a `speaking` source made so far (0 before it starts); nil for any other.
     func made(_ source: Source) async -> Double? {
-        guard let (url, _) = await live(source) else { return nil }
-        return LiveSleepAudio.madeSeconds(url)
+        guard case .script(_, seconds: .some) = source, let key = try? await key(source) else { return nil }
+        return writers[key]?.madeSeconds ?? 0
     }
 
-    /// Starts speaking the source unless it is made or under way (a first play, or a stale live
-    /// file from a server that stopped mid-render, which is made again).
-    /// A render that failed less than this long ago is not started again by a play.
+    /// A render that failed less than this long ago is not started again.
     static let retryAfterFailure: TimeInterval = 60
 
-    func startSpeaking(_ source: Source) async {
-        guard case let .script(script, seconds) = source, let key = try? await key(source), cached(key) == nil,
-              making[key] == nil else { return }
+    /// Starts rendering a script source in the background unless it is made or under way: a
+    /// first play, an owner's new script, the audio route asked for one not made, or a stale live
+    /// file from a server that stopped mid-render (made again). One that failed is started again
+    /// only `retryAfterFailure` after.
+    func start(_ source: Source) async {
+        guard case let .script(script, seconds) = source, let key = try? await key(source), cached(key) == nil else { return }
         if failures[key] != nil, let at = failedAt[key], Date().timeIntervalSince(at) < Self.retryAfterFailure { return }
         _ = begin(key, script: script, seconds: seconds, progress: { _, _ in }, live: true)
     }
@@ -150,17 +154,10 @@ actor SleepAudio {
     /// How long a finished item's live file is kept for the players still reading it.
     static let liveLifetime: Duration = .seconds(3600)
 
-    /// Removes live files of renders no longer being made that are older than `liveLifetime`
-    /// (at start, and as each render starts).
+    /// Removes live files not written to for `liveLifetime` (at start, and as each render starts;
+    /// one being written changes all the time).
     func sweepLive() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: liveDirectory.path)) ?? []
-        let busy = Set(making.keys.map { "\($0).wav" })
-        let old = Date().addingTimeInterval(-Double(Self.liveLifetime.components.seconds))
-        for name in names where name.hasSuffix(".wav") && !busy.contains(name) {
-            let url = liveDirectory.appendingPathComponent(name)
-            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
-            if modified < old { try? FileManager.default.removeItem(at: url) }
-        }
+        DayOldFiles.remove(in: liveDirectory, olderThan: Double(Self.liveLifetime.components.seconds))
     }
 
     /// The source's file, rendered now if it must be (concurrent callers share the work);
@@ -206,7 +203,7 @@ actor SleepAudio {
     }
 
     private func failed(_ key: String, _ error: any Error) {
-        failures[key] = (error as? SpeechError)?.description ?? (error as? AudioRenderError)?.description ?? "\(error)"
+        failures[key] = "\(error)"
         failedAt[key] = Date()
         try? FileManager.default.removeItem(at: liveURL(key))
     }
@@ -257,13 +254,6 @@ actor SleepAudio {
         (levelling[itemID] != nil, levellingFailures[itemID])
     }
 
-    /// Starts rendering the source in the background unless it is ready or under way.
-    func prepare(_ source: Source) async {
-        let (state, _, _) = await state(of: source)
-        guard state == .preparing || state == .speaking || state == .failed, case .script = source,
-              let key = try? await key(source), making[key] == nil else { return }
-        Task { _ = try? await self.file(for: source) }
-    }
 
     /// At start: renders the featured item unless it is cached (the rest are spoken when first
     /// played, or by `reverie winddown render --all`), after clearing old live files.
@@ -309,10 +299,12 @@ actor SleepAudio {
         // that players hear while it is made.
         let sink = encoder.sink(.m4a, to: cacheDirectory.appendingPathComponent("\(key).m4a"))
         if writesLive { sweepLive() }
-        let live = try seconds.flatMap { seconds in writesLive ? seconds : nil }.map { seconds in
+        let live = try (writesLive ? seconds : nil).map { seconds in
             try FileManager.default.createDirectory(at: liveDirectory, withIntermediateDirectories: true)
-            return try LiveSleepAudio.Writer(url: liveURL(key), seconds: seconds)
+            return LiveSleepAudio.Writer(url: liveURL(key), seconds: seconds)
         }
+        writers[key] = live
+        defer { writers[key] = nil }
         let rendered: RenderedSpeech
         do {
             rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds, progress: progress, output: { chunk in

@@ -101,7 +101,7 @@ struct WindDownController: RouteCollection {
             case .failed:
                 throw APIError(.conflict, code: "audio_failed", "The audio could not be made: \(detail ?? "unknown error").")
             case .preparing, .speaking, .ready:
-                if let source { await sleepAudio.prepare(source) }
+                if let source { await sleepAudio.start(source) }
                 throw APIError(.conflict, code: "audio_preparing", "The audio for “\(item.title)” is being made; try again in a few seconds.",
                                headers: ["Retry-After": "5"])
             }
@@ -132,7 +132,7 @@ struct WindDownController: RouteCollection {
             if case .ready = await sleepAudio.state(of: source).state {
                 throw APIError(.conflict, code: "audio_made", "“\(item.title)” is made now; play /api/winddown/\(item.id)/audio.")
             }
-            await sleepAudio.startSpeaking(source)
+            await sleepAudio.start(source)
         }
         let audio = sleepAudio
         return try await LiveSleepAudio.response(live.url, until: until, for: req) { await audio.live(source)?.growing ?? false }

@@ -33,8 +33,8 @@ actor Renditions {
     ///   answers the whole file, which ends there anyway.
     /// - Returns: nil when the whole file is the answer.
     func rendition(of source: URL, key: String, duration: Double, endingAt end: Double) async throws -> Answer? {
+        guard let end = Self.end(end, duration: duration) else { return nil }
         let tenths = Int((end * 10).rounded())
-        guard Double(tenths) / 10 < duration - 0.1 else { return nil }
         let codec = try await codec(of: source, key: key)
         let name = "\(key)-\(tenths).\(AudioFiles.renditionExtension(codec: codec))"
         let type = codec == "mp3" ? "audio/mpeg" : "audio/mp4"
@@ -51,6 +51,13 @@ actor Renditions {
         making[name] = task
         defer { making[name] = nil }
         return Answer(url: try await task.value, contentType: type)
+    }
+
+    /// Where a timer's rendition of a file `duration` seconds long ends: `until` to the tenth, or
+    /// nil when that is within 0.1 s of the end or past it (the whole file is the answer).
+    static func end(_ until: Double, duration: Double) -> Double? {
+        let end = (until * 10).rounded() / 10
+        return end < duration - 0.1 ? end : nil
     }
 
     private func codec(of source: URL, key: String) async throws -> String {
