@@ -231,3 +231,11 @@ def sign_in(server, page, area=None):
     if area:
         tabs.get_by_role("link", name=area, exact=True).click()
         expect(page.get_by_role("heading", name=area, level=1)).to_be_visible()
+
+
+def controlled(server, page, area=None):
+    """Signed in, on a page the service worker controls (it answers downloaded files)."""
+    sign_in(server, page, area)
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import close, expect_error, open_page, screenshot, sign_in, wait_until
+from test_wind_down import wait_for_audio
 from test_listen import make
 
 pytestmark = pytest.mark.real_speech  # Meditate's narration and Wind Down's yoga nidra are spoken by Piper on a new checkout
@@ -218,10 +219,7 @@ def test_every_area_gives_the_headset_back(server, browser):
     back_to_listen(page, "Bedside")
 
     # Wind Down: the full-screen player takes the headset; closing it gives it back.
-    # (Spoken on its first play: the first bytes asked for start it, then its whole file is waited for.)
-    wait_until(page, """fetch('/api/winddown/yoga_nidra_5min').then(r => r.json()).then(b => b.audio.state === 'speaking'
-                          ? fetch(b.audio.url, {headers: {Range: 'bytes=0-43'}}).then(() => false) : b.audio.state === 'ready')""",
-               timeout=420, message="the yoga nidra was never rendered")
+    wait_for_audio(page, "yoga_nidra_5min")  # (spoken on its first play: this asks for its first bytes, then waits)
     area(page, "Wind Down")
     page.locator('[data-item="yoga_nidra_5min"].wd-card').first.click()
     player = page.get_by_role("dialog", name="Quick Yoga Nidra, player")

@@ -87,11 +87,8 @@ def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):
 def test_a_streamed_book_downloaded_plays_on_with_no_network(server, page):
     """Issue 34: the sections Listen now streams, downloaded for offline; with no network the app
     opens again on the speech player's book and it plays from the device, section after section."""
-    from conftest import expect_error
-    sign_in(server, page, "Listen")
-    wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
-    page.reload()
-    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    from conftest import controlled, expect_error
+    controlled(server, page, "Listen")
     page.get_by_role("link", name="LibriVox").click()
     page.get_by_role("searchbox", name="Search LibriVox").fill("Quiet Garden")
     page.get_by_role("button", name="Search").click()

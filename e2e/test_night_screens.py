@@ -174,6 +174,8 @@ def test_wind_down_its_detail_player_and_timer_read_in_every_theme(server, brows
     problems |= readable_in_every_theme(page, "dialog.wd-detail", "Coming Soon detail")
     screenshot(page, "night-wind-down-detail")
     page.locator("dialog.wd-detail").get_by_role("button", name="Close").click()
+    # (Back to the catalog's own, for the rest of the file's tests on this server.)
+    assert page.request.delete(server.url + "/api/winddown/affirmation_tomorrow/audio").status == 200
 
     page.locator('[data-item="story_night_train"].wd-card').first.click()
     player = page.get_by_role("dialog", name="The Slow Night Train, player")

@@ -7,7 +7,7 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { audioFormat, continueAfterOpening, holdsOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { audioFormat, continueAfterOpening, holdsOpening, playOpening, render as renderSpeech, speak, voiceOptionsHTML } from "../speech.js";
 import { deck } from "../player/deck.js";
 import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
@@ -299,8 +299,8 @@ export class ArticleReader {
       speeches.push(speech);
       for (const [index, segment] of speech.segments.entries()) {
         progress(`Speaking part ${Object.keys(parts).length + 1}${chapters.length > 1 ? ` (chapter ${chapter + 1} of ${chapters.length})` : ""}…`);
-        const done = await renderSpeech(segment.script, { voice, rate: 1 });
-        parts[`${chapter}:${index}`] = { audioURL: done.audioURL, timeline: await api(done.timelineURL) };
+        const { render: done, timeline } = await speak(segment.script, { voice, rate: 1 });
+        parts[`${chapter}:${index}`] = { audioURL: done.audioURL, timeline };
         files.push({ url: done.audioURL, type: audioFormat() === "m4a" ? "audio/mp4" : "audio/ogg" });
       }
     }

@@ -7,9 +7,10 @@
 import { api } from "../api.js";
 import { speak } from "../speech.js";
 import { downloads } from "../player/downloads.js";
+import { ROOMS } from "./scene.js";
 
 /** The room sounds and the alarm's chime: kept with a downloaded pool, for a night with no network. */
-export const BEDSIDE_SOUNDS = ["rain", "ocean", "forest", "brown", "silence", "chime"];
+const BEDSIDE_SOUNDS = [...ROOMS.map((room) => room.id), "chime"];
 
 /** The download key of a kind's pool in a voice. */
 export function poolKey(kind, { voice, rate }) {

@@ -27,7 +27,7 @@
 
 import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
-import { SLEEP_FADE_SECONDS, sleepTimerVolume } from "./sleep-timer.js";
+import { layFade } from "./sleep-timer.js";
 import { hasRendition, renditionEnd, renditionURL } from "./rendition.js";
 import { Transport } from "./transport.js";
 import * as lockScreen from "./lock-screen.js";
@@ -702,15 +702,14 @@ class Channel extends EventTarget {
       return;
     }
     // The ramp is laid out again from now: full until the fade, then evenly down to silence.
-    const level = output.gain.value;
-    output.gain.cancelScheduledValues(now);
-    output.gain.setValueAtTime(level, now);
     this.fading = Boolean(this.fadeOut);
-    if (!this.fadeOut) { output.gain.setTargetAtTime(gain, now, 0.08); return; }
-    const left = Math.max(0, (this.fadeOut.endsAt - Date.now()) / 1000);
-    output.gain.linearRampToValueAtTime(gain * sleepTimerVolume(left), now + 0.08);
-    if (left > SLEEP_FADE_SECONDS) output.gain.setValueAtTime(gain, now + left - SLEEP_FADE_SECONDS);
-    output.gain.linearRampToValueAtTime(0, now + Math.max(left, 0.1));
+    if (!this.fadeOut) {
+      output.gain.cancelScheduledValues(now);
+      output.gain.setValueAtTime(output.gain.value, now);
+      output.gain.setTargetAtTime(gain, now, 0.08);
+      return;
+    }
+    layFade(output.gain, now, this.fadeOut.endsAt, gain);
   }
 
   /** The sleep timer's fade through the gain, ending at `endsAt` (wall ms) at `until` seconds of

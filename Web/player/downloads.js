@@ -14,7 +14,9 @@
 // - Records ({ key, area, title, files, meta, status, received, total, added }) are in the
 //   IndexedDB store "items"; the pieces of files under way in "parts".
 
-import { insecureSentence } from "../dom.js";
+import { fileSize, insecureSentence } from "../dom.js";
+import { errorFromAnswer } from "../api.js";
+import { database } from "../idb.js";
 
 /** Each download's files are in a cache of their own, named this and its key: removing the
  *  download deletes the whole cache, which frees its space at once (the browser gives back a
@@ -40,35 +42,11 @@ export const AREAS = [
   { id: "bedside", name: "Bedside" },
 ];
 
-function open() {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB, 1);
-    request.onupgradeneeded = () => {
-      const db = request.result;
-      db.createObjectStore("items", { keyPath: "key" });
-      db.createObjectStore("parts", { keyPath: ["url", "index"] });
-    };
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-}
-
 /** Runs `action(stores)` in one transaction over `names`; resolves with its request's result. */
-async function run(names, mode, action) {
-  const db = await open();
-  try {
-    return await new Promise((resolve, reject) => {
-      const transaction = db.transaction(names, mode);
-      const stores = Object.fromEntries(names.map((name) => [name, transaction.objectStore(name)]));
-      const request = action(stores);
-      transaction.oncomplete = () => resolve(request ? request.result : undefined);
-      transaction.onerror = () => reject(transaction.error);
-      transaction.onabort = () => reject(transaction.error || new Error("The download could not be kept: the device's storage refused it."));
-    });
-  } finally {
-    db.close();
-  }
-}
+const run = database(DB, 1, (db) => {
+  db.createObjectStore("items", { keyPath: "key" });
+  db.createObjectStore("parts", { keyPath: ["url", "index"] });
+}, "The download could not be kept: the device's storage refused it.");
 
 /** A file's address as the cache keeps it: the path alone (a sleep timer's ?until= is the same file). */
 export function fileKey(url) {
@@ -131,8 +109,10 @@ class Downloads extends EventTarget {
    *  when only more of it arrived. */
   changed(key = null, { progress = false } = {}) {
     this.dispatchEvent(new CustomEvent(progress ? "progress" : "change", { detail: key }));
-    // The service worker answers from what is kept: tell it when that changed.
-    if (!progress) navigator.serviceWorker?.controller?.postMessage({ type: "downloads" });
+    // The service worker answers from what is kept: tell it when that changed (a download
+    // kept, or one gone), not at every step of one under way (it reads every cache's list).
+    const record = key == null ? null : this.items.get(key);
+    if (!progress && (!record || record.status === "ready")) navigator.serviceWorker?.controller?.postMessage({ type: "downloads" });
   }
 
   /**
@@ -178,7 +158,7 @@ class Downloads extends EventTarget {
     if (!navigator.storage?.estimate || !bytes) return;
     const { usage = 0, quota = 0 } = await navigator.storage.estimate();
     if (quota && usage + bytes > quota * FULL) {
-      throw new DownloadError(`Not enough space on this device: it needs ${megabytes(bytes)}, and ${megabytes(Math.max(0, quota * FULL - usage))} is free for Reverie. Remove downloads in Settings → Storage first.`);
+      throw new DownloadError(`Not enough space on this device: it needs ${fileSize(bytes)}, and ${fileSize(Math.max(0, Math.round(quota * FULL - usage)))} is free for Reverie. Remove downloads in Settings → Storage first.`);
     }
   }
 
@@ -228,7 +208,7 @@ class Downloads extends EventTarget {
       if (answer.status === 409) throw new DownloadError("Its audio is still being made on the server: try again in a minute.");
       if (answer.status === 416 && file.size == null) break;
       if (answer.status === 416) { await restart(); throw new DownloadError("The file changed on the server while it downloaded: try again.", { waiting: false }); }
-      if (!answer.ok) throw new DownloadError(await problem(answer));
+      if (!answer.ok) throw new DownloadError(errorFromAnswer(answer.status, await answer.json().catch(() => null)).message);
       const whole = answer.status === 200;
       const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(answer.headers.get("Content-Range") || "");
       const total = whole ? Number(answer.headers.get("Content-Length")) || null : (range && range[3] !== "*" ? Number(range[3]) : null);
@@ -395,18 +375,6 @@ class Downloads extends EventTarget {
     }
     return { all, areas };
   }
-}
-
-async function problem(answer) {
-  try {
-    const body = await answer.json();
-    if (body?.error?.message) return body.error.message;
-  } catch { /* not JSON */ }
-  return `The server answered ${answer.status}: try again later.`;
-}
-
-function megabytes(bytes) {
-  return `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 }
 
 export const downloads = new Downloads();

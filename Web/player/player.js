@@ -11,7 +11,7 @@
 // suspends this script.
 
 import { announce, escapeHTML, setImmersive } from "../dom.js";
-import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, sleepTimerClock, sleepTimerLength, sleepTimerResume, sleepTimerVolume, offlineFadeNote, timerDialog } from "./sleep-timer.js";
+import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, layFade, sleepTimerClock, sleepTimerLength, sleepTimerResume, offlineFadeNote, timerDialog } from "./sleep-timer.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
 import { clock } from "./time.js";
 import { artwork, lockScreenOwner } from "./media-session.js";
@@ -363,14 +363,11 @@ export class Player {
     const { context, gain } = this.graph;
     context.resume().catch(() => {});
     const now = context.currentTime;
+    // (Kept with the player: a play after the timer ended brings the level back up.)
+    if (endsAt != null) { layFade(gain.gain, now, endsAt); return; }
     gain.gain.cancelScheduledValues(now);
     gain.gain.setValueAtTime(gain.gain.value, now);
-    if (endsAt == null) { gain.gain.linearRampToValueAtTime(1, now + 0.1); return; }
-    // (Kept with the player: a play after the timer ended brings the level back up.)
-    const left = Math.max(0.1, (endsAt - Date.now()) / 1000);
-    gain.gain.linearRampToValueAtTime(sleepTimerVolume(left), now + 0.08);
-    if (left > SLEEP_FADE_SECONDS) gain.gain.setValueAtTime(1, now + left - SLEEP_FADE_SECONDS);
-    gain.gain.linearRampToValueAtTime(0, now + left);
+    gain.gain.linearRampToValueAtTime(1, now + 0.1);
   }
 
   /** The rendition, or the plain audio, from `at` seconds, playing if it was (./rendition.js, Listen's too). */

@@ -31,6 +31,21 @@ export function sleepTimerVolume(left) {
   return left <= 0 ? 0 : Math.min(1, left / SLEEP_FADE_SECONDS);
 }
 
+/**
+ * Lays the sleep timer's fade out on an AudioParam (a gain), from the audio clock's `now`: at
+ * `full` until SLEEP_FADE_SECONDS before `endsAt` (wall ms), then evenly down to silence at
+ * `endsAt`. Whatever was scheduled is replaced; the audio thread carries it out with no script
+ * running (a locked phone).
+ */
+export function layFade(param, now, endsAt, full = 1) {
+  param.cancelScheduledValues(now);
+  param.setValueAtTime(param.value, now);
+  const left = Math.max(0, (endsAt - Date.now()) / 1000);
+  param.linearRampToValueAtTime(full * sleepTimerVolume(left), now + 0.08);
+  if (left > SLEEP_FADE_SECONDS) param.setValueAtTime(full, now + left - SLEEP_FADE_SECONDS);
+  param.linearRampToValueAtTime(0, now + Math.max(left, 0.1));
+}
+
 /** What is left as the countdown shows it ("15:32"), rounded up so it never shows 0:00 while sound plays. */
 export function sleepTimerClock(left) {
   return clock(Math.ceil(Math.max(0, left)));

@@ -9,36 +9,21 @@
 // here), changed (edited since), deleted, updatedAt }. Turning sync on again sends what changed
 // under the same rule.
 
+import { database } from "../idb.js";
+
 const DB = "reverie-write";
 const STORE = "drafts";
 const SONGS = "songs";
 const SYNC_KEY = "write.sync";
 
-function open() {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB, 2);
-    request.onupgradeneeded = () => {
-      const db = request.result;
-      if (!db.objectStoreNames.contains(STORE)) db.createObjectStore(STORE, { keyPath: "id" });
-      if (!db.objectStoreNames.contains(SONGS)) db.createObjectStore(SONGS, { keyPath: "id" });
-    };
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-}
+const stores = database(DB, 2, (db) => {
+  if (!db.objectStoreNames.contains(STORE)) db.createObjectStore(STORE, { keyPath: "id" });
+  if (!db.objectStoreNames.contains(SONGS)) db.createObjectStore(SONGS, { keyPath: "id" });
+}, "The draft could not be kept: the device's storage refused it.");
 
-async function run(mode, action, store = STORE) {
-  const db = await open();
-  try {
-    return await new Promise((resolve, reject) => {
-      const transaction = db.transaction(store, mode);
-      const request = action(transaction.objectStore(store));
-      transaction.oncomplete = () => resolve(request ? request.result : undefined);
-      transaction.onerror = () => reject(transaction.error);
-    });
-  } finally {
-    db.close();
-  }
+/** Runs `action(store)` in one transaction over `store`; resolves with its request's result. */
+function run(mode, action, store = STORE) {
+  return stores([store], mode, (byName) => action(byName[store]));
 }
 
 /** Keeps the latest text of a song: { id, title, lyrics, baseVersion, changedAt }. */
