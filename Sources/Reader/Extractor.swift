@@ -5,7 +5,7 @@ import Foundation
 /// links); every paragraph gives its ancestors points for its length and commas; the best-scored
 /// container (its points cut by how much of its text is links) wins, with the siblings that look
 /// like more of the same; then what is left of menus, link lists and forms inside it is cleaned
-/// away. Figures with captions, tables, code and quotes stay.
+/// away. Tables, code and quotes stay; photo captions go (the reader shows no pictures).
 struct Extractor {
     var document: HTMLDocument
     let title: String?
@@ -23,7 +23,8 @@ struct Extractor {
     /// The whole text of an element that is a control, not the article.
     static let controlWords: Set<String> = ["caption", "close", "back to gallery", "read more", "continue reading", "advertisement",
                                             "show caption", "hide caption", "expand", "enlarge this image", "view gallery", "next", "previous",
-                                            "subscribe", "sign up", "share", "share this", "share this article", "print", "email"]
+                                            "subscribe", "sign up", "share", "share this", "share this article", "print", "email", "advert",
+                                            "tags", "tags:", "tagged", "tagged:", "by", "comments", "this slideshow requires javascript."]
     /// Headings over other articles, after the article (English, and the languages most pages here are in).
     static let relatedHeadings: Set<String> = ["related", "related posts", "related articles", "related stories", "you may also like",
                                                "you might also like", "more stories", "read next", "recommended", "recommended for you",
@@ -256,7 +257,7 @@ struct Extractor {
                             for sibling in document.elements(in: parent).drop(while: { $0 != index }) { document.remove(sibling) }
                         }
                     }
-                case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span", "li", "article", "figure", "a", "button":
+                case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span", "li", "article", "figure", "a", "button", "figcaption":
                     let (length, linked) = document.textLength(of: index)
                     let density = length == 0 ? 0 : Double(linked) / Double(length)
                     let names = names(index)
@@ -268,8 +269,20 @@ struct Extractor {
                         document.remove(index)
                         continue
                     }
+                    // "You may also like…" written as a line, not a heading: it and what follows go.
+                    if length < 40, ["p", "div", "span"].contains(node.name),
+                       Self.relatedHeadings.contains(words.trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? "))) {
+                        for sibling in document.elements(in: node.parent).drop(while: { $0 != index }) { document.remove(sibling) }
+                        continue
+                    }
                     if node.name != "p", length < 800, let last = document.descendants(of: index, named: ["a"]).last,
                        Self.teaserEnds.contains(PlainTextLine.of(document.text(of: last)).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "…».›>→ "))) {
+                        document.remove(index)
+                        continue
+                    }
+                    // A photo's caption: the reader shows no pictures, and read aloud between
+                    // paragraphs it describes one the listener cannot see.
+                    if node.name == "figcaption" || (length < 400 && names.contains("caption")) {
                         document.remove(index)
                         continue
                     }

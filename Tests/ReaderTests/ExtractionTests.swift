@@ -59,10 +59,16 @@ struct ExtractionTests {
         #expect(!news.text.contains("Night ferries return"))
     }
 
-    @Test("figures keep their captions, tables their cells, code its lines, quotes their words")
+    @Test("tables keep their cells, code its lines, quotes their words; a photo's caption goes")
     func kept() throws {
         let news = try Reader.extract(html: try Fixtures.page("news-with-sidebars"))
-        #expect(news.text.hasPrefix("The Aurora leaves the harbour at dusk"))
+        #expect(news.text.hasPrefix("After eleven winters without them"))
+        #expect(!news.text.contains("The Aurora leaves the harbour"))
+        let captioned = try Reader.extract(html: Data(("<html><body><article><p>" + String(repeating: "The ferry crossed the lake at night, slowly. ", count: 4)
+            + "</p><div class=\"wp-caption\"><img src=\"a.jpg\"><p class=\"wp-caption-text\">The ferry at the pier. Credit: Harbour Office</p></div><p>"
+            + String(repeating: "Its lights shone on the water, and no one spoke. ", count: 4) + "</p></article></body></html>").utf8))
+        #expect(!captioned.text.contains("Credit"))
+        #expect(captioned.text.contains("no one spoke"))
         #expect(news.spans.contains { $0.style == .quote })
         let docs = try Reader.extract(html: try Fixtures.page("docs-page"))
         #expect(docs.text.contains("timer.fade, 30, Seconds of fade before the end"))
@@ -169,7 +175,7 @@ struct ExtractionTests {
         #expect(!article.text.contains("lovely story") && !article.text.contains("Another comment"))
     }
 
-    @Test("inside the article: a gallery, a photo's controls (Caption, Close) and teasers of other stories ending in Read More are left out; a list of the article's own parts with (More) links stays")
+    @Test("inside the article: a gallery, a photo's controls (Caption, Close), labels (Advert, Tags), teasers of other stories ending in Read More, and what follows a \"You may also like\" line are left out; a list of the article's own parts with (More) links stays")
     func clutterInside() throws {
         let story = (1...4).map { "<p>Part \($0) of the report on the harbour dredging, with the figures the council gave and what the fishermen said about them.</p>" }.joined()
         let page = """
@@ -179,12 +185,15 @@ struct ExtractionTests {
         \(story)
         <ul><li>Why the channel silts up. <a href="#why">(More)</a></li><li>What it will cost. <a href="#cost">(More)</a></li></ul>
         <div class="teaser"><p>Meanwhile, across the bay, the ferry timetable changes again this winter.</p><a href="/ferries">Read More</a></div>
+        <p>Advert</p><div><span>Tags:</span> <span>dredging, harbour</span></div>
+        <div class="more"><p>You may also like...</p><p>Ten harbours to see before they silt up</p><p>The dredger's captain, in his own words, on forty winters at sea</p></div>
         </article></body></html>
         """
         let text = try Reader.extract(html: Data(page.utf8)).text
         #expect(text.contains("Part 1 of the report") && text.contains("Part 4 of the report"))
         #expect(text.contains("Why the channel silts up.") && text.contains("What it will cost."))
-        for clutter in ["The dredger at dawn", "Back to Gallery", "Caption", "Close", "ferry timetable", "Read More"] {
+        for clutter in ["The dredger at dawn", "Back to Gallery", "Caption", "Close", "ferry timetable", "Read More", "Advert", "Tags",
+                        "You may also like", "Ten harbours", "forty winters"] {
             #expect(!text.contains(clutter), "\(clutter)")
         }
     }
