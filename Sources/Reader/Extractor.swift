@@ -205,6 +205,20 @@ struct Extractor {
         while document[top].parent >= 0, top != body, document.elements(in: document[top].parent).count == 1 {
             top = document[top].parent
         }
+        // A story split into sections of its own (a magazine's layout): an ancestor a few levels up
+        // whose paragraphs hold half as much again, in paragraphs of their own, with few links.
+        // Never past the page's own <article>, nor to the whole body (other stories' teasers).
+        var held = paragraphText(in: top)
+        var ancestor = document[top].parent
+        for _ in 0..<4 {
+            guard ancestor >= 0, ancestor != body, document[top].name != "article" else { break }
+            let more = paragraphText(in: ancestor)
+            if Double(more.length) >= Double(held.length) * 1.5, more.count >= held.count + 2, linkDensity(ancestor) < 0.3 {
+                top = ancestor
+                held = more
+            }
+            ancestor = document[ancestor].parent
+        }
         let parent = document[top].parent
         guard parent >= 0, top != body else { return [top] }
         let threshold = max(10, (scores[top] ?? topScore) * 0.2)
@@ -224,6 +238,19 @@ struct Extractor {
             }
         }
         return chosen
+    }
+
+    /// The text of the paragraphs inside an element (their words not in links), and how many of
+    /// them are long enough to be the article's.
+    func paragraphText(in index: Int) -> (length: Int, count: Int) {
+        var length = 0, count = 0
+        for paragraph in document.descendants(of: index, named: ["p"]) {
+            let (all, linked) = document.textLength(of: paragraph)
+            guard all - linked >= 80 else { continue }
+            length += all - linked
+            count += 1
+        }
+        return (length, count)
     }
 
     func isAncestor(_ ancestor: Int, of index: Int) -> Bool {

@@ -175,6 +175,26 @@ struct ExtractionTests {
         #expect(!article.text.contains("lovely story") && !article.text.contains("Another comment"))
     }
 
+    @Test("a story laid out in sections of a magazine's design is read whole, but not the other stories' teasers beside it")
+    func sections() throws {
+        func paragraphs(_ part: Int, _ count: Int) -> String {
+            (1...count).map { "<p>Part \(part), paragraph \($0): the tuft cells appeared in the lungs only after the infection, which puzzled the researchers who found them.</p>" }.joined()
+        }
+        let page = """
+        <html><body><div class="shell"><div class="acf">
+        <div class="wrap"><div class="inner"><section class="outer"><div class="flex"><div class="col">\(paragraphs(1, 6))</div></div></section></div></div>
+        <section class="outer"><div class="flex"><div class="col">\(paragraphs(2, 2))</div></div></section>
+        <section class="outer"><div class="flex"><div class="col">\(paragraphs(3, 2))</div></div></section>
+        </div>
+        <div class="more"><p>The herders had never been protesters until the miners arrived on the land they had always grazed.</p>
+        <p>Dozens of bushfires are spreading across the country and burning more than two million acres of forest and farmland.</p></div>
+        </div></body></html>
+        """
+        let text = try Reader.extract(html: Data(page.utf8)).text
+        for part in 1...3 { #expect(text.contains("Part \(part), paragraph 2"), "part \(part)") }
+        #expect(!text.contains("herders") && !text.contains("bushfires"))
+    }
+
     @Test("inside the article: a gallery, a photo's controls (Caption, Close), labels (Advert, Tags), teasers of other stories ending in Read More, and what follows a \"You may also like\" line are left out; a list of the article's own parts with (More) links stays")
     func clutterInside() throws {
         let story = (1...4).map { "<p>Part \($0) of the report on the harbour dredging, with the figures the council gave and what the fishermen said about them.</p>" }.joined()
