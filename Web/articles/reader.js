@@ -70,7 +70,7 @@ export class ArticleReader {
       },
     });
     this.transport.on("play", () => { this.paintButton(); if (this.listening) this.claim.take(); });
-    this.transport.on("pause", () => { this.paintButton(); this.savePlace(); this.claim.update(); });
+    this.transport.on("pause", () => { this.paintButton(); this.savePlace(); });
     this.saver = setInterval(() => { if (!this.transport.paused) this.savePlace(); }, SAVE_EVERY);
     this.load(action);
   }

@@ -28,25 +28,18 @@ export class PiecePlayer {
     this.timeline = null;
     this.preparation = null;    // the latest piece on its way (kept when Off came first, or the browser refused)
     this.pinned = null;         // a piece chosen in My Content to play next
-    this.transport = new Transport({ name: "bedside-voice" });
+    this.transport = new Transport({ name: "bedside-voice", className: "bs-voice" });
     this.voice = this.transport.element;  // the voice's <audio>, which the screen puts in the page
-    this.voice.className = "bs-voice";
     this.voiceLevel = new MediaLevel(this.voice);  // the fade when a piece stops: a gain where volume is fixed (iOS)
     this.shown = null;          // {piece, modeName} on the lock screen
     // A piece holds the lock screen while it plays or is paused; it gives it back when it stops.
-    this.claim = this.transport.claim("Bedside", {
-      metadata: () => this.lockScreenMetadata(),
-      handlers: {
-        play: () => { if (this.transport.src) this.transport.play(); },
-        pause: () => this.transport.pause(),
-      },
-    });
+    // (Its state, place and play and pause buttons are the transport's.)
+    this.claim = this.transport.claim("Bedside", { metadata: () => this.lockScreenMetadata() });
   }
 
   /** Follows the voice once the scene is drawn. */
   mount() {
     this.transport.on("ended", () => this.pieceEnded());
-    for (const event of ["play", "pause"]) this.transport.on(event, () => this.claim.update());
     this.unfollow = follow(this.transport, () => this.paintCaption());
   }
 

@@ -26,13 +26,11 @@ export class AlarmRinging {
     this.wakeLock = null;
     this.greeting = null;
     // Their <audio> elements (chime, greetingAudio) are put in the page by the screen.
-    this.chimeTransport = new Transport({ name: "bedside-chime" });
+    this.chimeTransport = new Transport({ name: "bedside-chime", className: "bs-chime" });
     this.chime = this.chimeTransport.element;
-    this.chime.className = "bs-chime";
     this.chimeLevel = new MediaLevel(this.chime);  // ducked under the greeting: a gain where volume is fixed (iOS)
-    this.greetingTransport = new Transport({ name: "bedside-greeting" });
+    this.greetingTransport = new Transport({ name: "bedside-greeting", className: "bs-greeting-audio" });
     this.greetingAudio = this.greetingTransport.element;
-    this.greetingAudio.className = "bs-greeting-audio";
   }
 
   /** The chime's and the greeting's endings, once the scene is drawn. */

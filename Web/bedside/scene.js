@@ -82,10 +82,9 @@ export class BedsideScene {
   constructor(bedside) {
     this.bedside = bedside;
     this.lastMinute = null;
-    this.roomTransport = new Transport({ name: "bedside-room" });
+    this.roomTransport = new Transport({ name: "bedside-room", className: "bs-room-sound" });
     this.room = this.roomTransport.element;  // the room's <audio>, which the screen puts in the page
     this.room.loop = true;
-    this.room.className = "bs-room-sound";
     this.roomLevel = new MediaLevel(this.room);  // its volume, or a gain where that is fixed (iOS)
   }
 
@@ -206,7 +205,7 @@ export class BedsideScene {
   playRoom() {
     const room = ROOMS[this.roomIndex()];
     const sound = `/api/bedside/sounds/${room.id}`;
-    if (!this.roomTransport.holds(sound)) this.roomTransport.load(sound);
+    this.roomTransport.ensure(sound);  // (where it is when it holds it: the room loops on)
     this.roomLevel.set(this.volume());
     this.roomTransport.play();  // without a gesture it waits for the next one
   }

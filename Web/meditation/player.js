@@ -11,9 +11,8 @@ export class MeditationPlayer {
    *  lock screen's buttons. `onInterrupted()`: the system paused the sound (a call, another app's
    *  audio). `onEnded()`: the sound played to its end. */
   constructor({ onError, onPlayPause, onInterrupted, onEnded }) {
-    this.transport = new Transport({ name: "meditate" });
+    this.transport = new Transport({ name: "meditate", className: "meditation-sound" });
     this.audio = this.transport.element;
-    this.audio.className = "meditation-sound";
     this.plan = null;
     this.wanted = false;        // the sound should be playing: not paused by the session, not stopped
     this.finishing = false;     // the session is over: the bell rings to its end, then the sound stops
@@ -78,8 +77,8 @@ export class MeditationPlayer {
     const transport = this.transport;
     // The file again (a new page, an element the browser emptied or that failed, or `reload`),
     // going to its place once it knows its length; else a seek in it (held while it loads).
-    if (reload || !this.isSession() || transport.broken) transport.load(plan.sound.url, { at: fromSeconds });
-    else if (Math.abs(transport.position - fromSeconds) > 0.25) transport.seek(fromSeconds);
+    if (reload) transport.load(plan.sound.url, { at: fromSeconds });
+    else transport.ensure(plan.sound.url, { at: fromSeconds });
     this.wanted = true;
     this.claim.take();
     transport.play().then((result) => {
@@ -97,7 +96,7 @@ export class MeditationPlayer {
   pause() {
     this.wanted = false;
     this.transport.pause();
-    this.claim.update();
+    this.claim.update();  // (its state is `wanted`: an element already paused has no pause event to come)
   }
 
   /** The session is complete: the bell in the sound rings to its end, then everything stops. */

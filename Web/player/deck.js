@@ -29,7 +29,7 @@ import { storedJSON } from "../dom.js";
 import { record } from "./progress.js";
 import { layFade } from "./sleep-timer.js";
 import { hasRendition, renditionEnd, renditionURL } from "./rendition.js";
-import { Transport } from "./transport.js";
+import { NEEDS_TOUCH, Transport } from "./transport.js";
 import * as lockScreen from "./lock-screen.js";
 import { artwork, lockScreenOwner } from "./media-session.js";
 import { elementVolumeWorks, levelFixed } from "./volume.js";
@@ -406,7 +406,7 @@ class Channel extends EventTarget {
     const result = await this.transport.play();
     if (result === "playing") this.save("play");
     else if (result === "needs-touch") {
-      this.error = "Tap play to start: the browser needs a touch first.";
+      this.error = NEEDS_TOUCH;
       this.changed();
     }
   }

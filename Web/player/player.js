@@ -14,9 +14,9 @@ import { announce, escapeHTML, setImmersive } from "../dom.js";
 import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, layFade, sleepTimerClock, sleepTimerLength, sleepTimerResume, offlineFadeNote, timerDialog } from "./sleep-timer.js";
 import { flush, localPosition, record, serverProgress } from "./progress.js";
 import { clock } from "./time.js";
-import { artwork, lockScreenOwner } from "./media-session.js";
+import { artwork } from "./media-session.js";
 import { renditionURL } from "./rendition.js";
-import { Transport } from "./transport.js";
+import { NEEDS_TOUCH, Transport } from "./transport.js";
 import { sharedContext } from "./volume.js";
 import { downloadHTML, wireDownload } from "./download-button.js";
 
@@ -48,18 +48,7 @@ export class Player {
     this.stopped = null;      // {option, at (ms), position} after a timer ended
     this.saveTimer = null;
     this.tickTimer = null;
-    this.claim = lockScreenOwner.claim("Player", {
-      metadata: () => this.lockScreenMetadata(),
-      isPlaying: () => Boolean(this.transport?.playing),
-      position: () => (this.options ? { duration: this.options.duration, position: this.position(), playbackRate: this.transport.rate } : null),
-      handlers: {
-        play: () => this.play(),
-        pause: () => this.transport?.pause(),
-        seekbackward: (details) => this.skip(-(details?.seekOffset || 15)),
-        seekforward: (details) => this.skip(details?.seekOffset || 15),
-        seekto: (details) => this.seek(details.seekTime),
-      },
-    });
+    this.claim = null;        // the lock screen's, made with each item's transport
   }
 
   get isOpen() { return Boolean(this.root); }
@@ -115,6 +104,7 @@ export class Player {
     setImmersive(true);
     this.root = root;
     this.transport = new Transport({ element: root.querySelector("audio"), name: "wind-down" });
+    this.claim = this.claimLockScreen(this.transport);
     this.wire();
     if (options.download) wireDownload(root, options.download.key, options.download.describe);
     if (options.live) this.followLive(options);
@@ -260,7 +250,7 @@ export class Player {
     // No timer now, but still on a timer's rendition (one that stopped): the whole item, same place.
     else if (!this.timer && !this.transport.holds(this.options.src)) await this.switchSource(this.options.src, this.position());
     const result = await this.transport.play();
-    if (result === "needs-touch") this.status("Tap play to start: the browser needs a touch first.");
+    if (result === "needs-touch") this.status(NEEDS_TOUCH);
   }
 
   skip(seconds) { this.seek(this.position() + seconds); }
@@ -290,7 +280,23 @@ export class Player {
     const button = $(".player-play");
     button.setAttribute("aria-label", playing ? "Pause" : "Play");
     button.querySelector("path").setAttribute("d", playing ? PAUSE_ICON : PLAY_ICON);
-    this.claim.update();
+  }
+
+  /** The item's claim on the lock screen, updated by its transport at every play, pause and seek.
+   *  Its length is the item's declared one (audio still being spoken knows only what is made so
+   *  far), and its play is the player's (a sleep timer's rendition may come first). */
+  claimLockScreen(transport) {
+    return transport.claim("Player", {
+      metadata: () => this.lockScreenMetadata(),
+      position: () => (this.options ? { duration: this.options.duration, position: this.position(), playbackRate: transport.rate } : null),
+      handlers: {
+        play: () => this.play(),
+        pause: () => transport.pause(),
+        seekbackward: (details) => this.skip(-(details?.seekOffset || 15)),
+        seekforward: (details) => this.skip(details?.seekOffset || 15),
+        seekto: (details) => this.seek(details.seekTime),
+      },
+    });
   }
 
   lockScreenMetadata() {

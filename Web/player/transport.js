@@ -39,20 +39,32 @@ export const END_MARGIN = 0.25;
  *  retried again. */
 export const RECOVERY_WINDOW = 30;
 
+/** Seconds from the place asked for within which `ensure` leaves the sound where it is: a resume
+ *  at the place it was paused would otherwise seek, and stutter, for nothing. */
+export const NEAR_ENOUGH = 0.25;
+
+/** What a play that came to "needs-touch" says, in every area that says it. */
+export const NEEDS_TOUCH = "Tap play to start: the browser needs a touch first.";
+
 /** The transport's own events; every other type is the element's. */
 const OWN_EVENTS = new Set(["interrupted", "resumed", "recovered", "error"]);
+
+/** The element's events that change what a lock-screen claim shows (state, speed, place, length). */
+const LOCK_SCREEN_EVENTS = ["play", "pause", "ratechange", "seeked", "durationchange"];
 
 export class Transport extends EventTarget {
   /**
    * `element`: an `<audio>` already in the page (a player's own markup); by default a new one.
    * `name`: set as `data-transport`, so tests and styles can find the element.
+   * `className`: the element's class, for an area whose styles and tests know it by one.
    */
-  constructor({ element = null, name = null } = {}) {
+  constructor({ element = null, name = null, className = null } = {}) {
     super();
     const audio = element ?? new Audio();
     audio.preload = "auto";
     audio.preservesPitch = true;
     if (name) audio.dataset.transport = name;
+    if (className) audio.className = className;
     this.element = audio;
     this.pending = null;       // a place (seconds) to go to once the source's length is known
     this.speed = audio.playbackRate || 1;
@@ -167,6 +179,14 @@ export class Transport extends EventTarget {
 
   skip(seconds) { return this.seek(this.position + seconds); }
 
+  /** Makes `src` the source at `at` seconds (or where it is, when null): loaded when it is not the
+   *  source or cannot play (failed, or emptied by the browser), else a seek, when more than
+   *  NEAR_ENOUGH seconds away. */
+  ensure(src, { at = null } = {}) {
+    if (!this.holds(src) || this.broken) this.load(src, { at });
+    else if (at != null && Math.abs(this.position - at) > NEAR_ENOUGH) this.seek(at);
+  }
+
   /** The speed (0.5…3), kept across sources, with the pitch kept. */
   get rate() { return this.speed; }
   set rate(value) {
@@ -226,14 +246,19 @@ export class Transport extends EventTarget {
 
   // MARK: - The lock screen
 
-  /** A claim on the lock screen (./media-session.js) whose state and position are this
-   *  transport's unless `options` says otherwise. */
+  /** A claim on the lock screen (./media-session.js) whose state, position and buttons (play and
+   *  pause) are this transport's unless `options` says otherwise. It updates itself at every play,
+   *  pause, speed, seek and length the element has (shown only while it owns the lock screen), so
+   *  an area updates it only for what is its own (its metadata, a state it keeps itself). */
   claim(name, options) {
-    return lockScreenOwner.claim(name, {
+    const claim = lockScreenOwner.claim(name, {
       isPlaying: () => this.playing,
       position: () => ({ duration: this.duration, position: this.position, playbackRate: this.speed }),
+      handlers: { play: () => this.src && this.play(), pause: () => this.pause() },
       ...options,
     });
+    for (const type of LOCK_SCREEN_EVENTS) this.on(type, () => claim.update());
+    return claim;
   }
 
   // MARK: - Inside

@@ -130,7 +130,7 @@ class RadioPage {
     // Counted with radio-browser once it really plays.
     const counted = () => api(`/api/radio/stations/${station.id}/click`, { method: "POST" }).catch(() => {});
     if (deck.music.playing) counted();
-    else deck.music.audio.addEventListener("playing", counted, { once: true });
+    else deck.music.transport.on("playing", counted, { once: true });
     announce(`Playing ${station.name}.`);
   }
 

@@ -2,7 +2,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, showError } from "../dom.js";
-import { continueAfterOpening, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
+import { continueAfterOpening, follow, playOpening, render as renderSpeech, voiceOptionsHTML } from "../speech.js";
 import { clock } from "../player/time.js";
 import { Transport } from "../player/transport.js";
 
@@ -137,7 +137,8 @@ export async function wireVoicePanel(container) {
     }
   }
 
-  transport.on("timeupdate", () => {
+  // The caption being spoken is marked as the voice goes (as Bedside's and an article's are).
+  follow(transport, () => {
     const now = transport.position;
     for (const item of captionList.children) {
       const cue = cues[Number(item.dataset.cue)];
