@@ -24,7 +24,11 @@ struct Extractor {
     static let controlWords: Set<String> = ["caption", "close", "back to gallery", "read more", "continue reading", "advertisement",
                                             "show caption", "hide caption", "expand", "enlarge this image", "view gallery", "next", "previous",
                                             "subscribe", "sign up", "share", "share this", "share this article", "print", "email", "advert",
-                                            "tags", "tags:", "tagged", "tagged:", "by", "comments", "this slideshow requires javascript."]
+                                            "tags", "tags:", "tagged", "tagged:", "by", "comments", "this slideshow requires javascript.",
+                                            "like this:", "like loading...", "share this:", "sharing is caring!", "0 shares", "0shares",
+                                            "see more photos:", "advertisement - continue reading below"]
+    /// How a line pointing to another article starts ("Related: …", "Read more: …").
+    static let pointers = ["related:", "read more:", "read also:", "see also:", "also read:", "more:", "watch:", "read:"]
     /// Headings over other articles, after the article (English, and the languages most pages here are in).
     static let relatedHeadings: Set<String> = ["related", "related posts", "related articles", "related stories", "you may also like",
                                                "you might also like", "more stories", "read next", "recommended", "recommended for you",
@@ -295,6 +299,14 @@ struct Extractor {
                     if length < 40, Self.controlWords.contains(words), !(node.name == "a" && Self.teaserEnds.contains(words)) {
                         document.remove(index)
                         continue
+                    }
+                    // "Related: <a>Another story</a>": a pointer to another article, not a sentence of this one.
+                    if length < 200, ["p", "div", "li"].contains(node.name), Double(linked) > Double(length) * 0.5 {
+                        let opening = PlainTextLine.of(document.text(of: index)).lowercased()
+                        if Self.pointers.contains(where: { opening.hasPrefix($0) }) {
+                            document.remove(index)
+                            continue
+                        }
                     }
                     // "You may also like…" written as a line, not a heading: it and what follows go.
                     if length < 40, ["p", "div", "span"].contains(node.name),

@@ -5,12 +5,12 @@ import Testing
 /// The article engine on the shared development set (`../shared/data/article-dev`: 181 real pages
 /// with the text a person would want read), measured as its `score.py` measures: shingle F1 of
 /// 4-word shingles, precision and recall averaged over pages. Skipped where the set is absent.
-/// The floor is the figure reached (0.974 on 2026-11-27) less 0.01: a change that loses quality fails.
+/// The floor is the figure reached (0.975 on 2026-11-27) less 0.01: a change that loses quality fails.
 @Suite("Articles on the shared development set")
 struct DevelopmentSetTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("shared/data/article-dev")
-    static let floor = 0.964
+    static let floor = 0.965
     static var present: Bool { FileManager.default.fileExists(atPath: folder.appendingPathComponent("ground-truth.json").path) }
 
     /// Word tokens as Python's `\w+` finds them (letters, digits, marks and underscores).

@@ -195,7 +195,7 @@ struct ExtractionTests {
         #expect(!text.contains("herders") && !text.contains("bushfires"))
     }
 
-    @Test("inside the article: a gallery, a photo's controls (Caption, Close), labels (Advert, Tags), teasers of other stories ending in Read More, and what follows a \"You may also like\" line are left out; a list of the article's own parts with (More) links stays")
+    @Test("inside the article: a gallery, a photo's controls (Caption, Close), labels (Advert, Tags, Like this), pointers to other stories (Read more: …), teasers of other stories ending in Read More, and what follows a \"You may also like\" line are left out; a list of the article's own parts with (More) links stays")
     func clutterInside() throws {
         let story = (1...4).map { "<p>Part \($0) of the report on the harbour dredging, with the figures the council gave and what the fishermen said about them.</p>" }.joined()
         let page = """
@@ -205,7 +205,8 @@ struct ExtractionTests {
         \(story)
         <ul><li>Why the channel silts up. <a href="#why">(More)</a></li><li>What it will cost. <a href="#cost">(More)</a></li></ul>
         <div class="teaser"><p>Meanwhile, across the bay, the ferry timetable changes again this winter.</p><a href="/ferries">Read More</a></div>
-        <p>Advert</p><div><span>Tags:</span> <span>dredging, harbour</span></div>
+        <p>Read more: <a href="/dredgers">The last of the steam dredgers</a></p>
+        <p>Advert</p><div><span>Tags:</span> <span>dredging, harbour</span></div><div>Like this:</div>
         <div class="more"><p>You may also like...</p><p>Ten harbours to see before they silt up</p><p>The dredger's captain, in his own words, on forty winters at sea</p></div>
         </article></body></html>
         """
@@ -213,7 +214,7 @@ struct ExtractionTests {
         #expect(text.contains("Part 1 of the report") && text.contains("Part 4 of the report"))
         #expect(text.contains("Why the channel silts up.") && text.contains("What it will cost."))
         for clutter in ["The dredger at dawn", "Back to Gallery", "Caption", "Close", "ferry timetable", "Read More", "Advert", "Tags",
-                        "You may also like", "Ten harbours", "forty winters"] {
+                        "You may also like", "Ten harbours", "forty winters", "steam dredgers", "Like this"] {
             #expect(!text.contains(clutter), "\(clutter)")
         }
     }
