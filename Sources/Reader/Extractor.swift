@@ -212,15 +212,21 @@ struct Extractor {
         // A story split into sections of its own (a magazine's layout): an ancestor a few levels up
         // whose paragraphs hold half as much again, in paragraphs of their own, with few links.
         // Never past the page's own <article>, nor to the whole body (other stories' teasers).
+        // (Only from a container written in paragraphs: one written in divs or loose text has
+        // nothing to measure the ancestors against.)
         var held = paragraphText(in: top)
         var ancestor = document[top].parent
-        for _ in 0..<4 {
+        for _ in 0..<4 where held.count >= 2 {
             guard ancestor >= 0, ancestor != body, document[top].name != "article" else { break }
             let more = paragraphText(in: ancestor)
-            if Double(more.length) >= Double(held.length) * 1.5, more.count >= held.count + 2, linkDensity(ancestor) < 0.3 {
+            // (Another story: an <article> of paragraphs beside this one; a card of a video is not.)
+            let holdsAnother = document.descendants(of: ancestor, named: ["article"])
+                .contains { $0 != top && !isAncestor($0, of: top) && paragraphText(in: $0).count >= 2 }
+            if !holdsAnother, Double(more.length) >= Double(held.length) * 1.5, more.count >= held.count + 2, linkDensity(ancestor) < 0.3 {
                 top = ancestor
                 held = more
             }
+            if document[ancestor].name == "article" { break }
             ancestor = document[ancestor].parent
         }
         let parent = document[top].parent
@@ -244,11 +250,27 @@ struct Extractor {
         return chosen
     }
 
-    /// The text of the paragraphs inside an element (their words not in links), and how many of
-    /// them are long enough to be the article's.
+    /// A "Related" heading or line and what follows it in its container: other stories' links and
+    /// teasers, up to the first paragraph that reads as this article's prose again (a teaser's
+    /// excerpt sits in a card of its own, not in a paragraph beside the heading).
+    mutating func removeRelated(from index: Int) {
+        for sibling in document.elements(in: document[index].parent).drop(while: { $0 != index }) {
+            let (all, linked) = document.textLength(of: sibling)
+            if sibling != index, ["p", "blockquote"].contains(document[sibling].name), all - linked >= 80, Double(linked) < Double(all) * 0.25 { break }
+            document.remove(sibling)
+        }
+    }
+
+    /// Whether a caption's container holds a table, code or a quote (what it is about can be heard).
+    func holdsText(_ figure: Int) -> Bool {
+        figure >= 0 && !document.descendants(of: figure, named: ["table", "pre", "blockquote"]).isEmpty
+    }
+
+    /// The text of the paragraphs inside an element (`p`s, and `div`s written as paragraphs: their
+    /// words not in links), and how many of them are long enough to be the article's.
     func paragraphText(in index: Int) -> (length: Int, count: Int) {
         var length = 0, count = 0
-        for paragraph in document.descendants(of: index, named: ["p"]) {
+        for paragraph in document.descendants(of: index, named: ["p", "div"]) where document[paragraph].name == "p" || isParagraph(paragraph) {
             let (all, linked) = document.textLength(of: paragraph)
             guard all - linked >= 80 else { continue }
             length += all - linked
@@ -282,12 +304,7 @@ struct Extractor {
                     // "Related posts", "You may also like": what follows it in its container is
                     // other articles, and goes with it.
                     let heading = PlainTextLine.of(text).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? "))
-                    if names(index).contains("related") || Self.relatedHeadings.contains(heading) {
-                        let parent = node.parent
-                        if parent >= 0 {
-                            for sibling in document.elements(in: parent).drop(while: { $0 != index }) { document.remove(sibling) }
-                        }
-                    }
+                    if names(index).contains("related") || Self.relatedHeadings.contains(heading) { removeRelated(from: index) }
                 case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span", "li", "article", "figure", "a", "button", "figcaption":
                     let (length, linked) = document.textLength(of: index)
                     let density = length == 0 ? 0 : Double(linked) / Double(length)
@@ -296,7 +313,10 @@ struct Extractor {
                     // teaser ending in "Read more", or a gallery or carousel: never the article's.
                     let words = length < 40 ? PlainTextLine.of(document.text(of: index)).lowercased() : ""
                     // (A teaser's own "Read more" link stays for its block to be judged by.)
-                    if length < 40, Self.controlWords.contains(words), !(node.name == "a" && Self.teaserEnds.contains(words)) {
+                    // (A link or span is a control only in a row of controls, or as a label: "comments"
+                    // inside a sentence is a word of it.)
+                    if length < 40, Self.controlWords.contains(words), !(node.name == "a" && Self.teaserEnds.contains(words)),
+                       !["a", "span"].contains(node.name) || words.hasSuffix(":") || document.textLength(of: node.parent).all < 60 {
                         document.remove(index)
                         continue
                     }
@@ -311,7 +331,7 @@ struct Extractor {
                     // "You may also like…" written as a line, not a heading: it and what follows go.
                     if length < 40, ["p", "div", "span"].contains(node.name),
                        Self.relatedHeadings.contains(words.trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? "))) {
-                        for sibling in document.elements(in: node.parent).drop(while: { $0 != index }) { document.remove(sibling) }
+                        removeRelated(from: index)
                         continue
                     }
                     if node.name != "p", length < 800, let last = document.descendants(of: index, named: ["a"]).last,
@@ -321,7 +341,8 @@ struct Extractor {
                     }
                     // A photo's caption: the reader shows no pictures, and read aloud between
                     // paragraphs it describes one the listener cannot see.
-                    if node.name == "figcaption" || (length < 400 && names.contains("caption")) {
+                    // (A table's or a quote's caption stays: it says what the listener hears next.)
+                    if node.name == "figcaption" ? !holdsText(node.parent) : length < 400 && names.contains("caption") && !holdsText(node.parent) {
                         document.remove(index)
                         continue
                     }

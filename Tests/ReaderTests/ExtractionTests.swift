@@ -195,6 +195,46 @@ struct ExtractionTests {
         #expect(!text.contains("herders") && !text.contains("bushfires"))
     }
 
+    @Test("the search for a story's other sections stops at its own <article> and needs paragraphs to measure by")
+    func sectionsBounded() throws {
+        let sentence = "The council met late into the evening, and the harbour master read the figures aloud twice."
+        let paragraphs = { (name: String, count: Int) in (1...count).map { "<p>\(name) \($0): \(sentence)</p>" }.joined() }
+        // Another story loaded below the first: never part of it.
+        let two = """
+        <html><body><main><article><h1>Dredging</h1><div class="x1">\(paragraphs("Story A", 4))</div></article>
+        <article><h1>Ferries</h1><div class="x1">\(paragraphs("Story B", 3))</div></article></main></body></html>
+        """
+        let first = try Reader.extract(html: Data(two.utf8)).text
+        #expect(first.contains("Story A 4") && !first.contains("Story B"))
+        // A story written in divs, beside a note of two paragraphs a level down: the note is not climbed into.
+        let divs = (1...5).map { "<div>Line \($0): \(sentence)</div>" }.joined()
+        let page = """
+        <html><body><div class="x0"><div class="x1">\(divs)</div>
+        <div class="x2"><div class="x3"><p>The writer lives by the lake and has covered the harbour for the paper since the old ferries ran.</p>
+        <p>Letters to the writer are read, and answered when the ice allows, which in most winters is rarely at all.</p></div></div></div></body></html>
+        """
+        let text = try Reader.extract(html: Data(page.utf8)).text
+        #expect(text.contains("Line 5") && !text.contains("The writer lives"))
+    }
+
+    @Test("a Related line in the middle of a story takes only the links after it; a table's caption and a link named comments in a sentence stay")
+    func relatedMidway() throws {
+        let story = (1...4).map { "<p>Part \($0) of the report on the harbour dredging, with the figures the council gave and what the fishermen said.</p>" }.joined()
+        let page = """
+        <html><body><article>\(story)
+        <p><strong>Related</strong></p><ul><li><a href="/a">Ten harbours to see</a></li><li><a href="/b">The last steam dredger</a></li></ul>
+        <p>The rest of the story: the dredging starts in spring, and the fishermen will be paid for the weeks they lose at sea.</p>
+        <figure><table><tr><td>Spring</td><td>4 weeks</td></tr></table><figcaption>Table 2: the weeks lost, by season</figcaption></figure>
+        <p>Readers left hundreds of <a href="#c">comments</a> below the first report, most of them about the weeks at sea.</p>
+        </article></body></html>
+        """
+        let text = try Reader.extract(html: Data(page.utf8)).text
+        #expect(!text.contains("Ten harbours") && !text.contains("steam dredger"))
+        #expect(text.contains("The rest of the story"))
+        #expect(text.contains("Table 2: the weeks lost"))
+        #expect(text.contains("hundreds of comments below"))
+    }
+
     @Test("inside the article: a gallery, a photo's controls (Caption, Close), labels (Advert, Tags, Like this), pointers to other stories (Read more: …), teasers of other stories ending in Read More, and what follows a \"You may also like\" line are left out; a list of the article's own parts with (More) links stays")
     func clutterInside() throws {
         let story = (1...4).map { "<p>Part \($0) of the report on the harbour dredging, with the figures the council gave and what the fishermen said about them.</p>" }.joined()
