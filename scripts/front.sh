@@ -184,6 +184,13 @@ if [ "$hard" != unlimited ] && [ "$hard" -lt "$descriptors" ]; then
     echo "front: $connections connections per nginx worker, to fit the open-file limit of $hard (ulimit -Hn)"
   fi
 fi
+# Connections gather on one worker (accept_mutex) only where it may hold them all; under a lower
+# limit they are spread over the workers, so that together they hold them.
+accept_mutex=on
+if [ "$hard" != unlimited ] && [ "$hard" -lt $((connections * 2 + 64)) ]; then
+  accept_mutex=off
+  echo "front: connections spread over nginx's workers (one cannot hold them all under the open-file limit of $hard)"
+fi
 listen_host="$host"
 [[ "$host" == *:* ]] && listen_host="[$host]"
 # Workers read the data directory and the key: as root, they stay root (nginx would make them nobody).
@@ -196,6 +203,7 @@ fill USER_DIRECTIVE "$user_directive"
 fill RLIMIT_NOFILE "$descriptors"
 fill RUN_DIR "$run"
 fill WORKER_CONNECTIONS "$connections"
+fill ACCEPT_MUTEX "$accept_mutex"
 fill HEADER_TIMEOUT "${FRONT_HEADER_TIMEOUT:-10s}"
 fill BODY_TIMEOUT "${FRONT_BODY_TIMEOUT:-60s}"
 fill IDLE_TIMEOUT "${FRONT_IDLE_TIMEOUT:-60s}"
