@@ -174,8 +174,13 @@ descriptors=$((connections * 2 + 64))
 # may (root with CAP_SYS_RESOURCE, or a hard limit above it).
 ulimit -n "$descriptors" 2>/dev/null || ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 hard="$(ulimit -Hn)"
+# Connections gather on one worker (accept_mutex) only where it may hold them all; under a lower
+# limit they are spread over the workers, so that together they hold them.
+accept_mutex=on
 if [ "$hard" != unlimited ] && [ "$hard" -lt "$descriptors" ]; then
   descriptors="$hard"
+  accept_mutex=off
+  echo "front: connections spread over nginx's workers (one cannot hold them all under the open-file limit of $hard)"
   # Fewer connections than descriptors: a full worker then closes idle keep-alive connections to
   # take new ones ("worker_connections are not enough, reusing connections") rather than failing
   # accept() for want of descriptors.
@@ -183,13 +188,6 @@ if [ "$hard" != unlimited ] && [ "$hard" -lt "$descriptors" ]; then
     connections=$((hard * 3 / 4))
     echo "front: $connections connections per nginx worker, to fit the open-file limit of $hard (ulimit -Hn)"
   fi
-fi
-# Connections gather on one worker (accept_mutex) only where it may hold them all; under a lower
-# limit they are spread over the workers, so that together they hold them.
-accept_mutex=on
-if [ "$hard" != unlimited ] && [ "$hard" -lt $((connections * 2 + 64)) ]; then
-  accept_mutex=off
-  echo "front: connections spread over nginx's workers (one cannot hold them all under the open-file limit of $hard)"
 fi
 listen_host="$host"
 [[ "$host" == *:* ]] && listen_host="[$host]"

@@ -250,6 +250,12 @@ struct Extractor {
         return chosen
     }
 
+    /// Whether a heading's or a line's words (lower-cased) say other stories follow ("Related
+    /// posts:", "You may also like…").
+    static func headsRelated(_ words: String) -> Bool {
+        relatedHeadings.contains(words.trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? ")))
+    }
+
     /// A "Related" heading or line and what follows it in its container: other stories' links and
     /// teasers, up to the first paragraph that reads as this article's prose again (a teaser's
     /// excerpt sits in a card of its own, not in a paragraph beside the heading).
@@ -303,8 +309,7 @@ struct Extractor {
                     if text.isEmpty { document.remove(index) }
                     // "Related posts", "You may also like": what follows it in its container is
                     // other articles, and goes with it.
-                    let heading = PlainTextLine.of(text).lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? "))
-                    if names(index).contains("related") || Self.relatedHeadings.contains(heading) { removeRelated(from: index) }
+                    if names(index).contains("related") || Self.headsRelated(PlainTextLine.of(text).lowercased()) { removeRelated(from: index) }
                 case "ul", "ol", "div", "section", "table", "dl", "header", "p", "span", "li", "article", "figure", "a", "button", "figcaption":
                     let (length, linked) = document.textLength(of: index)
                     let density = length == 0 ? 0 : Double(linked) / Double(length)
@@ -329,8 +334,7 @@ struct Extractor {
                         }
                     }
                     // "You may also like…" written as a line, not a heading: it and what follows go.
-                    if length < 40, ["p", "div", "span"].contains(node.name),
-                       Self.relatedHeadings.contains(words.trimmingCharacters(in: CharacterSet(charactersIn: ".…:!? "))) {
+                    if length < 40, ["p", "div", "span"].contains(node.name), Self.headsRelated(words) {
                         removeRelated(from: index)
                         continue
                     }
@@ -342,7 +346,7 @@ struct Extractor {
                     // A photo's caption: the reader shows no pictures, and read aloud between
                     // paragraphs it describes one the listener cannot see.
                     // (A table's or a quote's caption stays: it says what the listener hears next.)
-                    if node.name == "figcaption" ? !holdsText(node.parent) : length < 400 && names.contains("caption") && !holdsText(node.parent) {
+                    if node.name == "figcaption" || (length < 400 && names.contains("caption")), !holdsText(node.parent) {
                         document.remove(index)
                         continue
                     }
