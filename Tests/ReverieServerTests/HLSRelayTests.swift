@@ -26,7 +26,7 @@ struct HLSRelayTests {
 
     /// Runs the remux relay on `site`'s `live.m3u8` to its end; answers what it made.
     static func relayed(_ site: LocalSite, stillLimit: Double? = nil) async throws -> Data {
-        var policy = GuardedHTTPClient.Policy()
+        var policy = GuardedHTTPClient.Policy().patient(10)
         policy.allowPrivate = true
         let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
         let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))

@@ -66,7 +66,8 @@ struct LibriVoxAPITests {
             await #expect(throws: OutsideFetchError.self) { try await strict.get(URL(string: "http://localhost:1/")!, maxBytes: 10) }
             await #expect(throws: OutsideFetchError.badURL("file:///etc/passwd")) { try await strict.get(URL(string: "file:///etc/passwd")!, maxBytes: 10) }
 
-            var policy = GuardedHTTPClient.Policy()
+            // Waits as long as a busy machine needs: this checks the rules, not the clock.
+            var policy = GuardedHTTPClient.Policy().patient(10)
             policy.allowPrivate = true
             let allowed = GuardedHTTPClient(policy: policy, group: group)
             let big = try await allowed.get(site.url.appendingPathComponent("big"), maxBytes: 1 << 20)

@@ -103,6 +103,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// The guarded HTTP client may fetch from private, loopback and link-local addresses
     /// (`REVERIE_ALLOW_PRIVATE_FETCH=1`): for a server whose outside services are on the LAN, and tests.
     public var allowPrivateFetches = false
+    /// How many times the guarded client's usual waits (10 s to connect, 30 s for an answer) it
+    /// waits for outside hosts; tests set it high, as their hosts are fixtures on a busy machine.
+    public var outsidePatience: Int64 = 1
     /// Where LibriVox's API is (`REVERIE_LIBRIVOX_URL`): `<base>/api/feed/audiobooks`.
     public var librivoxBaseURL = URL(string: "https://librivox.org")!
     /// Where the iTunes Search API is (`REVERIE_ITUNES_URL`): `<base>/search`.

@@ -85,7 +85,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
                                           cacheDirectory: config.cacheDirectory("meditation"))
     let sleepLibrary = try SleepLibrary.bundled()
-    let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches), group: app.eventLoopGroup)
+    let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches).patient(config.outsidePatience), group: app.eventLoopGroup)
     let stores = app.repositories
     let library = LibraryStore(config: config, repository: stores.library, threadPool: app.threadPool)
     let backups = Backups(directory: URL(fileURLWithPath: config.dataDirectory, isDirectory: true).appendingPathComponent("backups"))

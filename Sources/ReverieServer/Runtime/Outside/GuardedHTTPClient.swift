@@ -70,6 +70,16 @@ final class GuardedHTTPClient: Sendable {
         /// Longest wait for an answer's head.
         var headTimeout: TimeAmount = .seconds(30)
         var userAgent = "Reverie/1.0 (self-hosted audio companion; +https://github.com/reverie)"
+
+        /// The same rules with every wait `factor` times as long (tests, whose hosts are fixtures
+        /// on a machine that may be busy for a minute: they wait for the answer, not a clock).
+        func patient(_ factor: Int64) -> Policy {
+            var longer = self
+            longer.connectTimeout = .nanoseconds(connectTimeout.nanoseconds * factor)
+            longer.readTimeout = .nanoseconds(readTimeout.nanoseconds * factor)
+            longer.headTimeout = .nanoseconds(headTimeout.nanoseconds * factor)
+            return longer
+        }
     }
 
     let policy: Policy
