@@ -22,9 +22,11 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 
 # Every expect() waits for its condition; on a machine busy with a build or a render a page can
-# take longer than Playwright's 5 s to show what it will show, so the limit is wider. Nothing waits
-# longer than its condition needs: it only makes a slow machine slow, not red.
-expect.set_options(timeout=20_000)
+# take longer than Playwright's 5 s to show what it will show, and a shared 2-core machine can
+# stall for most of a minute, so the limit is a minute. Nothing waits longer than its condition
+# needs: the limit only decides how long a broken feature takes to fail, so a slow machine is slow, not red.
+PATIENCE = 60  # seconds: the default deadline of every wait on a condition in these tests
+expect.set_options(timeout=PATIENCE * 1000)
 
 
 def pytest_configure(config):
@@ -108,10 +110,20 @@ def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"
     return watch(page)
 
 
+def patient(context):
+    """`context` with PATIENCE as the deadline of its pages' actions and waits (click, fill, goto,
+    wait_for_load_state, expect_download, …), not Playwright's 30 s: each waits for a condition,
+    and a busy machine can stall for a minute before the condition is met. Returns `context`."""
+    context.set_default_timeout(PATIENCE * 1000)
+    context.set_default_navigation_timeout(PATIENCE * 1000)
+    return context
+
+
 def watch(page):
     """Records `page`'s console errors and uncaught exceptions in `page.problems` (open_page's
     pages do; this is for a page opened otherwise, such as a persistent context's), letting
-    through those `expect_error` names."""
+    through those `expect_error` names. Its context gets PATIENCE as its deadline (`patient`)."""
+    patient(page.context)
     problems = []
     page.expected_errors = []
 
@@ -170,7 +182,7 @@ def screenshot(page, name):
     return path
 
 
-def wait_until(page, expression, timeout=15.0, message=None):
+def wait_until(page, expression, timeout=PATIENCE, message=None):
     """Evaluates `expression` in the page until it is truthy, awaiting it when it is a promise.
 
     Playwright's wait_for_function takes a returned promise itself as truthy and returns at once,
@@ -185,7 +197,7 @@ def wait_until(page, expression, timeout=15.0, message=None):
         time.sleep(0.2)
 
 
-def wait_for(page, check, timeout=30.0, message=None):
+def wait_for(page, check, timeout=PATIENCE, message=None):
     """Calls `check` (a condition the test itself sees: a request the page made, a hit on a fixture
     site) until it is truthy, letting the page's events in between; fails after `timeout` s."""
     deadline = time.monotonic() + timeout
@@ -196,7 +208,7 @@ def wait_for(page, check, timeout=30.0, message=None):
     return value
 
 
-def settled(page, timeout=15.0):
+def settled(page, timeout=PATIENCE):
     """Waits until every animation and transition on the page that ends has ended (a sheet's spring,
     a crossfade), for a screenshot or a colour read after it; endless ones (a breathing leaf) are
     not waited for."""
@@ -238,4 +250,4 @@ def controlled(server, page, area=None):
     sign_in(server, page, area)
     wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
     page.reload()
-    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    wait_until(page, "navigator.serviceWorker.controller !== null")

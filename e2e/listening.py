@@ -66,7 +66,7 @@ class AudioSink:
         self.process = None
         self.recordings = 0
 
-    def start(self, timeout=15.0):
+    def start(self, timeout=60.0):
         if not shutil.which("pulseaudio") or not shutil.which("parec"):
             raise RuntimeError("pulseaudio and parec are missing: run `scripts/bootstrap.sh test`")
         script = self.folder / "listening.pa"
@@ -119,8 +119,8 @@ class Recording:
 
     def wait_for_seconds(self, seconds, timeout=None):
         """Returns once the recording is `seconds` long; fails when it does not get there in its own
-        length from now plus `timeout` (default 15 s) of slack."""
-        deadline = time.monotonic() + max(0.0, seconds - self.seconds) + (15.0 if timeout is None else timeout)
+        length from now plus `timeout` (default 60 s: a busy machine can stall for a minute) of slack."""
+        deadline = time.monotonic() + max(0.0, seconds - self.seconds) + (60.0 if timeout is None else timeout)
         while self.seconds < seconds:
             if self.process.poll() is not None:
                 raise AssertionError(f"parec stopped (exit {self.process.returncode}) at {self.seconds:.2f} s")

@@ -75,7 +75,7 @@ from datetime import datetime, timedelta  # noqa: E402
 import pytest  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
-from conftest import CHROMIUM, PHONE, close, expect_error, open_page, screenshot, settled, sign_in, wait_until  # noqa: E402
+from conftest import CHROMIUM, PHONE, close, expect_error, open_page, patient, screenshot, settled, sign_in, wait_until  # noqa: E402
 
 SMALL = {"width": 320, "height": 568}
 # eSpeak NG speaks a five-minute meditation in about a second (Piper, the default voice, takes
@@ -551,7 +551,7 @@ def test_my_content_both_tabs_editor_and_the_pool(server, browser):
     with page.expect_request(lambda r: r.url.endswith("/api/speech/renders") and r.method == "POST") as asked:
         editor.get_by_role("button", name="Listen").click()
     assert asked.value.post_data_json["voice"] == QUICK_VOICE
-    expect(editor.locator(".bs-preview .bs-caption")).not_to_be_empty(timeout=30_000)
+    expect(editor.locator(".bs-preview .bs-caption")).not_to_be_empty()
     editor.get_by_role("button", name="Stop").click()
     editor.get_by_role("button", name="Save").click()
     expect(poems).to_contain_text("Low Tide")
@@ -628,7 +628,7 @@ def test_the_browser_alarm_answers_the_shared_cases(server, browser):
     zones = sorted({c["timeZone"] for c in shared["nextRing"] + shared["runs"]})
     problems = []
     for zone in zones:
-        context = browser.new_context(timezone_id=zone)
+        context = patient(browser.new_context(timezone_id=zone))
         page = context.new_page()
         page.goto(server.url + "/icons/icon.svg")
         problems += page.evaluate("""async ({ shared, zone }) => {
@@ -707,7 +707,7 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     expect(ringing.locator(".bs-greeting")).to_have_text("")  # not before 5 s
     page.clock.run_for(3_000)
     # The server words it from its own clock (the page's clock here is virtual).
-    expect(ringing.locator(".bs-greeting")).to_contain_text(re.compile(r"^Good (morning|afternoon|evening)\. It is \d"), timeout=30_000)
+    expect(ringing.locator(".bs-greeting")).to_contain_text(re.compile(r"^Good (morning|afternoon|evening)\. It is \d"))
     wait_until(page, "(() => { const g = document.querySelector('.bs-greeting-audio'); return Boolean(g.src) && !g.paused; })()",
                message="the greeting was not spoken")
     assert len(greetings) == 1

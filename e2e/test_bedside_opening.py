@@ -134,7 +134,7 @@ def test_a_tap_while_a_piece_starts_turns_it_all_off_at_once(server, browser):
     render_id = page.evaluate("window.told.find((t) => t.what === 'render').id")
     wait_for(page, lambda: page.request.get(server.url + f"/api/speech/renders/{render_id}").json()["status"] == "done",
              timeout=240, message="the render never finished")
-    wait_until(page, "window.told.some((t) => t.what === 'timeline')", timeout=30, message="the page never took the finished render")
+    wait_until(page, "window.told.some((t) => t.what === 'timeline')", message="the page never took the finished render")
     assert page.evaluate(ALL_SILENT)
     assert page.evaluate("window.heard.filter((h) => h.what === 'bs-voice').length") == 0, "the piece sounded after Off"
     assert page.evaluate("document.querySelector('.bs-voice').getAttribute('src')") is None
@@ -144,7 +144,7 @@ def test_a_tap_while_a_piece_starts_turns_it_all_off_at_once(server, browser):
     # The next tap is on again: the piece made meanwhile plays from its start, at once, without
     # another piece chosen or another render asked for.
     leaf.click()
-    wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", timeout=30, message="the kept piece never played")
+    wait_until(page, "window.heard.some((h) => h.what === 'bs-voice')", message="the kept piece never played")
     first = page.evaluate("window.heard.find((h) => h.what === 'bs-voice')")
     assert first["src"].endswith("/audio") and first["time"] < 0.5, first
     expect(leaf).to_have_attribute("aria-label", "Meditation playing. Change to a poem")

@@ -70,7 +70,7 @@ def test_installed_app_opens_offline_as_the_last_person(server, browser):
     expect(lyrics).to_have_value("Over the clouds")
     lyrics.press("End")
     lyrics.type(" and home")
-    expect(page.get_by_text("Offline — kept on this device")).to_be_visible(timeout=5000)
+    expect(page.get_by_text("Offline — kept on this device")).to_be_visible()
 
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Meditate", exact=True).click()
     expect(page.get_by_text("All sessions")).to_be_visible()
@@ -79,9 +79,9 @@ def test_installed_app_opens_offline_as_the_last_person(server, browser):
     # Back online: the note goes, the edit reaches the server.
     context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(note).to_be_hidden(timeout=30_000)
+    expect(note).to_be_hidden()
     wait_until(page, f"fetch('/api/compositions/{song['id']}').then(r => r.json()).then(s => s.lyrics === 'Over the clouds and home')",
-               timeout=30, message="the offline edit never reached the server")
+               message="the offline edit never reached the server")
     context.close()
 
 
@@ -292,7 +292,7 @@ def test_every_screen_fits_and_every_control_can_be_tapped(server, browser, view
         else:
             page.goto(server.url + path)
             expect(page.locator("main h1").first).to_be_attached()
-            expect(page.get_by_text("Loading…")).to_have_count(0, timeout=10_000)
+            expect(page.get_by_text("Loading…")).to_have_count(0)
             page.wait_for_load_state("networkidle")
         if path == "/settings":
             page.locator("summary", has_text="Change password").click()  # its form counts too
@@ -359,7 +359,7 @@ def test_backing_out_of_a_new_song_leaves_no_untitled_row(server, browser):
     # The first keystroke makes the song, and the address becomes the song's.
     page.get_by_role("button", name="New song").click()
     page.get_by_role("textbox", name="Lyrics").type("A first line")
-    expect(page.get_by_text("Saved", exact=True)).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("Saved", exact=True)).to_be_visible()
     assert "/write/new" not in page.url
     songs = json.loads(api(page, "GET", "/api/compositions")["body"])
     assert len(songs) == len(before) + 1

@@ -37,6 +37,11 @@ from front_process import FrontProcess  # noqa: E402
 
 HEADER_TIMEOUT = 2  # seconds: FRONT_HEADER_TIMEOUT
 IDLE_TIMEOUT = 3  # seconds: FRONT_IDLE_TIMEOUT
+# How long after a probe begins the front may close its connection and still count as closing it
+# on its timeout: most of a minute for a busy machine to stall nginx's timer or this test, yet under
+# front.sh's default idle timeout (60 s) and nginx's own (60 s for a header, 75 s idle), so a
+# default cannot pass for the configured one. "Not before the timeout" is the exact check.
+CLOSED_BY = 50  # seconds
 SECURITY_HEADERS = ("X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Content-Security-Policy", "Cache-Control")
 NGINX_ETAG = re.compile(r'^"[0-9a-f]+-[0-9a-f]+"$')  # nginx's "<mtime>-<size>" in hex; Reverie's has three parts
 
@@ -166,7 +171,8 @@ def test_sign_in_play_wind_down_with_a_timer_and_upload_to_listen_through_the_fr
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Listen", exact=True).click()
     expect(page.get_by_role("heading", name="Listen", level=1)).to_be_visible()
     page.locator("[data-upload]").set_input_files(str(song(front.data)))
-    expect(page.get_by_role("tab", name="Music")).to_have_attribute("aria-selected", "true", timeout=60_000)
+    # The upload goes through nginx and is levelled by a server, which can take minutes on a busy machine.
+    expect(page.get_by_role("tab", name="Music")).to_have_attribute("aria-selected", "true", timeout=180_000)
     expect(page.locator(".listen-item", has_text="Lullaby")).to_be_visible()
     screenshot(page, "front-listen-upload")
     close(page)
@@ -296,10 +302,10 @@ def test_a_slow_header_client_is_closed_after_the_header_timeout(front):
     with raw(front) as connection:
         started = time.monotonic()
         connection.sendall(b"GET /api/hea")
-        received = read_until_closed(connection, HEADER_TIMEOUT + 20)
+        received = read_until_closed(connection, CLOSED_BY + 20)
         waited = time.monotonic() - started
     assert received == b"" or received.startswith(b"HTTP/1.1 408"), received[:200]
-    assert HEADER_TIMEOUT - 0.5 <= waited < HEADER_TIMEOUT + 10, waited
+    assert HEADER_TIMEOUT - 0.5 <= waited < CLOSED_BY, waited
 
 
 def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout(front):
@@ -310,9 +316,9 @@ def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout(front):
         assert answer.status == 200 and answer.read().startswith(b"<!doctype html") and not answer.will_close
         started = time.monotonic()
         # The answer is read whole; from here the connection is idle until the front closes it.
-        assert read_until_closed(connection, IDLE_TIMEOUT + 20) == b""
+        assert read_until_closed(connection, CLOSED_BY + 20) == b""
         waited = time.monotonic() - started
-    assert IDLE_TIMEOUT - 0.5 <= waited < IDLE_TIMEOUT + 10, waited
+    assert IDLE_TIMEOUT - 0.5 <= waited < CLOSED_BY, waited
 
 
 def test_a_one_mebibyte_header_gets_a_4xx_not_a_reset(front):

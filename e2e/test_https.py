@@ -125,10 +125,10 @@ def test_a_device_that_trusts_reverie_gets_the_whole_app(server, playwright, tru
 
     # The service worker installs (Chromium registers none over a certificate it does not trust)
     # and, after a reload, answers the page.
-    wait_until(page, "navigator.serviceWorker.ready.then(() => true)", timeout=30,
+    wait_until(page, "navigator.serviceWorker.ready.then(() => true)",
                message="the service worker never became ready over HTTPS")
     page.reload()
-    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30,
+    wait_until(page, "navigator.serviceWorker.controller !== null",
                message="the service worker does not control the page after a reload")
     expect(page.get_by_role("navigation", name="Areas")).to_be_visible()  # still signed in
 

@@ -65,7 +65,7 @@ def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):
 
     book.get_by_role("button", name="Add to library").click()
     expect(book.locator(".librivox-job")).to_be_visible()
-    expect(book.get_by_role("link", name="Open the book")).to_be_visible(timeout=30_000)
+    expect(book.get_by_role("link", name="Open the book")).to_be_visible()
     screenshot(page, "librivox-added")
     book.get_by_role("link", name="Open the book").click()
     expect(page.get_by_role("heading", name="The Quiet Garden", level=1)).to_be_visible()
@@ -97,7 +97,8 @@ def test_a_streamed_book_downloaded_plays_on_with_no_network(server, page):
     wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing)", message="the stream did not play")
     page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
     book.get_by_role("button", name="Download for offline").click()
-    expect(book.locator(".download-state.done")).to_have_text("On this device", timeout=60_000)
+    # The whole book is fetched into this device, which can take minutes on a busy machine.
+    expect(book.locator(".download-state.done")).to_have_text("On this device", timeout=180_000)
     kept = page.evaluate("""caches.open('reverie-download:librivox:47').then((cache) => cache.keys()).then((keys) => keys.length)""")
     assert kept == 3, kept
 

@@ -72,7 +72,7 @@ def test_upload_a_book_open_it_and_play_a_chapter_from_its_start(server, page, f
         }).observe(box, {attributes: true, subtree: true, childList: true, characterData: true});
     }""")
     page.locator("[data-upload]").set_input_files(str(files["book"]))
-    expect(page.get_by_role("tab", name="Books")).to_have_attribute("aria-selected", "true", timeout=30_000)
+    expect(page.get_by_role("tab", name="Books")).to_have_attribute("aria-selected", "true")
     seen = page.evaluate("window.uploadSeen")
     assert any(text.startswith("Uploading The Night Book.m4b") for _, text in seen), seen
     assert max(value for value, _ in seen) == 100, seen

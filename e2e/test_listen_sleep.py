@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ARTIFACTS, close, open_page, screenshot, sign_in, wait_until
+from conftest import ARTIFACTS, PATIENCE, close, open_page, screenshot, sign_in, wait_until
 from listening import RATE, chapter_book, dominant_frequency, level, locked, silent_from
 from test_listen import make
 
@@ -44,7 +44,8 @@ def library(server, browser, tmp_path_factory):
     page = open_page(browser)
     sign_in(server, page, "Listen")
     page.locator("[data-upload]").set_input_files([str(book), str(long_book), str(song)])
-    wait_until(page, "fetch('/api/library').then(r => r.json()).then(b => b.items.length === 3)", timeout=60,
+    # The server levels each of the three uploads, which can take minutes on a busy machine.
+    wait_until(page, "fetch('/api/library').then(r => r.json()).then(b => b.items.length === 3)", timeout=180,
                message="the uploads did not all arrive")
     close(page)
     return True
@@ -57,7 +58,7 @@ def deck(page, expression):
     return page.evaluate(f"async () => {{ const {{ deck }} = await import('/player/deck.js'); return {expression}; }}")
 
 
-def wait_deck(page, expression, message, timeout=15):
+def wait_deck(page, expression, message, timeout=PATIENCE):
     return wait_until(page, f"import('/player/deck.js').then(({{ deck }}) => {expression})", timeout=timeout, message=message)
 
 
@@ -270,7 +271,8 @@ def test_a_chapter_runs_into_the_next_while_locked_and_is_marked_played_on_wakin
             recording.wait_for_seconds(boundary + 3.0)
         # Awake in chapter 2: chapter 1 played, chapter 2 current, and no jump back to its start.
         wait_deck(page, "deck.speech.index === 1", "chapter 2 is not the current one on waking")
-        wait_deck(page, f"deck.speech.position > {2 * CHAPTER} + 1", "the book did not play on into chapter 3", timeout=20)
+        wait_deck(page, f"deck.speech.position > {2 * CHAPTER} + 1", "the book did not play on into chapter 3",
+                  timeout=CHAPTER + PATIENCE)  # The rest of chapter 2 and 1 s of chapter 3 play in real time first.
         sound = recording.samples()
     rows = page.locator(".chapter-row")
     expect(rows.nth(0).locator(".chapter-mark")).to_have_attribute("aria-pressed", "true")

@@ -12,7 +12,7 @@ import wave
 import numpy as np
 import pytest
 
-from conftest import close, open_page, wait_until
+from conftest import PATIENCE, close, open_page, wait_until
 from listening import RATE, chapter_book, dominant_frequency, level, levels, lock, onset, silent_from, wake
 
 ORIGIN = "http://listening.test"
@@ -138,7 +138,7 @@ def test_the_chapter_book_plays_its_own_tone_in_each_chapter(audio_sink, listeni
     page = open_player(listening_browser, book.read_bytes(), content_type="audio/mp4")
     with audio_sink.record() as recording:
         page.evaluate("player.play()")
-        wait_until(page, "player.ended", timeout=20)
+        wait_until(page, "player.ended", timeout=6 + PATIENCE)  # The book's 6 s play in real time first.
         recording.wait_for_seconds(recording.seconds + 1.0)
         sound = recording.samples()
     close(page)

@@ -53,7 +53,7 @@ def test_shell_opens_offline(server, page):
     name = re.search(r'const CACHE = "([^"]+)"', (WEB / "sw.js").read_text()).group(1)
     wait_until(page, f"caches.has({name!r})", message=f"the service worker never filled the {name} cache")
     page.reload()  # now controlled by the service worker
-    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    wait_until(page, "navigator.serviceWorker.controller !== null")
     page.context.set_offline(True)
     page.reload()
     # The shell comes from the cache and says plainly that the server cannot be reached.

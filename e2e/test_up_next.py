@@ -168,7 +168,7 @@ def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
     page.evaluate(deck(page, """(() => { const c = deck.speech;
         const last = c.queue.findLastIndex((track) => track.entry === c.track.entry);
         return c.load(c.queue, last, { play: true, at: c.fileDuration - 1.5 }); })()"""))
-    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dawn'"), timeout=30, message="Dawn did not follow the episode")
+    wait_until(page, deck(page, "deck.speech.playing && deck.speech.track.album === 'Dawn'"), message="Dawn did not follow the episode")
     wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Dawn,Solo,Short note')",
                message="the episode did not leave the queue once played")
     expect(shown(page)).to_have_text(["Dawn", "Solo", "Short note"])

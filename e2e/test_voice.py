@@ -38,14 +38,14 @@ def test_try_a_voice(server, page):
 
     # The opening played first; then the whole render, which loads and decodes in the browser:
     # its length matches speech plus the pause.
-    wait_until(page, "document.querySelector('.voice-panel audio').currentSrc.endsWith('/audio')", timeout=30)
-    wait_until(page, "document.querySelector('.voice-panel audio').readyState >= 1", timeout=30)
+    wait_until(page, "document.querySelector('.voice-panel audio').currentSrc.endsWith('/audio')")
+    wait_until(page, "document.querySelector('.voice-panel audio').readyState >= 1")
     duration = page.evaluate("document.querySelector('.voice-panel audio').duration")
     assert 2.5 < duration < 12, duration
 
     # Tapping a caption plays from there and marks it as the one being spoken.
     captions.nth(1).get_by_role("button").click()
-    expect(captions.nth(1)).to_have_class("active", timeout=10_000)
+    expect(captions.nth(1)).to_have_class("active")
     page.evaluate("document.querySelector('.voice-panel audio').pause()")
     panel.scroll_into_view_if_needed()
     screenshot(page, "settings-try-a-voice")
@@ -54,7 +54,7 @@ def test_try_a_voice(server, page):
     voice.select_option("en-us")
     panel.get_by_label("Line to speak").fill("Hello. (2x) Good night.")
     panel.get_by_role("button", name="Speak").click()
-    expect(panel.locator("[data-warnings]")).to_contain_text("Line 1, column 8", timeout=30_000)
+    expect(panel.locator("[data-warnings]")).to_contain_text("Line 1, column 8")
 
 
 def test_try_a_voice_plays_the_first_phrase_while_the_rest_is_spoken(server, page):
@@ -67,7 +67,7 @@ def test_try_a_voice_plays_the_first_phrase_while_the_rest_is_spoken(server, pag
     expect(panel.get_by_role("list", name="Captions").locator("li")).to_have_count(1, timeout=90_000)
     # The warm-up's own opening hands over to its whole render before Speak is free again; that
     # handover plays the warm-up's audio on from where the opening ended, which is not heard here.
-    expect(panel.get_by_role("button", name="Speak")).to_be_enabled(timeout=30_000)
+    expect(panel.get_by_role("button", name="Speak")).to_be_enabled()
 
     # A paragraph of a dozen sentences: its opening plays while the rest is still being spoken.
     sentences = [f"This is sentence number {n}, spoken slowly by the lake at night." for n in range(1, 13)]
@@ -80,7 +80,7 @@ def test_try_a_voice_plays_the_first_phrase_while_the_rest_is_spoken(server, pag
             src: audio.currentSrc, rendering: !document.querySelector('.voice-panel [data-progress]').hidden }));
     }""")
     panel.get_by_role("button", name="Speak").click()
-    wait_until(page, "window.heard.length > 0", timeout=30)
+    wait_until(page, "window.heard.length > 0")
     first = page.evaluate("window.heard[0]")
     assert first["src"].endswith("/first"), first
     assert first["rendering"], "the opening should play while the rest is still rendering"
@@ -92,5 +92,5 @@ def test_try_a_voice_plays_the_first_phrase_while_the_rest_is_spoken(server, pag
     expect(panel.get_by_role("list", name="Captions").locator("li")).to_have_count(12)
     at = page.evaluate("document.querySelector('.voice-panel audio').currentTime")
     assert at > 2, at   # went on after the first sentence, not from the start
-    expect(panel.get_by_role("list", name="Captions").locator("li.active")).to_have_count(1, timeout=10_000)
+    expect(panel.get_by_role("list", name="Captions").locator("li.active")).to_have_count(1)
     page.evaluate("document.querySelector('.voice-panel audio').pause()")

@@ -153,11 +153,11 @@ def test_a_card_never_played_plays_with_one_tap_while_it_is_spoken(browser):
         # Once made, the bar goes, the play goes on, and the next play is of the kept file.
         expect(made).to_be_hidden(timeout=READY_SECONDS * 1000)
         at = player_time(page)
-        wait_until(page, f"document.querySelector('.player-audio').currentTime > {at + 1}", timeout=30, message="the play stopped when the item was made")
+        wait_until(page, f"document.querySelector('.player-audio').currentTime > {at + 1}", message="the play stopped when the item was made")
         player.get_by_role("button", name="Close the player").click()
         expect(player).to_have_count(0)
         page.locator('[data-item="breathing_478"].wd-card').first.click()
-        wait_until(page, "document.querySelector('.player-audio')?.currentTime > 0.5", timeout=30)
+        wait_until(page, "document.querySelector('.player-audio')?.currentTime > 0.5")
         assert page.evaluate("document.querySelector('.player-audio').getAttribute('src')") == "/api/winddown/breathing_478/audio"
         close(page)
     finally:

@@ -25,7 +25,7 @@ def rhymes_ready(server):
 
 
 def saved(page):
-    expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Saved")
 
 
 def suggestion_for_a_half_typed_word(page, lyrics):
@@ -35,7 +35,7 @@ def suggestion_for_a_half_typed_word(page, lyrics):
     lyrics.press("Control+End")
     page.keyboard.type("I held on to the fli")
     chip = page.locator(".suggestions .chip", has_text="flight").first
-    expect(chip).to_be_visible(timeout=15_000)
+    expect(chip).to_be_visible()
     expect(page.locator(".bar-label")).to_have_text("Rhymes for “night”")
     return chip
 
@@ -50,7 +50,7 @@ def test_write_a_verse(server, page):
 
     # Rhyming words share a colour; the scheme letters sit beside the lines.
     marks = page.locator("mark.rhyme")
-    expect(marks).to_have_count(4, timeout=15_000)
+    expect(marks).to_have_count(4)
     expect(page.locator(".scheme")).to_have_text(["A", "B", "A", "B"])
     night = page.locator("mark.rhyme", has_text="night").get_attribute("class")
     light = page.locator("mark.rhyme", has_text="light").get_attribute("class")
@@ -98,7 +98,7 @@ def test_rhyme_kinds_and_the_next_line(server, page):
     lyrics.fill("I gave my heart for love\nAnd asked the stars to move\n\nThe stars are shining very bright\nI kiss you softly and goodnight")
 
     # An eye rhyme is dotted and slanted; a perfect rhyme with secondary stress is filled, not near.
-    expect(page.locator("mark.rhyme")).to_have_count(4, timeout=15_000)
+    expect(page.locator("mark.rhyme")).to_have_count(4)
     expect(page.locator("mark.rhyme", has_text="love")).to_have_class("rhyme hl-0 eye")
     goodnight = page.locator("mark.rhyme", has_text="goodnight")
     expect(goodnight).not_to_have_class("near")
@@ -112,7 +112,7 @@ def test_rhyme_kinds_and_the_next_line(server, page):
     lyrics.fill("I walked alone beneath the night\nThe river running cold and deep\nI followed every distant ")
     lyrics.press("Control+End")
     page.keyboard.type("light")
-    expect(page.locator(".bar-label")).to_have_text("Next line: rhymes for “deep”", timeout=15_000)
+    expect(page.locator(".bar-label")).to_have_text("Next line: rhymes for “deep”")
     page.locator(".suggestions").get_by_role("button", name="sleep", exact=True).click()
     value = lyrics.input_value()
     assert value.endswith("distant light\n sleep"), value
@@ -128,7 +128,7 @@ def test_a_sonnet_a_ballad_and_a_slant_song_get_a_poets_letters(server, page):
     sign_in(server, page, "Write")
     page.get_by_role("button", name="New song").click()
     page.get_by_role("textbox", name="Lyrics").fill("\n\n".join(case["text"] for case in VERSE))
-    expect(page.locator(".scheme")).to_have_text([letter for case in VERSE for letter in case["scheme"]], timeout=15_000)
+    expect(page.locator(".scheme")).to_have_text([letter for case in VERSE for letter in case["scheme"]])
     # The slant song's four endings are one group (one colour): storm / warm and charm / disarm
     # rhyme perfectly, the two pairs nearly.
     colours = {page.locator("mark.rhyme", has_text=word).last.get_attribute("class").split()[1] for word in ["storm", "charm", "warm", "disarm"]}
@@ -148,7 +148,7 @@ def test_offline_edit_reaches_the_server(server, page):
     offline(page)
     lyrics = page.get_by_role("textbox", name="Lyrics")
     lyrics.fill("Written on a train\nWith no signal at all")
-    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device")
     page.context.set_offline(False)
     saved(page)
     stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
@@ -158,7 +158,7 @@ def test_offline_edit_reaches_the_server(server, page):
     # IndexedDB and goes up when Write is next opened online.
     offline(page)
     lyrics.fill("Written on a train\nWith no signal at all\nAnd the tab was closed")
-    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device")
     later = page.context.new_page()
     page.close()
     page.context.set_offline(False)
@@ -179,7 +179,7 @@ def test_an_old_draft_becomes_a_conflict_copy(server, browser, page):
     # This device edits offline; meanwhile another device saves version 2.
     offline(page)
     page.get_by_role("textbox", name="Lyrics").fill("The words from this phone")
-    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device")
     page.goto("about:blank")
     page.context.set_offline(False)
     # The other device is a device of its own (its own storage): a page of this one would send
@@ -194,7 +194,7 @@ def test_an_old_draft_becomes_a_conflict_copy(server, browser, page):
     assert answer == 200, answer
     close(other)
     page.goto(server.url + "/write")
-    expect(page.locator(".song", has_text="Two Devices (conflict copy)")).to_be_visible(timeout=15_000)
+    expect(page.locator(".song", has_text="Two Devices (conflict copy)")).to_be_visible()
     stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
     assert stored["lyrics"] == "The words from the laptop"
     copies = page.evaluate("fetch('/api/compositions?q=phone').then(r => r.json())")
@@ -211,7 +211,7 @@ def test_every_theme(server, page):
         expect(page.locator(".song").first).to_be_visible()
         screenshot(page, f"write-home-{theme}")
         page.locator(".song-link", has_text="Night Song").click()
-        expect(page.locator("mark.rhyme").first).to_be_visible(timeout=15_000)
+        expect(page.locator("mark.rhyme").first).to_be_visible()
         screenshot(page, f"write-editor-{theme}")
 
 
@@ -273,7 +273,7 @@ def two_devices(server, browser):
 def offline(page):
     """Takes the device's network away once its open editor has kept the rhyme pack (a download
     cut off by the test would be an error the app never sees at home)."""
-    wait_until(page, "caches.match('/api/offline/rhymes', {cacheName: 'reverie-rhymes'}).then(Boolean)", timeout=30,
+    wait_until(page, "caches.match('/api/offline/rhymes', {cacheName: 'reverie-rhymes'}).then(Boolean)",
                message="the editor never kept the rhyme pack")
     page.context.set_offline(True)
 
@@ -316,7 +316,7 @@ def test_one_song_on_two_devices_keeps_every_word(server, browser, first):
     # The other device still shows the old text; its edit meets the newer version.
     type_at_end(late, "\nLATE WORDS")
     note = late.locator("[data-conflict]")
-    expect(note).to_be_visible(timeout=15_000)
+    expect(note).to_be_visible()
     expect(note).to_contain_text("Shared Song (conflict copy)")
     assert late.stale_save["seen"] == 1 and early.stale_save["seen"] == 0
     # It now shows what is saved, with its own text one tap away, and goes on from there.
@@ -341,13 +341,13 @@ def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     expect_error(laptop, "offline", r"/api/")
     offline(laptop)
     type_at_end(laptop, "\nWRITTEN OFFLINE")
-    expect(laptop.locator("[data-save]")).to_have_text("Offline — kept on this device", timeout=15_000)
+    expect(laptop.locator("[data-save]")).to_have_text("Offline — kept on this device")
     type_at_end(phone, "\nWRITTEN ONLINE")
     saved(phone)
     on_server(phone, song, "The first line\nWRITTEN ONLINE")
     # Back online, the laptop's save meets the phone's version: it shows that version and keeps its own as the copy.
     laptop.context.set_offline(False)
-    expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
+    expect(laptop.locator("[data-conflict]")).to_be_visible()
     expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nWRITTEN ONLINE")
     assert laptop.stale_save["seen"] == 1
     type_at_end(laptop, "\nAND AFTER")
@@ -380,7 +380,7 @@ def test_words_typed_while_a_stale_save_is_on_its_way_go_into_the_copy(server, b
     type_at_end(laptop, " AND MORE")
     laptop.clock.run_for(1_000)  # its own autosave (800 ms after the last key) comes due while the first save is out
     held[0].continue_()
-    expect(laptop.locator("[data-conflict]")).to_be_visible(timeout=15_000)
+    expect(laptop.locator("[data-conflict]")).to_be_visible()
     expect(laptop.get_by_role("textbox", name="Lyrics")).to_have_value("The first line\nPHONE WORDS")
     # The words typed while the save was out are in the copy, not lost and not saved over the song.
     wait_until(laptop, f"""fetch('/api/compositions').then(r => r.json()).then(list => Promise.all(list.map(s =>
@@ -422,7 +422,7 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     sign_in(server, page, "Write")
     wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
     page.reload()  # now controlled by the service worker, which opens the app offline
-    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    wait_until(page, "navigator.serviceWorker.controller !== null")
     expect(page.get_by_role("button", name="New song")).to_be_visible()
 
     def offline_page(opened, watched=False):
@@ -437,7 +437,7 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Train Song")
     page.get_by_role("textbox", name="Lyrics").fill("No signal in the tunnel\nStill the words keep coming")
-    expect(page.locator("[data-save]")).to_have_text("On this device only — sent when the connection returns", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("On this device only — sent when the connection returns")
     song = page.url.rsplit("/", 1)[1]
     assert len(song) == 36, page.url
 
@@ -458,7 +458,7 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     # Back online: both tabs send it, and the server makes it once.
     later.context.set_offline(False)
     for tab in (later, second):
-        expect(tab.locator("[data-save]")).to_have_text("Saved", timeout=20_000)
+        expect(tab.locator("[data-save]")).to_have_text("Saved")
     songs = later.evaluate("fetch('/api/compositions').then((answer) => answer.json())")
     assert [entry["id"].lower() for entry in songs if entry["title"] == "Train Song"] == [song.lower()], songs
     stored = later.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
@@ -474,12 +474,12 @@ def test_rhymes_light_up_offline(server, browser):
     sign_in(server, page, "Write")
     wait_until(page, "navigator.serviceWorker.ready.then(() => true)")
     page.reload()
-    wait_until(page, "navigator.serviceWorker.controller !== null", timeout=30)
+    wait_until(page, "navigator.serviceWorker.controller !== null")
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Far From Home")
     # Opening the editor keeps the pack: gzipped, versioned, the size the issue allows.
     size = wait_until(page, """caches.open('reverie-rhymes').then((cache) => cache.match('/api/offline/rhymes'))
-        .then((kept) => kept && kept.arrayBuffer()).then((body) => body && body.byteLength)""", timeout=30)
+        .then((kept) => kept && kept.arrayBuffer()).then((body) => body && body.byteLength)""")
     assert 100_000 < size <= 3_000_000, size
     saved(page)
     lyrics = page.get_by_role("textbox", name="Lyrics")
@@ -490,7 +490,7 @@ def test_rhymes_light_up_offline(server, browser):
     # night / light rhyme perfectly; time / mine nearly (the vowel, and n against m).
     lyrics.fill("I walked alone beneath the night\nI kept on singing all the time\nI followed every distant light\nAnd every word I found was mine")
     note = page.locator("[data-rhymes-offline]")
-    expect(note).to_be_visible(timeout=15_000)
+    expect(note).to_be_visible()
     expect(note).to_contain_text("Offline: perfect and near rhymes only")
     marks = page.locator("mark.rhyme")
     expect(marks).to_have_count(4)
@@ -512,6 +512,6 @@ def test_rhymes_light_up_offline(server, browser):
     page.context.set_offline(False)
     lyrics.press("Control+End")
     page.keyboard.type(" ")
-    expect(page.locator(".scheme").first).to_have_text("A", timeout=15_000)
+    expect(page.locator(".scheme").first).to_have_text("A")
     expect(note).to_be_hidden()
     close(page)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from conftest import screenshot, sign_in, wait_until
+from conftest import PATIENCE, screenshot, sign_in, wait_until
 from shared_cases import shared_cases
 
 
@@ -118,14 +118,14 @@ def test_loop_the_chorus_while_writing(server, page):
     page.get_by_label("Title", exact=True).fill("Chorus Practice")
     lyrics = page.get_by_role("textbox", name="Lyrics")
     lyrics.fill("We keep on turning round")
-    expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Saved")
 
     page.get_by_role("button", name="Player: the song's tracks and loop").click()
     sheet = page.get_by_role("dialog", name="Player")
     expect(sheet.get_by_text("No tracks yet")).to_be_visible()
     sheet.locator("[data-upload]").set_input_files(str(beat_file()))
     track = sheet.locator(".track")
-    expect(track).to_have_count(1, timeout=20_000)
+    expect(track).to_have_count(1)
     expect(track).to_contain_text("Demo Beat")
     expect(track).to_contain_text("Kit Drummer")
     mini = page.locator(".mini-player")
@@ -150,7 +150,8 @@ def test_loop_the_chorus_while_writing(server, page):
     sheet.get_by_role("button", name="Done").click()
     lyrics.press("Control+End")
     page.keyboard.type("\nThe verse goes in while the chorus comes back round again", delay=20)
-    wait_until(page, "document.querySelector('[data-loop-count]').textContent === 'Loop 3'", timeout=15,
+    # Two more passes of the 2 s loop play in real time first.
+    wait_until(page, "document.querySelector('[data-loop-count]').textContent === 'Loop 3'", timeout=2 * 2 + PATIENCE,
                message="the loop did not come round twice")
     # The visualizer draws real levels: the canvas has lit pixels.
     lit = page.evaluate("""() => { const c = document.querySelector('[data-visualizer]');
@@ -158,7 +159,7 @@ def test_loop_the_chorus_while_writing(server, page):
         for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n += 1; return n; }""")
     assert lit > 50, lit
     screenshot(page, "write-mini-player")
-    expect(page.locator("[data-save]")).to_have_text("Saved", timeout=15_000)
+    expect(page.locator("[data-save]")).to_have_text("Saved")
 
     # The loop's boundary, measured from the audio graph: twenty passes, every sample in place.
     song = page.evaluate("location.pathname.split('/').pop()")
@@ -182,7 +183,7 @@ def test_loop_the_chorus_while_writing(server, page):
 
     # A slower practice speed keeps the loop (pitch kept on the server).
     sheet.get_by_label("Speed (pitch kept)").fill("2")
-    expect(sheet.locator("[data-speed-out]")).to_have_text("0.75×", timeout=20_000)
+    expect(sheet.locator("[data-speed-out]")).to_have_text("0.75×")
 
     # Detached: the song has no track; the music stays in Listen.
     sheet.get_by_role("button", name="Detach Demo Beat").click()

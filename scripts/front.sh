@@ -243,7 +243,10 @@ except OSError:
 probe="$host"
 case "$host" in 0.0.0.0|::|127.*|::1|localhost) probe=127.0.0.1 ;; esac
 ready=""
-for _ in $(seq 1 300); do
+# A deadline on the wall clock, not a count of tries: on a busy machine each try (a Python start
+# and a request) can take seconds, and a server behind nginx may still be starting.
+deadline=$(( $(date +%s) + 120 ))
+while [ "$(date +%s)" -le "$deadline" ]; do
   kill -0 "$nginx_pid" 2>/dev/null || break
   # 301: another device's plain HTTP is sent to HTTPS.
   case "$(health "$probe" "$port")" in 200|301) ready=1; break ;; esac

@@ -35,7 +35,8 @@ class FrontProcess:
         self._start(log_level, environment)
 
     def _start(self, log_level, environment):
-        env = dict(os.environ, REVERIE_BINARY=str(self.binary), REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)
+        env = dict(os.environ, REVERIE_BINARY=str(self.binary), REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level,
+                   REVERIE_PATIENCE="10")  # fixture hosts and first sounds on a busy machine
         env.update(self.librivox.env())
         env.update(self.podcasts.env())
         for name in ("DATABASE_URL", "REVERIE_TLS_CERT", "REVERIE_TLS_KEY", "REVERIE_FRONT", "REVERIE_TLS", "FRONT_MEDIA"):

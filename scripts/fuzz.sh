@@ -81,7 +81,9 @@ for name in "${names[@]}"; do
   case "$mode" in
     replay)
       inputs=("$corpus"/*)
-      if ! ASAN_OPTIONS="${asan[$name]:-}" "$out/$name" -timeout=10 -rss_limit_mb=4096 ${options[$name]:-} "${inputs[@]}" > "$out/replay-$name.log" 2>&1; then
+      # -timeout is per input, in seconds: a replay on a busy shared machine can stall for most of
+      # a minute, and a hang still fails, only later.
+      if ! ASAN_OPTIONS="${asan[$name]:-}" "$out/$name" -timeout=60 -rss_limit_mb=4096 ${options[$name]:-} "${inputs[@]}" > "$out/replay-$name.log" 2>&1; then
         echo "fuzz corpus $name: FAILED (see $out/replay-$name.log)"; tail -40 "$out/replay-$name.log"; status=1
       else
         echo "fuzz corpus $name: ${#inputs[@]} inputs, no crash"

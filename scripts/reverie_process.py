@@ -21,6 +21,10 @@ from librivox_fixture import LibriVoxFixture
 from podcast_fixture import PodcastFixture
 
 ROOT = Path(__file__).resolve().parent.parent
+# How long `reverie serve` has to print where it is serving. On a busy shared machine a debug build
+# can take minutes to get there; the wait ends at the line, so only a server that never starts
+# waits this long.
+STARTUP_TIMEOUT = 180  # seconds
 
 
 def call(url, method="GET", body=None, headers=None):
@@ -54,7 +58,9 @@ class ReverieProcess:
             (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
         self.log_path = self.data / "server.log"
         self._log = open(self.log_path, "w")
-        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level)
+        # REVERIE_PATIENCE: the server waits ten times its usual for fixture hosts and first
+        # sounds, as the machine running the tests may be busy for a minute.
+        env = dict(os.environ, REVERIE_WEB_DIR=str(ROOT / "Web"), LOG_LEVEL=log_level, REVERIE_PATIENCE="10")
         env.update(self.librivox.env())
         env.update(self.podcasts.env())
         env.pop("DATABASE_URL", None)
@@ -69,7 +75,7 @@ class ReverieProcess:
         # first line fails here after the deadline instead of blocking a readline for ever.
         self._lines = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + STARTUP_TIMEOUT
         while not (self.url and (self.https_port or not https)):
             try:
                 line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
@@ -85,7 +91,7 @@ class ReverieProcess:
         if not self.url or (https and not self.https_port):
             what = "HTTPS" if self.url else "listening"
             ended = self.process.poll()
-            why = f"it exited with status {ended}" if ended is not None else "it printed nothing more within 60 s"
+            why = f"it exited with status {ended}" if ended is not None else f"it printed nothing more within {STARTUP_TIMEOUT} s"
             printed = self.log_text()  # before stop() removes the data directory and its log
             self.stop()
             raise RuntimeError(f"reverie serve did not start {what}: {why}:\n" + printed)

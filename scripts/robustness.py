@@ -37,7 +37,9 @@ def main():
             # The coverage phase is left out: schemathesis 4.32.5 crashes inside it (a KeyError in its coverage module).
             "--phases", "examples,fuzzing,stateful",
             "--max-examples", str(args.examples), "--seed", str(args.seed),
-            "--generation-database", "none", "--workers", "2", "--request-timeout", "30",
+            # In seconds (schemathesis 4 takes seconds, and warns at 1000 or more as likely milliseconds):
+            # a request that answers only after a busy machine's stall is still an answer.
+            "--generation-database", "none", "--workers", "2", "--request-timeout", "120",
             # Signing out would end the run's own session; removing its token likewise.
             "--exclude-path", "/api/auth/logout",
             "--exclude-path-regex", "^/api/tokens/",

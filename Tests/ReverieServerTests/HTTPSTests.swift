@@ -149,20 +149,22 @@ struct HTTPSTests {
             let authorityPEM = try String(contentsOfFile: LocalAuthority.path(.authorityCertificate, in: config.dataDirectory + "/tls"), encoding: .utf8)
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(authorityPEM.utf8)))
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+            // Waits as long as a busy machine needs to answer (the server is in this process).
+            let http = HTTPClient(eventLoopGroupProvider: .singleton,
+                                  configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(120), read: .seconds(300))))
             do {
-                let trust = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/welcome/trust"), timeout: .seconds(30))
+                let trust = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/welcome/trust"), timeout: .seconds(300))
                 #expect(trust.status == .ok)
                 #expect(trust.headers.first(name: "Access-Control-Allow-Origin") == "*")
                 let body = try await trust.body.collect(upTo: 1 << 16)
                 #expect(String(buffer: body).contains("\"trusted\":true"))
-                let health = try await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/api/health"), timeout: .seconds(30))
+                let health = try await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/api/health"), timeout: .seconds(300))
                 #expect(health.status == .ok)
                 // Plain HTTP on this machine is served as before, and says it is not over TLS.
-                let plain = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(httpPort)/welcome/trust"), timeout: .seconds(30))
+                let plain = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(httpPort)/welcome/trust"), timeout: .seconds(300))
                 #expect(String(buffer: try await plain.body.collect(upTo: 1 << 16)).contains("\"trusted\":false"))
                 // The welcome page's facts: the authority, and what the certificate covers.
-                let about = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/welcome/about"), timeout: .seconds(30))
+                let about = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/welcome/about"), timeout: .seconds(300))
                 let aboutText = String(buffer: try await about.body.collect(upTo: 1 << 20))
                 #expect(aboutText.contains("reverie.test"))
                 #expect(aboutText.contains(try service.authority!.fingerprint))

@@ -10,14 +10,19 @@ import Testing
 /// between looks for due feeds pass when the test moves its clocks, never by waiting.
 @Suite("Jobs in virtual time")
 struct JobWorkersTests {
-    /// Waits (yielding, not sleeping) until `condition` holds, moving `clock` on by `step` each
-    /// time round when given, so a loop that is about to sleep on it is always woken.
+    /// Waits until `condition` holds, moving `clock` on by `step` each time round when given, so
+    /// a loop that is about to sleep on it is always woken. It yields first; once that has not
+    /// been enough (the work is in threads a busy machine gives no time), it sleeps a little
+    /// between looks. Five minutes of wall time only keeps a broken test from hanging.
     static func eventually(_ what: Comment, clock: TestClock<Duration>? = nil, step: Duration = .seconds(1),
                            _ condition: () async throws -> Bool) async throws {
-        for _ in 0..<20_000 {
+        let deadline = ContinuousClock.now + .seconds(300)
+        var rounds = 0
+        while ContinuousClock.now < deadline {
             if try await condition() { return }
             if let clock { await clock.advance(by: step) }
-            await Task.yield()
+            rounds += 1
+            if rounds < 1000 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(5)) }
         }
         Issue.record("never happened: \(what)")
         throw CancellationError()

@@ -81,6 +81,11 @@ struct LibriVoxAPITests {
             await #expect(throws: OutsideFetchError.status(404, host: "127.0.0.1")) {
                 try await allowed.get(site.url.appendingPathComponent("nothing"), maxBytes: 1000)
             }
+            // A refused connection is unreachable at once: not tried again until the (here long)
+            // connect timeout, which would end as a timeout.
+            await #expect(throws: OutsideFetchError.unreachable(host: "127.0.0.1")) {
+                try await allowed.get(URL(string: "http://127.0.0.1:9/")!, maxBytes: 1000)
+            }
         }
         await site.stop()
     }

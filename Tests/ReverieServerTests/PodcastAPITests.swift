@@ -260,11 +260,10 @@ struct PodcastAPITests {
                     let before = site.snapshot.hits
                     client.app.jobs.start()
                     other.jobs.start()
-                    for _ in 0..<400 {
+                    _ = try await eventually("six refreshes done") { () -> Bool? in
                         let jobs = try await client.send(.GET, "/api/jobs", auth: .cookie(bea)).decode(JobList.self).jobs
                             .filter { $0.kind == FeedRefresh.kind.rawValue }
-                        if jobs.count == 6 && jobs.allSatisfy({ $0.status == JobStatus.done.rawValue }) { break }
-                        try await Task.sleep(nanoseconds: 50_000_000)
+                        return jobs.count == 6 && jobs.allSatisfy({ $0.status == JobStatus.done.rawValue }) ? true : nil
                     }
                     let after = site.snapshot.hits
                     for n in 1...6 { #expect((after["feed\(n)"] ?? 0) - (before["feed\(n)"] ?? 0) == 1, "feed \(n)") }

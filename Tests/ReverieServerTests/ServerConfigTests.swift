@@ -15,6 +15,7 @@ struct ServerConfigTests {
         #expect(config.webDirectory == "/srv/web")
         #expect(config.maxBodyBytes == 1 << 20)
         #expect(config.secureCookies == .auto)
+        #expect(config.patience == 1)
     }
 
     @Test("environment variables set every setting")
@@ -22,7 +23,7 @@ struct ServerConfigTests {
         let config = try ServerConfig.resolve(environment: [
             "REVERIE_HOST": "0.0.0.0", "REVERIE_PORT": "9000", "REVERIE_DATA_DIR": "/var/lib/reverie",
             "DATABASE_URL": "postgres://reverie:pw@db.local:5432/reverie", "REVERIE_WEB_DIR": "/opt/web",
-            "REVERIE_MAX_BODY_BYTES": "2048", "REVERIE_SECURE_COOKIES": "always",
+            "REVERIE_MAX_BODY_BYTES": "2048", "REVERIE_SECURE_COOKIES": "always", "REVERIE_PATIENCE": "4",
         ], locateWeb: web)
         #expect(config.host == "0.0.0.0")
         #expect(config.port == 9000)
@@ -32,6 +33,7 @@ struct ServerConfigTests {
         #expect(config.webDirectory == "/opt/web")
         #expect(config.maxBodyBytes == 2048)
         #expect(config.secureCookies == .always)
+        #expect(config.patience == 4)
     }
 
     @Test("flags win over environment variables")
@@ -61,6 +63,8 @@ struct ServerConfigTests {
         (["DATABASE_URL": "sqlite:"], "DATABASE_URL"),
         (["REVERIE_MAX_BODY_BYTES": "-1"], "REVERIE_MAX_BODY_BYTES"),
         (["REVERIE_SECURE_COOKIES": "sometimes"], "REVERIE_SECURE_COOKIES"),
+        (["REVERIE_PATIENCE": "0"], "REVERIE_PATIENCE"),
+        (["REVERIE_PATIENCE": "slow"], "REVERIE_PATIENCE"),
     ])
     func rejects(environment: [String: String], setting: String) {
         #expect {

@@ -69,7 +69,7 @@ func withTestApp(
         webDirectory: repositoryWebDirectory, maxBodyBytes: maxBodyBytes, bcryptCost: 4,
         speechMaxCharacters: speechMaxCharacters)
     config.maxUploadBytes = maxUploadBytes
-    config.outsidePatience = 10
+    config.patience = 10
     adjust(&config)
 
     let app = try await Application.make(.testing)

@@ -103,9 +103,11 @@ public struct ServerConfig: Sendable, Equatable {
     /// The guarded HTTP client may fetch from private, loopback and link-local addresses
     /// (`REVERIE_ALLOW_PRIVATE_FETCH=1`): for a server whose outside services are on the LAN, and tests.
     public var allowPrivateFetches = false
-    /// How many times the guarded client's usual waits (10 s to connect, 30 s for an answer) it
-    /// waits for outside hosts; tests set it high, as their hosts are fixtures on a busy machine.
-    public var outsidePatience: Int64 = 1
+    /// How many times its usual waits the server gives work in progress before it answers with an
+    /// error (`REVERIE_PATIENCE`, 1): an outside host (10 s to connect, 30 s for an answer), a
+    /// render's first phrase and a sleep item's first sound (30 s each). For a slow machine, and
+    /// for tests, whose hosts and voices share a busy one.
+    public var patience: Int = 1
     /// Where LibriVox's API is (`REVERIE_LIBRIVOX_URL`): `<base>/api/feed/audiobooks`.
     public var librivoxBaseURL = URL(string: "https://librivox.org")!
     /// Where the iTunes Search API is (`REVERIE_ITUNES_URL`): `<base>/search`.
@@ -241,6 +243,12 @@ extension ServerConfig {
                 throw ConfigError.invalid(setting: "REVERIE_FILE_CACHE_BYTES", reason: "'\(text)' is not a number of bytes (0 keeps none)")
             }
             config.fileCacheBytes = parsed
+        }
+        if let text = value(nil, "REVERIE_PATIENCE") {
+            guard let parsed = Int(text), (1...100).contains(parsed) else {
+                throw ConfigError.invalid(setting: "REVERIE_PATIENCE", reason: "'\(text)' is not a whole number from 1 to 100")
+            }
+            config.patience = parsed
         }
         if let text = value(nil, "REVERIE_ALLOW_PRIVATE_FETCH") {
             guard ["0", "1", "true", "false"].contains(text.lowercased()) else {

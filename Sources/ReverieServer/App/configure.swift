@@ -85,7 +85,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
                                           cacheDirectory: config.cacheDirectory("meditation"))
     let sleepLibrary = try SleepLibrary.bundled()
-    let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches).patient(config.outsidePatience), group: app.eventLoopGroup)
+    let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches).patient(Int64(config.patience)), group: app.eventLoopGroup)
     let stores = app.repositories
     let library = LibraryStore(config: config, repository: stores.library, threadPool: app.threadPool)
     let backups = Backups(directory: URL(fileURLWithPath: config.dataDirectory, isDirectory: true).appendingPathComponent("backups"))
@@ -158,13 +158,15 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     ContentConfiguration.global.use(decoder: decoder, for: .json)
 
     try app.register(collection: HealthController(databaseKind: config.database.kind, readiness: readiness, engines: engines))
-    try app.register(collection: SpeechController(media: media, speech: jobs, renders: stores.speechRenders, maxCharacters: config.speechMaxCharacters, maxConcurrentRenders: config.speechMaxConcurrentRenders, now: now, logger: app.logger))
+    try app.register(collection: SpeechController(media: media, speech: jobs, renders: stores.speechRenders, maxCharacters: config.speechMaxCharacters, maxConcurrentRenders: config.speechMaxConcurrentRenders, now: now, logger: app.logger,
+                                                       firstPhraseWait: .seconds(30 * config.patience)))
     try app.register(collection: CompositionController(rhymes: rhymes, threadPool: app.threadPool, now: now))
     try app.register(collection: SongTrackController(media: media, store: library, practiceDirectory: config.cacheDirectory("practice")))
     try app.register(collection: RhymesController(rhymes: rhymes, threadPool: app.threadPool))
     let bedsideLibrary = try BedsideLibrary.bundled()
     try app.register(collection: ProgressController(now: now, afterPlayed: { items, req in try await PodcastController.afterPlayed(items, config: config, req) }, library: sleepLibrary, bedside: bedsideLibrary))
-    try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, renditions: renditions, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes))
+    try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, renditions: renditions, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes,
+                                                          firstSoundWait: .seconds(30 * config.patience)))
     try app.register(collection: BedsideController(media: media, sounds: bedsideSounds, now: now, library: bedsideLibrary))
     try app.register(collection: LibraryController(media: media, store: library, renditions: renditions, maxUploadBytes: config.maxUploadBytes))
     let librivox = LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes)

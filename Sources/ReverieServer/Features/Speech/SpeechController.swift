@@ -23,6 +23,8 @@ struct SpeechController: RouteCollection {
     let maxConcurrentRenders: Int
     let now: @Sendable () -> Date
     let logger: Logger
+    /// How long `…/first` waits for a render's first phrase before answering 409.
+    let firstPhraseWait: Duration
 
     func boot(routes: any RoutesBuilder) throws {
         let speech = routes.grouped("api", "speech")
@@ -132,7 +134,7 @@ struct SpeechController: RouteCollection {
 
     /// `GET …/first`: the opening of the render up to the end of its first phrase, as WAV, so a
     /// player can start before the whole is done. While the first phrase is still being spoken
-    /// this waits for it (up to 30 s).
+    /// this waits for it (up to `firstPhraseWait`, 30 s at the usual patience).
     func first(req: Request) async throws -> Response {
         let render = try await self.render(req)
         if render.status == "failed" {
@@ -140,7 +142,7 @@ struct SpeechController: RouteCollection {
         }
         let service = speech.service
         let key = render.cacheKey
-        switch await service.opening(of: key) {
+        switch await service.opening(of: key, patience: firstPhraseWait) {
         case let .data(data)?:
             let response = Response(status: .ok, body: .init(data: data))
             response.headers.contentType = HTTPMediaType(type: "audio", subType: "wav")

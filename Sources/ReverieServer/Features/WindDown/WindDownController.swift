@@ -22,6 +22,8 @@ struct WindDownController: RouteCollection {
     let now: @Sendable () -> Date
     let library: SleepLibrary
     let maxUploadBytes: Int
+    /// How long a live item's first play waits for its first sound before answering 409.
+    let firstSoundWait: Duration
 
     func boot(routes: any RoutesBuilder) throws {
         let windDown = routes.grouped("api", "winddown")
@@ -135,7 +137,7 @@ struct WindDownController: RouteCollection {
             await sleepAudio.start(source)
         }
         let audio = sleepAudio
-        return try await LiveSleepAudio.response(live.url, until: until, for: req) { await audio.live(source)?.growing ?? false }
+        return try await LiveSleepAudio.response(live.url, until: until, for: req, firstSound: firstSoundWait) { await audio.live(source)?.growing ?? false }
     }
 
     /// The whole audio (no `until`) of an item whose file was looked up in the last moment and is

@@ -221,6 +221,10 @@ final class GuardedHTTPClient: Sendable {
             configuration.timeout = .init(connect: policy.connectTimeout, read: policy.readTimeout)
             configuration.decompression = .disabled
             configuration.dnsOverride = [host: address.description]
+            // A host that refuses the connection is said to be unreachable at once, not after the
+            // client has tried again until the connect timeout (the one address checked is all
+            // there is to try).
+            configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
             do {
                 var request = HTTPClientRequest(url: current.absoluteString)
