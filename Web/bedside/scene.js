@@ -99,7 +99,8 @@ export class BedsideScene {
             <p class="bs-alarm-line" hidden></p>
           </div>
           <p class="bs-room"><span class="bs-room-name"></span>
-            <span class="bs-room-dots" aria-hidden="true">${ROOMS.map((room) => `<i data-room="${room.id}"></i>`).join("")}</span></p>
+            <span class="bs-room-dots" aria-hidden="true">${ROOMS.map((room) => `<i data-room="${room.id}"></i>`).join("")}</span>
+            <span class="bs-room-problem" role="status" hidden></span></p>
           <div class="bs-now">
             <p class="bs-title"></p>
             <p class="bs-caption" hidden></p>
@@ -122,6 +123,14 @@ export class BedsideScene {
     this.root = root;
     this.element = root.querySelector(".bs-scene");
     this.wireSwipe();
+    // A room sound that does not load says so, and what brings it back (`ensure` loads it again
+    // at the next start); it goes once the sound plays.
+    const problem = root.querySelector(".bs-room-problem");
+    this.roomTransport.on("error", () => {
+      problem.textContent = `The ${ROOMS[this.roomIndex()].name.toLowerCase()} sound did not load. Tap any button to try again.`;
+      problem.hidden = false;
+    });
+    this.roomTransport.on("playing", () => { problem.hidden = true; problem.textContent = ""; });
   }
 
   close() {
