@@ -76,15 +76,20 @@ func heardLoudness(_ rendered: RenderedSpeech, _ phrase: RenderTimeline.Phrase) 
 /// The largest sample-to-sample jump within 2 ms of each place a phrase is spliced to digital
 /// silence, by the place in milliseconds: a click shows as a jump. A pause in the timeline runs
 /// voice to voice; the splices are where its run of exact zeros begins and ends (the phrases'
-/// faded margins lie between).
+/// faded margins lie between). A run is a millisecond of zeros at least: a voice's quiet margin,
+/// or its first sound, can hold a single zero sample (Piper speaks 16-bit samples, and differently
+/// each time), and a window around that would measure the voice, not the splice.
 func jumpsAtPauses(_ rendered: RenderedSpeech) -> [(boundary: Int, jump: Float)] {
     let samples = rendered.audio.samples
     let rate = rendered.audio.sampleRate
     let edge = AudioBuffer.sampleCount(0.002, rate)
+    let run = AudioBuffer.sampleCount(0.001, rate)
+    let silent = { (range: Range<Int>) in range.allSatisfy { samples[$0] == 0 } }
     let splices = rendered.timeline.pauses.flatMap { pause -> [Int] in
         let from = min(samples.count - 1, AudioBuffer.sampleCount(Double(pause.startMs) / 1000, rate))
         let to = min(samples.count - 1, AudioBuffer.sampleCount(Double(pause.endMs) / 1000, rate))
-        guard from < to, let first = (from...to).first(where: { samples[$0] == 0 }), let last = (from...to).last(where: { samples[$0] == 0 }) else {
+        guard to - from > run, let first = (from...(to - run)).first(where: { silent($0..<($0 + run)) }),
+              let last = ((from + run)...to).last(where: { silent(($0 - run + 1)..<($0 + 1)) }) else {
             return [from, to]
         }
         return [first, last + 1]
