@@ -94,7 +94,14 @@ def test_a_piece_begins_with_its_opening_while_the_rest_is_spoken(server, browse
     done = [t["at"] for t in told if t["what"] == "render" and t["status"] == "done"]
     assert done and done[0] < whole["at"]
     assert whole["time"] == pytest.approx(opening["duration"], abs=0.25), (opening, whole)
-    assert [h["src"].rsplit("/", 1)[1] for h in heard if h["what"] == "bs-voice"] == ["first", "audio"], "a piece sounded twice"
+    # Each file sounds from its start once. A "playing" again for the same file further in is the
+    # sound going on after its data ran short (a busy machine), not the piece starting over.
+    starts = []
+    for h in heard:
+        name = h["src"].rsplit("/", 1)[1] if h["what"] == "bs-voice" else None
+        if name and not (starts and starts[-1] == name and h["time"] > 0.1):
+            starts.append(name)
+    assert starts == ["first", "audio"], ("a piece sounded twice", [(h["src"].rsplit("/", 1)[1], h["time"]) for h in heard if h["what"] == "bs-voice"])
     wait_until(page, "document.querySelector('.bs-voice').currentTime > " + str(opening["duration"] + 0.5))
     expect(page.locator(".bs-caption")).to_be_visible()
     screenshot(page, "bedside-opening-then-whole")

@@ -243,7 +243,8 @@ def test_a_download_cut_off_goes_on_where_it_stopped(server, browser, tmp_path):
 
 def test_an_articles_voice_downloaded_is_heard_offline(server, browser):
     """An article's spoken audio, kept on the device in the chosen voice: offline, Listen plays it
-    and the words light up as they are said, with nothing spoken by the server."""
+    and the words light up as they are said, with nothing spoken by the server; and Up Next plays
+    it from the device too."""
     page = open_page(browser)
     controlled(server, page)
     note = page.evaluate("""(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
@@ -254,6 +255,13 @@ def test_an_articles_voice_downloaded_is_heard_offline(server, browser):
     page.locator(".reader").get_by_role("button", name="Download for offline").click()
     expect(page.locator(".reader .download-state.done")).to_have_text("On this device", timeout=120_000)
     screenshot(page, "offline-download-article")
+    # It waits in Up Next (seen once online, so the queue is on the device too).
+    main = page.evaluate("fetch('/api/queues').then((answer) => answer.json())")["queues"][0]["id"]
+    added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": f"article:{note['id']}"})
+    assert added.status == 201, added.text()
+    page.goto(f"{server.url}/listen/up-next")
+    expect(page.locator(".queue-entries .queue-title")).to_have_text(["Night Train Notes"])
+    page.goto(f"{server.url}/listen/articles/{note['id']}")
 
     expect_error(page, "offline", r"/api/")
     expect_error(page, "aborted", r"/api/")
@@ -265,6 +273,18 @@ def test_an_articles_voice_downloaded_is_heard_offline(server, browser):
     first = int(page.locator(".reader-text .w.spoken").first.get_attribute("data-at"))
     wait_until(page, f"Number(document.querySelector('.reader-text .w.spoken')?.dataset.at) > {first + 10}",
                message="the light did not move on offline")
+    page.get_by_role("button", name="Pause").click()
+
+    # Still offline, Up Next plays the article from its download: nothing asked to be spoken.
+    speaking = []
+    page.on("request", lambda request: speaking.append(request.url) if request.method == "POST" and "/api/speech/renders" in request.url else None)
+    page.goto(f"{server.url}/listen/up-next")
+    expect(page.locator(".queue-entries .queue-title")).to_have_text(["Night Train Notes"])
+    page.get_by_role("button", name="Play Up Next").click()
+    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track?.album === 'Night Train Notes' && deck.speech.position > 0.5)",
+               message="Up Next did not play the downloaded article offline")
+    assert speaking == [], speaking
+    screenshot(page, "offline-up-next-article")
     close(page)
 
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReverieAPI
+import SQLKit
 @testable import ReverieServer
 import Testing
 import Vapor
@@ -37,8 +38,13 @@ struct QueueAPITests {
             let seen = try await client.send(.GET, "/api/queues", auth: .cookie(phone)).decode(QueueList.self).queues[0]
             #expect(Self.titles(seen) == ["Tide", "Rain", "Moss"])
             #expect(seen.entries.map(\.kind) == ["article", "article", "article"] && seen.entries[0].detail == "Pasted text")
+            // Items come back with their ids as the API gives them (small letters, as the player
+            // finds the saved article and its download by): sent in capitals, the same item.
+            #expect(seen.entries.map(\.item) == [tide, rain, moss])
+            let shouted = "article:" + moss.dropFirst("article:".count).uppercased()
             // An item queued already moves rather than doubling.
-            #expect(Self.titles(try await add(moss, at: "next").decode(QueueInfo.self)) == ["Tide", "Moss", "Rain"])
+            let moved = try await add(shouted, at: "next").decode(QueueInfo.self)
+            #expect(Self.titles(moved) == ["Tide", "Moss", "Rain"] && moved.entries.map(\.item) == [tide, moss, rain])
             #expect(Self.titles(try await add(tide, at: "end").decode(QueueInfo.self)) == ["Moss", "Rain", "Tide"])
 
             // Reordered on the phone; the laptop's next read has it.
@@ -67,6 +73,13 @@ struct QueueAPITests {
             let mossID = try #require(moss.split(separator: ":").last)
             #expect(try await client.send(.DELETE, "/api/articles/\(mossID)", auth: .cookie(ada)).status == .noContent)
             #expect(Self.titles(try await client.send(.GET, "/api/queues", auth: .cookie(phone)).decode(QueueList.self).queues[0]) == ["Rain", "Tide"])
+
+            // Entries kept in capitals before are written in small letters by the migration.
+            let sql = try #require(client.app.db as? any SQLDatabase)
+            try await sql.raw("UPDATE queue_entries SET item = upper(item)").run()
+            try await LowercaseQueueItems().prepare(on: client.app.db)
+            let after = try await client.send(.GET, "/api/queues", auth: .cookie(ada)).decode(QueueList.self).queues[0]
+            #expect(after.entries.map(\.item) == [rain, tide])
         }
     }
 

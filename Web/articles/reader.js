@@ -11,7 +11,7 @@ import { audioFormat, continueAfterOpening, holdsOpening, playOpening, render as
 import { deck } from "../player/deck.js";
 import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
-import { downloads } from "../player/downloads.js";
+import { downloads, keptArticle } from "../player/downloads.js";
 import { follow, Transport } from "../player/transport.js";
 import { richTextHTML } from "./rich-text.js";
 
@@ -281,8 +281,7 @@ export class ArticleReader {
 
   /** The article's download, when it is on this device in the voice chosen now. */
   kept() {
-    const record = downloads.get(`article:${this.id}`);
-    return record?.status === "ready" && record.meta?.voice === (this.settings.voice || "") ? record.meta : null;
+    return keptArticle(this.id, this.settings.voice);
   }
 
   /**

@@ -380,6 +380,16 @@ class Downloads extends EventTarget {
 export const downloads = new Downloads();
 
 /**
+ * What an article's download keeps (`{voice, speeches, parts}`, parts by "chapter:segment", each
+ * with its file's address and timeline), when it is on this device whole in `voice`; else null.
+ * The reader and Up Next both play from it, so a queued article plays with no server too.
+ */
+export function keptArticle(id, voice) {
+  const record = downloads.get(`article:${id}`);
+  return record?.status === "ready" && record.meta?.voice === (voice || "") ? record.meta : null;
+}
+
+/**
  * The time map of the episode file the players get (from the file's seconds to the original's):
  * this device's download's when it has one (the server may have levelled the episode since, or
  * not yet when it was downloaded), else the server's levelled download's when ready, else none.

@@ -16,7 +16,7 @@ import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { bookTracks, deck, episodeTracks, librivoxTracks, toFile } from "./deck.js";
 import { localPosition } from "./progress.js";
 import { render as renderSpeech } from "../speech.js";
-import { keptTimeMap } from "./downloads.js";
+import { downloads, keptArticle, keptTimeMap } from "./downloads.js";
 
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
 
@@ -399,22 +399,29 @@ class TrackSource {
     }
   }
 
-  /** An article's next spoken part: its chapters' parts are listed first, then spoken one by one. */
+  /**
+   * An article's next spoken part: its chapters' parts are listed first, then spoken one by one.
+   * An article downloaded in the reader's voice plays its kept files (the service worker answers
+   * them) with no speaking and no server, as the reader does.
+   */
   async articlePart(id) {
+    const voice = storedJSON("readerSettings", {}).voice || "";
     if (!this.parts) {
-      const article = await api(`/api/articles/${id}`);
+      await downloads.ready();
+      const kept = keptArticle(id, voice);
+      const article = await this.articleFor(id, kept);
       const parts = [];
       for (let chapter = 0; chapter < article.chapters.length; chapter += 1) {
-        const speech = await api(`/api/articles/${id}/chapters/${chapter}/speech`);
-        for (const segment of speech.segments) parts.push({ chapter, script: segment.script, index: parts.length });
+        const speech = kept?.speeches?.[chapter] ?? await api(`/api/articles/${id}/chapters/${chapter}/speech`);
+        for (const [segment, { script }] of speech.segments.entries()) parts.push({ chapter, segment, script, index: parts.length });
       }
       this.article = article;
       this.parts = this.after == null ? parts : parts.slice(this.after + 1);
     }
     const part = this.parts[0];
     if (!part) { this.done = true; return []; }
-    const settings = storedJSON("readerSettings", {});
-    const made = await renderSpeech(part.script, { voice: settings.voice || "", rate: 1 });
+    const file = keptArticle(id, voice)?.parts?.[`${part.chapter}:${part.segment}`];
+    const made = file ? { id: "kept", audioURL: file.audioURL } : await renderSpeech(part.script, { voice, rate: 1 });
     this.parts.shift();
     if (!this.parts.length) this.done = true;
     const summary = this.article.summary;
@@ -424,6 +431,17 @@ class TrackSource {
       title: this.article.chapters.length > 1 && chapter?.title ? `${summary.title}: ${chapter.title}` : summary.title,
       artist: summary.source || "Article", album: summary.title, src: made.audioURL, artwork: null, start: 0, end: null,
     }];
+  }
+
+  /** The article as the server has it; offline, with its download, what the download knows. */
+  async articleFor(id, kept) {
+    try {
+      return await api(`/api/articles/${id}`);
+    } catch (error) {
+      if (error?.status !== 0 || !kept) throw error;
+      const title = downloads.get(`article:${id}`)?.title ?? "Article";
+      return { summary: { title, source: null }, chapters: kept.speeches.map(() => ({})) };
+    }
   }
 }
 

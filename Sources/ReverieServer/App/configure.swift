@@ -56,6 +56,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(AddProgressPlaces())
     app.migrations.add(AddFeedRepairs())
     app.migrations.add(CreateQueues())
+    app.migrations.add(LowercaseQueueItems())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):

@@ -219,13 +219,15 @@ enum QueueItem: Equatable {
         }
     }
 
-    /// The key as the web app writes it (`podcast:` and the episode's id as the API gives it).
+    /// The key as the web app writes it (`podcast:` and the episode's id as the API gives it, in
+    /// small letters), whatever case it was sent in: a player finds the item's saved answers and
+    /// downloads by the same id.
     var key: String {
         switch self {
-        case let .episode(id): "podcast:\(id.uuidString)"
-        case let .book(id): "library:\(id.uuidString)"
+        case let .episode(id): "podcast:\(id.uuidString.lowercased())"
+        case let .book(id): "library:\(id.uuidString.lowercased())"
         case let .librivox(number): "librivox:\(number)"
-        case let .article(id): "article:\(id.uuidString)"
+        case let .article(id): "article:\(id.uuidString.lowercased())"
         }
     }
 

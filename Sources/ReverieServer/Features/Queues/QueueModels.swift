@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import SQLKit
 
 /// A person's queue: their Up Next (`main`, one each, made on first use) or a named list.
 public final class QueueModel: Model, UserOwnedModel, @unchecked Sendable {
@@ -67,4 +68,15 @@ struct CreateQueues: AsyncMigration {
         try await database.schema(QueueEntryModel.schema).delete()
         try await database.schema(QueueModel.schema).delete()
     }
+}
+
+/// Entries kept before their items' ids were written in small letters, as the rest of the API
+/// gives them, are written so too (an item's id is a UUID or a number: nothing else changes).
+struct LowercaseQueueItems: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        guard let sql = database as? any SQLDatabase else { return }
+        try await sql.raw("UPDATE \(ident: QueueEntryModel.schema) SET item = lower(item)").run()
+    }
+
+    func revert(on database: any Database) async throws {}
 }
