@@ -11,21 +11,16 @@ import Testing
 @Suite("Jobs in virtual time")
 struct JobWorkersTests {
     /// Waits until `condition` holds, moving `clock` on by `step` each time round when given, so
-    /// a loop that is about to sleep on it is always woken. It yields first; once that has not
-    /// been enough (the work is in threads a busy machine gives no time), it sleeps a little
-    /// between looks. Five minutes of wall time only keeps a broken test from hanging.
+    /// a loop that is about to sleep on it is always woken: the suite's `eventually`, which looks
+    /// again until its five minutes of wall time (the work is in threads a busy machine may give
+    /// no time for a while), not a count of looks.
     static func eventually(_ what: Comment, clock: TestClock<Duration>? = nil, step: Duration = .seconds(1),
                            _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(300)
-        var rounds = 0
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
+        _ = try await ReverieServerTests.eventually("\(what)", every: .milliseconds(1)) { () -> Bool? in
+            if try await condition() { return true }
             if let clock { await clock.advance(by: step) }
-            rounds += 1
-            if rounds < 1000 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(5)) }
+            return nil
         }
-        Issue.record("never happened: \(what)")
-        throw CancellationError()
     }
 
     /// A job as the table has it now.
