@@ -4,20 +4,20 @@ import { api, ApiError, connection, forgetSavedAnswers } from "./api.js";
 import { AREAS, SETTINGS, icon } from "./areas.js";
 import { announce, secureContextNotice } from "./dom.js";
 import { applyIcon, applyTheme, rememberedIcon, rememberedTheme } from "./theme.js";
-import * as setupScreen from "./screens/setup.js";
-import * as loginScreen from "./screens/login.js";
-import * as passwordScreen from "./screens/password.js";
-import * as areaScreen from "./screens/area.js";
-import * as settingsScreen from "./screens/settings.js";
-import * as meditateScreen from "./screens/meditate.js";
-import * as writeScreen from "./screens/write.js";
-import * as windDownScreen from "./screens/wind-down.js";
-import * as bedsideScreen from "./screens/bedside.js";
-import * as listenScreen from "./screens/listen.js";
-import { deck } from "./player/deck.js";
-import { mountDock, routed } from "./player/dock.js";
+import * as setupScreen from "./account/setup.js";
+import * as loginScreen from "./account/login.js";
+import * as passwordScreen from "./account/password.js";
+import * as notFoundScreen from "./not-found.js";
+import * as settingsScreen from "./settings/settings.js";
+import * as meditateScreen from "./meditation/meditate.js";
+import * as writeScreen from "./write/write.js";
+import * as windDownScreen from "./wind-down/wind-down.js";
+import * as bedsideScreen from "./bedside/bedside.js";
+import * as listenScreen from "./listen/listen.js";
+import { deck } from "./listen/deck.js";
+import { mountDock, routed } from "./listen/dock.js";
 import { downloads } from "./player/downloads.js";
-import { episodePlayed } from "./player/podcast-rules.js";
+import { episodePlayed } from "./listen/podcast-rules.js";
 
 // Downloads under way when the page closed go on; an episode played to its end leaves the device
 // when the person asked for that (Settings → Storage).
@@ -125,9 +125,9 @@ async function route() {
   if (settingsPath) return show(settingsScreen, SETTINGS.name, SETTINGS.path);
   if (area) {
     localStorage.setItem("lastArea", area.path);
-    return show(AREA_SCREENS[area.id] || areaScreen, area.name, area.path, area);
+    return show(AREA_SCREENS[area.id] || notFoundScreen, area.name, area.path, area);
   }
-  return show(areaScreen, "Not found", null, null);
+  return show(notFoundScreen, "Not found", null, null);
 }
 
 let shown = null;

@@ -1,6 +1,6 @@
 // The five areas of Reverie and the Settings screen: names, paths, icons, and for areas not built
 // yet what is coming.
-// Icons are our own simple strokes on a 24×24 grid.
+// Icons are our own simple strokes on a 24×24 grid, the play and pause shapes among them.
 
 export const AREAS = [
   {
@@ -32,6 +32,10 @@ export const SETTINGS = {
   id: "settings", path: "/settings", name: "Settings",
   icon: "M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6Zm7.4-3a7.4 7.4 0 0 0-.1-1.2l2-1.6-2-3.4-2.4 1a7.4 7.4 0 0 0-2-1.2L14.5 3h-5l-.4 2.6a7.4 7.4 0 0 0-2 1.2l-2.4-1-2 3.4 2 1.6a7.4 7.4 0 0 0 0 2.4l-2 1.6 2 3.4 2.4-1a7.4 7.4 0 0 0 2 1.2l.4 2.6h5l.4-2.6a7.4 7.4 0 0 0 2-1.2l2.4 1 2-3.4-2-1.6c.1-.4.1-.8.1-1.2Z",
 };
+
+/** The play and pause shapes every player's button draws (Wind Down's player, Listen's bars and now-playing view). */
+export const PLAY_ICON = "M8 5v14l11-7Z";
+export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
 
 /** An inline SVG icon from a path on a 24×24 grid. */
 export function icon(path, size = 24) {

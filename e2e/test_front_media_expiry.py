@@ -102,7 +102,7 @@ def open_story(front, browser, story):
     player = page.get_by_role("dialog", name=f"{title}, player")
     expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
     page.evaluate("""async () => {
-        const { player } = await import('/player/player.js');
+        const { player } = await import('/wind-down/player.js');
         window.heard = [];
         for (const type of ['recovered', 'interrupted', 'resumed'])
             player.transport.on(type, (event) => window.heard.push({ type, ...event.detail }));
@@ -134,7 +134,7 @@ def audio_time(page):
 def test_a_story_playing_when_its_address_runs_out_plays_on_from_the_same_place(front, browser):
     page, player, expiry = open_story(front, browser, PLAYING)
     # At 1.5× (Listen's speed control; the transport is the same), which the retry keeps.
-    page.evaluate("import('/player/player.js').then(({ player }) => { player.transport.rate = 1.5; })")
+    page.evaluate("import('/wind-down/player.js').then(({ player }) => { player.transport.rate = 1.5; })")
     page.evaluate("window.shown.length = 0")
     expiry.expire()
     move_slider(page, PLACE)

@@ -55,13 +55,13 @@ def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):
 
     # Listen now: streamed through the server a section at a time; the next section follows.
     book.get_by_role("button", name="Listen now").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'Chapter I: The Gate')",
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'Chapter I: The Gate')",
                message="the stream did not play")
     expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("Chapter I: The Gate")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing)",
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing)",
                message="the next section did not follow the first")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.pauseAll())")
 
     book.get_by_role("button", name="Add to library").click()
     expect(book.locator(".librivox-job")).to_be_visible()
@@ -74,9 +74,9 @@ def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):
 
     # It plays as one book: chapter 2 starts 4 s in.
     page.locator(".chapter", has_text="The Wall").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 4)",
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 4)",
                message="the LibriVox chapter did not play")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.pauseAll())")
 
     # Back in the library it is a book like any other; the job list is empty again.
     page.get_by_role("link", name="Library", exact=True).click()
@@ -94,8 +94,8 @@ def test_a_streamed_book_downloaded_plays_on_with_no_network(server, page):
     page.get_by_role("button", name="Search").click()
     book = page.locator(".librivox-book", has_text="The Quiet Garden")
     book.get_by_role("button", name="Listen now").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing)", message="the stream did not play")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing)", message="the stream did not play")
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.pauseAll())")
     book.get_by_role("button", name="Download for offline").click()
     # The whole book is fetched into this device, which can take minutes on a busy machine.
     expect(book.locator(".download-state.done")).to_have_text("On this device", timeout=180_000)
@@ -107,9 +107,9 @@ def test_a_streamed_book_downloaded_plays_on_with_no_network(server, page):
     page.context.set_offline(True)
     page.reload()
     expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("Chapter I: The Gate")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.play())")
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 0.5)",
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.play())")
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 0.5)",
                message="the downloaded book did not play offline")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing && deck.speech.position > 0.3)",
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing && deck.speech.position > 0.3)",
                message="the next section did not follow offline")

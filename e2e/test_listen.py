@@ -94,25 +94,25 @@ def test_upload_a_book_open_it_and_play_a_chapter_from_its_start(server, page, f
 
     # Play chapter 3: the speech player starts at 8 s.
     chapters.nth(2).click()
-    position = "import('/player/deck.js').then(({ deck }) => deck.speech.audio.readyState >= 1 && deck.speech.position)"
+    position = "import('/listen/deck.js').then(({ deck }) => deck.speech.audio.readyState >= 1 && deck.speech.position)"
     wait_until(page, f"{position}.then((at) => at >= 7.9)", message="the chapter did not start at its own start")
     # Where the audio began to play, from its own record (a second read of the position would be
     # wherever it has got to since, later on a busy machine).
-    start = page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.audio.played.start(0))")
+    start = page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.audio.played.start(0))")
     assert 7.9 <= start < 8.8, start
     expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("Dawn")
     screenshot(page, "listen-book-playing")
 
     # Having listened there, picking chapter 1 still starts chapter 1, not the saved place.
     chapters.nth(0).click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.index === 0)", message="chapter 1 was not picked")
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.index === 0)", message="chapter 1 was not picked")
     # A jump to the saved place (near 8 s) would be the audio element's seek, in real time, which
     # the page's clock does not run: so chapter 1 plays on half a second of its own audio first.
-    at = wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && !deck.speech.audio.seeking"
+    at = wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && !deck.speech.audio.seeking"
                           " && deck.speech.position >= 0.5 && deck.speech.position)", message="chapter 1 did not play")
     assert at < 4, f"chapter 1 jumped to {at} s, the saved place"
-    assert page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.index)") == 0
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
+    assert page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.index)") == 0
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.pauseAll())")
 
     # The book's address opens the book on a reload; the library link goes back.
     page.reload()

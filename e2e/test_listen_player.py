@@ -37,12 +37,12 @@ def library(server, browser):
 
 
 def deck(page, expression):
-    """Evaluates `expression` with `deck` (Web/player/deck.js's one deck) in scope."""
-    return page.evaluate(f"async () => {{ const {{ deck }} = await import('/player/deck.js'); return {expression}; }}")
+    """Evaluates `expression` with `deck` (Web/listen/deck.js's one deck) in scope."""
+    return page.evaluate(f"async () => {{ const {{ deck }} = await import('/listen/deck.js'); return {expression}; }}")
 
 
 def wait_deck(page, expression, message, timeout=PATIENCE):
-    wait_until(page, f"import('/player/deck.js').then(({{ deck }}) => {expression})", timeout=timeout, message=message)
+    wait_until(page, f"import('/listen/deck.js').then(({{ deck }}) => {expression})", timeout=timeout, message=message)
 
 
 def lock_screen(page):
@@ -83,12 +83,12 @@ def play_song(page, title):
 
 
 def test_the_browser_rule_answers_the_shared_lock_screen_cases(server, page):
-    """Web/player/lock-screen.js against Tests/Shared/lock-screen-cases.json, which Playback's
+    """Web/listen/lock-screen.js against Tests/Shared/lock-screen-cases.json, which Playback's
     LockScreenRule runs in Swift: every step of every case agrees."""
     sign_in(server, page)
     shared = shared_cases("lock-screen-cases.json")
     mismatches = page.evaluate("""async (cases) => {
-        const rule = await import('/player/lock-screen.js');
+        const rule = await import('/listen/lock-screen.js');
         const state = (name) => ({ loaded: name === 'playing' || name === 'paused', playing: name === 'playing' });
         const wrong = [];
         for (const c of cases) {
@@ -112,7 +112,7 @@ def test_the_browser_rule_answers_the_shared_lock_screen_cases(server, page):
     assert len(shared["cases"]) >= 10
     assert mismatches == []
     # Smart rewind: nothing after a short pause, growing to 30 s after a day.
-    rewinds = page.evaluate("""async () => { const { smartRewind } = await import('/player/deck.js');
+    rewinds = page.evaluate("""async () => { const { smartRewind } = await import('/listen/deck.js');
         return [5, 60, 3600, 86400, 10 * 86400].map(smartRewind); }""")
     assert rewinds[0] == 0 and 0 < rewinds[1] < rewinds[2] < rewinds[3] == 30 == rewinds[4], rewinds
 

@@ -54,12 +54,12 @@ def library(server, browser, tmp_path_factory):
 # MARK: - Helpers
 
 def deck(page, expression):
-    """Evaluates `expression` with `deck` (Web/player/deck.js's one deck) in scope."""
-    return page.evaluate(f"async () => {{ const {{ deck }} = await import('/player/deck.js'); return {expression}; }}")
+    """Evaluates `expression` with `deck` (Web/listen/deck.js's one deck) in scope."""
+    return page.evaluate(f"async () => {{ const {{ deck }} = await import('/listen/deck.js'); return {expression}; }}")
 
 
 def wait_deck(page, expression, message, timeout=PATIENCE):
-    return wait_until(page, f"import('/player/deck.js').then(({{ deck }}) => {expression})", timeout=timeout, message=message)
+    return wait_until(page, f"import('/listen/deck.js').then(({{ deck }}) => {expression})", timeout=timeout, message=message)
 
 
 def listening_page(server, listening_browser, **options):

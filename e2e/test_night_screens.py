@@ -270,7 +270,7 @@ def test_a_book_without_art_shows_a_cover_drawn_from_its_title(server, browser):
     expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("The Harbour")
     docked = page.evaluate(COVER, ".mini[data-channel=speech] .drawn-cover")
     assert docked and docked["initial"] == "S" and docked["tone"] == listed["tone"], docked
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.pauseAll())")
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.pauseAll())")
     page.locator(".mini-open").first.click()
     expect(page.get_by_role("heading", name="Now playing", level=1)).to_be_visible()
     playing = page.evaluate(COVER, ".deck-card .drawn-cover")

@@ -119,12 +119,12 @@ def test_downloads_play_and_seek_with_no_network(server, listening_browser, audi
     expect(page.get_by_role("heading", name="Dusk", level=1)).to_be_visible()
     with audio_sink.record() as recording:
         page.locator('[data-chapter="1"]').click()
-        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 31)")
+        wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 31)")
         mark = recording.seconds
         recording.wait_for_seconds(mark + 1.5)
         sound = recording.samples(mark + 0.4, mark + 1.4)
     assert dominant_frequency(sound) == pytest.approx(660, abs=5)
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.pause())")
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.pause())")
 
     # Home again: the place heard offline reaches the server.
     page.context.set_offline(False)
@@ -281,7 +281,7 @@ def test_an_articles_voice_downloaded_is_heard_offline(server, browser):
     page.goto(f"{server.url}/listen/up-next")
     expect(page.locator(".queue-entries .queue-title")).to_have_text(["Night Train Notes"])
     page.get_by_role("button", name="Play Up Next").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track?.album === 'Night Train Notes' && deck.speech.position > 0.5)",
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track?.album === 'Night Train Notes' && deck.speech.position > 0.5)",
                message="Up Next did not play the downloaded article offline")
     assert speaking == [], speaking
     screenshot(page, "offline-up-next-article")
@@ -350,14 +350,14 @@ def test_episodes_offline_follow_the_podcast_rules(server, listening_browser, au
     expect(page.get_by_role("heading", name="The Tawny Owl", level=1)).to_be_visible()
     with audio_sink.record() as recording:
         page.locator(".episode-actions").get_by_role("button", name="Play", exact=True).click()
-        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing)")
+        wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing)")
         # From its beginning, wherever this person's place was (another test may have played it).
-        page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(0.5))")
-        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 1 && deck.speech.position < 6)")
+        page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.seek(0.5))")
+        wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 1 && deck.speech.position < 6)")
         start = recording.seconds
         recording.wait_for_seconds(start + 1.5)
-        page.evaluate("import('/player/deck.js').then(({ deck }) => deck.speech.seek(15))")
-        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.position > 15.5)")
+        page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.seek(15))")
+        wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.position > 15.5)")
         moved = recording.seconds
         recording.wait_for_seconds(moved + 1.5)
         sound = recording.samples()
@@ -386,14 +386,14 @@ def test_a_timer_set_offline_fades_a_downloaded_book_on_its_gain(server, listeni
     expect_error(page, "aborted", r"/api/")
     page.context.set_offline(True)
     page.locator('[data-chapter="0"]').click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 0.5)")
-    page.evaluate("import('/player/deck.js').then(({ deck }) => deck.setTimer(15))")
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.position > 0.5)")
+    page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.setTimer(15))")
     with audio_sink.record() as recording:
         recording.wait_for_seconds(1.0)
         mark = recording.seconds
         # Test-only, as Listen's sleep tests do: the timer's end brought near, the fade laid out again.
-        page.evaluate("import('/player/deck.js').then(({ deck }) => { deck.timer.endsAt = Date.now() + 34_000; deck.retime(); })")
-        wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.fadeOut && deck.speech.graph && !deck.speech.rendition)",
+        page.evaluate("import('/listen/deck.js').then(({ deck }) => { deck.timer.endsAt = Date.now() + 34_000; deck.retime(); })")
+        wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.fadeOut && deck.speech.graph && !deck.speech.rendition)",
                    message="no fade was laid on the book's gain offline")
         ends = mark + 34.0
         with locked(page):

@@ -65,13 +65,13 @@ def test_find_subscribe_download_and_read_along(server, page):
     lines = page.locator(".transcript-line")
     expect(lines).to_have_count(4)
     page.get_by_role("button", name="Play", exact=True).click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'Welcome')",
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'Welcome')",
                message="the episode did not play from its first chapter")
     expect(lines.first).to_have_attribute("aria-current", "true")
 
     # A line after the shortened silence: 13 s of the original is 9 s of the download.
     lines.filter(has_text="There it is").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'The tawny owl'"
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.playing && deck.speech.track.title === 'The tawny owl'"
                      " && Math.abs(deck.speech.position - 9) < 1.5)", message="the tapped line did not play from its place")
     expect(lines.filter(has_text="There it is")).to_have_attribute("aria-current", "true")
     # The lock screen reads along: the line being said, under the chapter's title.
@@ -140,7 +140,7 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
 
     # An HLS-only station: where the browser plays HLS itself (this Chromium does), its playlist
     # through the server; where it does not, the server's remux of it into one stream.
-    hls_plays = ("import('/player/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio HLS'"
+    hls_plays = ("import('/listen/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio HLS'"
                  " && deck.music.audio.currentTime > 1 && deck.music.audio.src.endsWith('%s'))")
     native = page.evaluate("document.createElement('audio').canPlayType('application/vnd.apple.mpegurl') !== ''")
     results.filter(has_text="Owl Radio HLS").get_by_role("button", name="Play").click()
@@ -155,14 +155,14 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     owl.get_by_role("button", name="Add Owl Radio to favourites").click()
     expect(page.locator("[data-favourites] .station")).to_have_count(1)
     page.locator("[data-favourites] .station").get_by_role("button", name="Play").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio')",
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio')",
                message="the station did not play")
     wait_for(page, lambda: STATION in site.clicks, message="the play was not counted with radio-browser")
 
     # Its listed stream is gone: the other address plays instead, and the page says so.
     expect_error(page, 502, r"/api/radio/stations/[0-9a-f-]+/stream$")
     results.filter(has_text="Owl Radio Backup").get_by_role("button", name="Play").click()
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio Backup'"
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.music.playing && deck.music.track.title === 'Owl Radio Backup'"
                      " && deck.music.audio.src.includes('alternate=1'))", message="the station's other address was not tried")
     wait_for(page, lambda: BROKEN_STATION in site.clicks, message="the play was not counted with radio-browser")
     expect(page.locator(".radio-playing")).to_contain_text("Owl Radio Backup")
@@ -181,8 +181,8 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     expect(page.get_by_role("heading", name="Radio", level=1)).to_be_visible()
     # The stream's own events are real time, not the page clock's: wait until the element has enough
     # of it to play through (canplaythrough, the last of the events a play by itself could follow) …
-    wait_until(page, "import('/player/deck.js').then(({ deck }) => deck.music.loaded && deck.music.track.title === 'Owl Radio Backup'"
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.music.loaded && deck.music.track.title === 'Owl Radio Backup'"
                      " && !deck.music.restoring && deck.music.audio.readyState === 4)", message="the station was not restored")
     page.clock.run_for(3_000)  # … and three seconds on the page's clock: any timer the restore set comes due
-    assert page.evaluate("import('/player/deck.js').then(({ deck }) => deck.music.playing)") is False
+    assert page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.music.playing)") is False
     expect(page.locator(".radio-playing")).to_contain_text("Paused: Owl Radio Backup")

@@ -27,8 +27,8 @@ def server():
 
 
 def deck(page, expression):
-    """`expression` evaluated with the deck (Web/player/deck.js) in scope."""
-    return f"import('/player/deck.js').then(({{ deck }}) => {expression})"
+    """`expression` evaluated with the deck (Web/listen/deck.js) in scope."""
+    return f"import('/listen/deck.js').then(({{ deck }}) => {expression})"
 
 
 def up_next_titles(page):
@@ -153,7 +153,7 @@ def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
 
     page.goto(f"{server.url}/listen/up-next")
     expect(shown(page)).to_have_text(["The Tawny Owl", "Dawn", "Solo", "Short note"])
-    page.evaluate("""import('/player/deck.js').then(({ deck }) => {
+    page.evaluate("""import('/listen/deck.js').then(({ deck }) => {
         window.heard = [];
         deck.speech.addEventListener('track', () => { const album = deck.speech.track?.album; if (album && window.heard.at(-1) !== album) window.heard.push(album); });
     })""")

@@ -14,7 +14,7 @@
 // A pause (the headset's, the lock screen's, the area's own button) keeps the claim: the next
 // press plays again.
 //
-// Listen is one claimant: what it shows of its two players is its own rule (lock-screen.js).
+// Listen is one claimant: what it shows of its two players is its own rule (Web/listen/lock-screen.js).
 
 /** Artwork for the lock screen: the type's icon on its colour, drawn here. */
 export function artwork(color, iconPath) {

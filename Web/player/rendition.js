@@ -2,9 +2,9 @@
 // the same timeline ending at that second, its last SLEEP_FADE_SECONDS falling to silence, and the
 // whole file for an `until` at or past its end. A player that switches to one keeps its place (the
 // seconds are the same), and the fade and the stop are in the audio, so they happen on a locked
-// phone whose page runs no script. Wind Down's player (./player.js) and Listen's deck (./deck.js)
-// ask for a rendition here and switch to it, and back, with the transport's switchSource
-// (./transport.js), which keeps the place.
+// phone whose page runs no script. Wind Down's player (Web/wind-down/player.js) and Listen's deck
+// (Web/listen/deck.js) ask for a rendition here and switch to it, and back, with the transport's
+// switchSource (./transport.js), which keeps the place.
 
 /** Whether the server answers a rendition of `src`: a library item's file or an episode's download
  *  (a streamed episode answers the stream; a station, a LibriVox section have none). */

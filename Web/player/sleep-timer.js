@@ -1,8 +1,9 @@
 // The playback core's sleep timer: its rule and its sheet, shared by Wind Down's player
-// (./player.js) and Listen's deck (./deck.js). A timer runs on wall-clock time (a hidden page's
-// timers fire late); the fade and the stop reach the ear with the page's scripts stopped because
-// they are in the audio itself: the server's rendition that ends at the timer (./rendition.js), or
-// a gain ramp scheduled on the audio clock where there is none (./deck.js). The rule is the twin of
+// (Web/wind-down/player.js) and Listen's deck (Web/listen/deck.js). A timer runs on wall-clock time
+// (a hidden page's timers fire late); the fade and the stop reach the ear with the page's scripts
+// stopped because they are in the audio itself: the server's rendition that ends at the timer
+// (./rendition.js), or a gain ramp scheduled on the audio clock where there is none (layFade, on a
+// gain of ./volume.js's ElementGraph). The rule is the twin of
 // Playback's SleepTimer (Sources/Playback/SleepTimer.swift); both answer
 // Tests/Shared/sleep-timer-cases.json, which also pins the fade's length, so it is written once on
 // each side and held equal.

@@ -5,6 +5,10 @@
 // AudioContext for the page, resumed inside a tap. Where the element's volume works (a desktop
 // browser) the element's volume is used, as before. Where neither works the level is fixed and the
 // controls say to use the phone's buttons (`levelFixed`).
+//
+// Every element that goes through Web Audio goes through here (`ElementGraph`), on the page's one
+// context: a MediaLevel's gain, Listen's players (their level, ducking, Boost and the sleep timer's
+// fade with no rendition to carry it), Wind Down's player (its offline fade).
 
 let settable = null;   // the probe's answer, asked once
 let context = null;    // the one AudioContext levels share, made when a gain is first needed
@@ -46,13 +50,60 @@ export function sharedContext() {
   return context;
 }
 
+/** Inside a person's tap: the page's context started, and made first where levels can only go
+ *  through Web Audio (iOS), so a gain added later (ducking, a station's timer fade) is not a silent one. */
+export function startSharedContext() {
+  if (!elementVolumeWorks()) sharedContext();
+  if (context && context.state === "suspended") context.resume().catch(() => {});
+}
+
+/**
+ * One media element through the page's context, for good (an element's Web Audio source cannot be
+ * undone): MediaElementSource → [Boost: a +8 dB lift → a limiter] → the gain that sets its level
+ * (`output`, at 1 to start) → the speakers.
+ */
+export class ElementGraph {
+  /** The element's graph, or null without Web Audio. `boost`: the lift and limiter (Listen's Boost). */
+  static connect(element, { boost = false } = {}) {
+    const shared = sharedContext();
+    return shared ? new ElementGraph(shared, element, { boost }) : null;
+  }
+
+  constructor(context, element, { boost = false } = {}) {
+    this.context = context;
+    this.source = context.createMediaElementSource(element);
+    this.output = context.createGain();
+    this.lift = null;
+    this.limiter = null;
+    if (boost) {
+      this.lift = context.createGain();
+      this.lift.gain.value = 2.5;   // about +8 dB
+      this.limiter = context.createDynamicsCompressor();
+      this.limiter.threshold.value = -2;
+      this.limiter.knee.value = 0;
+      this.limiter.ratio.value = 20;
+      this.limiter.attack.value = 0.002;
+      this.limiter.release.value = 0.15;
+      this.source.connect(this.lift).connect(this.limiter).connect(this.output);
+    } else {
+      this.source.connect(this.output);
+    }
+    this.output.connect(context.destination);
+  }
+
+  /** Takes the element's nodes out of the page's graph (its element is done with). */
+  disconnect() {
+    for (const node of [this.source, this.lift, this.limiter, this.output]) node?.disconnect();
+  }
+}
+
 /** The level of one media element, 0–1: its `volume` where that works, else a Web Audio gain. */
 export class MediaLevel {
   /** `element`: the <audio> whose level this sets; nothing else should set its volume. */
   constructor(element) {
     this.element = element;
     this.wanted = 1;      // the level last asked for (a fade's end)
-    this.graph = null;    // {source, gain} once the element goes through Web Audio (for good)
+    this.graph = null;    // its ElementGraph once the element goes through Web Audio (for good)
     this.change = 0;      // a newer set or fade stops an older stepped fade
     this.waiting = false; // a gain is wanted but the context has not started yet
     // Where levels need a gain, the context is made now, so the first tap starts it (its capture
@@ -115,16 +166,14 @@ export class MediaLevel {
   /** Lets the element go from the page's audio graph (the screen that owned it closed). */
   close() {
     this.change += 1;
-    if (!this.graph) return;
-    this.graph.source.disconnect();
-    this.graph.gain.disconnect();
+    this.graph?.disconnect();
   }
 
   /** The element's gain node, built on first need; null while the context has not started (the
    *  element plays on at full rather than go silent through a stopped graph: an alarm must sound)
    *  or without Web Audio. The level asked for meanwhile lands when the context starts. */
   gain() {
-    if (this.graph) return this.graph.gain;
+    if (this.graph) return this.graph.output;
     const shared = sharedContext();
     if (!shared) return null;
     if (shared.state !== "running") {
@@ -141,12 +190,8 @@ export class MediaLevel {
       }
       return null;
     }
-    const source = shared.createMediaElementSource(this.element);
-    const gain = shared.createGain();
-    gain.gain.value = 1;   // what the element played at until now
-    source.connect(gain).connect(shared.destination);
-    this.graph = { source, gain };
-    return gain;
+    this.graph = new ElementGraph(shared, this.element);   // at 1: what the element played at until now
+    return this.graph.output;
   }
 }
 

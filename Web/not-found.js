@@ -1,7 +1,8 @@
-// An area that is not built yet: an honest empty state that says what is coming.
+// The screen for an address that has none ("Nothing here", with a way back), and for an area that
+// is not built yet: an honest empty state that says what is coming.
 
-import { AREAS, icon } from "../areas.js";
-import { escapeHTML } from "../dom.js";
+import { AREAS, icon } from "./areas.js";
+import { escapeHTML } from "./dom.js";
 
 export const id = "area";
 

@@ -5,7 +5,7 @@
 
 import { announce, escapeHTML, fileSize, insecureSentence } from "../dom.js";
 import { AREAS, downloads } from "../player/downloads.js";
-import { podcastRules, setPodcastRules } from "../player/podcast-rules.js";
+import { podcastRules, setPodcastRules } from "../listen/podcast-rules.js";
 
 export function storageSectionHTML() {
   return `

@@ -3,13 +3,12 @@
 // both, the sleep timer (with End of Chapter), what it says when it stopped them, and how far the
 // music ducks under speech. Where no script can set a level, the volume controls say so.
 
-import { icon } from "../areas.js";
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY, icon } from "../areas.js";
 import { trackCover } from "../cover.js";
 import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
-import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "./player.js";
-import { SLEEP_FADE_SECONDS, offlineFadeNote, sleepTimerClock, timerDialog } from "./sleep-timer.js";
-import { clock } from "./time.js";
+import { SLEEP_FADE_SECONDS, offlineFadeNote, sleepTimerClock, timerDialog } from "../player/sleep-timer.js";
+import { clock } from "../player/time.js";
 
 const EMPTY = {
   speech: "Nothing to listen to yet. Open a book in your library and pick a chapter.",

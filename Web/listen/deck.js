@@ -13,7 +13,7 @@
 //   N+1, or several after a long lock); a skip marks nothing.
 // - The sleep timer is in the audio (issue 31): each playing player switches to the server's
 //   rendition of its file that ends at the timer with its last SLEEP_FADE_SECONDS faded
-//   (./rendition.js), asked for again after every seek, skip, speed change, pause and play so
+//   (../player/rendition.js), asked for again after every seek, skip, speed change, pause and play so
 //   the end still lands when the timer says. End of Chapter ends the speech at the chapter's end;
 //   the music beside it ends at the same moment. A locked phone hears the fade and the stop.
 // - Volume, ducking and Boost: the element's volume where the browser lets a page set it; where
@@ -26,13 +26,13 @@
 //   and each chapter as `library:<id>/<index>` (ended = played, unplayed = not).
 
 import { storedJSON } from "../dom.js";
-import { record } from "./progress.js";
-import { layFade } from "./sleep-timer.js";
-import { hasRendition, renditionEnd, renditionURL } from "./rendition.js";
-import { NEEDS_TOUCH, Transport } from "./transport.js";
+import { record } from "../player/progress.js";
+import { layFade } from "../player/sleep-timer.js";
+import { hasRendition, renditionEnd, renditionURL } from "../player/rendition.js";
+import { NEEDS_TOUCH, Transport } from "../player/transport.js";
 import * as lockScreen from "./lock-screen.js";
-import { artwork, lockScreenOwner } from "./media-session.js";
-import { elementVolumeWorks, levelFixed } from "./volume.js";
+import { artwork, lockScreenOwner } from "../player/media-session.js";
+import { ElementGraph, elementVolumeWorks, levelFixed, startSharedContext } from "../player/volume.js";
 
 export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
 export const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
@@ -335,7 +335,7 @@ class Channel extends EventTarget {
   /**
    * Plays `src` (the track's file, or the sleep timer's rendition of it) from `at` seconds (by
    * default where playback has got to), playing if the player plays: the switch keeps the place
-   * (./rendition.js). A rendition is made on its first ask (a second or so), so it is asked for
+   * (../player/rendition.js). A rendition is made on its first ask (a second or so), so it is asked for
    * first while the current source plays on, and switched to where playback has got to by then:
    * the gap is only the reload's. A later call takes over one still on its way. A rendition the
    * server answers as the whole file (a streamed episode has none) or that fails leaves the file.
@@ -605,7 +605,7 @@ class Channel extends EventTarget {
     } else {
       this.transport.pause();
       this.save("ended");
-      // The end of what it holds: Up Next may have more on its way (./up-next.js).
+      // The end of what it holds: Up Next may have more on its way (./queues.js).
       this.drained = !stops;
       if (this.drained) this.dispatchEvent(new Event("drained"));
     }
@@ -669,7 +669,7 @@ class Channel extends EventTarget {
     const old = this.transport, src = this.switching?.src ?? old.src;
     this.request = null;
     this.switching = null;
-    this.graph?.output.disconnect();
+    this.graph?.disconnect();
     old.unload();
     this.transport = this.makeTransport();
     this.generation += 1;
@@ -721,30 +721,11 @@ class Channel extends EventTarget {
     this.applyGain();
   }
 
-  /** The element through Web Audio (once: an element's source node is for good): Boost's lift and
-   *  limiter, then the gain that sets its level. */
+  /** The element through Web Audio on the page's one context (once: an element's source node is
+   *  for good): Boost's lift and limiter, then the gain that sets its level (volume.js's ElementGraph). */
   connectGraph() {
-    const context = this.deck.context();
-    if (!context) return;
-    const source = context.createMediaElementSource(this.audio);
-    const output = context.createGain();
-    let lift = null, limiter = null;
-    if (this.boost) {
-      lift = context.createGain();
-      lift.gain.value = 2.5;   // about +8 dB
-      limiter = context.createDynamicsCompressor();
-      limiter.threshold.value = -2;
-      limiter.knee.value = 0;
-      limiter.ratio.value = 20;
-      limiter.attack.value = 0.002;
-      limiter.release.value = 0.15;
-      source.connect(lift).connect(limiter).connect(output);
-    } else {
-      source.connect(output);
-    }
-    output.connect(context.destination);
-    this.graph = { context, source, lift, limiter, output };
-    this.deck.wake();
+    this.graph = ElementGraph.connect(this.audio, { boost: this.boost });
+    if (this.graph) this.deck.wake();
   }
 
   // MARK: Keeping
@@ -842,7 +823,6 @@ class Deck extends EventTarget {
     if (!DUCKING.some((option) => option.value === this.ducking)) this.ducking = 0.25;
     this.timer = null;        // {option, endsAt}: wall time (ms) it ends; a chapter's or episode's end while the speech plays, else null
     this.notice = null;       // what the players say after the timer stopped them, until a play
-    this.audioContext = null;
     this.interrupted = null;  // what a pause the system imposed stopped: {music, speech}
     this.ticker = null;       // the sleep timer's once-a-second check, only while one runs
     this.wasPlaying = false;  // whether either player played at the last change
@@ -895,21 +875,10 @@ class Deck extends EventTarget {
     this.dispatchEvent(new Event("signout"));
   }
 
-  context() {
-    if (!this.audioContext) {
-      const Context = window.AudioContext || window.webkitAudioContext;
-      if (!Context) return null;
-      this.audioContext = new Context();
-    }
-    return this.audioContext;
-  }
-
-  /** Called on a person's play: the audio graph may only start from a gesture. */
+  /** Called on a person's play: the audio graph may only start from a gesture. Where levels can
+   *  only go through Web Audio (iOS), the page's context starts within the tap (volume.js). */
   wake() {
-    // Where levels can only go through Web Audio (iOS), its context starts within the tap, so a
-    // gain added later (ducking, a station's timer fade) is not a silent one.
-    if (!this.elementVolume) this.context();
-    if (this.audioContext && this.audioContext.state === "suspended") this.audioContext.resume().catch(() => {});
+    startSharedContext();
   }
 
   playBook(book, index, { at = null } = {}) {

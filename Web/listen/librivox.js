@@ -6,8 +6,8 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
-import { deck, librivoxTracks } from "../player/deck.js";
-import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { deck, librivoxTracks } from "./deck.js";
+import { queueButtonsHTML, wireQueueButtons } from "./queues.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
 import { followJob } from "../jobs.js";
 import { length } from "../player/time.js";

@@ -7,8 +7,8 @@
 import { api, ApiError, errorFromAnswer } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, confirmDialog, escapeHTML, friendlyDate } from "../dom.js";
-import { deck, episodeTracks, toFile } from "../player/deck.js";
-import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { deck, episodeTracks, toFile } from "./deck.js";
+import { queueButtonsHTML, wireQueueButtons } from "./queues.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
 import { keptTimeMap } from "../player/downloads.js";
 import { length } from "../player/time.js";

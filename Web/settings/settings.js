@@ -9,7 +9,7 @@ import { hasPlus, loadPlan, showPaywall } from "../plan.js";
 import * as drafts from "../write/drafts.js";
 import { voicePanelHTML, wireVoicePanel } from "./voice-panel.js";
 import { storageSectionHTML, wireStorage } from "./storage.js";
-import { passwordFormHTML, wirePasswordForm } from "./password.js";
+import { passwordFormHTML, wirePasswordForm } from "../account/password.js";
 
 export const id = "settings";
 

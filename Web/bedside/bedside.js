@@ -13,14 +13,14 @@
 // with piece-editor.js, and alarm-sheet.js, all opened through sheet.js.
 
 import { api } from "../api.js";
-import * as mode from "../bedside/mode.js";
-import * as alarms from "../bedside/alarm.js";
-import { BedsideScene, DEFAULT_VOLUME, localeUses24Hours } from "../bedside/scene.js";
-import { PiecePlayer } from "../bedside/piece-player.js";
-import { AlarmRinging } from "../bedside/ringing.js";
-import { openGearSheet } from "../bedside/gear-sheet.js";
-import { ContentSheet } from "../bedside/content-sheet.js";
-import { openAlarmSheet } from "../bedside/alarm-sheet.js";
+import * as mode from "./mode.js";
+import * as alarms from "./alarm.js";
+import { BedsideScene, DEFAULT_VOLUME, localeUses24Hours } from "./scene.js";
+import { PiecePlayer } from "./piece-player.js";
+import { AlarmRinging } from "./ringing.js";
+import { openGearSheet } from "./gear-sheet.js";
+import { ContentSheet } from "./content-sheet.js";
+import { openAlarmSheet } from "./alarm-sheet.js";
 
 export const id = "bedside";
 

@@ -1,12 +1,12 @@
 // Up Next (/listen/up-next): the person's queue and named lists, the same on every device (the
-// server keeps them; Web/player/up-next.js). Each list plays on its own; entries are reordered by
+// server keeps them; Web/listen/queues.js). Each list plays on its own; entries are reordered by
 // dragging their handle or, with the handle focused, by the arrow keys; removed with Undo.
 
 import { icon } from "../areas.js";
 import { announce, confirmDialog, escapeHTML, nameDialog } from "../dom.js";
-import { deck } from "../player/deck.js";
+import { deck } from "./deck.js";
 import { length } from "../player/time.js";
-import { kindName, queues } from "../player/up-next.js";
+import { kindName, queues } from "./queues.js";
 
 const BACK_ICON = "M15 18l-6-6 6-6";
 const HANDLE_ICON = "M8 6h.01M8 12h.01M8 18h.01M16 6h.01M16 12h.01M16 18h.01";

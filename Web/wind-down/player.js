@@ -2,30 +2,27 @@
 // length on a gradient in the item's colour, a slider, play/pause, back and forward 15 s, close,
 // and the sleep timer. Progress is saved on pause, close, page hide and every 15 s; the player
 // takes the lock screen (metadata, artwork, handlers, position) when it opens and plays, and
-// gives it back when it closes (./media-session.js).
+// gives it back when it closes (../player/media-session.js).
 //
-// It plays through the playback core's transport (./transport.js). The sleep timer (its rule in
-// ./sleep-timer.js) runs on wall-clock time (a hidden page's timers fire late). When one is set,
+// It plays through the playback core's transport (../player/transport.js). The sleep timer (its rule in
+// ../player/sleep-timer.js) runs on wall-clock time (a hidden page's timers fire late). When one is set,
 // the player switches to the server's rendition of the item that ends at the timer with its last
 // SLEEP_FADE_SECONDS faded to silence, so the fade reaches the ear even when a locked phone
 // suspends this script.
 
+import { PAUSE_ICON, PLAY_ICON } from "../areas.js";
 import { announce, escapeHTML, setImmersive } from "../dom.js";
-import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, layFade, sleepTimerClock, sleepTimerLength, sleepTimerResume, offlineFadeNote, timerDialog } from "./sleep-timer.js";
-import { flush, localPosition, record, serverProgress } from "./progress.js";
-import { clock } from "./time.js";
-import { artwork } from "./media-session.js";
-import { renditionURL } from "./rendition.js";
-import { NEEDS_TOUCH, Transport } from "./transport.js";
-import { sharedContext } from "./volume.js";
-import { downloadHTML, wireDownload } from "./download-button.js";
+import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, layFade, sleepTimerClock, sleepTimerLength, sleepTimerResume, offlineFadeNote, timerDialog } from "../player/sleep-timer.js";
+import { flush, localPosition, record, serverProgress } from "../player/progress.js";
+import { clock } from "../player/time.js";
+import { artwork } from "../player/media-session.js";
+import { renditionURL } from "../player/rendition.js";
+import { NEEDS_TOUCH, Transport } from "../player/transport.js";
+import { ElementGraph } from "../player/volume.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
-
-/** The play and pause shapes every player's button draws. */
-export const PLAY_ICON = "M8 5v14l11-7Z";
-export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
 
 /**
  * One player at a time. `open(options)` shows it:
@@ -33,7 +30,7 @@ export const PAUSE_ICON = "M7 5h4v14H7zM13 5h4v14h-4z";
  * - title, narrator, duration (seconds), color, icon (path), src (audio URL)
  * - position: where the server says this person is (seconds), or null
  * - startAt: a place the person picked (a chapter's start), used instead of any saved place
- * - download: { key, describe } for the Download control (./download-button.js)
+ * - download: { key, describe } for the Download control (../player/download-button.js)
  * - live: { made, follow() } for audio spoken as it plays (a Wind Down item's first play): the
  *   seconds made so far, and a call that resolves with { made, state, url } as it goes on (the
  *   bar under the slider shows how far the audio exists until it is all made; then the next play,
@@ -358,15 +355,11 @@ export class Player {
   fadeOnClock(endsAt) {
     if (endsAt == null && !this.graph) return;
     if (!this.graph) {
-      // The page's one context (./volume.js), which any tap starts again.
-      const context = sharedContext();
-      if (!context) return;
-      const source = context.createMediaElementSource(this.transport.element);
-      const gain = context.createGain();
-      source.connect(gain).connect(context.destination);
-      this.graph = { context, source, gain };
+      // On the page's one context (../player/volume.js), which any tap starts again.
+      this.graph = ElementGraph.connect(this.transport.element);
+      if (!this.graph) return;
     }
-    const { context, gain } = this.graph;
+    const { context, output: gain } = this.graph;
     context.resume().catch(() => {});
     const now = context.currentTime;
     // (Kept with the player: a play after the timer ended brings the level back up.)
@@ -376,7 +369,7 @@ export class Player {
     gain.gain.linearRampToValueAtTime(1, now + 0.1);
   }
 
-  /** The rendition, or the plain audio, from `at` seconds, playing if it was (./rendition.js, Listen's too). */
+  /** The rendition, or the plain audio, from `at` seconds, playing if it was (../player/rendition.js, Listen's too). */
   switchSource(src, at) {
     return this.transport.switchSource(src, { at });
   }
@@ -447,8 +440,7 @@ export class Player {
     this.root = null;
     this.timer = null;
     // The element leaves the page with the player; its nodes leave the shared graph.
-    this.graph?.source.disconnect();
-    this.graph?.gain.disconnect();
+    this.graph?.disconnect();
     this.graph = null;
     setImmersive(false);
     this.claim.release();

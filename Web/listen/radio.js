@@ -6,7 +6,7 @@
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML } from "../dom.js";
-import { deck, stationTrack } from "../player/deck.js";
+import { deck, stationTrack } from "./deck.js";
 
 const BACK_ICON = "M15 18l-6-6 6-6";
 const HEART_ICON = "M12 20s-7-4.4-7-10a4 4 0 0 1 7-2.6A4 4 0 0 1 19 10c0 5.6-7 10-7 10z";

@@ -4,9 +4,9 @@
 
 import { api } from "../api.js";
 import { announce, confirmDialog, escapeHTML, setImmersive, timeZone } from "../dom.js";
-import * as machine from "../meditation/run.js";
-import { MeditationPlayer } from "../meditation/player.js";
-import { enqueue, flush, pendingCount } from "../meditation/uploads.js";
+import * as machine from "./run.js";
+import { MeditationPlayer } from "./player.js";
+import { enqueue, flush, pendingCount } from "./uploads.js";
 import { clock } from "../player/time.js";
 
 export const id = "meditate";

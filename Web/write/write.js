@@ -2,8 +2,8 @@
 // rhyming words light up, scheme letters and syllables sit beside each line, and rhymes wait above
 // the keyboard.
 
-import { SongList } from "../write/song-list.js";
-import { Editor } from "../write/editor.js";
+import { SongList } from "./song-list.js";
+import { Editor } from "./editor.js";
 
 export const id = "write";
 

@@ -1,20 +1,20 @@
 // Listen: the person's library. Books | Music, uploads with a progress bar (a zip of MP3 parts
 // becomes one book), delete with Undo, a book's page with its chapters, played marks and Resume,
 // and the now-playing view. Books play in the deck's speech player and music in its music player
-// (Web/player/deck.js), both at once; picking a chapter starts there, never at a saved place.
+// (Web/listen/deck.js), both at once; picking a chapter starts there, never at a saved place.
 
 import { api, ApiError } from "../api.js";
 import { icon } from "../areas.js";
 import { drawnCover } from "../cover.js";
 import { UndoableDelete, announce, escapeHTML } from "../dom.js";
-import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "../player/deck.js";
-import { renderNowPlaying } from "../player/now-playing.js";
+import { BOOK_ICON, NOTE_ICON, chapterItem, deck } from "./deck.js";
+import { renderNowPlaying } from "./now-playing.js";
 import { renderLibriVox } from "./librivox.js";
 import { renderPodcasts } from "./podcasts.js";
 import { renderRadio } from "./radio.js";
-import { renderArticles } from "./articles.js";
+import { renderArticles } from "../articles/articles.js";
 import { renderUpNext } from "./up-next.js";
-import { queueButtonsHTML, wireQueueButtons } from "../player/up-next.js";
+import { queueButtonsHTML, wireQueueButtons } from "./queues.js";
 import { downloadHTML, mimeOf, wireDownload } from "../player/download-button.js";
 import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/time.js";

@@ -3,9 +3,9 @@
 // Web/articles/rich-text.js), and /listen/save the save sheet the bookmarklet and the Web Share
 // Target open (Web/articles/save-sheet.js).
 
-import { ArticleList } from "../articles/list.js";
-import { ArticleReader } from "../articles/reader.js";
-import { SaveSheet } from "../articles/save-sheet.js";
+import { ArticleList } from "./list.js";
+import { ArticleReader } from "./reader.js";
+import { SaveSheet } from "./save-sheet.js";
 
 /** Renders one of the articles screens for `path`; returns a clean-up. */
 export function renderArticles(container, path) {

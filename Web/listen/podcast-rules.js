@@ -3,7 +3,7 @@
 // (by publication date). Kept per device, in localStorage.
 
 import { storedJSON } from "../dom.js";
-import { downloads } from "./downloads.js";
+import { downloads } from "../player/downloads.js";
 
 const KEY = "downloads.podcasts";
 

@@ -1,11 +1,11 @@
 // Wind Down: the sleep library. A moon and the greeting, Featured Tonight, Continue Listening,
 // then a row of cards per kind; Coming Soon items show their badge, a toast and a detail view.
-// Playing opens the shared full-screen player (Web/player/).
+// Playing opens Wind Down's full-screen player (./player.js), which plays through the core (Web/player/).
 
 import { api, ApiError } from "../api.js";
-import { AREAS, icon } from "../areas.js";
+import { AREAS, PLAY_ICON, icon } from "../areas.js";
 import { announce, escapeHTML, timeZone } from "../dom.js";
-import { PLAY_ICON, player } from "../player/player.js";
+import { player } from "./player.js";
 import { length } from "../player/time.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
 

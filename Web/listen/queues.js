@@ -6,7 +6,7 @@
 // - Playing a queue loads its first entry's tracks into the speech player (a book's chapters, an
 //   episode's, a LibriVox book's sections, an article's spoken parts) and, while it plays, the next
 //   entry's are added behind them with the start of its audio fetched: when the entry ends, the
-//   player's own advance (Web/player/deck.js, the same one that moves between chapters with the
+//   player's own advance (Web/listen/deck.js, the same one that moves between chapters with the
 //   page asleep) goes straight on. An entry played through or skipped leaves the queue.
 // - Articles are spoken part by part through the speech pipeline as they come up; each part is
 //   rendered while the one before plays.
@@ -14,9 +14,9 @@
 import { api } from "../api.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { bookTracks, deck, episodeTracks, librivoxTracks, toFile } from "./deck.js";
-import { localPosition } from "./progress.js";
+import { localPosition } from "../player/progress.js";
 import { render as renderSpeech } from "../speech.js";
-import { downloads, keptArticle, keptTimeMap } from "./downloads.js";
+import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
 
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
 

@@ -3,10 +3,10 @@
 // what plays and how far, with its own play/pause; tapping it opens the now-playing view. Above
 // them, when the sleep timer stopped them, when it did.
 
+import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "../areas.js";
 import { trackCover } from "../cover.js";
 import { escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, deck } from "./deck.js";
-import { PAUSE_ICON as PAUSE, PLAY_ICON as PLAY } from "./player.js";
 
 let dock = null;
 let visible = false;
