@@ -134,6 +134,7 @@ let package = Package(
                 "AudioRender",
                 "Breathing",
                 "Rhymes",
+                "SharedCases",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "Clocks", package: "swift-clocks"),

@@ -120,13 +120,35 @@ def test_the_browser_rule_answers_the_shared_lock_screen_cases(server, page):
 def test_the_browser_timer_answers_the_shared_sleep_timer_cases(server, page):
     """The players' sleep-timer rule (Web/player/sleep-timer.js, used by Wind Down's player and Listen's
     deck) against Tests/Shared/sleep-timer-cases.json, which Playback's SleepTimer runs in Swift:
-    when it ends, the fade, the countdown, the start again after a stop, and the fade's length."""
+    when it ends, the fade, the countdown, the start again after a stop, and the fade itself: its length
+    and shape, its gains, and layFade's ramp as an audio graph plays it."""
     sign_in(server, page)
     shared = shared_cases("sleep-timer-cases.json")
     mismatches = page.evaluate("""async (shared) => {
         const timer = await import('/player/sleep-timer.js');
         const wrong = [];
-        if (timer.SLEEP_FADE_SECONDS !== shared.fadeSeconds) wrong.push(`the fade is ${timer.SLEEP_FADE_SECONDS} s, not ${shared.fadeSeconds}`);
+        if (timer.SLEEP_FADE.seconds !== shared.fade.seconds || timer.SLEEP_FADE_SECONDS !== shared.fade.seconds) wrong.push(`the fade is ${timer.SLEEP_FADE.seconds} s, not ${shared.fade.seconds}`);
+        if (timer.SLEEP_FADE.shape !== shared.fade.shape) wrong.push(`the fade is ${timer.SLEEP_FADE.shape}, not ${shared.fade.shape}`);
+        for (const row of shared.fade.gains) {
+            const gain = timer.sleepTimerVolume(row.left);
+            if (Math.abs(gain - row.gain) > 1e-9) wrong.push(`the gain with ${row.left} s left is ${gain}, not ${row.gain}`);
+        }
+        // layFade on a gain in an offline audio graph (3 kHz, a constant 1 in): with the end 100 s
+        // away on the wall clock, what plays with each row's seconds left is `full` times its gain.
+        const rate = 3000, total = 100, wall = Date.now, wallNow = 1e12;
+        for (const full of [1, 0.5]) {
+            const context = new OfflineAudioContext(1, rate * (total + 10), rate);
+            const one = new ConstantSourceNode(context, { offset: 1 }), gain = new GainNode(context);
+            one.connect(gain).connect(context.destination);
+            Date.now = () => wallNow;
+            try { timer.layFade(gain.gain, 0, wallNow + total * 1000, full); } finally { Date.now = wall; }
+            one.start(0);
+            const played = (await context.startRendering()).getChannelData(0);
+            for (const row of shared.fade.gains) {
+                const heard = played[Math.round((total - row.left) * rate)];
+                if (Math.abs(heard - full * row.gain) > 1e-3) wrong.push(`layFade at ${full} plays ${heard} with ${row.left} s left, not ${full * row.gain}`);
+            }
+        }
         if (timer.SLEEP_REARM_SECONDS !== shared.rearmWindowSeconds) wrong.push(`the rearm window is ${timer.SLEEP_REARM_SECONDS} s`);
         for (const c of shared.cases) {
             const endsIn = timer.sleepTimerLength(c.option, c.position, c.duration, c.rate);

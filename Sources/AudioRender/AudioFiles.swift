@@ -85,8 +85,9 @@ public struct AudioFiles: Sendable {
     public static func renditionExtension(codec: String) -> String { codec == "mp3" ? "mp3" : "m4a" }
 
     /// The sleep timer's rendition: `source` up to `end` seconds, on the source's own timeline,
-    /// its last `fade` seconds falling evenly to silence (the server passes Playback's
-    /// `SleepTimer.fadeSeconds`, the one place that length is written). It is written as
+    /// its last `fade` seconds falling to silence in ffmpeg's `afade` `curve` (the server passes
+    /// Playback's `SleepTimer.fade`, its `seconds` and `ffmpegCurve`: the one place the fade's
+    /// length and shape are written). It is written as
     /// `renditionExtension(codec:)` says: an MP3 into an MP3, AAC (and anything else) into an M4A.
     ///
     /// Only the fade is encoded, for AAC and MP3. The audio before it is copied packet for packet,
@@ -94,7 +95,7 @@ public struct AudioFiles: Sendable {
     /// frame overlaps the copied audio's last exactly as the original's did, and the join is
     /// seamless; the concatenation drops the encoder's priming frames). An hour-long file takes
     /// about a second. A file in another codec is encoded whole.
-    public func fadeOut(_ source: URL, at end: Double, fade: Double, into destination: URL) async throws {
+    public func fadeOut(_ source: URL, at end: Double, fade: Double, curve: String, into destination: URL) async throws {
         let probe = try await probe(source)
         let end = min(end, probe.duration)
         func seconds(_ value: Double) -> String { String(format: "%.6f", value) }
@@ -112,7 +113,7 @@ public struct AudioFiles: Sendable {
             // Short enough to encode whole (or a codec whose packets are not copied).
             let fadeStart = max(0, end - fade)
             try await ffmpegRun(["-i", source.path, "-map", "0:a:0", "-t", seconds(end),
-                                 "-af", "afade=t=out:st=\(seconds(fadeStart)):d=\(seconds(end - fadeStart)):curve=tri"]
+                                 "-af", "afade=t=out:st=\(seconds(fadeStart)):d=\(seconds(end - fadeStart)):curve=\(curve)"]
                                 + encode + (mp3 ? [] : ["-movflags", "+faststart"]) + whole, to: destination)
             return
         }
@@ -127,7 +128,7 @@ public struct AudioFiles: Sendable {
         // the rendition can sound up to 50 ms later than the source: less than a player's seek.
         let lead = mp3 ? 0 : frame
         try await ffmpegRun(["-ss", seconds(cut - lead), "-i", source.path, "-t", seconds(fadeLength + lead), "-map", "0:a:0",
-                             "-af", "afade=t=out:st=\(seconds(lead)):d=\(seconds(fadeLength)):curve=tri",
+                             "-af", "afade=t=out:st=\(seconds(lead)):d=\(seconds(fadeLength)):curve=\(curve)",
                              "-ar", String(probe.sampleRate)] + encode + output, to: tail)
         // `inpoint 0` drops the head's priming packet, and the tail's inpoint its priming and the
         // frame before the cut (the copied head already has it).

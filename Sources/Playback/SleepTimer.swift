@@ -22,10 +22,11 @@ public struct SleepTimer: Sendable, Equatable, Codable {
         }
     }
 
-    /// Seconds of fade before the timer ends: the one place this length is written in Swift (the
-    /// server's faded renditions use it too). The web players' `SLEEP_FADE_SECONDS`
-    /// (`Web/player/sleep-timer.js`) is pinned to it by `Tests/Shared/sleep-timer-cases.json`.
-    public static let fadeSeconds: Double = 30
+    /// The fade before the timer ends, 30 seconds in a straight line to silence: the one place
+    /// its length and shape are written in Swift (the server's renditions and the live Wind Down
+    /// file fade by it too). The web players' `SLEEP_FADE` (`Web/player/sleep-timer.js`) is
+    /// pinned to it by `Tests/Shared/sleep-timer-cases.json`.
+    public static let fade = SleepFade(seconds: 30, shape: .linear)
     /// Pressing play this soon after the timer stopped starts the same timer again.
     public static let rearmWindow: Double = 5 * 60
 
@@ -45,7 +46,7 @@ public struct SleepTimer: Sendable, Equatable, Codable {
     }
 
     /// When the fade begins.
-    public var fadeStartsAt: Date { endsAt.addingTimeInterval(-Self.fadeSeconds) }
+    public var fadeStartsAt: Date { endsAt.addingTimeInterval(-Self.fade.seconds) }
 
     /// Seconds left at `now` (0 once ended).
     public func remaining(at now: Date) -> Double { max(0, endsAt.timeIntervalSince(now)) }
@@ -58,19 +59,17 @@ public struct SleepTimer: Sendable, Equatable, Codable {
 
     public func hasEnded(at now: Date) -> Bool { now >= endsAt }
 
-    /// The volume (0…1) at `now`: full until the fade, then falling evenly to silence at the end.
+    /// The volume (0…1) at `now`: full until the fade, then the fade's gain down to silence at the end.
     public func volume(at now: Date) -> Double {
-        let left = endsAt.timeIntervalSince(now)
-        if left <= 0 { return 0 }
-        return min(1, left / Self.fadeSeconds)
+        Self.fade.gain(left: endsAt.timeIntervalSince(now))
     }
 
     /// Play pressed at `now` after this timer ended: within five minutes, the same timer starts
-    /// again and playback resumes 30 seconds before where the fade ended, so nothing heard during
+    /// again and playback resumes the fade's length before where it ended, so nothing heard during
     /// the fade is lost; later, nil (play as usual).
     public func rearm(at now: Date, stoppedAt position: Double, duration: Double) -> (timer: SleepTimer, resumeAt: Double)? {
         guard hasEnded(at: now), now.timeIntervalSince(endsAt) <= Self.rearmWindow else { return nil }
-        let resume = max(0, position - Self.fadeSeconds)
+        let resume = max(0, position - Self.fade.seconds)
         return (SleepTimer(option, now: now, position: resume, duration: duration), resume)
     }
 }

@@ -4,7 +4,8 @@ import SharedCases
 import Testing
 
 /// `Tests/Shared/sleep-timer-cases.json`, which the web players' timer rule (`Web/player/sleep-timer.js`)
-/// answers too (`e2e/test_listen_player.py`): one truth for both, and the fade's length pinned.
+/// answers too (`e2e/test_listen_player.py`): one truth for both, and the fade pinned, its length,
+/// shape and gains (the server's live Wind Down file answers the gains too, in ReverieServerTests).
 struct SharedSleepTimerCases: Decodable {
     struct Moment: Decodable {
         var seconds: Double
@@ -52,7 +53,21 @@ struct SharedSleepTimerCases: Decodable {
         }
     }
 
-    var fadeSeconds: Double
+    /// The timer's one fade, and its gain with `left` seconds to the end.
+    struct Fade: Decodable {
+        struct Gain: Decodable, CustomTestStringConvertible {
+            var left: Double
+            var gain: Double
+            var testDescription: String { "\(left) s left" }
+        }
+
+        var seconds: Double
+        var shape: String
+        var ffmpegCurve: String
+        var gains: [Gain]
+    }
+
+    var fade: Fade
     var rearmWindowSeconds: Double
     var cases: [Case]
 
@@ -66,11 +81,26 @@ struct SharedSleepTimerCaseTests {
     static let shared = try! SharedSleepTimerCases.load()
     static let setAt = Date(timeIntervalSinceReferenceDate: 0)
 
-    @Test("the file pins the fade and the rearm window to the engine's constants")
+    @Test("the file pins the fade (its length, shape and ffmpeg curve) and the rearm window to the engine's constants")
     func constants() {
-        #expect(Self.shared.fadeSeconds == SleepTimer.fadeSeconds)
+        #expect(Self.shared.fade.seconds == SleepTimer.fade.seconds)
+        #expect(Self.shared.fade.shape == SleepTimer.fade.shape.rawValue)
+        #expect(Self.shared.fade.ffmpegCurve == SleepTimer.fade.ffmpegCurve)
         #expect(Self.shared.rearmWindowSeconds == SleepTimer.rearmWindow)
-        #expect(Self.shared.cases.count >= 8)
+        #expect(Self.shared.cases.count >= 8 && Self.shared.fade.gains.count >= 6)
+    }
+
+    @Test("the fade's gain is the shared file's with each number of seconds left, and so is the timer's volume then", arguments: shared.fade.gains)
+    func fadeGain(_ row: SharedSleepTimerCases.Fade.Gain) {
+        #expect(abs(SleepTimer.fade.gain(left: row.left) - row.gain) < 1e-9)
+        let timer = SleepTimer(.minutes(15), now: Self.setAt, position: 0, duration: 3600)
+        #expect(abs(timer.volume(at: timer.endsAt.addingTimeInterval(-row.left)) - row.gain) < 1e-9)
+    }
+
+    @Test("a rendition's cache tag names the fade's length and shape, and another fade has another")
+    func cacheTag() {
+        #expect(SleepTimer.fade.cacheTag == "fade30-linear")
+        #expect(SleepFade(seconds: 12.5, shape: .linear).cacheTag == "fade12.5-linear")
     }
 
     @Test("each case ends, fades, counts down and starts again as the shared file says", arguments: shared.cases)

@@ -5,15 +5,20 @@
 // (./rendition.js), or a gain ramp scheduled on the audio clock where there is none (layFade, on a
 // gain of ./volume.js's ElementGraph). The rule is the twin of
 // Playback's SleepTimer (Sources/Playback/SleepTimer.swift); both answer
-// Tests/Shared/sleep-timer-cases.json, which also pins the fade's length, so it is written once on
-// each side and held equal.
+// Tests/Shared/sleep-timer-cases.json, which also pins the fade (its length, shape and gains), so it
+// is written once on each side and held equal.
 
 import { escapeHTML } from "../dom.js";
 import { clock } from "./time.js";
 import { elementVolumeWorks } from "./volume.js";
 
-/** Seconds of fade before a sleep timer ends (Playback's `SleepTimer.fadeSeconds`). */
-export const SLEEP_FADE_SECONDS = 30;
+/**
+ * The sleep timer's fade (Playback's `SleepTimer.fade`): its length in seconds before the timer
+ * ends, and its shape, "linear" (a straight line to silence). sleepTimerVolume is its gain.
+ */
+export const SLEEP_FADE = Object.freeze({ seconds: 30, shape: "linear" });
+/** Seconds of fade before a sleep timer ends. */
+export const SLEEP_FADE_SECONDS = SLEEP_FADE.seconds;
 /** Pressing play this many seconds after a timer stopped starts the same timer again. */
 export const SLEEP_REARM_SECONDS = 5 * 60;
 
@@ -27,24 +32,28 @@ export function sleepTimerLength(option, position, duration, rate = 1) {
   return option === "end" ? toEnd : Math.min(option * 60, toEnd);
 }
 
-/** The volume (0…1) with `left` seconds to go: full until the fade, then evenly down to silence. */
+/**
+ * The volume (0…1) with `left` seconds to go, the fade's gain (Playback's `SleepFade.gain`): full
+ * until the fade, then down to silence in its shape; linear, the share of the fade still to go.
+ */
 export function sleepTimerVolume(left) {
-  return left <= 0 ? 0 : Math.min(1, left / SLEEP_FADE_SECONDS);
+  return left <= 0 ? 0 : Math.min(1, left / SLEEP_FADE.seconds);
 }
 
 /**
- * Lays the sleep timer's fade out on an AudioParam (a gain), from the audio clock's `now`: at
- * `full` until SLEEP_FADE_SECONDS before `endsAt` (wall ms), then evenly down to silence at
- * `endsAt`. Whatever was scheduled is replaced; the audio thread carries it out with no script
- * running (a locked phone).
+ * Lays the sleep timer's fade out on an AudioParam (a gain), from the audio clock's `now`: `full`
+ * times sleepTimerVolume, so at `full` until the fade, then down to silence at `endsAt` (wall ms).
+ * Whatever was scheduled is replaced; the audio thread carries it out with no script running (a
+ * locked phone). The fade is linear, so a linear ramp between its gains where it starts and ends
+ * is the whole of it; another shape would lay sleepTimerVolume's values with setValueCurveAtTime.
  */
 export function layFade(param, now, endsAt, full = 1) {
   param.cancelScheduledValues(now);
   param.setValueAtTime(param.value, now);
   const left = Math.max(0, (endsAt - Date.now()) / 1000);
   param.linearRampToValueAtTime(full * sleepTimerVolume(left), now + 0.08);
-  if (left > SLEEP_FADE_SECONDS) param.setValueAtTime(full, now + left - SLEEP_FADE_SECONDS);
-  param.linearRampToValueAtTime(0, now + Math.max(left, 0.1));
+  if (left > SLEEP_FADE.seconds) param.setValueAtTime(full * sleepTimerVolume(SLEEP_FADE.seconds), now + left - SLEEP_FADE.seconds);
+  param.linearRampToValueAtTime(full * sleepTimerVolume(0), now + Math.max(left, 0.1));
 }
 
 /** What is left as the countdown shows it ("15:32"), rounded up so it never shows 0:00 while sound plays. */
@@ -58,7 +67,7 @@ export function sleepTimerClock(left) {
  * the fade's length back, so nothing heard during the fade is lost; otherwise null (play as usual).
  */
 export function sleepTimerResume(since, position) {
-  return since >= 0 && since <= SLEEP_REARM_SECONDS ? Math.max(0, position - SLEEP_FADE_SECONDS) : null;
+  return since >= 0 && since <= SLEEP_REARM_SECONDS ? Math.max(0, position - SLEEP_FADE.seconds) : null;
 }
 
 /**

@@ -11,9 +11,8 @@ import Vapor
 /// as they come (the voice speaks many times faster than it plays), so the element plays on by
 /// itself, with no script to hand it from part to part: a locked phone hears the whole item.
 ///
-/// The sleep timer's rendition of it (`?until=`) is the same file ending at that second, its last
-/// `SleepTimer.fadeSeconds` fading to silence on the way out, as `Renditions` makes them of a
-/// finished file.
+/// The sleep timer's rendition of it (`?until=`) is the same file ending at that second, fading to
+/// silence on the way out by `SleepTimer.fade`, as `Renditions` makes them of a finished file.
 enum LiveSleepAudio {
     /// Writes a render's mix as it is handed on, and counts it (how much is made, without asking
     /// the disk).
@@ -38,7 +37,7 @@ enum LiveSleepAudio {
                 if handle == nil {
                     let header = WAVFile.header(sampleRate: audio.sampleRate, samples: AudioBuffer.sampleCount(seconds, audio.sampleRate))
                     guard FileManager.default.createFile(atPath: url.path, contents: Data(header)) else {
-                        throw APIError(.internalServerError, code: "live_audio", "The live audio file could not be written.")
+                        throw WindDownError.liveAudioUnwritable
                     }
                     handle = try FileHandle(forWritingTo: url)
                     try handle?.seekToEnd()
@@ -109,7 +108,7 @@ enum LiveSleepAudio {
                 if let header = header(handle) { opened = (reading, header); break }
             }
             guard await growing(), ContinuousClock.now < deadline else {
-                throw APIError(.conflict, code: "audio_failed", "The audio could not be made; try again in a minute, or ask the server's owner to look at its log.")
+                throw WindDownError.audioFailed
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -118,7 +117,7 @@ enum LiveSleepAudio {
         // item, unfaded, for an end at or past its own).
         let end = until.flatMap { Renditions.end($0, duration: Double(allSamples) / Double(rate)) }
         let samples = end.map { min(allSamples, AudioBuffer.sampleCount($0, rate)) } ?? allSamples
-        let fadeStart = end == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fadeSeconds, rate))
+        let fadeStart = end == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fade.seconds, rate))
         let size = WAVFile.headerSize + samples * 2
         let range: ClosedRange<Int>
         var status = HTTPResponseStatus.ok
@@ -185,14 +184,18 @@ enum LiveSleepAudio {
         }
     }
 
-    /// Scales 16-bit samples (the first is sample `firstSample`) by the timer's fade: full until
-    /// `fadeStart`, then falling in a straight line to silence at `end`.
+    /// Scales 16-bit samples (the first is sample `firstSample`) by the timer's fade
+    /// (`SleepTimer.fade`): full until `fadeStart`, then its gain down to silence at `end`. The
+    /// fade's length is `fadeStart` to `end` (less than the fade's seconds in a file that short: the
+    /// whole fade then happens in it, as ffmpeg's does in `Renditions`).
     static func fade(_ bytes: inout [UInt8], firstSample: Int, fadeStart: Int, end: Int) {
-        let length = Double(max(1, end - fadeStart))
+        let fade = SleepTimer.fade
+        // The fade's seconds still to go, per sample before the end.
+        let secondsPerSample = fade.seconds / Double(max(1, end - fadeStart))
         for index in 0..<(bytes.count / 2) {
             let sample = firstSample + index
             guard sample >= fadeStart else { continue }
-            let gain = max(0, Double(end - sample) / length)
+            let gain = fade.gain(left: Double(end - sample) * secondsPerSample)
             let value = Int16(bitPattern: UInt16(bytes[2 * index]) | UInt16(bytes[2 * index + 1]) << 8)
             let scaled = UInt16(bitPattern: Int16((Double(value) * gain).rounded()))
             bytes[2 * index] = UInt8(scaled & 0xFF)
