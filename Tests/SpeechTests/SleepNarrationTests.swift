@@ -10,12 +10,16 @@ struct SleepNarrationTests {
     @Test("the pauses are stretched alike while the speech is spoken, the last takes up the rest, and the audio lasts exactly the length asked for")
     func fitting() async throws {
         let natural = try await ScriptRenderer(engine: ToneEngine()).render(script)
-        let chunks = Locked<[AudioBuffer]>([])
-        let longer = try await ScriptRenderer(engine: ToneEngine()).render(script, fitting: 40, output: { chunk in chunks.withLockedValue { $0.append(chunk.audio) } })
+        let chunks = Locked<[RenderedChunk]>([])
+        let longer = try await ScriptRenderer(engine: ToneEngine()).render(script, fitting: 40, output: { chunk in chunks.withLockedValue { $0.append(chunk) } })
         #expect(longer.audio.samples.count == AudioBuffer.sampleCount(40, longer.audio.sampleRate))
-        // Handed on a phrase at a time, not all at the end.
-        #expect(chunks.withLockedValue { $0.count } == 5)
-        #expect(chunks.withLockedValue { $0.flatMap(\.samples) } == longer.audio.samples)
+        // Handed on as the phrases are placed, in order, and the last pauses after them; how many
+        // phrases each stretch holds depends on which the engine finished first (phrases are
+        // spoken side by side), so a busy machine may join two.
+        let handed = chunks.withLockedValue { $0 }
+        #expect((2...5).contains(handed.count), "\(handed.map(\.phrasesDone))")
+        #expect(handed.map(\.phrasesDone) == handed.map(\.phrasesDone).sorted() && handed.last?.phrasesDone == 4)
+        #expect(handed.flatMap(\.audio.samples) == longer.audio.samples)
         // The same factor as all at once would give (2.5 s of speech, 15 s of pauses, to 40 s:
         // 2.5), within 5%, until the last pause, which makes the length exact.
         let factors = zip(longer.timeline.pauses, [2.0, 4, 3, 6]).map { $0.seconds / $1 }
