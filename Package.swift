@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript", "SharedCases"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender", "Reader", "SleepLibrary"]),
         .testTarget(name: "BackupsTests", dependencies: ["Backups", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI"]),
+        .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI", "SharedCases"]),
         .testTarget(
             name: "ReverieServerTests",
             dependencies: [

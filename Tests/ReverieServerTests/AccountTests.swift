@@ -286,8 +286,8 @@ struct AccountTests {
     @Test("the account and token stores answer what they wrote as values, a token without its secret hash", arguments: TestDatabase.all)
     func storeValues(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
-            let users = client.app.repositories.users
-            let tokens = client.app.repositories.tokens
+            let users = FluentUserRepository(database: client.app.db)
+            let tokens = FluentAuthTokenRepository(database: client.app.db)
             let made = try await users.create(username: "ada", passwordHash: "bcrypt-of-ada", isOwner: true)
             #expect(made.createdAt != nil)
             // Dates as the database keeps them (PostgreSQL to the microsecond), the rest exactly as written.

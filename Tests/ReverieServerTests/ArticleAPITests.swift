@@ -234,12 +234,12 @@ struct ArticleAPITests {
     func storeValues(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
             _ = try await client.setUpOwner()
-            let ada = try #require(try await client.app.repositories.users.all().first)
+            let ada = try #require(try await FluentUserRepository(database: client.app.db).all().first)
             let user = AuthenticatedUser(id: ada.id, username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
                                          accountCreatedAt: Date())
             var stranger = user
             stranger.id = UUID()
-            let articles = client.app.repositories.articles
+            let articles = FluentArticleRepository(database: client.app.db)
             let written = ArticleRecord(id: UUID(), title: "Tide tables", source: "Pasted text", sourceURL: nil, byline: "M. Shore",
                                         siteName: nil, published: "2026-11-01", language: "en", kind: "text", text: "High at six. Low at noon.",
                                         textLength: 25, words: 6, spans: #"[{"location":0,"length":4,"style":"bold"}]"#,

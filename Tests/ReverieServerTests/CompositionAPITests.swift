@@ -174,10 +174,10 @@ struct CompositionAPITests {
     func storeValues(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
             _ = try await client.setUpOwner()
-            let ada = try #require(try await client.app.repositories.users.all().first)
+            let ada = try #require(try await FluentUserRepository(database: client.app.db).all().first)
             let user = AuthenticatedUser(id: ada.id, username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
                                          accountCreatedAt: Date())
-            let songs = client.app.repositories.compositions
+            let songs = FluentCompositionRepository(database: client.app.db)
             let start = Date(timeIntervalSince1970: 1_790_000_000)
             let made = try await songs.create(id: nil, title: "Harbour", lyrics: "Lights on the water", themeOverride: Theme.plainDark.rawValue,
                                               conflictOf: nil, ownedBy: user, at: start)

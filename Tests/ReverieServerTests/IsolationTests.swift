@@ -43,7 +43,7 @@ struct IsolationTests {
         try await withTestApp(database) { client in
             let ada = try await client.setUpOwner()
             _ = try await client.addUser("grace", by: ada)
-            let users = try await client.app.repositories.users.all()
+            let users = try await FluentUserRepository(database: client.app.db).all()
             let adaRecord = try #require(users.first { $0.username == "ada" })
             let graceRecord = try #require(users.first { $0.username == "grace" })
             let asGrace = AuthenticatedUser(id: graceRecord.id, username: "grace", isOwner: false, tokenID: UUID(), tokenKind: .session,

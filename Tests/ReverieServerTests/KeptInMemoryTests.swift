@@ -145,9 +145,9 @@ struct KeptInMemoryTests {
 
             // As `reverie user set-password` does from its own process: the rows change, this
             // server's memory is not told.
-            let elsewhere = Repositories.fluent(client.app.db)
-            let user = try #require(try await elsewhere.users.find(username: "ada"))
-            #expect(try await elsewhere.users.replacePassword(of: user.id, hash: "x", mustChange: false, keeping: nil))
+            let elsewhere = FluentUserRepository(database: client.app.db)
+            let user = try #require(try await elsewhere.find(username: "ada"))
+            #expect(try await elsewhere.replacePassword(of: user.id, hash: "x", mustChange: false, keeping: nil))
             try await Task.sleep(for: .milliseconds(1100))
             #expect(try await client.send(.GET, "/api/auth/me", auth: .bearer(token.secret)).status == .unauthorized)
         }
@@ -172,7 +172,7 @@ struct KeptInMemoryTests {
 
             // The command line takes the item's audio away (Coming Soon).
             let removal = SleepAttachment(itemID: "hypnosis_deep_sleep", source: .removed, file: nil, originalName: nil, script: nil, durationMs: nil)
-            #expect(try await Repositories.fluent(client.app.db).sleepAudio.attach(removal) != nil)
+            #expect(try await FluentSleepAudioRepository(database: client.app.db).attach(removal) != nil)
             try await Task.sleep(for: .milliseconds(1100))
             let gone = try await client.send(.GET, "/api/winddown/hypnosis_deep_sleep/audio", auth: .cookie(owner), headers: ["Range": "bytes=0-99"])
             #expect(gone.status == .notFound && gone.text.contains("coming_soon"), "\(gone.status) \(gone.text.prefix(200))")

@@ -187,7 +187,7 @@ struct LibraryAPITests {
     func decidingInSQL(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
             _ = try await client.setUpOwner()
-            let ada = try #require(try await client.app.repositories.users.all().first)
+            let ada = try #require(try await FluentUserRepository(database: client.app.db).all().first)
             let user = AuthenticatedUser(id: ada.id, username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
                                          accountCreatedAt: Date())
             var generator = SystemRandomNumberGenerator()
@@ -209,9 +209,9 @@ struct LibraryAPITests {
                 var unique: [ProgressEvent] = []
                 for event in events where seen.insert(event.id).inserted { unique.append(event) }
                 log[item] = unique
-                _ = try await client.app.repositories.progress.append(unique, items: unique.map { _ in item }, ownedBy: user)
+                _ = try await FluentProgressRepository(database: client.app.db).append(unique, items: unique.map { _ in item }, ownedBy: user)
             }
-            let deciding = try await client.app.repositories.progress.deciding(prefixed: "library:", ownedBy: user)
+            let deciding = try await FluentProgressRepository(database: client.app.db).deciding(prefixed: "library:", ownedBy: user)
             for (item, events) in log {
                 #expect(deciding[item] == ListeningProgress.deciding(events), "\(item)")
             }
@@ -275,7 +275,7 @@ struct LibraryAPITests {
                                          tokenKind: .session, accountCreatedAt: Date())
             var stranger = user
             stranger.id = UUID()
-            let library = client.app.repositories.library
+            let library = FluentLibraryRepository(database: client.app.db)
             let written = LibraryItemRecord(
                 id: UUID(), kind: "book", title: "The Night Land", author: "W. H. Hodgson", album: nil, year: "1912", track: nil, disc: nil,
                 durationMs: 5_400_250, format: "mp3", fileHash: String(repeating: "ab", count: 32), byteSize: 81_000_000,

@@ -68,8 +68,8 @@ struct PodcastAPITests {
                 #expect(try await client.send(.GET, "/api/episodes/\(detail.episodes[0].id)", auth: .cookie(owner)).status == .notFound)
 
                 // Refresh: unchanged is a 304; a new episode comes with a badge until seen.
-                let row = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
-                let outcome = try await FeedRefresh.refresh(row, repository: client.app.repositories.podcasts, client: client.app.outside, interval: 3600, now: Date())
+                let row = try #require(try await FluentPodcastRepository(database: client.app.db).podcast(feedURL: site.feed(1)))
+                let outcome = try await FeedRefresh.refresh(row, repository: FluentPodcastRepository(database: client.app.db), client: client.app.outside, interval: 3600, now: Date())
                 #expect(outcome == FeedRefresh.Outcome(notModified: true, added: 0) && site.snapshot.notModified == 1)
                 site.publish("Bats", in: 1)
                 client.clock.advance(by: 60)
@@ -97,18 +97,18 @@ struct PodcastAPITests {
                 #expect(saltTitles.sorted() == ["(none)", "Fish & Moths"], "\(saltTitles)")
                 #expect(podcast.feedRepairs.isEmpty)
                 #expect(try await client.send(.DELETE, "/api/podcasts/\(salt.id)", auth: .cookie(bea)).status == .noContent)
-                var failing = try #require(try await client.app.repositories.podcasts.podcast(feedURL: site.feed(1)))
+                var failing = try #require(try await FluentPodcastRepository(database: client.app.db).podcast(feedURL: site.feed(1)))
                 failing.feedURL = site.feed(99)
                 failing.etag = nil
-                try await client.app.repositories.podcasts.save(failing)
+                try await FluentPodcastRepository(database: client.app.db).save(failing)
                 let now = Date()
                 for failures in 1...3 {
                     let before = failing
                     await #expect(throws: OutsideFetchError.self) {
-                        try await FeedRefresh.refresh(before, repository: client.app.repositories.podcasts, client: client.app.outside, interval: 3600, now: now)
+                        try await FeedRefresh.refresh(before, repository: FluentPodcastRepository(database: client.app.db), client: client.app.outside, interval: 3600, now: now)
                     }
                     // The refresh saved the failure and the back-off; the value it was given is unchanged.
-                    failing = try #require(try await client.app.repositories.podcasts.podcast(before.id))
+                    failing = try #require(try await FluentPodcastRepository(database: client.app.db).podcast(before.id))
                     #expect(failing.failures == failures && abs(failing.nextRefreshAt.timeIntervalSince(now) - 3600 * pow(2, Double(failures))) < 1)
                     #expect(failing.lastError?.contains("500") == true && before.failures == failures - 1)
                 }
@@ -156,7 +156,7 @@ struct PodcastAPITests {
                 #expect(try await Self.waitForJob(jobID, client, bea).status == "done")
                 let ready = try await client.send(.GET, "/api/episodes/\(moths.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
                 let download = try #require(ready.download)
-                #expect(download.status == "ready" && download.timeMap.isEmpty && download.removedSeconds == 0)
+                #expect(download.status == .ready && download.timeMap.isEmpty && download.removedSeconds == 0)
                 #expect(abs((download.duration ?? 0) - 6) < 0.2 && (download.measuredLoudness ?? 0) < -16)
                 let audio = try await client.send(.GET, "/api/episodes/\(moths.id)/audio", auth: .cookie(bea))
                 #expect(audio.headers.first(name: .contentType) == "audio/mpeg")
@@ -180,7 +180,7 @@ struct PodcastAPITests {
                 }
                 try await report(5.6, "pause")
                 var now = try await client.send(.GET, "/api/episodes/\(moths.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
-                #expect(!now.played && now.download?.status == "ready" && now.position == 5.6)
+                #expect(!now.played && now.download?.status == .ready && now.position == 5.6)
                 try await report(5.75, "pause")
                 now = try await client.send(.GET, "/api/episodes/\(moths.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
                 #expect(now.played && now.download == nil)
@@ -197,13 +197,13 @@ struct PodcastAPITests {
                 let first = try await client.send(.POST, "/api/episodes/\(owls.id)/download", json: EpisodeDownloadRequest(trimSilence: true), auth: .cookie(bea)).decode(EpisodeInfo.self)
                 let failed = try await Self.waitForJob(try #require(first.download?.jobID), client, bea)
                 #expect(failed.status == "failed")
-                #expect(try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self).download?.status == "failed")
+                #expect(try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self).download?.status == .failed)
                 let again = try await client.send(.POST, "/api/episodes/\(owls.id)/download", json: EpisodeDownloadRequest(trimSilence: nil), auth: .cookie(bea)).decode(EpisodeInfo.self)
                 #expect(try await Self.waitForJob(try #require(again.download?.jobID), client, bea).status == "done")
                 let ranges = site.snapshot.ranges
                 #expect(ranges.count == 1 && ranges[0].hasPrefix("bytes=") && (Int(ranges[0].dropFirst(6).dropLast()) ?? 0) > 0, "\(ranges)")
                 let owlsNow = try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
-                #expect(owlsNow.download?.status == "ready" && owlsNow.download?.trimmedSilence == true && abs((owlsNow.download?.duration ?? 0) - 6) < 0.2)
+                #expect(owlsNow.download?.status == .ready && owlsNow.download?.trimmedSilence == true && abs((owlsNow.download?.duration ?? 0) - 6) < 0.2)
                 await client.app.jobs.stop()
             }
         }
@@ -222,7 +222,7 @@ struct PodcastAPITests {
                 let queued = try await client.send(.POST, "/api/episodes/\(episode.id)/download", json: EpisodeDownloadRequest(trimSilence: false), auth: .cookie(bea)).decode(EpisodeInfo.self)
                 #expect(try await Self.waitForJob(try #require(queued.download?.jobID), client, bea).status == "done")
                 let ready = try await client.send(.GET, "/api/episodes/\(episode.id)", auth: .cookie(bea)).decode(EpisodeInfo.self)
-                #expect(ready.hasChapters && ready.download?.status == "ready")
+                #expect(ready.hasChapters && ready.download?.status == .ready)
                 let chapters = try await client.send(.GET, "/api/episodes/\(episode.id)/chapters", auth: .cookie(bea)).decode(EpisodeChapters.self)
                 #expect(chapters.source == "file" && chapters.chapters.map(\.title) == ["Opening", "Owls"] && abs(chapters.chapters[1].start - 2.5) < 0.01)
                 await client.app.jobs.stop()
@@ -243,7 +243,7 @@ struct PodcastAPITests {
                 // All due now; then feed contents change so each refresh fetches the whole feed.
                 for n in 1...6 { site.publish("New \(n)", in: n) }
                 client.clock.advance(by: 60)
-                let repository = client.app.repositories.podcasts
+                let repository = FluentPodcastRepository(database: client.app.db)
                 for n in 1...6 {
                     var row = try #require(try await repository.podcast(feedURL: site.feed(n)))
                     row.nextRefreshAt = Date().addingTimeInterval(-60)
@@ -253,8 +253,8 @@ struct PodcastAPITests {
                 other.logger.logLevel = .warning
                 do {
                     try await configure(other, try #require(client.config), now: client.clock.closure)
-                    async let one = FeedRefresh.queueDue(podcasts: client.app.repositories.podcasts, jobs: client.app.services.jobQueue, now: Date())
-                    async let two = FeedRefresh.queueDue(podcasts: other.repositories.podcasts, jobs: other.services.jobQueue, now: Date())
+                    async let one = FeedRefresh.queueDue(podcasts: FluentPodcastRepository(database: client.app.db), jobs: client.app.services.jobQueue, now: Date())
+                    async let two = FeedRefresh.queueDue(podcasts: FluentPodcastRepository(database: other.db), jobs: other.services.jobQueue, now: Date())
                     let (a, b) = try await (one, two)
                     #expect(a + b == 6, "queued \(a) and \(b)")
                     let before = site.snapshot.hits
@@ -290,7 +290,7 @@ struct PodcastAPITests {
                                          accountCreatedAt: me.createdAt)
             var stranger = user
             stranger.id = UUID()
-            let podcasts = client.app.repositories.podcasts
+            let podcasts = FluentPodcastRepository(database: client.app.db)
             let due = Date(timeIntervalSince1970: 1_790_000_000)
 
             let created = try await podcasts.podcastCreating(feedURL: "https://example.com/feed", title: "Night Owls", now: due)
@@ -339,8 +339,8 @@ struct PodcastAPITests {
             var download = try #require(try await podcasts.download(of: episode.id, ownedBy: user))
             var expected = asked
             expected.createdAt = download.createdAt
-            #expect(download == expected && download.status == "queued" && download.timeMap == "[]")
-            (download.status, download.jobID, download.bytes, download.duration) = ("ready", UUID(), 48_000, 5.5)
+            #expect(download == expected && download.status == .queued && download.timeMap == "[]")
+            (download.status, download.jobID, download.bytes, download.duration) = (.ready, UUID(), 48_000, 5.5)
             (download.measuredLoudness, download.timeMap, download.chapters) = (-20.5, "[[0,5.5]]", #"[{"title":"Opening","start":0}]"#)
             try await podcasts.save(download)
             #expect(try await podcasts.download(written.id) == download)
@@ -348,7 +348,7 @@ struct PodcastAPITests {
             #expect(try await podcasts.download(of: episode.id, ownedBy: stranger) == nil)
 
             try await podcasts.delete(download)
-            download.status = "failed"
+            download.status = .failed
             try await podcasts.save(download)
             #expect(try await podcasts.download(written.id) == nil)
         }

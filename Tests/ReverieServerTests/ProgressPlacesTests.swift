@@ -13,10 +13,10 @@ struct ProgressPlacesTests {
     func fiveThousand(database: TestDatabase) async throws {
         try await withTestApp(database) { client in
             _ = try await client.setUpOwner()
-            let ada = try #require(try await client.app.repositories.users.all().first)
+            let ada = try #require(try await FluentUserRepository(database: client.app.db).all().first)
             let user = AuthenticatedUser(id: ada.id, username: ada.username, isOwner: true, tokenID: UUID(), tokenKind: .session,
                                          accountCreatedAt: Date())
-            let progress = client.app.repositories.progress
+            let progress = FluentProgressRepository(database: client.app.db)
             let book = "library:\(UUID().uuidString.lowercased())"
             let other = "\(book)/3"
             var generator = SystemRandomNumberGenerator()

@@ -72,11 +72,11 @@ struct SeveralServersTests {
             let id = try started.decode(SpeechRenderInfo.self).id
             try await withSecondServer(beside: one, speech: SpeechEngines([GatedEngine(open: true)])) { two in
                 // While the first still says it speaks it (just now), the other leaves it alone.
-                await two.app.speech.takeOverStalled(repository: two.app.repositories.speechRenders, now: two.clock.closure, logger: two.app.logger)
+                await two.app.speech.takeOverStalled(repository: FluentSpeechRenderRepository(database: two.app.db), now: two.clock.closure, logger: two.app.logger)
                 #expect(try await two.send(.GET, "/api/speech/renders/\(id)", auth: .cookie(ada)).decode(SpeechRenderInfo.self).status == .rendering)
                 // A minute and more without a word from it: the other takes it over and speaks it.
                 one.clock.advance(by: SpeechJobs.stalledAfter + 1)
-                await two.app.speech.takeOverStalled(repository: two.app.repositories.speechRenders, now: two.clock.closure, logger: two.app.logger)
+                await two.app.speech.takeOverStalled(repository: FluentSpeechRenderRepository(database: two.app.db), now: two.clock.closure, logger: two.app.logger)
                 let done = try await two.waitForRender(id, as: ada)
                 #expect(done.status == .done)
                 #expect(try await two.send(.GET, "/api/speech/renders/\(id)/audio", auth: .cookie(ada)).status == .ok)

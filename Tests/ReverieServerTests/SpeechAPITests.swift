@@ -288,8 +288,8 @@ struct SpeechFailureTests {
                                          accountCreatedAt: me.createdAt)
             var stranger = user
             stranger.id = UUID()
-            let renders = client.app.repositories.speechRenders
-            let written = SpeechRenderRecord(id: UUID(), status: "rendering", cacheKey: "first-key", engine: "gated", voice: "tone", rate: 0.9,
+            let renders = FluentSpeechRenderRepository(database: client.app.db)
+            let written = SpeechRenderRecord(id: UUID(), status: .rendering, cacheKey: "first-key", engine: "gated", voice: "tone", rate: 0.9,
                                              format: "opus", characters: 12, durationMs: nil, warnings: #"[{"line":1,"column":3,"message":"odd"}]"#,
                                              error: nil, createdAt: nil, finishedAt: nil)
             let made = try await renders.create(written, ownerID: user.id)
@@ -303,7 +303,7 @@ struct SpeechFailureTests {
 
             let ended = Date(timeIntervalSince1970: 1_790_000_000)
             try await renders.finish(written.id, durationMs: 4200, error: nil, at: ended)
-            (expected.status, expected.durationMs, expected.finishedAt) = ("done", 4200, ended)
+            (expected.status, expected.durationMs, expected.finishedAt) = (.done, 4200, ended)
             #expect(try await renders.find(written.id, ownedBy: user) == expected)
 
             // A render whose server stops saying it speaks it is taken by one other server, once.
@@ -319,7 +319,7 @@ struct SpeechFailureTests {
             #expect(try await renders.find(running.id, ownedBy: user)?.heartbeatAt == later.addingTimeInterval(15))
             try await renders.finish(running.id, durationMs: nil, error: "The server stopped.", at: later.addingTimeInterval(20))
             let failed = try #require(try await renders.find(running.id, ownedBy: user))
-            #expect(failed.status == "failed" && failed.error == "The server stopped." && failed.durationMs == nil && failed.script == nil,
+            #expect(failed.status == .failed && failed.error == "The server stopped." && failed.durationMs == nil && failed.script == nil,
                     "a finished render keeps no script")
             #expect(try await renders.find(written.id, ownedBy: user) == expected)
 

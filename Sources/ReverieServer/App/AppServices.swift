@@ -3,9 +3,9 @@ import Vapor
 /// What `configure` sets up once and requests share.
 struct AppServices: Sendable {
     let config: ServerConfig
+    /// Accounts, for the command line (`reverie user`).
+    let users: Store<any UserRepository>
     let hashing: PasswordHashing
-    let throttle: LoginThrottle
-    let now: @Sendable () -> Date
     /// Speech renders in the background, with the engines and the render cache.
     let speech: SpeechJobs
     /// What is warm (engines, rhymes, narration), for health.
@@ -18,19 +18,14 @@ struct AppServices: Sendable {
     let sleepAudio: SleepAudio
     /// Files answered from memory: the web app's, and the audio and captions players fetch.
     let files: FileCache
-    /// Sessions and personal tokens as recently read, by secret hash; the token and user
-    /// repositories forget them all on every write.
-    let signIns: Recent<String, SignIn>
-    /// Bedside's room sounds and alarm chime, synthesized once into `<data>/cache/bedside`.
-    let bedsideSounds: SynthesizedAudio
-    /// The one client for outside fetches (LibriVox; feeds and articles later).
+    /// The one client for outside fetches.
     let outside: GuardedHTTPClient
     /// The background job workers.
     let jobs: JobWorkers
     /// The one way to queue a job (it wakes `jobs`).
     let jobQueue: JobQueue
-    /// Looks for podcast feeds due for refresh.
-    let feedSchedule: FeedSchedule
+    /// The library's files and rows, for `reverie library import`.
+    let library: LibraryStore
     /// The owner's audio for Wind Down items.
     let sleepAttachments: SleepAttachments
 }
@@ -64,11 +59,6 @@ extension Application {
 
     /// Account creation and password checks on the application's database.
     public var accounts: AccountService {
-        AccountService(users: repositories.users, hasher: services.hashing)
+        AccountService(users: services.users.outside, hasher: services.hashing)
     }
-}
-
-extension Request {
-    var services: AppServices { application.services }
-    var accounts: AccountService { AccountService(users: repositories.users, hasher: services.hashing) }
 }

@@ -72,39 +72,41 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     try await app.autoMigrate()
     if case .sqlite(.some) = config.database { try await prepareSQLiteConnections(app) }
 
-    // MARK: - Services
+    // MARK: - Stores
+    // Each feature is given the stores it uses; each store is made on the request's database.
+    let signIns = Recent<String, SignIn>(lifetime: SessionAuthenticator.recheckAfter)
+    let users: Store<any UserRepository> = app.store { FluentUserRepository(database: $0, signIns: signIns) }
+    let tokens: Store<any AuthTokenRepository> = app.store { FluentAuthTokenRepository(database: $0, signIns: signIns) }
+    let settings: Store<any SettingsRepository> = app.store { FluentSettingsRepository(database: $0) }
+    let speechRenders: Store<any SpeechRenderRepository> = app.store { FluentSpeechRenderRepository(database: $0) }
+    let progress: Store<any ProgressRepository> = app.store { FluentProgressRepository(database: $0) }
+    let libraryItems: Store<any LibraryRepository> = app.store { FluentLibraryRepository(database: $0) }
+    let jobRecords: Store<any JobRepository> = app.store { FluentJobRepository(database: $0) }
+    let podcasts: Store<any PodcastRepository> = app.store { FluentPodcastRepository(database: $0) }
+    let articles: Store<any ArticleRepository> = app.store { FluentArticleRepository(database: $0) }
+    let compositions: Store<any CompositionRepository> = app.store { FluentCompositionRepository(database: $0) }
+
+    // MARK: - Runtime parts
     let engines: SpeechEngines
     if let speech { engines = speech } else { engines = await SpeechEngines.installed() }
-    let jobs = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
+    let speech = SpeechJobs(engines: engines, cacheDirectory: config.cacheDirectory("speech"))
     // Renders whose server stopped (this one before a restart, or another sharing the database)
     // are spoken here: now, and at every job poll (the workers below).
-    let renderRepository = app.repositories.speechRenders
-    await jobs.takeOverStalled(repository: renderRepository, now: now, logger: app.logger)
+    await speech.takeOverStalled(repository: speechRenders.outside, now: now, logger: app.logger)
     let readiness = Readiness(engines)
     let rhymes = RhymesProvider(cacheDirectory: config.cacheDirectory("rhymes"), readiness: readiness)
     let manifest = try MeditationManifest.bundled()
-    let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: jobs,
+    let meditationAudio = MeditationAudio(manifest: manifest, narration: try MeditationNarration.bundled(), jobs: speech,
                                           cacheDirectory: config.cacheDirectory("meditation"))
     let sleepLibrary = try SleepLibrary.bundled()
+    let bedsideLibrary = try BedsideLibrary.bundled()
     let outside = GuardedHTTPClient(policy: GuardedHTTPClient.Policy(allowPrivate: config.allowPrivateFetches).patient(Int64(config.patience)), group: app.eventLoopGroup)
-    let stores = app.repositories
-    let library = LibraryStore(config: config, repository: stores.library, threadPool: app.threadPool)
+    let library = LibraryStore(config: config, repository: libraryItems, threadPool: app.threadPool)
     let backups = Backups(directory: URL(fileURLWithPath: config.dataDirectory, isDirectory: true).appendingPathComponent("backups"))
     guard let sql = app.db as? any SQLDatabase else { throw BackupError.tool("backup", "the database does not speak SQL") }
-    let workers = JobWorkers(runners: [
-        JobRunner(LibriVoxDownload.self, .init(catalog: LibriVoxCatalog(base: config.librivoxBaseURL, client: outside), client: outside, store: library,
-                                               incomingDirectory: config.mediaDirectory(".incoming"), maxBytes: config.maxUploadBytes)),
-        JobRunner(FeedRefresh.self, .init(podcasts: stores.podcasts, client: outside, interval: TimeInterval(config.feedRefreshMinutes * 60),
-                                          now: now, logger: app.logger)),
-        JobRunner(EpisodeDownload.self, .init(podcasts: stores.podcasts, client: outside, config: config, threadPool: app.threadPool)),
-        JobRunner(ArticleImport.self, .init(articles: stores.articles, client: outside, config: config)),
-        JobRunner(ServerBackup.self, .init(backups: backups, config: config, database: sql, now: now)),
-    ], repository: stores.jobs, clock: clock, now: now, logger: app.logger,
-       atEachPoll: { [logger = app.logger] in await jobs.takeOverStalled(repository: renderRepository, now: now, logger: logger) })
-    let jobQueue = JobQueue(repository: stores.jobs, workers: workers)
-    let feedSchedule = FeedSchedule(clock: clock, now: now, logger: app.logger) { [podcasts = stores.podcasts] time in
-        try await FeedRefresh.queueDue(podcasts: podcasts, jobs: jobQueue, now: time)
-    }
+    let workers = JobWorkers(repository: jobRecords, clock: clock, now: now, logger: app.logger,
+                             atEachPoll: { [logger = app.logger] in await speech.takeOverStalled(repository: speechRenders.outside, now: now, logger: logger) })
+    let queue = JobQueue(repository: jobRecords, workers: workers)
     let files = FileCache(largest: config.fileCacheBytes / 2, budget: config.fileCacheBytes)
     var media = MediaFiles(cache: files, threadPool: app.threadPool, incomingDirectory: config.mediaDirectory(".incoming"))
     media.dataDirectory = URL(fileURLWithPath: config.dataDirectory).standardizedFileURL.path  // absolute, as the files' paths are
@@ -115,30 +117,63 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let sleepAudio = SleepAudio(library: sleepLibrary, engines: engines, cacheDirectory: config.cacheDirectory("sleep"),
                                 liveDirectory: config.cacheDirectory("sleep-live"), mediaDirectory: config.mediaDirectory("winddown"))
     let renditions = Renditions(directory: config.cacheDirectory("renditions"))
-    let sleepAttachments = SleepAttachments(sleepAudio: sleepAudio, store: stores.sleepAudio, files: files,
+    let sleepAttachments = SleepAttachments(sleepAudio: sleepAudio, store: app.store { FluentSleepAudioRepository(database: $0) }, files: files,
                                             directory: config.mediaDirectory("winddown"))
+
+    // MARK: - Features
+    let librivox = LibriVoxFeature(client: outside, library: library, config: config, queue: queue)
+    let podcastsFeature = PodcastsFeature(podcasts: podcasts, podcastIndexCredentials: app.store { FluentPodcastIndexCredentialsStore(database: $0) },
+                                          progress: progress, jobRecords: jobRecords, media: media, renditions: renditions, client: outside,
+                                          threadPool: app.threadPool, config: config, queue: queue, clock: clock, now: now, logger: app.logger)
+    let features: [any Feature] = [
+        HealthFeature(databaseKind: config.database.kind, readiness: readiness, engines: engines),
+        SpeechFeature(speechRenders: speechRenders, media: media, speech: speech, config: config, now: now, logger: app.logger),
+        WriteFeature(compositions: compositions, songTracks: app.store { FluentSongTrackRepository(database: $0) }, libraryItems: libraryItems,
+                     library: library, media: media, rhymes: rhymes, threadPool: app.threadPool, config: config, now: now),
+        ProgressFeature(progress: progress, afterPlayed: podcastsFeature.controller.afterPlayed, library: sleepLibrary, bedside: bedsideLibrary, now: now),
+        WindDownFeature(progress: progress, media: media, sleepAudio: sleepAudio, renditions: renditions,
+                        attachments: sleepAttachments, library: sleepLibrary, config: config, now: now),
+        BedsideFeature(settings: settings, bedsidePieces: app.store { FluentBedsidePieceRepository(database: $0) }, media: media,
+                       sounds: bedsideSounds, library: bedsideLibrary, now: now),
+        LibraryFeature(progress: progress, library: library, media: media, renditions: renditions, config: config),
+        librivox,
+        QueuesFeature(queues: app.store { FluentQueueRepository(database: $0) }, podcasts: podcasts, library: libraryItems, articles: articles,
+                      librivox: librivox.controller),
+        JobsFeature(jobRecords: jobRecords),
+        ArtworkFeature(store: ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)),
+        BackupFeature(jobRecords: jobRecords, backups: backups, database: sql, config: config, queue: queue, now: now),
+        ArticlesFeature(articles: articles, media: media, client: outside, config: config, queue: queue, now: now),
+        podcastsFeature,
+        RadioFeature(radioFavourites: app.store { FluentRadioFavouriteRepository(database: $0) }, client: outside, config: config),
+        MeditateFeature(meditationSessions: app.store { FluentMeditationSessionRepository(database: $0) }, media: media, manifest: manifest,
+                        audio: meditationAudio, now: now),
+        AccountsFeature(users: users, tokens: tokens, speechRenders: speechRenders, podcasts: podcasts, library: library,
+                        meditationAudio: meditationAudio, speech: speech, hashing: hashing, throttle: throttle, config: config, now: now),
+        PlansFeature(users: users, developmentMode: config.developmentMode),
+        SettingsFeature(settings: settings, developmentMode: config.developmentMode),
+        WebAppFeature(webDirectory: config.webDirectory),
+    ]
+    workers.run(features.flatMap(\.jobs))
+
     app.services = AppServices(
         config: config,
+        users: users,
         hashing: hashing,
-        throttle: throttle,
-        now: now,
-        speech: jobs,
+        speech: speech,
         readiness: readiness,
         rhymes: rhymes,
         meditationAudio: meditationAudio,
         sleepAudio: sleepAudio,
         files: files,
-        signIns: Recent(lifetime: SessionAuthenticator.recheckAfter),
-        bedsideSounds: bedsideSounds,
         outside: outside,
         jobs: workers,
-        jobQueue: jobQueue,
-        feedSchedule: feedSchedule,
+        jobQueue: queue,
+        library: library,
         sleepAttachments: sleepAttachments
     )
     app.lifecycle.use(SpeechJobsLifecycle())
     app.lifecycle.use(JobWorkersLifecycle(workers: workers))
-    app.lifecycle.use(FeedScheduleLifecycle(schedule: feedSchedule))
+    for handler in features.flatMap(\.lifecycle) { app.lifecycle.use(handler) }
     app.lifecycle.use(WarmupLifecycle())
 
     // MARK: - HTTP
@@ -158,36 +193,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     ContentConfiguration.global.use(encoder: encoder, for: .json)
     ContentConfiguration.global.use(decoder: decoder, for: .json)
 
-    try app.register(collection: HealthController(databaseKind: config.database.kind, readiness: readiness, engines: engines))
-    try app.register(collection: SpeechController(media: media, speech: jobs, renders: stores.speechRenders, maxCharacters: config.speechMaxCharacters, maxConcurrentRenders: config.speechMaxConcurrentRenders, now: now, logger: app.logger,
-                                                       firstPhraseWait: .seconds(30 * config.patience)))
-    try app.register(collection: CompositionController(rhymes: rhymes, threadPool: app.threadPool, now: now))
-    try app.register(collection: SongTrackController(media: media, store: library, practiceDirectory: config.cacheDirectory("practice")))
-    try app.register(collection: RhymesController(rhymes: rhymes, threadPool: app.threadPool))
-    let bedsideLibrary = try BedsideLibrary.bundled()
-    try app.register(collection: ProgressController(now: now, afterPlayed: { items, req in try await PodcastController.afterPlayed(items, config: config, req) }, library: sleepLibrary, bedside: bedsideLibrary))
-    try app.register(collection: WindDownController(media: media, sleepAudio: sleepAudio, renditions: renditions, attachments: sleepAttachments, now: now, library: sleepLibrary, maxUploadBytes: config.maxUploadBytes,
-                                                          firstSoundWait: .seconds(30 * config.patience)))
-    try app.register(collection: BedsideController(media: media, sounds: bedsideSounds, now: now, library: bedsideLibrary))
-    try app.register(collection: LibraryController(media: media, store: library, renditions: renditions, maxUploadBytes: config.maxUploadBytes))
-    let librivox = LibriVoxController(base: config.librivoxBaseURL, client: outside, jobs: jobQueue, maxBytes: config.maxUploadBytes)
-    try app.register(collection: librivox)
-    try app.register(collection: QueueController(librivox: librivox))
-    try app.register(collection: JobController())
-    try app.register(collection: ArtworkController(store: ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)))
-    try app.register(collection: BackupController(backups: backups, jobs: jobQueue))
-    try app.register(collection: ArticleController(media: media, client: outside, maxUploadBytes: config.maxUploadBytes, now: now, jobs: jobQueue))
-    try app.register(collection: PodcastController(media: media, renditions: renditions, jobs: jobQueue, feeds: feedSchedule, client: outside, config: config, now: now))
-    try app.register(collection: RadioController(directory: RadioBrowser(base: config.radioBrowserBaseURL), client: outside, maxBytes: config.maxUploadBytes,
-                                                  hls: HLSRelay(client: outside)))
-    try app.register(collection: MeditationController(media: media, now: now, manifest: manifest, audio: meditationAudio))
-    try app.register(collection: AuthController(hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime, secureCookies: config.secureCookies, front: config.front, now: now))
-    try app.register(collection: TokenController())
-    try app.register(collection: UserController(hashing: hashing, removal: AccountRemoval(library: library, meditationAudio: meditationAudio, speech: jobs, config: config)))
-    try app.register(collection: PlanController(developmentMode: config.developmentMode))
-    try app.register(collection: SettingsController(entitlements: Entitlements(developmentMode: config.developmentMode)))
-    try app.register(collection: OpenAPIController(webDirectory: config.webDirectory))
-    try app.register(collection: ManifestController(webDirectory: config.webDirectory))
+    for routes in features.flatMap(\.routes) { try app.register(collection: routes) }
     let httpsRegistry = HTTPSRegistry()
     app.httpsRegistry = httpsRegistry
     try app.register(collection: WelcomeController(registry: httpsRegistry, settings: config.tls, host: config.host, webDirectory: config.webDirectory))
@@ -198,7 +204,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.middleware.use(APIErrorMiddleware())
     app.middleware.use(PlainHTTPGuard(registry: httpsRegistry))
     app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory, routes: app.routes, cache: app.files))
-    app.middleware.use(SessionAuthenticator(sessionLifetime: config.sessionLifetime, signIns: app.services.signIns, now: now))
+    app.middleware.use(SessionAuthenticator(tokens: tokens, sessionLifetime: config.sessionLifetime, signIns: signIns, now: now))
 
 }
 

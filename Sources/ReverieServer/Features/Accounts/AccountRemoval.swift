@@ -6,25 +6,29 @@ import Vapor
 /// (with what was made from them), and their renders' cached audio unless another render (or the
 /// meditation narration) uses the same entry. `PersonalData` lists where a person's things are.
 struct AccountRemoval: Sendable {
+    let users: Store<any UserRepository>
+    let speechRenders: Store<any SpeechRenderRepository>
+    let podcasts: Store<any PodcastRepository>
     let library: LibraryStore
     let meditationAudio: MeditationAudio
     let speech: SpeechJobs
     let config: ServerConfig
 
     /// Removes a person with every row they own and what was made from it.
-    func removeEverything(of id: UUID, repositories: Repositories) async throws {
-        let keys = try await repositories.speechRenders.cacheKeys(ownedBy: id)
-        let media = try await repositories.library.all(ownedBy: id)
-        let downloads = try await repositories.podcasts.downloadIDs(ownerID: id)
-        try await repositories.users.delete(id: id)
+    func removeEverything(of id: UUID, _ req: Request) async throws {
+        let (renders, podcasts) = (speechRenders.on(req), podcasts.on(req))
+        let keys = try await renders.cacheKeys(ownedBy: id)
+        let media = try await library.repository.on(req).all(ownedBy: id)
+        let downloads = try await podcasts.downloadIDs(ownerID: id)
+        try await users.on(req).delete(id: id)
         for download in downloads {
             EpisodeDownload.removeFiles(download, config)
             DerivedFiles.remove(madeFrom: "episode-\(download.uuidString)", in: [config.cacheDirectory("renditions")])
         }
-        _ = try await repositories.podcasts.removeUnsubscribed()
+        _ = try await podcasts.removeUnsubscribed()
         try await library.removeUnused(after: media)
         let kept = await meditationAudio.narrationKeys()
-        for key in keys.subtracting(kept) where try await !repositories.speechRenders.isUsed(cacheKey: key) {
+        for key in keys.subtracting(kept) where try await !renders.isUsed(cacheKey: key) {
             await speech.service.remove(key)
         }
     }

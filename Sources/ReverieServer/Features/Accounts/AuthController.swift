@@ -3,6 +3,8 @@ import Vapor
 
 /// First-run setup, login, logout and "who am I".
 struct AuthController: RouteCollection {
+    let users: Store<any UserRepository>
+    let tokens: Store<any AuthTokenRepository>
     let hashing: PasswordHashing
     let throttle: LoginThrottle
     /// How long a session lasts from its last use.
@@ -14,7 +16,7 @@ struct AuthController: RouteCollection {
 
     /// Accounts on the request's database.
     private func accounts(_ req: Request) -> AccountService {
-        AccountService(users: req.repositories.users, hasher: hashing)
+        AccountService(users: users.on(req), hasher: hashing)
     }
 
     func boot(routes: any RoutesBuilder) throws {
@@ -27,13 +29,13 @@ struct AuthController: RouteCollection {
     }
 
     func setupStatus(req: Request) async throws -> SetupStatus {
-        SetupStatus(needsSetup: try await req.repositories.users.count() == 0)
+        SetupStatus(needsSetup: try await users.on(req).count() == 0)
     }
 
     /// Creates the owner on a fresh server and signs them in. Refused once any account exists.
     func setup(req: Request) async throws -> Response {
         let credentials = try req.content.decode(Credentials.self)
-        guard try await req.repositories.users.count() == 0 else {
+        guard try await users.on(req).count() == 0 else {
             throw APIError(.conflict, code: "already_set_up", "This server already has an owner; sign in instead.")
         }
         let user: UserRecord
@@ -61,7 +63,7 @@ struct AuthController: RouteCollection {
     func logout(req: Request) async throws -> Response {
         let user = try req.user
         if user.tokenKind == .session {
-            try await req.repositories.tokens.delete(user.tokenID)
+            try await tokens.on(req).delete(user.tokenID)
         }
         let response = Response(status: .noContent)
         response.cookies[SessionAuthenticator.cookieName] = HTTPCookies.Value(
@@ -113,7 +115,7 @@ struct AuthController: RouteCollection {
         let secret = TokenSecret.generate()
         let lifetime = sessionLifetime
         let agent = String((req.headers.first(name: .userAgent) ?? "browser").prefix(200))
-        _ = try await req.repositories.tokens.create(
+        _ = try await tokens.on(req).create(
             for: user.id, kind: .session, name: agent, secretHash: TokenSecret.hash(secret),
             prefix: TokenSecret.prefix(of: secret), expiresAt: now().addingTimeInterval(lifetime))
         let response = Response(status: status)

@@ -3,6 +3,7 @@ import Vapor
 
 /// Personal access tokens for the CLI and scripts: create, list, revoke.
 struct TokenController: RouteCollection {
+    let tokens: Store<any AuthTokenRepository>
     static let maximumNameLength = 100
 
     func boot(routes: any RoutesBuilder) throws {
@@ -13,7 +14,7 @@ struct TokenController: RouteCollection {
     }
 
     func list(req: Request) async throws -> [TokenInfo] {
-        try await req.repositories.tokens.personalTokens(ownedBy: req.user).map { $0.info() }
+        try await tokens.on(req).personalTokens(ownedBy: req.user).map { $0.info() }
     }
 
     func create(req: Request) async throws -> Response {
@@ -23,7 +24,7 @@ struct TokenController: RouteCollection {
             throw APIError(.badRequest, code: "invalid_name", "Give the token a name of 1 to \(Self.maximumNameLength) characters.")
         }
         let secret = TokenSecret.generate()
-        let token = try await req.repositories.tokens.create(
+        let token = try await tokens.on(req).create(
             for: user.id, kind: .personal, name: name, secretHash: TokenSecret.hash(secret),
             prefix: TokenSecret.prefix(of: secret), expiresAt: nil)
         let response = Response(status: .created)
@@ -33,7 +34,7 @@ struct TokenController: RouteCollection {
 
     func revoke(req: Request) async throws -> HTTPStatus {
         let id = try req.uuidParameter("tokenID", naming: "token")
-        guard try await req.repositories.tokens.revokePersonalToken(id, ownedBy: req.user) else {
+        guard try await tokens.on(req).revokePersonalToken(id, ownedBy: req.user) else {
             throw APIError.notFound("token")
         }
         return .noContent

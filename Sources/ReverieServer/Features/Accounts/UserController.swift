@@ -3,6 +3,7 @@ import Vapor
 
 /// The owner's account management: list, add and remove people.
 struct UserController: RouteCollection {
+    let users: Store<any UserRepository>
     let hashing: PasswordHashing
     /// What removing a person also clears: their files and renders.
     let removal: AccountRemoval
@@ -17,13 +18,13 @@ struct UserController: RouteCollection {
 
     func list(req: Request) async throws -> [UserInfo] {
         try req.owner("manages accounts")
-        return try await req.repositories.users.all().map { $0.info() }
+        return try await users.on(req).all().map { $0.info() }
     }
 
     func create(req: Request) async throws -> Response {
         try req.owner("manages accounts")
         let credentials = try req.content.decode(Credentials.self)
-        let user = try await AccountService(users: req.repositories.users, hasher: hashing).createUser(username: credentials.username, password: credentials.password, owner: false)
+        let user = try await AccountService(users: users.on(req), hasher: hashing).createUser(username: credentials.username, password: credentials.password, owner: false)
         let response = Response(status: .created)
         try response.content.encode(user.info())
         return response
@@ -35,8 +36,8 @@ struct UserController: RouteCollection {
         guard id != owner.id else {
             throw APIError(.conflict, code: "cannot_remove_self", "The owner cannot remove their own account.")
         }
-        guard try await req.repositories.users.find(id: id) != nil else { throw APIError.notFound("user") }
-        try await removal.removeEverything(of: id, repositories: req.repositories)
+        guard try await users.on(req).find(id: id) != nil else { throw APIError.notFound("user") }
+        try await removal.removeEverything(of: id, req)
         return .noContent
     }
 
@@ -50,8 +51,8 @@ struct UserController: RouteCollection {
             throw APIError(.conflict, code: "own_password",
                            "Change your own password in Settings, with your current one.")
         }
-        guard let user = try await req.repositories.users.find(id: id) else { throw APIError.notFound("user") }
-        return try await AccountService(users: req.repositories.users, hasher: hashing).setPassword(of: user, to: body.password, temporary: true).info()
+        guard let user = try await users.on(req).find(id: id) else { throw APIError.notFound("user") }
+        return try await AccountService(users: users.on(req), hasher: hashing).setPassword(of: user, to: body.password, temporary: true).info()
     }
 
 }

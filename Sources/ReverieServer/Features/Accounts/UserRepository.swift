@@ -66,7 +66,7 @@ struct FluentUserRepository: UserRepository {
         // Removing a composition removes its search-index row too (a trigger on SQLite).
         try await database.transaction { database in
             guard let sql = database as? any SQLDatabase else {
-                throw APIError(.internalServerError, code: "database", "The database does not speak SQL.")
+                throw StoreError.notSQL
             }
             for table in PersonalData.tables {
                 try await sql.raw("DELETE FROM \(ident: table) WHERE owner_id = \(bind: id)").run()

@@ -12,6 +12,7 @@ extension ArticleSpeechInfo: Content {}
 /// uploaded web page, text, EPUB or PDF (a job); read with their formatting, listened to chapter
 /// by chapter through the speech pipeline, and resumed where the person left off.
 struct ArticleController: RouteCollection {
+    let articles: Store<any ArticleRepository>
     let media: MediaFiles
     let client: GuardedHTTPClient
     let maxUploadBytes: Int
@@ -35,7 +36,7 @@ struct ArticleController: RouteCollection {
 
     /// `GET /api/articles`: newest first.
     func list(req: Request) async throws -> ArticleList {
-        ArticleList(items: try await req.repositories.articles.list(ownedBy: try req.user))
+        ArticleList(items: try await articles.on(req).list(ownedBy: try req.user))
     }
 
     /// `POST /api/articles`: `{url}` starts an import job (202 with the job); `{text, title}`
@@ -59,7 +60,7 @@ struct ArticleController: RouteCollection {
             } catch let error as ReaderError {
                 throw error.answered(lead: url.host ?? "The page")
             }
-            let saved = try await req.repositories.articles.create(ArticleRecord(article, kind: "web", sourceURL: url.absoluteString), ownerID: user.id)
+            let saved = try await articles.on(req).create(ArticleRecord(article, kind: "web", sourceURL: url.absoluteString), ownerID: user.id)
             return try await saved.summary.encodeResponse(status: .created, for: req)
         }
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty {
@@ -85,7 +86,7 @@ struct ArticleController: RouteCollection {
         if let title, !title.isEmpty { article.title = title }
         var record = ArticleRecord(article, kind: "text", sourceURL: nil)
         record.source = "Pasted text"
-        let saved = try await req.repositories.articles.create(record, ownerID: user.id)
+        let saved = try await articles.on(req).create(record, ownerID: user.id)
         return try await saved.summary.encodeResponse(status: .created, for: req)
     }
 
@@ -133,7 +134,7 @@ struct ArticleController: RouteCollection {
             finishedAt = finished ? (article.finishedAt ?? now()) : nil
             if !finished, body.lastReadChapter == nil { (chapter, position) = (0, 0) }
         }
-        guard let saved = try await req.repositories.articles.savePlace(article.id, ownedBy: try req.user, chapter: chapter, position: position,
+        guard let saved = try await articles.on(req).savePlace(article.id, ownedBy: try req.user, chapter: chapter, position: position,
                                                                         finishedAt: finishedAt) else { throw APIError.notFound("article") }
         return saved.summary
     }
@@ -141,7 +142,7 @@ struct ArticleController: RouteCollection {
     /// `DELETE /api/articles/{id}`.
     func delete(req: Request) async throws -> HTTPStatus {
         let id = try req.uuidParameter("articleID", naming: "article")
-        guard try await req.repositories.articles.delete(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
+        guard try await articles.on(req).delete(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
         return .noContent
     }
 
@@ -161,7 +162,7 @@ struct ArticleController: RouteCollection {
 
     private func requested(_ req: Request) async throws -> ArticleRecord {
         let id = try req.uuidParameter("articleID", naming: "article")
-        guard let article = try await req.repositories.articles.find(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
+        guard let article = try await articles.on(req).find(id, ownedBy: try req.user) else { throw APIError.notFound("article") }
         return article
     }
 }

@@ -17,7 +17,7 @@ struct ArticleImport: Job {
     var name: String?
 
     struct Services: Sendable {
-        let articles: any ArticleRepository
+        let articles: Store<any ArticleRepository>
         let client: GuardedHTTPClient
         /// Where uploads wait (`scratch`).
         let config: ServerConfig
@@ -36,7 +36,7 @@ struct ArticleImport: Job {
             read = try await Self.fetch(address, job: job, client: services.client)
         } else if let name = payload.file, let file = Self.scratch(name, services.config) {
             guard FileManager.default.fileExists(atPath: file.path) else {
-                throw APIError(.gone, code: "upload_gone", "The uploaded file is no longer on the server; upload it again.")
+                throw ArticleError.uploadGone
             }
             await job.report(0.1, "Reading \(payload.name ?? "the file")…")
             do {
@@ -52,10 +52,10 @@ struct ArticleImport: Job {
             }
             try? FileManager.default.removeItem(at: file)
         } else {
-            throw APIError(.badRequest, code: "invalid_job", "This import names nothing to read.")
+            throw ArticleError.nothingToRead
         }
         await job.report(0.95, "Saving…")
-        let article = try await services.articles.create(ArticleRecord(read.article, kind: read.kind, sourceURL: read.url), ownerID: job.ownerID)
+        let article = try await services.articles.outside.create(ArticleRecord(read.article, kind: read.kind, sourceURL: read.url), ownerID: job.ownerID)
         return JobOutput(itemID: article.id)
     }
 
@@ -87,4 +87,9 @@ struct ArticleImport: Job {
             throw error.answered(lead: name)
         }
     }
+}
+
+extension JobKind {
+    /// An article read from an address or an uploaded file.
+    static let articleImport = JobKind(rawValue: "article.import")
 }

@@ -12,6 +12,8 @@ extension WakeGreetingInfo: Content {}
 /// Bedside's meditations and poems: the presets, the person's own (My Content: create, edit,
 /// delete, duplicate), and the next random piece for the Leaf/Masks button.
 struct BedsideController: RouteCollection {
+    let settings: Store<any SettingsRepository>
+    let bedsidePieces: Store<any BedsidePieceRepository>
     let media: MediaFiles
     /// Room sounds and the alarm chime, synthesized once.
     let sounds: SynthesizedAudio
@@ -41,7 +43,7 @@ struct BedsideController: RouteCollection {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = try req.queryTimeZone()
         calendar.locale = Locale(identifier: "en_US_POSIX")
-        let twentyFourHour = SettingsController.bedside(from: try await req.repositories.settings.all(ownedBy: user)).clock24 ?? false
+        let twentyFourHour = SettingsController.bedside(from: try await settings.on(req).all(ownedBy: user)).clock24 ?? false
         return WakeGreetingInfo(text: WakeGreeting.text(at: now(), calendar: calendar, twentyFourHour: twentyFourHour))
     }
 
@@ -76,7 +78,7 @@ struct BedsideController: RouteCollection {
         switch try piece(req) {
         case let .preset(preset): return Self.info(preset)
         case let .own(id):
-            guard let own = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
+            guard let own = try await bedsidePieces.on(req).find(id, ownedBy: user) else { throw APIError.notFound("piece") }
             return Self.info(own)
         }
     }
@@ -86,7 +88,7 @@ struct BedsideController: RouteCollection {
         let input = try req.content.decode(BedsidePieceInput.self)
         let kind = try Self.kind(input.kind ?? "")
         let (title, script) = try Self.validated(input)
-        let created = try await req.repositories.bedsidePieces.create(kind: kind.rawValue, title: title, script: script, ownedBy: user)
+        let created = try await bedsidePieces.on(req).create(kind: kind.rawValue, title: title, script: script, ownedBy: user)
         return try await Self.info(created).encodeResponse(status: .created, for: req)
     }
 
@@ -94,7 +96,7 @@ struct BedsideController: RouteCollection {
         let user = try req.user
         let id = try ownID(req, doing: "edited")
         let (title, script) = try Self.validated(try req.content.decode(BedsidePieceInput.self))
-        guard let edited = try await req.repositories.bedsidePieces.update(id, title: title, script: script, ownedBy: user) else {
+        guard let edited = try await bedsidePieces.on(req).update(id, title: title, script: script, ownedBy: user) else {
             throw APIError.notFound("piece")
         }
         return Self.info(edited)
@@ -104,7 +106,7 @@ struct BedsideController: RouteCollection {
     func delete(req: Request) async throws -> HTTPStatus {
         let user = try req.user
         let id = try ownID(req, doing: "deleted")
-        guard try await req.repositories.bedsidePieces.delete(id, ownedBy: user) else { throw APIError.notFound("piece") }
+        guard try await bedsidePieces.on(req).delete(id, ownedBy: user) else { throw APIError.notFound("piece") }
         return .noContent
     }
 
@@ -115,11 +117,11 @@ struct BedsideController: RouteCollection {
         switch try piece(req) {
         case let .preset(preset): (kind, title, script) = (preset.kind.rawValue, preset.title, preset.script)
         case let .own(id):
-            guard let own = try await req.repositories.bedsidePieces.find(id, ownedBy: user) else { throw APIError.notFound("piece") }
+            guard let own = try await bedsidePieces.on(req).find(id, ownedBy: user) else { throw APIError.notFound("piece") }
             (kind, title, script) = (own.kind, own.title, own.script)
         }
         let copyTitle = String((title + " (Copy)").suffix(Self.maximumTitle))
-        let copy = try await req.repositories.bedsidePieces.create(kind: kind, title: copyTitle, script: script, ownedBy: user)
+        let copy = try await bedsidePieces.on(req).create(kind: kind, title: copyTitle, script: script, ownedBy: user)
         return try await Self.info(copy).encodeResponse(status: .created, for: req)
     }
 
@@ -130,13 +132,13 @@ struct BedsideController: RouteCollection {
         let kind = try Self.kind(try req.content.decode(BedsideNextRequest.self).kind)
         let mine = try await ownPieces(kind, of: user, req)
         let key = "bedside.played.\(kind.rawValue)"
-        let settings = req.repositories.settings
-        let played = try await settings.all(ownedBy: user)[key].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+        let stored = settings.on(req)
+        let played = try await stored.all(ownedBy: user)[key].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
         let presets = library.presets(kind)
         let pool = presets.map(\.id) + mine.map { $0.id.uuidString.lowercased() }
         var random = SystemRandomNumberGenerator()
         guard let (id, history) = ContentPool.next(from: pool, played: played, using: &random) else { throw APIError.notFound("piece") }
-        try await settings.save([key: String(decoding: try JSONEncoder().encode(history), as: UTF8.self)], ownedBy: user)
+        try await stored.save([key: String(decoding: try JSONEncoder().encode(history), as: UTF8.self)], ownedBy: user)
         if let preset = presets.first(where: { $0.id == id }) { return Self.info(preset) }
         guard let own = mine.first(where: { $0.id.uuidString.lowercased() == id }) else { throw APIError.notFound("piece") }
         return Self.info(own)
@@ -167,7 +169,7 @@ struct BedsideController: RouteCollection {
 
     /// The person's own pieces of a kind; when there are none, the default piece comes back first.
     private func ownPieces(_ kind: BedsidePiece.Kind, of user: AuthenticatedUser, _ req: Request) async throws -> [BedsidePieceRecord] {
-        let repository = req.repositories.bedsidePieces
+        let repository = bedsidePieces.on(req)
         let pieces = try await repository.all(kind: kind.rawValue, ownedBy: user)
         guard pieces.isEmpty else { return pieces }
         let fallback = kind == .meditation ? library.defaultMeditation : library.defaultPoem

@@ -10,6 +10,8 @@ extension LibraryUploadResult: Content {}
 /// Listen's library: a person's books and music, uploaded from the web app (streamed to disk,
 /// read with `MediaFormats`, kept once by content hash) and played with Range.
 struct LibraryController: RouteCollection {
+    let library: Store<any LibraryRepository>
+    let progress: Store<any ProgressRepository>
     let media: MediaFiles
     let store: LibraryStore
     /// The sleep timer's renditions (`?until=`).
@@ -30,8 +32,8 @@ struct LibraryController: RouteCollection {
     func list(req: Request) async throws -> LibraryList {
         let user = try req.user
         let kind = try Self.kind(req)
-        let items = try await req.repositories.library.all(kind: kind, ownedBy: user)
-        let places = items.isEmpty ? [:] : try await req.repositories.progress.deciding(prefixed: ProgressController.libraryPrefix, ownedBy: user)
+        let items = try await library.on(req).all(kind: kind, ownedBy: user)
+        let places = items.isEmpty ? [:] : try await progress.on(req).deciding(prefixed: ProgressController.libraryPrefix, ownedBy: user)
         // A summary of each book's chapters, never the chapters: a file may list 10,000 of them.
         return LibraryList(items: items.map { Self.info($0, places: places, chaptersListed: false) })
     }
@@ -50,7 +52,7 @@ struct LibraryController: RouteCollection {
     /// `GET /api/library/{id}`: with where the person is, and which chapters they have heard.
     func show(req: Request) async throws -> LibraryItemInfo {
         let item = try await self.item(req)
-        let places = try await req.repositories.progress.deciding(prefixed: Self.progressKey(item), ownedBy: try req.user)
+        let places = try await progress.on(req).deciding(prefixed: Self.progressKey(item), ownedBy: try req.user)
         return Self.info(item, places: places)
     }
 
@@ -58,7 +60,7 @@ struct LibraryController: RouteCollection {
     func delete(req: Request) async throws -> HTTPStatus {
         let user = try req.user
         let id = try req.uuidParameter("itemID", naming: "library item")
-        guard let removed = try await req.repositories.library.delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
+        guard let removed = try await library.on(req).delete(id, ownedBy: user) else { throw APIError.notFound("library item") }
         try await store.removeUnused(after: [removed])
         return .noContent
     }
@@ -98,7 +100,7 @@ struct LibraryController: RouteCollection {
     private func item(_ req: Request) async throws -> LibraryItemRecord {
         let user = try req.user
         let id = try req.uuidParameter("itemID", naming: "library item")
-        guard let item = try await req.repositories.library.find(id, ownedBy: user) else { throw APIError.notFound("library item") }
+        guard let item = try await library.on(req).find(id, ownedBy: user) else { throw APIError.notFound("library item") }
         return item
     }
 
@@ -112,7 +114,7 @@ struct LibraryController: RouteCollection {
 
     /// The item's key in the shared progress log: `library:<id>`; its chapters are `library:<id>/<index>`.
     static func progressKey(_ item: LibraryItemRecord) -> String {
-        ProgressController.libraryPrefix + item.id.uuidString.lowercased()
+        ItemKey(.library, item.id).text
     }
 
     /// The item as the API shows it; `places` (the deciding progress event by item) gives its place

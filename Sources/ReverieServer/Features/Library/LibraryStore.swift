@@ -13,7 +13,8 @@ import Vapor
 struct LibraryStore: Sendable {
     let mediaDirectory: URL
     let artworkDirectory: URL
-    let repository: any LibraryRepository
+    /// The library's rows; its writes come after a file is stored, on any connection.
+    let repository: Store<any LibraryRepository>
     let threadPool: NIOThreadPool
     let runner: CommandRunner
     let incomingDirectory: URL
@@ -22,7 +23,7 @@ struct LibraryStore: Sendable {
     /// renditions, and a song's practice speeds and rendered loops.
     let derivedDirectories: [URL]
 
-    init(config: ServerConfig, repository: any LibraryRepository, threadPool: NIOThreadPool, runner: CommandRunner = .live) {
+    init(config: ServerConfig, repository: Store<any LibraryRepository>, threadPool: NIOThreadPool, runner: CommandRunner = .live) {
         derivedDirectories = [config.cacheDirectory("renditions"), config.cacheDirectory("practice")]
         incomingDirectory = config.mediaDirectory(".incoming")
         maxUploadBytes = config.maxUploadBytes
@@ -95,7 +96,7 @@ struct LibraryStore: Sendable {
     /// Adds one audio file; `media` when it is already known (a joined book), else it is read.
     private func addFile(_ upload: ReceivedUpload, kind: String?, ownerID: UUID, media known: ParsedMedia? = nil,
                          readers: [[String]]? = nil) async throws -> (item: LibraryItemRecord, duplicate: Bool) {
-        if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) {
+        if let existing = try await repository.outside.find(fileHash: upload.sha256, ownerID: ownerID) {
             return (existing, true)
         }
         let media: ParsedMedia
@@ -128,10 +129,10 @@ struct LibraryStore: Sendable {
             originalName: upload.originalName, artworkHash: artworkHash,
             chapters: chapters, createdAt: nil)
         do {
-            return (try await repository.create(item, ownerID: ownerID), false)
+            return (try await repository.outside.create(item, ownerID: ownerID), false)
         } catch {
             // The same file uploaded twice at once: the second row is refused by the unique index.
-            if let existing = try await repository.find(fileHash: upload.sha256, ownerID: ownerID) { return (existing, true) }
+            if let existing = try await repository.outside.find(fileHash: upload.sha256, ownerID: ownerID) { return (existing, true) }
             throw error
         }
     }
@@ -152,11 +153,11 @@ struct LibraryStore: Sendable {
 
     /// After `items` are gone: removes their files and cover thumbnails that no one's item uses any more.
     func removeUnused(after items: [LibraryItemRecord]) async throws {
-        for item in items where try await !repository.isUsed(fileHash: item.fileHash) {
+        for item in items where try await !repository.outside.isUsed(fileHash: item.fileHash) {
             try? FileManager.default.removeItem(at: file(of: item))
             DerivedFiles.remove(madeFrom: item.fileHash, in: derivedDirectories)
         }
-        for hash in Set(items.compactMap(\.artworkHash)) where try await !repository.isUsed(artworkHash: hash) {
+        for hash in Set(items.compactMap(\.artworkHash)) where try await !repository.outside.isUsed(artworkHash: hash) {
             try? FileManager.default.removeItem(at: artworkFile(hash: hash))
         }
     }
@@ -190,7 +191,7 @@ struct LibraryStore: Sendable {
     /// SHA-256 (hex) and size of a file, read a block at a time; with `copy`, also written there.
     static func sha256(of file: URL, copyingTo copy: URL? = nil) throws -> (hash: String, count: Int) {
         guard let input = try? FileHandle(forReadingFrom: file) else {
-            throw APIError(.notFound, code: "not_found", "Cannot read \(file.path): no such file, or it is not readable.")
+            throw LibraryError.unreadableFile(file.path)
         }
         defer { try? input.close() }
         var output: FileHandle?
@@ -227,7 +228,7 @@ extension Application {
             throw error
         }
         let upload = ReceivedUpload(file: scratch, byteCount: copied.count, sha256: copied.hash, originalName: file.lastPathComponent)
-        let (item, duplicate) = try await LibraryStore(config: services.config, repository: repositories.library, threadPool: threadPool).add(upload, kind: kind, ownerID: ownerID)
+        let (item, duplicate) = try await services.library.add(upload, kind: kind, ownerID: ownerID)
         return (item.title, item.kind, duplicate)
     }
 
@@ -245,15 +246,16 @@ extension Application {
         let work = services.config.mediaDirectory(".incoming").appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let store = LibraryStore(config: services.config, repository: repositories.library, threadPool: threadPool)
+        let store = services.library
         let (item, duplicate) = try await store.addBook(parts: entries, in: work, name: folder.lastPathComponent,
                                                         originalName: folder.lastPathComponent, ownerID: ownerID)
         return (item.title, item.chapters.count, duplicate)
     }
 
     private func libraryOwner(_ username: String?) async throws -> UUID {
-        let person = if let username { try await repositories.users.find(username: username.lowercased()) }
-                     else { try await repositories.users.all().first(where: \.isOwner) }
+        let users = services.users.outside
+        let person = if let username { try await users.find(username: username.lowercased()) }
+                     else { try await users.all().first(where: \.isOwner) }
         guard let id = person?.id else { throw username.map { LibraryError.noSuchAccount($0) } ?? LibraryError.noOwner }
         return id
     }

@@ -97,7 +97,7 @@ struct LibriVoxCatalog: Sendable {
         do {
             feed = try JSONDecoder().decode(Feed.self, from: data)
         } catch {
-            throw APIError(.badGateway, code: "outside_unreadable", "LibriVox answered with something that is not its catalog. Try again later.")
+            throw LibriVoxError.unreadableCatalog
         }
         return (feed.books ?? []).compactMap { book in
             guard let id = book.id?.int, let title = book.title.map(PlainText.fromHTML), !title.isEmpty else { return nil }

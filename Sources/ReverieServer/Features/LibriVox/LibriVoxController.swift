@@ -14,8 +14,8 @@ struct LibriVoxController: RouteCollection {
     /// The largest section relayed.
     let maxBytes: Int
     /// Books as the catalog last described them, so each Range request of a section streamed
-    /// does not ask LibriVox again.
-    let books = Recent<Int, LibriVoxBookInfo>(lifetime: .minutes(10), capacity: 500)
+    /// does not ask LibriVox again (shared with Up Next through `LibriVoxFeature.controller`).
+    let books: Recent<Int, LibriVoxBookInfo>
 
     func boot(routes: any RoutesBuilder) throws {
         let librivox = routes.grouped("api", "librivox")

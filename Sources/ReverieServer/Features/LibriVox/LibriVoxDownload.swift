@@ -26,7 +26,7 @@ struct LibriVoxDownload: Job {
     func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
         await job.report(0, "Asking LibriVox for the book…")
         guard let book = try await services.catalog.book(id: bookID), !book.sections.isEmpty else {
-            throw APIError(.notFound, code: "not_found", "LibriVox no longer lists this book.")
+            throw LibriVoxError.bookGone
         }
         let work = services.incomingDirectory.appendingPathComponent("librivox-\(job.id.uuidString)", isDirectory: true)
         try? FileManager.default.removeItem(at: work)
@@ -61,4 +61,9 @@ struct LibriVoxDownload: Job {
                                                 ownerID: job.ownerID, described: description)
         return JobOutput(itemID: item.id)
     }
+}
+
+extension JobKind {
+    /// A LibriVox book downloaded into the library.
+    static let librivoxDownload = JobKind(rawValue: "librivox.download")
 }

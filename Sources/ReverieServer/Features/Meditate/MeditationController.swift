@@ -11,6 +11,7 @@ extension MeditationPlan: Content {}
 /// The meditation history (the seed's routes): save a finished session, the latest one, and
 /// statistics with streaks.
 struct MeditationController: RouteCollection {
+    let meditationSessions: Store<any MeditationSessionRepository>
     let media: MediaFiles
     let now: @Sendable () -> Date
     let manifest: MeditationManifest
@@ -126,7 +127,7 @@ struct MeditationController: RouteCollection {
         let user = try req.user
         let body = try req.content.decode(MeditationSessionRecord.self)
         try validate(body, now: now())
-        let (stored, created) = try await req.repositories.meditationSessions.save(body, ownedBy: user)
+        let (stored, created) = try await meditationSessions.on(req).save(body, ownedBy: user)
         let response = Response(status: created ? .created : .ok)
         try response.content.encode(stored)
         return response
@@ -134,7 +135,7 @@ struct MeditationController: RouteCollection {
 
     /// The session that ended last, or `null` before the first.
     func latest(req: Request) async throws -> Response {
-        let session = try await req.repositories.meditationSessions.latest(ownedBy: req.user)
+        let session = try await meditationSessions.on(req).latest(ownedBy: req.user)
         let response = Response(status: .ok)
         if let session {
             try response.content.encode(session)
@@ -153,7 +154,7 @@ struct MeditationController: RouteCollection {
         guard let zone = TimeZone(identifier: name) else {
             throw APIError(.badRequest, code: "invalid_time_zone", "time_zone: “\(name)” is not a time zone name like Europe/Paris.")
         }
-        let entries = try await req.repositories.meditationSessions.durations(ownedBy: user)
+        let entries = try await meditationSessions.on(req).durations(ownedBy: user)
             .map { MeditationStats.Entry(completedAt: $0.completedAt, seconds: $0.seconds) }
         let stats = MeditationStats.compute(entries, timeZone: zone, now: now())
         return MeditationStatsResponse(totalSessions: stats.totalSessions, totalMinutes: stats.totalMinutes,

@@ -6,6 +6,7 @@ extension PlanInfo: Content {}
 /// Plans: Free or Plus for each account, granted by the owner (nobody pays on a self-hosted
 /// server), and the development-only "Bypass IAP (Dev)" switch.
 struct PlanController: RouteCollection {
+    let users: Store<any UserRepository>
     /// `REVERIE_ENV=development`: Bypass IAP (Dev) is offered.
     let developmentMode: Bool
 
@@ -27,7 +28,7 @@ struct PlanController: RouteCollection {
             throw APIError(.forbidden, code: "development_only",
                            "Bypass IAP is for development: this server runs in production mode (start it with REVERIE_ENV=development to offer it).")
         }
-        guard let row = try await req.repositories.users.setPlan(of: user.id, plan: nil, bypass: body.enabled) else { throw APIError.notFound("user") }
+        guard let row = try await users.on(req).setPlan(of: user.id, plan: nil, bypass: body.enabled) else { throw APIError.notFound("user") }
         var updated = user
         updated.planBypass = row.planBypass
         return try await info(for: updated, req)
@@ -38,7 +39,7 @@ struct PlanController: RouteCollection {
         try req.owner("grants Plus")
         let id = try req.uuidParameter("userID", naming: "user")
         let body = try req.content.decode(PlanGrant.self)
-        guard let row = try await req.repositories.users.setPlan(of: id, plan: body.plan.rawValue, bypass: nil) else {
+        guard let row = try await users.on(req).setPlan(of: id, plan: body.plan.rawValue, bypass: nil) else {
             throw APIError.notFound("user")
         }
         return row.info()
@@ -46,7 +47,7 @@ struct PlanController: RouteCollection {
 
     private func info(for user: AuthenticatedUser, _ req: Request) async throws -> PlanInfo {
                 let effective = Entitlements.effectivePlan(of: user, developmentMode: developmentMode)
-        let owner = try await req.repositories.users.owner()?.username ?? "the owner"
+        let owner = try await users.on(req).owner()?.username ?? "the owner"
         return PlanInfo(plan: user.plan, effective: effective, bypass: user.planBypass, developmentMode: developmentMode,
                         ownerName: owner, features: Entitlements.features(for: effective))
     }

@@ -17,7 +17,7 @@ struct EpisodeDownload: Job {
     var downloadID: UUID
 
     struct Services: Sendable {
-        let podcasts: any PodcastRepository
+        let podcasts: Store<any PodcastRepository>
         let client: GuardedHTTPClient
         /// Where its files go (`partialFile`, `file`) and the largest taken.
         let config: ServerConfig
@@ -33,14 +33,14 @@ struct EpisodeDownload: Job {
     }
 
     func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
-        let repository = services.podcasts
+        let repository = services.podcasts.outside
         guard var download = try await repository.download(downloadID) else { return .none }   // deleted meanwhile
         do {
             try await Self.fetchAndLevel(&download, job: job, services: services)
         } catch is CancellationError {
             throw CancellationError()   // the server is stopping: another worker continues it
         } catch {
-            download.status = "failed"
+            download.status = .failed
             try? await repository.save(download)
             throw error
         }
@@ -51,16 +51,16 @@ struct EpisodeDownload: Job {
     /// Fetches and levels the download's episode, saving each step; `download` keeps what was
     /// done when it throws (the caller saves it as failed).
     static func fetchAndLevel(_ download: inout EpisodeDownloadRecord, job: JobContext, services: Services) async throws {
-        let repository = services.podcasts
+        let repository = services.podcasts.outside
         let config = services.config
         let id = download.id
         guard let episode = try await repository.episode(download.episodeID) else {
-            throw APIError(.notFound, code: "not_found", "The episode is no longer in its feed.")
+            throw PodcastError.episodeGone
         }
         guard let address = episode.enclosureURL, let url = URL(string: address) else {
-            throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.shownTitle)” has no audio file in its feed.")
+            throw PodcastError.noAudio(episode.shownTitle)
         }
-        download.status = "downloading"
+        download.status = .downloading
         try await repository.save(download)
         let partial = partialFile(id, config)
         try FileManager.default.createDirectory(at: partial.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -97,7 +97,7 @@ struct EpisodeDownload: Job {
             try? FileManager.default.removeItem(at: partial)   // not audio: downloading it again will not help
             throw error.answered(status: .unprocessableEntity, lead: "The episode's file could not be read as audio")
         }
-        download.status = "ready"
+        download.status = .ready
         download.measuredLoudness = result.measured
         download.duration = result.map.processed(result.duration)
         download.timeMap = String(decoding: try JSONEncoder().encode(result.map.kept), as: UTF8.self)
@@ -110,4 +110,9 @@ struct EpisodeDownload: Job {
         try? FileManager.default.removeItem(at: file(id, config))
         try? FileManager.default.removeItem(at: partialFile(id, config))
     }
+}
+
+extension JobKind {
+    /// An episode downloaded and levelled for the night.
+    static let episodeDownload = JobKind(rawValue: "podcast.download")
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReverieAPI
 
 /// A person's download of an episode as the `episode_downloads` table holds it (the file is
 /// `<data>/media/podcasts/<id>.mp3`, levelled to −16 LUFS): what `PodcastRepository` answers, a
@@ -7,7 +8,7 @@ public struct EpisodeDownloadRecord: Sendable, Equatable {
     public var id: UUID
     public var episodeID: UUID
     /// `queued`, `downloading`, `ready` or `failed`.
-    public var status: String
+    public var status: EpisodeDownloadInfo.Status
     /// The job that downloads it.
     public var jobID: UUID?
     public var trimSilence: Bool
@@ -27,11 +28,11 @@ public struct EpisodeDownloadRecord: Sendable, Equatable {
 
     /// A download just asked for: queued, nothing cut yet.
     init(id: UUID = UUID(), episodeID: UUID, trimSilence: Bool) {
-        self.init(id: id, episodeID: episodeID, status: "queued", jobID: nil, trimSilence: trimSilence, bytes: nil, duration: nil,
+        self.init(id: id, episodeID: episodeID, status: .queued, jobID: nil, trimSilence: trimSilence, bytes: nil, duration: nil,
                   measuredLoudness: nil, timeMap: "[]", chapters: nil, createdAt: nil)
     }
 
-    init(id: UUID, episodeID: UUID, status: String, jobID: UUID?, trimSilence: Bool, bytes: Int?, duration: Double?,
+    init(id: UUID, episodeID: UUID, status: EpisodeDownloadInfo.Status, jobID: UUID?, trimSilence: Bool, bytes: Int?, duration: Double?,
          measuredLoudness: Double?, timeMap: String, chapters: String?, createdAt: Date?) {
         (self.id, self.episodeID, self.status, self.jobID, self.trimSilence) = (id, episodeID, status, jobID, trimSilence)
         (self.bytes, self.duration, self.measuredLoudness, self.timeMap, self.chapters, self.createdAt) = (bytes, duration, measuredLoudness, timeMap, chapters, createdAt)

@@ -18,7 +18,7 @@ struct FeedRefresh: Job {
     var podcastID: UUID
 
     struct Services: Sendable {
-        let podcasts: any PodcastRepository
+        let podcasts: Store<any PodcastRepository>
         let client: GuardedHTTPClient
         /// The usual time between refreshes.
         let interval: TimeInterval
@@ -92,10 +92,10 @@ struct FeedRefresh: Job {
     /// The job: one podcast's refresh. A failure is the podcast's (shown on its page, tried again
     /// later), so the job itself ends done, saying what happened.
     func run(_ job: JobContext, _ services: Services) async throws -> JobOutput {
-        guard let podcast = try await services.podcasts.podcast(podcastID) else { return .none }
+        guard let podcast = try await services.podcasts.outside.podcast(podcastID) else { return .none }
         await job.report(0.1, "Reading the feed…")
         do {
-            let outcome = try await Self.refresh(podcast, repository: services.podcasts, client: services.client,
+            let outcome = try await Self.refresh(podcast, repository: services.podcasts.outside, client: services.client,
                                                  interval: services.interval, now: services.now())
             return JobOutput(outcome: outcome.notModified ? "unchanged" : "\(outcome.added) new")
         } catch {
@@ -195,4 +195,9 @@ struct FeedScheduleLifecycle: LifecycleHandler {
     func shutdownAsync(_ application: Application) async {
         await schedule.stop()
     }
+}
+
+extension JobKind {
+    /// A podcast's feed read again.
+    static let feedRefresh = JobKind(rawValue: "feeds.refresh")
 }

@@ -20,6 +20,10 @@ extension PodcastIndexSettings: Content {}
 /// silences shortened on request), with chapters and a transcript; played marks from the
 /// listening log; OPML in and out.
 struct PodcastController: RouteCollection {
+    let podcastIndexCredentials: Store<any PodcastIndexCredentialsStore>
+    let podcasts: Store<any PodcastRepository>
+    let progress: Store<any ProgressRepository>
+    let jobRecords: Store<any JobRepository>
     let media: MediaFiles
     /// The sleep timer's renditions of downloaded episodes (`?until=`).
     let renditions: Renditions
@@ -34,7 +38,7 @@ struct PodcastController: RouteCollection {
     let transcripts = Recent<String, [TranscriptLine]>(lifetime: .minutes(30), capacity: 200)
     static let maxSideFileBytes = 8 << 20
     static let maxOPMLBytes = 4 << 20
-    static let progressPrefix = "podcast:"
+    static let progressPrefix = ItemKey.Kind.podcast.prefix
 
     func boot(routes: any RoutesBuilder) throws {
         let podcasts = routes.grouped("api", "podcasts")
@@ -69,7 +73,7 @@ struct PodcastController: RouteCollection {
         let text = (try req.queryString("q", maximumLength: 100) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw APIError(.badRequest, code: "invalid_field", "q: what to search for, 1 to 100 characters.") }
         let directory = PodcastDirectory(itunesBase: config.itunesBaseURL, podcastIndexBase: config.podcastIndexBaseURL,
-                                         podcastIndex: try await req.repositories.podcastIndexCredentials.credentials(), client: client,
+                                         podcastIndex: try await podcastIndexCredentials.on(req).credentials(), client: client,
                                          now: now)
         return await directory.search(text)
     }
@@ -78,8 +82,8 @@ struct PodcastController: RouteCollection {
     /// `GET /api/podcasts`: favourites first, then by title.
     func list(req: Request) async throws -> PodcastList {
         let user = try req.user
-        let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: user)
-        let counts = try await req.repositories.podcasts.episodeCounts(subscriptions.map(\.podcast.id),
+        let subscriptions = try await podcasts.on(req).subscriptions(ownedBy: user)
+        let counts = try await podcasts.on(req).episodeCounts(subscriptions.map(\.podcast.id),
                                                                       firstSeenAfter: Dictionary(subscriptions.map { ($0.podcast.id, $0.seenUntil) }, uniquingKeysWith: { a, _ in a }))
         let infos = subscriptions.map { Self.info($0, counts: counts[$0.podcast.id] ?? (0, 0)) }
         return PodcastList(podcasts: infos.sorted { ($0.favourite ? 0 : 1, $0.title.lowercased()) < ($1.favourite ? 0 : 1, $1.title.lowercased()) })
@@ -93,7 +97,7 @@ struct PodcastController: RouteCollection {
         guard body.feedURL.count <= 2000, let address = FeedParser.absoluteURL(OPML.appScheme(body.feedURL)) else {
             throw APIError(.badRequest, code: "invalid_field", "feedURL: the feed's address, beginning http:// or https://.")
         }
-        let repository = req.repositories.podcasts
+        let repository = podcasts.on(req)
         let now = self.now()
         let podcast = try await repository.podcastCreating(feedURL: address, title: address, now: now)
         if podcast.lastRefreshedAt == nil {
@@ -110,7 +114,7 @@ struct PodcastController: RouteCollection {
 
     /// `GET /api/podcasts/opml`: the person's subscriptions as an OPML file.
     func exportOPML(req: Request) async throws -> Response {
-        let subscriptions = try await req.repositories.podcasts.subscriptions(ownedBy: try req.user)
+        let subscriptions = try await podcasts.on(req).subscriptions(ownedBy: try req.user)
         let outlines = subscriptions.sorted { $0.podcast.title.lowercased() < $1.podcast.title.lowercased() }
             .map { OPMLOutline(title: $0.podcast.title, feedURL: $0.podcast.feedURL, siteURL: $0.podcast.link) }
         return .download(.init(string: OPML.export(outlines, created: now())),
@@ -131,7 +135,7 @@ struct PodcastController: RouteCollection {
             throw error.answered(code: "not_opml", lead: "This is not an OPML file Reverie can read")
         }
         guard outlines.count <= 2000 else { throw APIError(.unprocessableEntity, code: "too_many", "At most 2,000 feeds at a time.") }
-        let repository = req.repositories.podcasts
+        let repository = podcasts.on(req)
         let now = self.now()
         var added = 0, already = 0
         var ids: [UUID] = []
@@ -151,10 +155,10 @@ struct PodcastController: RouteCollection {
     /// `GET /api/podcasts/{podcastID}`: the podcast and its episodes, newest first.
     func show(req: Request) async throws -> PodcastDetail {
         let (user, subscription) = try await subscription(req)
-        let repository = req.repositories.podcasts
+        let repository = podcasts.on(req)
         let podcastID = subscription.podcast.id
         let episodes = try await repository.episodes(of: podcastID).sorted(by: Self.newestFirst)
-        let places = try await req.repositories.progress.deciding(prefixed: Self.progressPrefix, ownedBy: user)
+        let places = try await progress.on(req).deciding(prefixed: Self.progressPrefix, ownedBy: user)
         let downloads = try await repository.downloads(ownedBy: user, episodes: episodes.map(\.id))
         let jobs = try await jobsByID(downloads.values.compactMap(\.jobID), req)
         let new = episodes.filter { $0.firstSeenAt > subscription.seenUntil }.count
@@ -168,15 +172,15 @@ struct PodcastController: RouteCollection {
         let body = try req.content.decode(PodcastUpdateRequest.self)
         if let favourite = body.favourite { subscription.favourite = favourite }
         if let delete = body.deleteAfterPlayed { subscription.deleteAfterPlayed = delete }
-        try await req.repositories.podcasts.save(subscription)
-        let counts = try await req.repositories.podcasts.episodeCounts([subscription.podcast.id], firstSeenAfter: [subscription.podcast.id: subscription.seenUntil])
+        try await podcasts.on(req).save(subscription)
+        let counts = try await podcasts.on(req).episodeCounts([subscription.podcast.id], firstSeenAfter: [subscription.podcast.id: subscription.seenUntil])
         return Self.info(subscription, counts: counts.values.first ?? (0, 0))
     }
 
     /// `DELETE /api/podcasts/{podcastID}`: unsubscribes (the person's downloads of it go too).
     func unsubscribe(req: Request) async throws -> HTTPStatus {
         let (user, subscription) = try await subscription(req)
-        let repository = req.repositories.podcasts
+        let repository = podcasts.on(req)
         let episodes = try await repository.episodes(of: subscription.podcast.id).map(\.id)
         for download in try await repository.downloads(ownedBy: user, episodes: episodes).values {
             EpisodeDownload.removeFiles(download.id, config)
@@ -199,8 +203,8 @@ struct PodcastController: RouteCollection {
     func seen(req: Request) async throws -> PodcastInfo {
         var (_, subscription) = try await subscription(req)
         subscription.seenUntil = now()
-        try await req.repositories.podcasts.save(subscription)
-        let counts = try await req.repositories.podcasts.episodeCounts([subscription.podcast.id], firstSeenAfter: [:])
+        try await podcasts.on(req).save(subscription)
+        let counts = try await podcasts.on(req).episodeCounts([subscription.podcast.id], firstSeenAfter: [:])
         return Self.info(subscription, counts: counts.values.first ?? (0, 0))
     }
 
@@ -209,7 +213,7 @@ struct PodcastController: RouteCollection {
     /// `GET /api/podcasts/podcastindex`: whether search also asks Podcast Index (the key shown, the secret never).
     func podcastIndexSettings(req: Request) async throws -> PodcastIndexSettings {
         _ = try req.user
-        let credentials = try await req.repositories.podcastIndexCredentials.credentials()
+        let credentials = try await podcastIndexCredentials.on(req).credentials()
         return PodcastIndexSettings(configured: credentials != nil, key: credentials?.key)
     }
 
@@ -221,14 +225,14 @@ struct PodcastController: RouteCollection {
         guard (1...200).contains(key.count), (1...200).contains(secret.count), !(key + secret).contains(where: { $0.isNewline }) else {
             throw APIError(.badRequest, code: "invalid_field", "key and secret: as Podcast Index gave them, 1 to 200 characters each.")
         }
-        try await req.repositories.podcastIndexCredentials.save(.init(key: key, secret: secret), ownedBy: user)
+        try await podcastIndexCredentials.on(req).save(.init(key: key, secret: secret), ownedBy: user)
         return PodcastIndexSettings(configured: true, key: key)
     }
 
     /// `DELETE /api/podcasts/podcastindex`: search asks iTunes alone.
     func removePodcastIndex(req: Request) async throws -> HTTPStatus {
         try req.owner("removes the Podcast Index key")
-        try await req.repositories.podcastIndexCredentials.remove()
+        try await podcastIndexCredentials.on(req).remove()
         return .noContent
     }
 
@@ -237,8 +241,8 @@ struct PodcastController: RouteCollection {
     /// `GET /api/episodes/{episodeID}`.
     func episode(req: Request) async throws -> EpisodeInfo {
         let (user, episode, subscription) = try await episode(req)
-        let place = try await req.repositories.progress.deciding(prefixed: Self.key(episode), ownedBy: user)[Self.key(episode)]
-        let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user)
+        let place = try await progress.on(req).deciding(prefixed: Self.key(episode), ownedBy: user)[Self.key(episode)]
+        let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user)
         let jobs = try await jobsByID(download?.jobID.map { [$0] } ?? [], req)
         return Self.info(episode, seenUntil: subscription.seenUntil, place: place, download: download, jobs: jobs)
     }
@@ -251,15 +255,15 @@ struct PodcastController: RouteCollection {
         guard episode.enclosureURL != nil else {
             throw APIError(.unprocessableEntity, code: "no_audio", "“\(episode.shownTitle)” has no audio file in its feed.")
         }
-        let repository = req.repositories.podcasts
+        let repository = podcasts.on(req)
         let existing = try await repository.download(of: episode.id, ownedBy: user)
-        if let existing, existing.status != "failed" {
+        if let existing, existing.status != .failed {
             let jobs = try await jobsByID(existing.jobID.map { [$0] } ?? [], req)
             return try await Self.info(episode, seenUntil: subscription.seenUntil, place: nil, download: existing, jobs: jobs).encodeResponse(status: .ok, for: req)
         }
         var download: EpisodeDownloadRecord
         if var failed = existing {
-            failed.status = "queued"
+            failed.status = .queued
             if let trim = body.trimSilence { failed.trimSilence = trim }
             try await repository.save(failed)
             download = failed
@@ -276,11 +280,11 @@ struct PodcastController: RouteCollection {
     /// `DELETE /api/episodes/{episodeID}/download`: the file goes; the episode streams again.
     func deleteDownload(req: Request) async throws -> HTTPStatus {
         let (user, episode, _) = try await episode(req)
-        guard let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user) else {
+        guard let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user) else {
             throw APIError(.notFound, code: "not_found", "“\(episode.shownTitle)” is not downloaded.")
         }
         EpisodeDownload.removeFiles(download.id, config)
-        try await req.repositories.podcasts.delete(download)
+        try await podcasts.on(req).delete(download)
         return .noContent
     }
 
@@ -292,7 +296,7 @@ struct PodcastController: RouteCollection {
     func audio(req: Request) async throws -> Response {
         let until = try req.queryDouble("until", in: 1...(7 * 24 * 3600))
         let (user, episode, _) = try await episode(req)
-        if let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user), download.status == "ready" {
+        if let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user), download.status == .ready {
             let file = EpisodeDownload.file(download.id, config)
             if FileManager.default.fileExists(atPath: file.path) {
                 if let until, let duration = download.duration,
@@ -326,7 +330,7 @@ struct PodcastController: RouteCollection {
                 throw error.answered(status: .badGateway, code: "chapters_unreadable", lead: "The episode's chapters file could not be read")
             }
         }
-        if let download = try await req.repositories.podcasts.download(of: episode.id, ownedBy: user),
+        if let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user),
            let stored = download.chapters, let chapters = try? JSONDecoder().decode([EpisodeChapter].self, from: Data(stored.utf8)) {
             return EpisodeChapters(source: "file", chapters: chapters)
         }
@@ -369,8 +373,8 @@ struct PodcastController: RouteCollection {
         let length = episode.duration ?? 0
         let event = ProgressEvent(id: "mark-\(UUID().uuidString.lowercased())", device: device, at: now(),
                                   position: body.played ? max(length, 1) : 0, kind: body.played ? .ended : .unplayed)
-        _ = try await req.repositories.progress.append([event], items: [Self.key(episode)], ownedBy: user)
-        if body.played { try await Self.afterPlayed([Self.key(episode)], config: config, req) }
+        _ = try await progress.on(req).append([event], items: [Self.key(episode)], ownedBy: user)
+        if body.played { try await afterPlayed([Self.key(episode)], req) }
         return try await self.episode(req: req)
     }
 
@@ -378,18 +382,18 @@ struct PodcastController: RouteCollection {
 
     /// After progress events: any of these episodes now played, in a podcast whose downloads go
     /// once played, loses its download.
-    static func afterPlayed(_ items: [String], config: ServerConfig, _ req: Request) async throws {
+    @Sendable func afterPlayed(_ items: [String], _ req: Request) async throws {
         let user = try req.user
-        let ids = items.filter { $0.hasPrefix(progressPrefix) && !$0.contains("/") }.compactMap { UUID(uuidString: String($0.dropFirst(progressPrefix.count))) }
+        let ids = items.compactMap(ItemKey.init).filter { $0.kind == .podcast && $0.part == nil }.compactMap(\.uuid)
         guard !ids.isEmpty else { return }
-        let repository = req.repositories.podcasts
+        let repository = podcasts.on(req)
         let downloads = try await repository.downloads(ownedBy: user, episodes: ids)
         guard !downloads.isEmpty else { return }
-        let places = try await req.repositories.progress.deciding(prefixed: progressPrefix, ownedBy: user)
+        let places = try await progress.on(req).deciding(prefixed: Self.progressPrefix, ownedBy: user)
         for (episodeID, download) in downloads {
             guard let episode = try await repository.episode(episodeID),
                   let subscription = try await repository.subscription(to: episode.podcastID, ownedBy: user), subscription.deleteAfterPlayed,
-                  ListeningProgress.isFinished(places[key(episode)], duration: episode.duration ?? originalDuration(download)) else { continue }
+                  ListeningProgress.isFinished(places[Self.key(episode)], duration: episode.duration ?? Self.originalDuration(download)) else { continue }
             EpisodeDownload.removeFiles(download.id, config)
             try await repository.delete(download)
         }
@@ -398,7 +402,7 @@ struct PodcastController: RouteCollection {
     // MARK: -
 
     static func key(_ episode: EpisodeRecord) -> String {
-        progressPrefix + episode.id.uuidString.lowercased()
+        ItemKey(.podcast, episode.id).text
     }
 
     static func originalDuration(_ download: EpisodeDownloadRecord?) -> Double? {
@@ -422,7 +426,7 @@ struct PodcastController: RouteCollection {
     private func subscription(_ req: Request) async throws -> (AuthenticatedUser, SubscriptionRecord) {
         let user = try req.user
         let id = try req.uuidParameter("podcastID", naming: "podcast")
-        guard let subscription = try await req.repositories.podcasts.subscription(to: id, ownedBy: user) else { throw APIError.notFound("podcast") }
+        guard let subscription = try await podcasts.on(req).subscription(to: id, ownedBy: user) else { throw APIError.notFound("podcast") }
         return (user, subscription)
     }
 
@@ -430,8 +434,8 @@ struct PodcastController: RouteCollection {
     private func episode(_ req: Request) async throws -> (AuthenticatedUser, EpisodeRecord, SubscriptionRecord) {
         let user = try req.user
         let id = try req.uuidParameter("episodeID", naming: "episode")
-        guard let episode = try await req.repositories.podcasts.episode(id),
-              let subscription = try await req.repositories.podcasts.subscription(to: episode.podcastID, ownedBy: user) else {
+        guard let episode = try await podcasts.on(req).episode(id),
+              let subscription = try await podcasts.on(req).subscription(to: episode.podcastID, ownedBy: user) else {
             throw APIError.notFound("episode")
         }
         return (user, episode, subscription)
@@ -440,7 +444,7 @@ struct PodcastController: RouteCollection {
     private func jobsByID(_ ids: [UUID], _ req: Request) async throws -> [UUID: JobRecord] {
         let user = try req.user
         var jobs: [UUID: JobRecord] = [:]
-        for id in ids { jobs[id] = try await req.repositories.jobs.find(id, ownedBy: user) }
+        for id in ids { jobs[id] = try await jobRecords.on(req).find(id, ownedBy: user) }
         return jobs
     }
 
@@ -458,8 +462,8 @@ struct PodcastController: RouteCollection {
         let downloadInfo = download.map { download -> EpisodeDownloadInfo in
             let job = download.jobID.flatMap { jobs[$0] }
             let map = Self.map(download)
-            let progress = download.status == "ready" ? 1 : (job?.progress ?? 0)
-            let message = download.status == "ready" ? nil : job?.message
+            let progress = download.status == .ready ? 1 : (job?.progress ?? 0)
+            let message = download.status == .ready ? nil : job?.message
             return EpisodeDownloadInfo(status: download.status, progress: progress, message: message, jobID: download.jobID?.uuidString.lowercased(),
                                        bytes: download.bytes, duration: download.duration, measuredLoudness: download.measuredLoudness,
                                        trimmedSilence: download.trimSilence, removedSeconds: map.removed(from: map.original(download.duration ?? 0)),

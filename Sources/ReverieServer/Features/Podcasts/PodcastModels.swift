@@ -1,4 +1,5 @@
 import Fluent
+import ReverieAPI
 import Foundation
 
 /// A podcast feed, kept once however many people subscribe (a feed is public): what it last said,
@@ -115,7 +116,7 @@ public final class EpisodeDownloadModel: Model, UserOwnedModel, @unchecked Senda
     init(ownerID: UUID, episodeID: UUID, trimSilence: Bool) {
         self.$owner.id = ownerID
         self.$episode.id = episodeID
-        self.status = "queued"
+        self.status = EpisodeDownloadInfo.Status.queued.rawValue
         self.trimSilence = trimSilence
         self.timeMap = "[]"
     }

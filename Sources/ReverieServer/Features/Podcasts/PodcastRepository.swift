@@ -1,4 +1,5 @@
 import Fluent
+import ReverieAPI
 import FluentSQL
 import Feeds
 import Foundation
@@ -297,13 +298,13 @@ extension SubscriptionModel {
 extension EpisodeDownloadModel {
     /// The row as a value; throws only for a row never saved (no id).
     func record() throws -> EpisodeDownloadRecord {
-        EpisodeDownloadRecord(id: try requireID(), episodeID: $episode.id, status: status, jobID: jobID, trimSilence: trimSilence, bytes: bytes,
+        EpisodeDownloadRecord(id: try requireID(), episodeID: $episode.id, status: EpisodeDownloadInfo.Status(rawValue: status) ?? .failed, jobID: jobID, trimSilence: trimSilence, bytes: bytes,
                               duration: duration, measuredLoudness: measuredLoudness, timeMap: timeMap, chapters: chapters, createdAt: createdAt)
     }
 
     /// Everything but the id, owner, episode and creation date, from the record.
     func fill(from download: EpisodeDownloadRecord) {
-        status = download.status
+        status = download.status.rawValue
         jobID = download.jobID
         trimSilence = download.trimSilence
         bytes = download.bytes

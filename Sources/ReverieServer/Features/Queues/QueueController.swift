@@ -9,6 +9,10 @@ extension QueueList: Content {}
 /// device. Its first entry is the one playing; Play Next puts an item second; the web player
 /// removes an entry when it has played through it.
 struct QueueController: RouteCollection {
+    let queues: Store<any QueueRepository>
+    let podcasts: Store<any PodcastRepository>
+    let library: Store<any LibraryRepository>
+    let articles: Store<any ArticleRepository>
     /// Looks a LibriVox book up (the catalog, kept a while).
     let librivox: LibriVoxController
     /// The most entries a queue holds, and the most named lists a person keeps.
@@ -30,26 +34,26 @@ struct QueueController: RouteCollection {
     /// article deleted, a podcast unsubscribed) leave their queues here.
     func list(req: Request) async throws -> QueueList {
         let user = try req.user
-        var queues = try await req.repositories.queues.queues(ownedBy: user)
-        for (index, queue) in queues.enumerated() {
+        var lists = try await queues.on(req).queues(ownedBy: user)
+        for (index, queue) in lists.enumerated() {
             var gone = Set<UUID>()
             for entry in queue.entries where try await !stillThere(entry.item, req) { gone.insert(entry.id) }
-            if !gone.isEmpty, let kept = try await req.repositories.queues.remove(gone, from: queue.id, ownedBy: user) { queues[index] = kept }
+            if !gone.isEmpty, let kept = try await queues.on(req).remove(gone, from: queue.id, ownedBy: user) { lists[index] = kept }
         }
-        return QueueList(queues: queues)
+        return QueueList(queues: lists)
     }
 
     /// `POST /api/queues` `{name}`: a new named list (201).
     func create(req: Request) async throws -> Response {
         let user = try req.user
         let name = try Self.name(req)
-        let lists = try await req.repositories.queues.queues(ownedBy: user)
+        let lists = try await queues.on(req).queues(ownedBy: user)
         guard !lists.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw Self.nameTaken(name) }
         guard lists.count - 1 < Self.maxLists else {
             throw APIError(.conflict, code: "too_many_lists", "You have \(Self.maxLists) lists already; remove one to make another.")
         }
         do {
-            return try await req.repositories.queues.create(named: name, ownedBy: user).encodeResponse(status: .created, for: req)
+            return try await queues.on(req).create(named: name, ownedBy: user).encodeResponse(status: .created, for: req)
         } catch QueueStoreError.nameTaken {
             throw Self.nameTaken(name)
         }
@@ -60,10 +64,10 @@ struct QueueController: RouteCollection {
         let user = try req.user
         let id = try req.uuidParameter("queueID", naming: "list")
         let name = try Self.name(req)
-        let lists = try await req.repositories.queues.queues(ownedBy: user)
+        let lists = try await queues.on(req).queues(ownedBy: user)
         guard !lists.contains(where: { $0.id != id && $0.name.caseInsensitiveCompare(name) == .orderedSame }) else { throw Self.nameTaken(name) }
         do {
-            guard let queue = try await req.repositories.queues.rename(id, to: name, ownedBy: user) else { throw try await Self.noList(id, req) }
+            guard let queue = try await queues.on(req).rename(id, to: name, ownedBy: user) else { throw try await noList(id, req) }
             return queue
         } catch QueueStoreError.nameTaken {
             throw Self.nameTaken(name)
@@ -73,7 +77,7 @@ struct QueueController: RouteCollection {
     /// `DELETE /api/queues/{queueID}`: a named list and its entries (the items stay).
     func delete(req: Request) async throws -> HTTPStatus {
         let id = try req.uuidParameter("queueID", naming: "list")
-        guard try await req.repositories.queues.delete(id, ownedBy: try req.user) else { throw try await Self.noList(id, req) }
+        guard try await queues.on(req).delete(id, ownedBy: try req.user) else { throw try await noList(id, req) }
         return .noContent
     }
 
@@ -85,7 +89,7 @@ struct QueueController: RouteCollection {
         let body = try req.content.decode(QueueAddRequest.self)
         guard let key = QueueItem(body.item)?.key else { throw QueueItem.badKey }
         let entry = try await describe(key, req)
-        guard let queue = try await req.repositories.queues.queue(id, ownedBy: user) else { throw APIError.notFound("list") }
+        guard let queue = try await queues.on(req).queue(id, ownedBy: user) else { throw APIError.notFound("list") }
         let index: Int
         switch (body.at, body.index) {
         case let (_, wanted?) where wanted >= 0: index = wanted
@@ -95,7 +99,7 @@ struct QueueController: RouteCollection {
         default: throw APIError(.badRequest, code: "invalid_field", "at: end (Add to Up Next) or next (Play Next).")
         }
         do {
-            guard let changed = try await req.repositories.queues.insert(entry, at: index, into: id, limit: Self.maxEntries, ownedBy: user) else {
+            guard let changed = try await queues.on(req).insert(entry, at: index, into: id, limit: Self.maxEntries, ownedBy: user) else {
                 throw APIError.notFound("list")
             }
             return try await changed.encodeResponse(status: .created, for: req)
@@ -110,7 +114,7 @@ struct QueueController: RouteCollection {
         let id = try req.uuidParameter("queueID", naming: "list")
         let body = try req.content.decode(QueueOrderRequest.self)
         do {
-            guard let queue = try await req.repositories.queues.reorder(id, to: body.entries, ownedBy: try req.user) else { throw APIError.notFound("list") }
+            guard let queue = try await queues.on(req).reorder(id, to: body.entries, ownedBy: try req.user) else { throw APIError.notFound("list") }
             return queue
         } catch QueueStoreError.orderChanged {
             throw APIError(.conflict, code: "queue_changed", "The list changed on another device meanwhile; here it is as it is now.")
@@ -122,9 +126,9 @@ struct QueueController: RouteCollection {
         let user = try req.user
         let id = try req.uuidParameter("queueID", naming: "list")
         let entryID = try req.uuidParameter("entryID", naming: "entry")
-        guard let queue = try await req.repositories.queues.queue(id, ownedBy: user) else { throw APIError.notFound("list") }
+        guard let queue = try await queues.on(req).queue(id, ownedBy: user) else { throw APIError.notFound("list") }
         guard queue.entries.contains(where: { $0.id == entryID }) else { throw APIError.notFound("entry in that list") }
-        guard let changed = try await req.repositories.queues.remove([entryID], from: id, ownedBy: user) else { throw APIError.notFound("list") }
+        guard let changed = try await queues.on(req).remove([entryID], from: id, ownedBy: user) else { throw APIError.notFound("list") }
         return changed
     }
 
@@ -134,19 +138,18 @@ struct QueueController: RouteCollection {
     /// such thing (another person's article reads as missing, as everywhere).
     func describe(_ item: String, _ req: Request) async throws -> QueueEntryInfo {
         let user = try req.user
-        let repositories = req.repositories
         func entry(_ kind: String, _ title: String, _ detail: String?, _ duration: Double?) -> QueueEntryInfo {
             QueueEntryInfo(id: UUID(), item: item, kind: kind, title: title, detail: detail, duration: duration, addedAt: Date())
         }
         switch QueueItem(item) {
         case let .episode(id)?:
-            guard let episode = try await repositories.podcasts.episode(id),
-                  let subscription = try await repositories.podcasts.subscription(to: episode.podcastID, ownedBy: user) else {
+            guard let episode = try await podcasts.on(req).episode(id),
+                  let subscription = try await podcasts.on(req).subscription(to: episode.podcastID, ownedBy: user) else {
                 throw APIError(.notFound, code: "not_found", "No episode with that id among your podcasts.")
             }
             return entry("episode", episode.shownTitle, subscription.podcast.title, episode.duration)
         case let .book(id)?:
-            guard let book = try await repositories.library.find(id, ownedBy: user) else { throw APIError.notFound("book in your library") }
+            guard let book = try await library.on(req).find(id, ownedBy: user) else { throw APIError.notFound("book in your library") }
             guard book.kind == "book" else {
                 throw APIError(.unprocessableEntity, code: "not_speech", "Up Next is for the speech player: episodes, books, LibriVox books and articles. Music plays from your library.")
             }
@@ -158,7 +161,7 @@ struct QueueController: RouteCollection {
             }
             return entry("librivox", book.title, book.authors.joined(separator: ", "), book.seconds > 0 ? book.seconds : nil)
         case let .article(id)?:
-            guard let article = try await repositories.articles.find(id, ownedBy: user) else { throw APIError.notFound("article") }
+            guard let article = try await articles.on(req).find(id, ownedBy: user) else { throw APIError.notFound("article") }
             let summary = article.summary
             return entry("article", summary.title, summary.source, nil)
         case nil:
@@ -171,10 +174,10 @@ struct QueueController: RouteCollection {
         let user = try req.user
         switch QueueItem(item) {
         case let .episode(id)?:
-            guard let episode = try await req.repositories.podcasts.episode(id) else { return false }
-            return try await req.repositories.podcasts.subscription(to: episode.podcastID, ownedBy: user) != nil
-        case let .book(id)?: return try await req.repositories.library.find(id, ownedBy: user) != nil
-        case let .article(id)?: return try await req.repositories.articles.find(id, ownedBy: user) != nil
+            guard let episode = try await podcasts.on(req).episode(id) else { return false }
+            return try await podcasts.on(req).subscription(to: episode.podcastID, ownedBy: user) != nil
+        case let .book(id)?: return try await library.on(req).find(id, ownedBy: user) != nil
+        case let .article(id)?: return try await articles.on(req).find(id, ownedBy: user) != nil
         case .librivox?: return true
         case nil: return false
         }
@@ -192,8 +195,8 @@ struct QueueController: RouteCollection {
     }
 
     /// A 404, or for Up Next a 409 that says it stays.
-    private static func noList(_ id: UUID, _ req: Request) async throws -> APIError {
-        if let queue = try await req.repositories.queues.queue(id, ownedBy: try req.user), queue.main {
+    private func noList(_ id: UUID, _ req: Request) async throws -> APIError {
+        if let queue = try await queues.on(req).queue(id, ownedBy: try req.user), queue.main {
             return APIError(.conflict, code: "up_next_stays", "Up Next is always there and keeps its name; remove its items to empty it.")
         }
         return APIError.notFound("list")
@@ -201,33 +204,33 @@ struct QueueController: RouteCollection {
 }
 
 /// A queue entry's item key, as the progress log names the same things.
+/// What Up Next and the lists hold: an episode, a book, a LibriVox book or an article, named by
+/// its `ItemKey` (a whole item, never a part).
 enum QueueItem: Equatable {
     case episode(UUID)
     case book(UUID)
     case librivox(Int)
     case article(UUID)
 
-    init?(_ key: String) {
-        guard key.count <= 80, let colon = key.firstIndex(of: ":") else { return nil }
-        let kind = key[..<colon], id = String(key[key.index(after: colon)...])
-        switch kind {
-        case "podcast": guard let uuid = UUID(uuidString: id) else { return nil }; self = .episode(uuid)
-        case "library": guard let uuid = UUID(uuidString: id) else { return nil }; self = .book(uuid)
-        case "article": guard let uuid = UUID(uuidString: id) else { return nil }; self = .article(uuid)
-        case "librivox": guard let number = Int(id), number > 0, String(number) == id else { return nil }; self = .librivox(number)
-        default: return nil
+    init?(_ text: String) {
+        guard let key = ItemKey(text), key.part == nil else { return nil }
+        switch key.kind {
+        case .podcast: self = .episode(key.uuid!)
+        case .library: self = .book(key.uuid!)
+        case .article: self = .article(key.uuid!)
+        case .librivox: self = .librivox(Int(key.id)!)
+        case .windDown, .bedside: return nil
         }
     }
 
-    /// The key as the web app writes it (`podcast:` and the episode's id as the API gives it, in
-    /// small letters), whatever case it was sent in: a player finds the item's saved answers and
-    /// downloads by the same id.
+    /// The item's key as every player writes it (`ItemKey`, in small letters), whatever case it
+    /// was sent in: a player finds the item's saved answers and downloads by the same key.
     var key: String {
         switch self {
-        case let .episode(id): "podcast:\(id.uuidString.lowercased())"
-        case let .book(id): "library:\(id.uuidString.lowercased())"
-        case let .librivox(number): "librivox:\(number)"
-        case let .article(id): "article:\(id.uuidString.lowercased())"
+        case let .episode(id): ItemKey(.podcast, id).text
+        case let .book(id): ItemKey(.library, id).text
+        case let .librivox(number): ItemKey.librivox(number).text
+        case let .article(id): ItemKey(.article, id).text
         }
     }
 

@@ -45,23 +45,23 @@ struct HLSRelay: Sendable {
             do {
                 playlist = try HLSPlaylist.parse(Data(answer.body.readableBytesView))
             } catch let error as MediaFormatsError {
-                throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlist could not be read (\(error)). Try another station.")
+                throw RadioError.unreadablePlaylist("\(error)")
             }
             switch playlist {
             case let .media(media):
                 guard !media.encrypted else {
-                    throw APIError(.unprocessableEntity, code: "hls_encrypted", "This station encrypts its stream, so it plays only in its own app or website.")
+                    throw RadioError.encrypted
                 }
                 return Resolved(url: answer.url, media: media, codecs: codecs)
             case let .master(variants):
                 guard let variant = HLSPlaylist.preferred(variants), let next = URL(string: variant.uri, relativeTo: answer.url)?.absoluteURL else {
-                    throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlist lists no stream that can be played.")
+                    throw RadioError.noPlayableStream
                 }
                 address = next
                 codecs = variant.codecs
             }
         }
-        throw APIError(.badGateway, code: "hls_unreadable", "The station's HLS playlists point to one another without end.")
+        throw RadioError.playlistLoop
     }
 
     /// The media playlist for `station`, read at most every few seconds whoever asks.
@@ -104,7 +104,7 @@ struct HLSRelay: Sendable {
             uri = Int(name).flatMap { sequence in resolved.media.segments.first { $0.sequence == sequence }?.uri }
         }
         guard let uri, let address = URL(string: uri, relativeTo: resolved.url)?.absoluteURL else {
-            throw APIError(.notFound, code: "not_found", "That part of the stream has passed; reload the station.")
+            throw RadioError.segmentPassed
         }
         let response = try await client.relay(address, for: req, maxBytes: Self.segmentBytes)
         // Numbered by the station, which may number again from 0: never kept.

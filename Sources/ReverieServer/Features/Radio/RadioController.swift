@@ -7,6 +7,7 @@ extension RadioStationList: Content {}
 /// Internet radio in Listen: radio-browser's top stations and search, a click counted when a
 /// station starts playing, and the person's favourite stations (`favoriteRadioStations`).
 struct RadioController: RouteCollection {
+    let radioFavourites: Store<any RadioFavouriteRepository>
     let directory: RadioBrowser
     let client: GuardedHTTPClient
     /// The most of one stream relayed.
@@ -75,7 +76,7 @@ struct RadioController: RouteCollection {
 
     /// `GET /api/radio/favourites`: in the order they were added.
     func favourites(req: Request) async throws -> RadioStationList {
-        RadioStationList(stations: try await req.repositories.radioFavourites.favourites(ownedBy: try req.user))
+        RadioStationList(stations: try await radioFavourites.on(req).favourites(ownedBy: try req.user))
     }
 
     /// `PUT /api/radio/favourites/{stationID}`: kept as radio-browser describes it now.
@@ -83,7 +84,7 @@ struct RadioController: RouteCollection {
         let user = try req.user
         let id = try stationID(req)
         let station = try await station(id, req)
-        try await req.repositories.radioFavourites.save(station, stationID: id, ownedBy: user)
+        try await radioFavourites.on(req).save(station, stationID: id, ownedBy: user)
         return try await favourites(req: req)
     }
 
@@ -91,7 +92,7 @@ struct RadioController: RouteCollection {
     func removeFavourite(req: Request) async throws -> HTTPStatus {
         let user = try req.user
         let id = try stationID(req)
-        guard try await req.repositories.radioFavourites.delete(stationID: id, ownedBy: user) else {
+        guard try await radioFavourites.on(req).delete(stationID: id, ownedBy: user) else {
             throw APIError(.notFound, code: "not_found", "That station is not among your favourites.")
         }
         return .noContent

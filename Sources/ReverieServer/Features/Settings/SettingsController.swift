@@ -9,6 +9,7 @@ import Vapor
 /// Each field is its own row (`theme`, `bedside.<field>`), so two devices changing different
 /// fields at once both keep their change.
 struct SettingsController: RouteCollection {
+    let settings: Store<any SettingsRepository>
     let entitlements: Entitlements
     /// The rooms Bedside has: one for each sound `AudioRender` makes.
     static let rooms = RoomSound.allCases.map(\.rawValue)
@@ -46,13 +47,13 @@ struct SettingsController: RouteCollection {
             }
         }
         if !values.isEmpty {
-            try await req.repositories.settings.save(values, ownedBy: req.user)
+            try await settings.on(req).save(values, ownedBy: req.user)
         }
         return try await load(req)
     }
 
     private func load(_ req: Request) async throws -> UserSettings {
-        let stored = try await req.repositories.settings.all(ownedBy: req.user)
+        let stored = try await settings.on(req).all(ownedBy: req.user)
         // A stored value this version cannot read (an older theme name) falls back to the default.
         // A premium theme or icon stays only while the account has Plus.
         let plus = try entitlements.hasPlus(req)

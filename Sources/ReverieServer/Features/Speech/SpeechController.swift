@@ -12,11 +12,11 @@ extension ScriptCheck: Content {}
 /// Speaking scripts: `POST /api/speech/renders` starts a render (or finds it in the cache),
 /// `GET …/{id}` follows it, and the audio, captions and timeline are served when it is done.
 struct SpeechController: RouteCollection {
+    /// Renders' rows: the request's, and (`outside`) for a render finishing after its request.
+    let speechRenders: Store<any SpeechRenderRepository>
     let media: MediaFiles
     /// The engines, the render cache and the renders running.
     let speech: SpeechJobs
-    /// Renders' rows on the application's database, which a render finishing after its request updates.
-    let renders: any SpeechRenderRepository
     /// The most characters one render takes.
     let maxCharacters: Int
     /// The most renders one person has running at once.
@@ -87,17 +87,17 @@ struct SpeechController: RouteCollection {
         let request = RenderService.Request(script: body.text, voice: body.voice, rate: rate, format: format)
         let key = jobs.service.key(for: request, engine: engine)
         let warnings = parsed.warnings.map { SpeechRenderInfo.Warning(line: $0.line, column: $0.column, message: $0.message) }
-        var render = SpeechRenderRecord(id: UUID(), status: "rendering", cacheKey: key, engine: engine.name, voice: body.voice, rate: rate,
+        var render = SpeechRenderRecord(id: UUID(), status: .rendering, cacheKey: key, engine: engine.name, voice: body.voice, rate: rate,
                                         format: format.rawValue, characters: characters,
                                         warnings: String(decoding: try JSONEncoder().encode(warnings), as: UTF8.self),
                                         error: nil, createdAt: nil, finishedAt: nil)
         let made: SpeechRenderRecord
         let cached = jobs.service.cached(key, format: format)
         if let cached {
-            render.status = "done"
+            render.status = .done
             render.durationMs = cached.durationMs
             render.finishedAt = now()
-            made = try await req.repositories.speechRenders.create(render, ownerID: user.id)
+            made = try await speechRenders.on(req).create(render, ownerID: user.id)
         } else {
             guard jobs.reserve(for: user.id, limit: maxConcurrentRenders) else {
                 throw APIError(.tooManyRequests, code: "too_many_renders",
@@ -107,12 +107,12 @@ struct SpeechController: RouteCollection {
             // Kept while it renders, so another server can speak it if this one stops.
             (render.script, render.worker, render.heartbeatAt) = (body.text, jobs.worker, now())
             do {
-                made = try await req.repositories.speechRenders.create(render, ownerID: user.id)
+                made = try await speechRenders.on(req).create(render, ownerID: user.id)
             } catch {
                 jobs.release(for: user.id)
                 throw error
             }
-            jobs.start(request, renderID: made.id, user: user.id, repository: renders,
+            jobs.start(request, renderID: made.id, user: user.id, repository: speechRenders.outside,
                        now: now, logger: logger)
         }
         let info = await info(made, jobs: jobs)
@@ -137,7 +137,7 @@ struct SpeechController: RouteCollection {
     /// this waits for it (up to `firstPhraseWait`, 30 s at the usual patience).
     func first(req: Request) async throws -> Response {
         let render = try await self.render(req)
-        if render.status == "failed" {
+        if render.status == .failed {
             throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
         }
         let service = speech.service
@@ -172,7 +172,7 @@ struct SpeechController: RouteCollection {
 
     private func render(_ req: Request) async throws -> SpeechRenderRecord {
         let id = try req.uuidParameter("renderID", naming: "render")
-        guard let render = try await req.repositories.speechRenders.find(id, ownedBy: req.user) else { throw APIError.notFound("render") }
+        guard let render = try await speechRenders.on(req).find(id, ownedBy: req.user) else { throw APIError.notFound("render") }
         return render
     }
 
@@ -181,9 +181,9 @@ struct SpeechController: RouteCollection {
     private func finished(_ req: Request) async throws -> (SpeechRenderRecord, (audio: URL, captions: URL, timeline: URL), AudioEncoder.Format) {
         let render = try await self.render(req)
         switch render.status {
-        case "done": break
-        case "failed": throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
-        default: throw APIError(.conflict, code: "not_ready", "This render is still running; follow GET /api/speech/renders/{id} until it is done.")
+        case .done: break
+        case .failed: throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
+        case .rendering: throw APIError(.conflict, code: "not_ready", "This render is still running; follow GET /api/speech/renders/{id} until it is done.")
         }
         guard let format = AudioEncoder.Format(rawValue: render.format),
               let files = speech.service.files(render.cacheKey, format: format) else {
@@ -193,7 +193,7 @@ struct SpeechController: RouteCollection {
     }
 
     private func info(_ render: SpeechRenderRecord, jobs: SpeechJobs) async -> SpeechRenderInfo {
-        let status = SpeechRenderInfo.Status(rawValue: render.status) ?? .failed
+        let status = render.status
         let progress: Double = switch status {
         case .done: 1
         case .failed: 0

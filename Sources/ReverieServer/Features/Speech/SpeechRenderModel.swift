@@ -1,4 +1,5 @@
 import Fluent
+import ReverieAPI
 import Foundation
 
 /// One user's request to speak a script. The audio itself lives in the content-addressed speech
@@ -33,7 +34,7 @@ public final class SpeechRenderModel: Model, UserOwnedModel, @unchecked Sendable
 
     init(ownerID: UUID, cacheKey: String, engine: String, voice: String?, rate: Double, format: String, characters: Int, warnings: String) {
         self.$owner.id = ownerID
-        self.status = "rendering"
+        self.status = SpeechRenderInfo.Status.rendering.rawValue
         self.cacheKey = cacheKey
         self.engine = engine
         self.voice = voice

@@ -1,4 +1,5 @@
 import Foundation
+import ReverieAPI
 
 /// One person's request to speak a script, as the `speech_renders` table holds it: what
 /// `SpeechRenderRepository` answers, a value that knows nothing of the database (see
@@ -7,7 +8,7 @@ import Foundation
 public struct SpeechRenderRecord: Sendable, Equatable {
     public var id: UUID
     /// `rendering`, `done` or `failed`.
-    public var status: String
+    public var status: SpeechRenderInfo.Status
     /// Where the audio is (or will be) in the content-addressed speech cache.
     public var cacheKey: String
     /// The name of the engine that speaks it.

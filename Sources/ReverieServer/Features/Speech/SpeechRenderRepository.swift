@@ -1,4 +1,5 @@
 import Fluent
+import ReverieAPI
 import Vapor
 
 /// Speech render jobs, by owner, as `SpeechRenderRecord` values.
@@ -28,7 +29,7 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
         let row = SpeechRenderModel(ownerID: ownerID, cacheKey: render.cacheKey, engine: render.engine, voice: render.voice, rate: render.rate,
                                     format: render.format, characters: render.characters, warnings: render.warnings)
         row.id = render.id
-        row.status = render.status
+        row.status = render.status.rawValue
         row.script = render.script
         row.worker = render.worker
         row.heartbeatAt = render.heartbeatAt
@@ -45,7 +46,7 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
 
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws {
         try await SpeechRenderModel.query(on: database).filter(\.$id == id)
-            .set(\.$status, to: error == nil ? "done" : "failed")
+            .set(\.$status, to: (error == nil ? SpeechRenderInfo.Status.done : .failed).rawValue)
             .set(\.$durationMs, to: durationMs)
             .set(\.$error, to: error)
             .set(\.$finishedAt, to: date)
@@ -62,24 +63,24 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
     }
 
     func heartbeat(worker: String, at date: Date) async throws {
-        try await SpeechRenderModel.query(on: database).filter(\.$status == "rendering").filter(\.$worker == worker)
+        try await SpeechRenderModel.query(on: database).filter(\.$status == SpeechRenderInfo.Status.rendering.rawValue).filter(\.$worker == worker)
             .set(\.$heartbeatAt, to: date)
             .update()
     }
 
     func takeStalled(worker: String, staleBefore: Date, at date: Date) async throws -> [SpeechRenderRecord] {
-        let stalled = try await SpeechRenderModel.query(on: database).filter(\.$status == "rendering")
+        let stalled = try await SpeechRenderModel.query(on: database).filter(\.$status == SpeechRenderInfo.Status.rendering.rawValue)
             .group(.or) { $0.filter(\.$heartbeatAt == nil).filter(\.$heartbeatAt < staleBefore) }
             .all()
         var taken: [SpeechRenderRecord] = []
         for row in stalled {
             let id = try row.requireID()
             // Taken only if no other server took it meanwhile: the same condition, in the update.
-            try await SpeechRenderModel.query(on: database).filter(\.$id == id).filter(\.$status == "rendering")
+            try await SpeechRenderModel.query(on: database).filter(\.$id == id).filter(\.$status == SpeechRenderInfo.Status.rendering.rawValue)
                 .group(.or) { $0.filter(\.$heartbeatAt == nil).filter(\.$heartbeatAt < staleBefore) }
                 .set(\.$worker, to: worker).set(\.$heartbeatAt, to: date)
                 .update()
-            guard let now = try await SpeechRenderModel.find(id, on: database), now.worker == worker, now.status == "rendering",
+            guard let now = try await SpeechRenderModel.find(id, on: database), now.worker == worker, now.status == SpeechRenderInfo.Status.rendering.rawValue,
                   now.heartbeatAt.map({ abs($0.timeIntervalSince(date)) < 0.001 }) == true else { continue }
             taken.append(try now.record())
         }
@@ -90,7 +91,7 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
 extension SpeechRenderModel {
     /// The row as a value; throws only for a row never saved (no id).
     func record() throws -> SpeechRenderRecord {
-        SpeechRenderRecord(id: try requireID(), status: status, cacheKey: cacheKey, engine: engine, voice: voice, rate: rate, format: format,
+        SpeechRenderRecord(id: try requireID(), status: SpeechRenderInfo.Status(rawValue: status) ?? .failed, cacheKey: cacheKey, engine: engine, voice: voice, rate: rate, format: format,
                            characters: characters, durationMs: durationMs, warnings: warnings, error: error, createdAt: createdAt,
                            finishedAt: finishedAt, script: script, worker: worker, heartbeatAt: heartbeatAt)
     }

@@ -8,7 +8,7 @@ import Vapor
 /// sleep bed, or neither; for the owner's routes and `reverie winddown` alike.
 public struct SleepAttachments: Sendable {
     let sleepAudio: SleepAudio
-    let store: any SleepAudioRepository
+    let store: Store<any SleepAudioRepository>
     /// Files answered from memory, which forget a removed upload.
     let files: FileCache
     /// Where uploads are kept, `<data>/media/winddown`.
@@ -56,7 +56,7 @@ public struct SleepAttachments: Sendable {
         let levelled = try await files.probe(destination)
         let attachment = SleepAttachment(itemID: itemID, source: .upload, file: name, originalName: originalName,
                                          script: nil, durationMs: Int((levelled.duration * 1000).rounded()))
-        changed(replacing: try await store.attach(attachment))
+        changed(replacing: try await store.outside.attach(attachment))
         return attachment
     }
 
@@ -70,7 +70,7 @@ public struct SleepAttachments: Sendable {
     /// item has none or it cannot be made. For the command line, which waits for the render.
     public func make(itemID: String) async throws -> Int {
         let item = try requireItem(itemID)
-        let attachment = try await store.attachment(for: itemID)
+        let attachment = try await store.outside.attachment(for: itemID)
         guard let source = sleepAudio.source(for: item, attachment: attachment) else {
             throw WindDownError.comingSoon(item.title)
         }
@@ -84,7 +84,7 @@ public struct SleepAttachments: Sendable {
     public func render(_ itemIDs: [String]?, starting: @escaping @Sendable (Int, Int, SleepItem) -> Void = { _, _, _ in },
                        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> (made: Int, kept: Int) {
         let items = try itemIDs.map { try $0.map(requireItem) } ?? sleepAudio.library.items
-        let attachments = try await store.all()
+        let attachments = try await store.outside.all()
         var sources: [(SleepItem, SleepAudio.Source)] = []
         for item in items {
             guard let source = sleepAudio.source(for: item, attachment: attachments[item.id]) else {
@@ -113,13 +113,13 @@ public struct SleepAttachments: Sendable {
         try requireItem(itemID)
         await sleepAudio.forgetLevelling(itemID: itemID)
         let removal = SleepAttachment(itemID: itemID, source: .removed, file: nil, originalName: nil, script: nil, durationMs: nil)
-        changed(replacing: try await store.attach(removal))
+        changed(replacing: try await store.outside.attach(removal))
     }
 
     /// Removes what the owner gave an item (audio, or a removal); false when there was nothing.
     public func detach(itemID: String) async throws -> Bool {
         await sleepAudio.forgetLevelling(itemID: itemID)
-        guard let removed = try await store.detach(itemID) else { return false }
+        guard let removed = try await store.outside.detach(itemID) else { return false }
         changed(replacing: removed)
         return true
     }
@@ -145,7 +145,7 @@ public struct SleepAttachments: Sendable {
         }
         await sleepAudio.forgetLevelling(itemID: itemID)
         let attachment = SleepAttachment(itemID: itemID, source: .script, file: nil, originalName: nil, script: script, durationMs: nil)
-        changed(replacing: try await store.attach(attachment))
+        changed(replacing: try await store.outside.attach(attachment))
         if let item = sleepAudio.library.item(itemID), let source = sleepAudio.source(for: item, attachment: attachment) {
             await sleepAudio.start(source)
         }

@@ -13,6 +13,8 @@ extension WindDownItem: Content {}
 /// Wind Down: the sleep library with the person's progress, its audio, and the owner's way of
 /// giving a Coming Soon item audio of its own.
 struct WindDownController: RouteCollection {
+    let attachedAudio: Store<any SleepAudioRepository>
+    let progress: Store<any ProgressRepository>
     let media: MediaFiles
     let sleepAudio: SleepAudio
     /// The sleep timer's renditions (`?until=`).
@@ -46,10 +48,10 @@ struct WindDownController: RouteCollection {
     func home(req: Request) async throws -> WindDownHome {
         let user = try req.user
         let zone = try req.queryTimeZone()
-        let attachments = try await req.repositories.sleepAudio.all()
+        let attachments = try await attachedAudio.on(req).all()
         var described: [String: WindDownItem] = [:]
         for item in library.items { described[item.id] = await describe(item, attachments[item.id], req: req) }
-        let places = try await req.repositories.progress.deciding(prefixed: ProgressController.windDown, ownedBy: user)
+        let places = try await progress.on(req).deciding(prefixed: ProgressController.windDown, ownedBy: user)
         var progress: [SleepProgress] = []
         for (key, event) in places {
             guard let id = ProgressController.windDownID(key), var entry = described[id] else { continue }
@@ -73,8 +75,8 @@ struct WindDownController: RouteCollection {
     func item(req: Request) async throws -> WindDownItem {
         let user = try req.user
         let item = try catalogItem(req)
-        var entry = await describe(item, try await req.repositories.sleepAudio.attachment(for: item.id), req: req)
-        let events = try await req.repositories.progress.places(of: [ProgressController.windDown + item.id], ownedBy: user).values.first ?? []
+        var entry = await describe(item, try await attachedAudio.on(req).attachment(for: item.id), req: req)
+        let events = try await progress.on(req).places(of: [ItemKey.windDown(item.id).text], ownedBy: user).values.first ?? []
         let position = ListeningProgress.position(events, duration: Double(entry.item.duration))
         entry.position = position?.position
         entry.progress = ListeningProgress.fraction(position, duration: Double(entry.item.duration))
@@ -90,7 +92,7 @@ struct WindDownController: RouteCollection {
         let until = try req.queryDouble("until", in: 1...(24 * 3600))
         let recent = sleepAudio.recentFiles
         let generation = recent.generation
-        let source = sleepAudio.source(for: item, attachment: try await req.repositories.sleepAudio.attachment(for: item.id))
+        let source = sleepAudio.source(for: item, attachment: try await attachedAudio.on(req).attachment(for: item.id))
         let (state, file, detail) = await sleepAudio.state(of: source)
         if await sleepAudio.levellingState(of: item.id).busy {
             throw APIError(.conflict, code: "audio_preparing", "The file for “\(item.title)” is being levelled; try again in a few seconds.",
@@ -125,7 +127,7 @@ struct WindDownController: RouteCollection {
         _ = try req.user
         let item = try catalogItem(req)
         let until = try req.queryDouble("until", in: 1...(24 * 3600))
-        let source = sleepAudio.source(for: item, attachment: try await req.repositories.sleepAudio.attachment(for: item.id))
+        let source = sleepAudio.source(for: item, attachment: try await attachedAudio.on(req).attachment(for: item.id))
         guard let source, let live = await sleepAudio.live(source) else {
             throw APIError(.notFound, code: "not_live", "“\(item.title)” is not spoken as it plays; play /api/winddown/\(item.id)/audio.")
         }

@@ -10,6 +10,10 @@ public enum WindDownError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedContainer(String)
     /// Longer than Wind Down takes: its length in minutes.
     case tooLong(minutes: Int)
+    /// The file an item is spoken into while it plays could not be written.
+    case liveAudioUnwritable
+    /// Speaking the item failed (tried again after a minute).
+    case audioFailed
 
     public var description: String {
         switch self {
@@ -17,6 +21,8 @@ public enum WindDownError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .comingSoon(title): "“\(title)” is coming soon: it has no audio yet."
         case let .unsupportedContainer(container): "This is a \(container) file; upload MP3, M4A, Ogg or WAV."
         case let .tooLong(minutes): "The audio lasts \(minutes) minutes; Wind Down takes up to 4 hours."
+        case .liveAudioUnwritable: "The live audio file could not be written."
+        case .audioFailed: "The audio could not be made; try again in a minute, or ask the server's owner to look at its log."
         }
     }
 }

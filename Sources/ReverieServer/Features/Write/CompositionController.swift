@@ -11,6 +11,7 @@ extension CompositionConflict: Content {}
 
 /// Songs being written: list and search, create, open, save with a version check, delete and restore.
 struct CompositionController: RouteCollection {
+    let compositions: Store<any CompositionRepository>
     static let maximumTitle = 200
     static let maximumLyrics = 100_000
 
@@ -38,7 +39,7 @@ struct CompositionController: RouteCollection {
         let user = try req.user
         let query = try req.queryString("q", maximumLength: 500) ?? ""
         let words = Self.queryWords(query)
-        return try await req.repositories.compositions.listings(matching: words, ownedBy: user).map { row in
+        return try await compositions.on(req).listings(matching: words, ownedBy: user).map { row in
             CompositionSummary(id: row.id, title: row.title, version: row.version, updatedAt: row.updatedAt,
                                snippet: Self.snippet(row.lyrics, words: words))
         }
@@ -48,7 +49,7 @@ struct CompositionController: RouteCollection {
     /// first, in one answer — for a device that keeps its own copy when sync is off. Reading
     /// them so opens none of them.
     func whole(req: Request) async throws -> [Composition] {
-        try await req.repositories.compositions.all(ownedBy: req.user).map { song in
+        try await compositions.on(req).all(ownedBy: req.user).map { song in
             var song = song
             song.rhymeAnalysisCache = nil
             return song
@@ -58,7 +59,7 @@ struct CompositionController: RouteCollection {
     func create(req: Request) async throws -> Response {
         let user = try req.user
         let input = try Self.validated(try req.content.decode(CompositionInput.self))
-        let repository = req.repositories.compositions
+        let repository = compositions.on(req)
         // Made with the device's id before (a retry, another tab): that song, not a second one.
         if let id = input.id, let made = try await repository.find(id, ownedBy: user) { return try Self.respond(made, status: .ok) }
         do {
@@ -77,7 +78,7 @@ struct CompositionController: RouteCollection {
     func show(req: Request) async throws -> Response {
         let user = try req.user
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        let repository = req.repositories.compositions
+        let repository = compositions.on(req)
         try await repository.markOpened(id, ownedBy: user, at: now())
         guard var song = try await repository.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
         if song.rhymeAnalysisCache == nil, let analysis = await analysis(of: song.lyrics) {
@@ -101,7 +102,7 @@ struct CompositionController: RouteCollection {
             throw APIError(.badRequest, code: "invalid_if_match", "If-Match should be the ETag you were given, like \"3\".")
         }
         let now = self.now()
-        let repository = req.repositories.compositions
+        let repository = compositions.on(req)
         if let saved = try await repository.update(id, title: input.title, lyrics: input.lyrics, themeOverride: input.themeOverride?.rawValue,
                                                    fromVersion: version, ownedBy: user, at: now) {
             return try Self.respond(saved, status: .ok)
@@ -121,7 +122,7 @@ struct CompositionController: RouteCollection {
 
     func delete(req: Request) async throws -> HTTPStatus {
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        guard try await req.repositories.compositions.delete(id, ownedBy: req.user, at: now()) else {
+        guard try await compositions.on(req).delete(id, ownedBy: req.user, at: now()) else {
             throw APIError.notFound("composition")
         }
         return .noContent
@@ -130,7 +131,7 @@ struct CompositionController: RouteCollection {
     /// Undo for a delete.
     func restore(req: Request) async throws -> Response {
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        guard let song = try await req.repositories.compositions.restore(id, ownedBy: req.user) else {
+        guard let song = try await compositions.on(req).restore(id, ownedBy: req.user) else {
             throw APIError(.notFound, code: "not_found", "No deleted composition with that id.")
         }
         return try Self.respond(song, status: .ok)
@@ -145,7 +146,7 @@ struct CompositionController: RouteCollection {
         guard ["txt", "pdf"].contains(format) else {
             throw APIError(.badRequest, code: "invalid_field", "format: txt or pdf.")
         }
-        guard let song = try await req.repositories.compositions.find(id, ownedBy: user) else { throw APIError.notFound("composition") }
+        guard let song = try await compositions.on(req).find(id, ownedBy: user) else { throw APIError.notFound("composition") }
         let name = Self.fileName(song.title) + "." + format
         if format == "txt" {
             return .download(.init(string: LyricSheet.text(title: song.title, lyrics: song.lyrics)),
@@ -176,7 +177,7 @@ struct CompositionController: RouteCollection {
         let text = Documents.decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let title = (name as NSString).deletingPathExtension
         let input = try Self.validated(CompositionInput(title: String(title.prefix(Self.maximumTitle)), lyrics: text.trimmingCharacters(in: .newlines)))
-        let song = try await req.repositories.compositions.create(id: nil, title: input.title, lyrics: input.lyrics, themeOverride: nil,
+        let song = try await compositions.on(req).create(id: nil, title: input.title, lyrics: input.lyrics, themeOverride: nil,
                                                                   conflictOf: nil, ownedBy: user, at: now())
         return try Self.respond(song, status: .created)
     }

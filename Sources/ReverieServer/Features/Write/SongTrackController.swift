@@ -8,6 +8,9 @@ extension SongTrack: Content {}
 /// A song's own player: the tracks attached to it (Listen music items), the A–B loop saved with
 /// each, the track at a practice speed with its pitch kept, and the loop rendered to a file.
 struct SongTrackController: RouteCollection {
+    let songTracks: Store<any SongTrackRepository>
+    let library: Store<any LibraryRepository>
+    let compositions: Store<any CompositionRepository>
     let media: MediaFiles
     let store: LibraryStore
     /// Where practice speeds and rendered loops are kept, `<data>/cache/practice`.
@@ -29,7 +32,7 @@ struct SongTrackController: RouteCollection {
 
     func list(req: Request) async throws -> [SongTrack] {
         let song = try await composition(req)
-        return try await req.repositories.songTracks.all(of: song, ownedBy: req.user).map(Self.api)
+        return try await songTracks.on(req).all(of: song, ownedBy: req.user).map(Self.api)
     }
 
     /// `POST`: `{"itemID"}` of one of the person's music items; 201 with the track (200 when it
@@ -38,17 +41,17 @@ struct SongTrackController: RouteCollection {
         let user = try req.user
         let song = try await composition(req)
         let body = try req.content.decode(SongTrackAttach.self)
-        guard let item = try await req.repositories.library.find(body.itemID, ownedBy: user), item.kind == "music" else {
+        guard let item = try await library.on(req).find(body.itemID, ownedBy: user), item.kind == "music" else {
             throw APIError.notFound("music item")
         }
-        let (track, created) = try await req.repositories.songTracks.attach(item.id, to: song, ownedBy: user)
+        let (track, created) = try await songTracks.on(req).attach(item.id, to: song, ownedBy: user)
         return try await Self.api((track, item)).encodeResponse(status: created ? .created : .ok, for: req)
     }
 
     func detach(req: Request) async throws -> HTTPStatus {
         let song = try await composition(req)
         let id = try req.uuidParameter("trackID", naming: "track")
-        guard try await req.repositories.songTracks.detach(id, of: song, ownedBy: req.user) else { throw APIError.notFound("track") }
+        guard try await songTracks.on(req).detach(id, of: song, ownedBy: req.user) else { throw APIError.notFound("track") }
         return .noContent
     }
 
@@ -64,7 +67,7 @@ struct SongTrackController: RouteCollection {
         guard points.end - points.start >= Self.shortestLoop else {
             throw APIError(.badRequest, code: "invalid_field", "loop: B comes at least 0.1 s after A.")
         }
-        try await req.repositories.songTracks.setLoop(track.id, start: points.start, end: min(points.end, duration),
+        try await songTracks.on(req).setLoop(track.id, start: points.start, end: min(points.end, duration),
                                                       enabled: points.enabled, ownedBy: req.user)
         track.loopStart = points.start
         track.loopEnd = min(points.end, duration)
@@ -115,14 +118,14 @@ struct SongTrackController: RouteCollection {
 
     private func composition(_ req: Request) async throws -> UUID {
         let id = try req.uuidParameter("compositionID", naming: "composition")
-        guard try await req.repositories.compositions.find(id, ownedBy: req.user) != nil else { throw APIError.notFound("composition") }
+        guard try await compositions.on(req).find(id, ownedBy: req.user) != nil else { throw APIError.notFound("composition") }
         return id
     }
 
     private func track(_ req: Request) async throws -> (SongTrackRecord, LibraryItemRecord) {
         let song = try await composition(req)
         let id = try req.uuidParameter("trackID", naming: "track")
-        guard let found = try await req.repositories.songTracks.find(id, of: song, ownedBy: req.user) else { throw APIError.notFound("track") }
+        guard let found = try await songTracks.on(req).find(id, of: song, ownedBy: req.user) else { throw APIError.notFound("track") }
         return found
     }
 

@@ -13,6 +13,7 @@ import Vapor
 /// out, revoking a token, a new password or a removed account take effect at once; the same
 /// made by the command line, another process, take effect within `recheckAfter`.
 struct SessionAuthenticator: Middleware {
+    let tokens: Store<any AuthTokenRepository>
     static let cookieName = "reverie_session"
     /// How long a token read from the database is trusted without reading it again.
     static let recheckAfter: TimeAmount = .seconds(1)
@@ -55,7 +56,7 @@ struct SessionAuthenticator: Middleware {
     }
 
     private func authenticate(_ request: Request, hash: String, kind: AuthTokenKind) async throws -> AuthenticatedUser? {
-        let tokens = request.repositories.tokens
+        let tokens = tokens.on(request)
         let generation = signIns.generation
         guard let token = try await tokens.find(secretHash: hash) else { return nil }
         let time = now()

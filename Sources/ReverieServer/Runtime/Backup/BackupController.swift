@@ -7,6 +7,7 @@ extension BackupList: Content {}
 
 /// The owner's backups from Settings: make one (a job with progress), list, download, remove.
 struct BackupController: RouteCollection {
+    let jobRecords: Store<any JobRepository>
     let backups: Backups
     let jobs: JobQueue
 
@@ -59,7 +60,7 @@ struct BackupController: RouteCollection {
 
     /// The backup being made, looked for among all jobs (feed refreshes come and go by the dozen).
     private func making(_ req: Request) async throws -> JobRecord? {
-        try await req.repositories.jobs.active(.serverBackup)
+        try await jobRecords.on(req).active(.serverBackup)
     }
 
 }

@@ -100,3 +100,8 @@ struct ServerBackup: Job {
         return JobOutput(itemID: context.id, outcome: "\(manifest.files.count) files, \(ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file))")
     }
 }
+
+extension JobKind {
+    /// A backup of the whole server.
+    static let serverBackup = JobKind(rawValue: "server.backup")
+}

@@ -13,13 +13,13 @@ protocol Job: Codable, Sendable {
     func run(_ context: JobContext, _ services: Services) async throws -> JobOutput
 }
 
-/// Every kind of job the server runs.
-public enum JobKind: String, Codable, Sendable, CaseIterable {
-    case librivoxDownload = "librivox.download"
-    case feedRefresh = "feeds.refresh"
-    case episodeDownload = "podcast.download"
-    case articleImport = "article.import"
-    case serverBackup = "server.backup"
+/// A kind of job, as the jobs table and `GET /api/jobs` name it (`feeds.refresh`). Each kind is
+/// declared beside its job (`extension JobKind { static let feedRefresh … }`), so the runtime
+/// names none; the workers run the kinds the features give them (`JobWorkers.kinds`).
+public struct JobKind: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
 }
 
 /// Where a job is. A job is taken `queued` → `running`, and ends `done` or `failed`; a running

@@ -7,6 +7,7 @@ extension JobList: Content {}
 
 /// The person's jobs and their progress.
 struct JobController: RouteCollection {
+    let jobs: Store<any JobRepository>
     func boot(routes: any RoutesBuilder) throws {
         let jobs = routes.grouped("api", "jobs")
         jobs.get(use: list)
@@ -15,13 +16,13 @@ struct JobController: RouteCollection {
 
     /// `GET /api/jobs`: the latest 50, newest first.
     func list(req: Request) async throws -> JobList {
-        JobList(jobs: try await req.repositories.jobs.recent(ownedBy: try req.user, limit: 50).map(Self.info))
+        JobList(jobs: try await jobs.on(req).recent(ownedBy: try req.user, limit: 50).map(Self.info))
     }
 
     /// `GET /api/jobs/{id}`.
     func show(req: Request) async throws -> JobInfo {
         let id = try req.uuidParameter("jobID", naming: "job")
-        guard let job = try await req.repositories.jobs.find(id, ownedBy: try req.user) else { throw APIError.notFound("job") }
+        guard let job = try await jobs.on(req).find(id, ownedBy: try req.user) else { throw APIError.notFound("job") }
         return Self.info(job)
     }
 

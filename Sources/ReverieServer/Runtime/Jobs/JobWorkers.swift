@@ -14,8 +14,11 @@ final class JobWorkers: Sendable {
     static let poll: Duration = .seconds(15)
     static let maxAttempts = 3
 
-    private let runners: [String: JobRunner]
-    private let repository: any JobRepository
+    /// Every kind of job with its services, by kind; given once by `run(_:)` before `start()`.
+    private let runners = NIOLockedValueBox<[String: JobRunner]>([:])
+    private let store: Store<any JobRepository>
+    /// The jobs table, on a connection from any event loop's pool each time it is asked for.
+    private var repository: any JobRepository { store.outside }
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -34,21 +37,30 @@ final class JobWorkers: Sendable {
     }
 
     /// - Parameters:
-    ///   - runners: every kind of job with its services.
     ///   - clock: what the poll waits on.
     ///   - now: the time leases are measured in.
     ///   - atEachPoll: also done each time the workers look for jobs (the speech renders' heartbeat).
-    init(runners: [JobRunner], repository: any JobRepository, clock: any Clock<Duration> = ContinuousClock(),
+    init(repository: Store<any JobRepository>, clock: any Clock<Duration> = ContinuousClock(),
          now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "reverie.jobs"), concurrency: Int = 2,
          atEachPoll: @escaping @Sendable () async -> Void = {}) {
         self.atEachPoll = atEachPoll
-        self.runners = Dictionary(runners.map { ($0.kind.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
-        self.repository = repository
+        self.store = repository
         self.clock = clock
         self.now = now
         self.logger = logger
         self.concurrency = concurrency
     }
+
+    /// The kinds of job these workers run (every feature's `jobs`), each with its services. The
+    /// workers are made before the features, as the features queue their jobs through them.
+    func run(_ kinds: [JobRunner]) {
+        runners.withLockedValue { runners in
+            for runner in kinds where runners[runner.kind.rawValue] == nil { runners[runner.kind.rawValue] = runner }
+        }
+    }
+
+    /// The kinds of job these workers run.
+    var kinds: Set<JobKind> { runners.withLockedValue { Set($0.values.map(\.kind)) } }
 
     func start() {
         state.withLockedValue { state in
@@ -137,7 +149,7 @@ final class JobWorkers: Sendable {
         let context = JobContext(id: id, ownerID: job.ownerID) { progress, message in
             try? await repository.report(id, progress: progress, message: message, leaseUntil: now().addingTimeInterval(Self.lease))
         }
-        let runner = runners[job.kind]
+        let runner = runners.withLockedValue { $0[job.kind] }
         let (kind, payload) = (job.kind, job.payload)
         // Counted and kept under the lock it is made in, so its own clean-up (which takes the
         // lock) always comes after.

@@ -11,6 +11,7 @@ extension ItemProgress: Content {}
 /// Listening progress, shared by every area that plays something: players add events, and read
 /// back where the person is (on any of their devices).
 struct ProgressController: RouteCollection {
+    let progress: Store<any ProgressRepository>
     let now: @Sendable () -> Date
     /// What else happens once items are played (a podcast's downloads deleted after playing).
     let afterPlayed: @Sendable (_ items: [String], _ req: Request) async throws -> Void
@@ -39,10 +40,12 @@ struct ProgressController: RouteCollection {
         }
         let now = self.now()
         let events = try body.events.map { try validated($0, now: now) }
-        let accepted = try await req.repositories.progress.append(events, items: body.events.map(\.item), ownedBy: user)
+        // Kept as every player writes them (`ItemKey`, in small letters), whatever case was sent.
+        let keys = try body.events.map { try checkItem($0.item) }
+        let accepted = try await progress.on(req).append(events, items: keys, ownedBy: user)
         var items: [String] = []
-        for input in body.events where !items.contains(input.item) { items.append(input.item) }
-        let places = try await req.repositories.progress.places(of: items, ownedBy: user)
+        for key in keys where !items.contains(key) { items.append(key) }
+        let places = try await progress.on(req).places(of: items, ownedBy: user)
         try await afterPlayed(items, req)
         return ProgressEventsResponse(accepted: accepted, items: items.map { Self.progress($0, places[$0] ?? [], duration: duration(of: $0)) })
     }
@@ -52,11 +55,10 @@ struct ProgressController: RouteCollection {
     /// another device's.
     func item(req: Request) async throws -> ItemProgress {
         let user = try req.user
-        let item = [req.parameters.get("item"), req.parameters.get("part")].compactMap { $0 }.joined(separator: "/")
-        try checkItem(item)
+        let item = try checkItem([req.parameters.get("item"), req.parameters.get("part")].compactMap { $0 }.joined(separator: "/"))
         let device = try req.queryString("device", maximumLength: 60)
         // Each device's place (not the whole log): the item's is the latest of them.
-        let events = try await req.repositories.progress.places(of: [item], ownedBy: user)[item] ?? []
+        let events = try await progress.on(req).places(of: [item], ownedBy: user)[item] ?? []
         var progress = Self.progress(item, events, duration: duration(of: item))
         if let device {
             let latest = ListeningProgress.position(events, duration: duration(of: item))
@@ -78,48 +80,32 @@ struct ProgressController: RouteCollection {
     }
 
     /// Wind Down items' keys begin so: `winddown:<catalog id>`.
-    static let windDown = "winddown:"
+    static let windDown = ItemKey.Kind.windDown.prefix
 
     /// The catalog id in a Wind Down item's key, or nil for another key.
     static func windDownID(_ item: String) -> String? {
-        item.hasPrefix(windDown) ? String(item.dropFirst(windDown.count)) : nil
+        ItemKey(item).flatMap { $0.kind == .windDown ? $0.id : nil }
     }
-
-    /// Bedside items' keys begin so: `bedside:<preset id or the person's piece's UUID>`.
-    static let bedsidePrefix = "bedside:"
 
     /// Listen library items' keys begin so: `library:<the item's UUID>`; a book's chapters are
     /// `library:<the book's UUID>/<index from 0>`.
-    static let libraryPrefix = "library:"
-    /// Chapters a book may have, for chapter keys.
-    static let mostChapters = 10_000
+    static let libraryPrefix = ItemKey.Kind.library.prefix
 
-    /// LibriVox books streamed before they are downloaded: `librivox:<LibriVox id>`, and a
-    /// section `librivox:<LibriVox id>/<index from 0>`.
-    static let librivoxPrefix = "librivox:"
-
-    /// Whether `id` (what follows `library:`, or `librivox:` with `numbered`) names an item or one of its chapters.
-    static func isLibraryKey(_ id: Substring, numbered: Bool = false) -> Bool {
-        let parts = id.split(separator: "/", omittingEmptySubsequences: false)
-        let named = numbered ? parts[0].allSatisfy(\.isASCII) && !parts[0].hasPrefix("+") && Int(parts[0]).map { $0 > 0 } == true
-            : UUID(uuidString: String(parts[0])) != nil
-        guard (1...2).contains(parts.count), named else { return false }
-        guard parts.count == 2 else { return true }
-        return parts[1].allSatisfy(\.isASCII) && Int(parts[1]).map { (0..<mostChapters).contains($0) } == true && !parts[1].hasPrefix("+")
-    }
-
-    /// Items are `area:id`: Wind Down's (`winddown:<catalog id>`) and Bedside's pieces
-    /// (`bedside:<preset id>`, or `bedside:<uuid>` for one's own; the log is the person's, so an id
-    /// names only their own).
-    func checkItem(_ item: String) throws {
-        if Self.windDownID(item).flatMap(library.item) != nil { return }
-        if item.hasPrefix(Self.bedsidePrefix) {
-            let id = String(item.dropFirst(Self.bedsidePrefix.count))
-            if bedside.preset(id) != nil || UUID(uuidString: id) != nil { return }
+    /// What the progress log keeps (`ItemKey`): Wind Down's items (`winddown:<catalog id>`), Bedside's
+    /// pieces (`bedside:<preset id>`, or `bedside:<uuid>` for one's own; the log is the person's, so
+    /// an id names only their own), library items and their chapters, LibriVox books streamed and
+    /// their sections, podcast episodes and their chapters.
+    /// - Returns: the key as written, in small letters.
+    @discardableResult
+    func checkItem(_ item: String) throws -> String {
+        if let key = ItemKey(item) {
+            switch key.kind {
+            case .windDown: if library.item(key.id) != nil { return key.text }
+            case .bedside: if bedside.preset(key.id) != nil || key.uuid != nil { return key.text }
+            case .library, .librivox, .podcast: return key.text
+            case .article: break
+            }
         }
-        if item.hasPrefix(Self.libraryPrefix), Self.isLibraryKey(item.dropFirst(Self.libraryPrefix.count)) { return }
-        if item.hasPrefix(Self.librivoxPrefix), Self.isLibraryKey(item.dropFirst(Self.librivoxPrefix.count), numbered: true) { return }
-        if item.hasPrefix(PodcastController.progressPrefix), Self.isLibraryKey(item.dropFirst(PodcastController.progressPrefix.count)) { return }
         throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>; a LibriVox book streamed is librivox:<id>; a podcast episode is podcast:<episode id>, and its chapters podcast:<episode id>/<index>).")
     }
 

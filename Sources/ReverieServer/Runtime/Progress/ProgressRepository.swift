@@ -110,7 +110,7 @@ struct FluentProgressRepository: ProgressRepository {
     }
 
     private static func sql(_ database: any Database) throws -> any SQLDatabase {
-        guard let sql = database as? any SQLDatabase else { throw APIError(.internalServerError, code: "database", "The database does not speak SQL.") }
+        guard let sql = database as? any SQLDatabase else { throw StoreError.notSQL }
         return sql
     }
 }

@@ -34,6 +34,11 @@ enum ErrorTable {
         case let error as AccountError: account(error)
         case let error as LibraryError: APIError(.notFound, code: "not_found", error.description)
         case let error as WindDownError: windDown(error)
+        case let error as PodcastError: podcast(error)
+        case let error as ArticleError: article(error)
+        case let error as LibriVoxError: librivox(error)
+        case let error as RadioError: radio(error)
+        case let error as StoreError: APIError(.internalServerError, code: "database", error.description)
         default: nil
         }
     }
@@ -68,8 +73,39 @@ enum ErrorTable {
         case .comingSoon: (.notFound, "coming_soon")
         case .unsupportedContainer: (.unsupportedMediaType, "not_audio")
         case .tooLong: (.unprocessableEntity, "too_long")
+        case .liveAudioUnwritable: (.internalServerError, "live_audio")
+        case .audioFailed: (.conflict, "audio_failed")
         }
         return APIError(status, code: code, error.description)
+    }
+
+    static func podcast(_ error: PodcastError) -> APIError {
+        switch error {
+        case .episodeGone: APIError(.notFound, code: "not_found", error.description)
+        case .noAudio: APIError(.unprocessableEntity, code: "no_audio", error.description)
+        }
+    }
+
+    static func article(_ error: ArticleError) -> APIError {
+        switch error {
+        case .uploadGone: APIError(.gone, code: "upload_gone", error.description)
+        case .nothingToRead: APIError(.badRequest, code: "invalid_job", error.description)
+        }
+    }
+
+    static func librivox(_ error: LibriVoxError) -> APIError {
+        switch error {
+        case .bookGone: APIError(.notFound, code: "not_found", error.description)
+        case .unreadableCatalog: APIError(.badGateway, code: "outside_unreadable", error.description)
+        }
+    }
+
+    static func radio(_ error: RadioError) -> APIError {
+        switch error {
+        case .unreadablePlaylist, .noPlayableStream, .playlistLoop: APIError(.badGateway, code: "hls_unreadable", error.description)
+        case .encrypted: APIError(.unprocessableEntity, code: "hls_encrypted", error.description)
+        case .segmentPassed: APIError(.notFound, code: "not_found", error.description)
+        }
     }
 
     // MARK: - Engines

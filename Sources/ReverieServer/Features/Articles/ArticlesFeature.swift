@@ -1,0 +1,14 @@
+import Foundation
+import Vapor
+
+/// Articles: pages saved by address or upload (read in the background as a job), read aloud.
+struct ArticlesFeature: Feature {
+    let routes: [any RouteCollection]
+    let jobs: [JobRunner]
+
+    init(articles: Store<any ArticleRepository>, media: MediaFiles, client: GuardedHTTPClient, config: ServerConfig, queue: JobQueue,
+         now: @escaping @Sendable () -> Date) {
+        routes = [ArticleController(articles: articles, media: media, client: client, maxUploadBytes: config.maxUploadBytes, now: now, jobs: queue)]
+        jobs = [JobRunner(ArticleImport.self, .init(articles: articles, client: client, config: config))]
+    }
+}
