@@ -18,13 +18,14 @@ import { deck } from "./listen/deck.js";
 import { mountDock, routed } from "./listen/dock.js";
 import { downloads } from "./player/downloads.js";
 import { episodePlayed } from "./listen/podcast-rules.js";
+import { parseItemKey } from "./item-key.js";
 
 // Downloads under way when the page closed go on; an episode played to its end leaves the device
 // when the person asked for that (Settings → Storage).
 downloads.ready();
 deck.speech.addEventListener("played", (event) => {
   const track = event.detail?.track;
-  if (!track?.item?.startsWith("podcast:")) return;
+  if (!parseItemKey(track?.item)?.kind === "podcast") return;
   const rest = deck.speech.queue.slice(deck.speech.queue.indexOf(track) + 1);
   if (!rest.some((later) => later.item === track.item)) episodePlayed(track.item).catch(() => {});
 });

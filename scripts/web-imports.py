@@ -38,6 +38,7 @@ CORE_MAY_USE = {
     "dom.js": "escaping, announcements, dialogs, stored JSON",
     "idb.js": "IndexedDB, for the downloads",
     "ids.js": "client ids for listening events",
+    "item-key.js": "item keys: what progress, queues and downloads call a thing played",
 }
 """Root modules under the core: it may import them, and they import only each other."""
 

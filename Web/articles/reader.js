@@ -14,6 +14,7 @@ import { downloadHTML, wireDownload } from "../player/download-button.js";
 import { downloads, keptArticle } from "../player/downloads.js";
 import { follow, Transport } from "../player/transport.js";
 import { richTextHTML } from "./rich-text.js";
+import { itemKey } from "../item-key.js";
 
 const BACK_ICON = "M15 18l-6-6 6-6";
 const SPEEDS = [0.75, 1, 1.25, 1.5, 1.75, 2];
@@ -136,8 +137,8 @@ export class ArticleReader {
       </section>`;
     const $ = (selector) => this.container.querySelector(selector);
     $("[data-listen]").addEventListener("click", () => this.toggle());
-    wireQueueButtons($(".reader-tools"), `article:${this.id}`, summary.title);
-    wireDownload(this.container.querySelector(".reader"), `article:${this.id}`, (progress) => this.downloadSpec(progress));
+    wireQueueButtons($(".reader-tools"), itemKey("article", this.id), summary.title);
+    wireDownload(this.container.querySelector(".reader"), itemKey("article", this.id), (progress) => this.downloadSpec(progress));
     for (const button of this.container.querySelectorAll("button[data-size]")) {
       button.addEventListener("click", () => this.resize(Number(button.dataset.size)));
     }

@@ -14,6 +14,7 @@ import { captionAt, captionHTML, continueAfterOpening, follow, holdsOpening, pla
 import * as mode from "./mode.js";
 import { PiecePreparation } from "./piece-preparation.js";
 import { COLORS, ICONS, MODE_NAME } from "./scene.js";
+import { itemKey } from "../item-key.js";
 
 const KIND = { meditation: "meditation", poetry: "poem" };
 const MODE_FOR = { meditation: "meditation", poem: "poetry" };
@@ -187,7 +188,7 @@ export class PiecePlayer {
 
   /** The listening log keeps where the piece playing was left (stopped, or replaced by another). */
   leavePiece() {
-    if (this.piece && this.transport.position > 0) record(`bedside:${this.piece.id}`, "pause", this.transport.position);
+    if (this.piece && this.transport.position > 0) record(itemKey("bedside", this.piece.id), "pause", this.transport.position);
   }
 
   silenceVoice() {
@@ -199,7 +200,7 @@ export class PiecePlayer {
     // An opening's end is not the piece's: the whole goes on from there when it is ready.
     if (this.bedside.machine.phase !== "playing" || holdsOpening(this.transport)) return;
     const title = this.piece ? this.piece.title : "The piece";
-    if (this.piece) record(`bedside:${this.piece.id}`, "ended", this.transport.duration || this.transport.position);
+    if (this.piece) record(itemKey("bedside", this.piece.id), "ended", this.transport.duration || this.transport.position);
     this.piece = null;
     this.timeline = null;
     this.paintCaption();

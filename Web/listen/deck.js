@@ -33,6 +33,7 @@ import { NEEDS_TOUCH, Transport } from "../player/transport.js";
 import * as lockScreen from "./lock-screen.js";
 import { artwork, lockScreenOwner } from "../player/media-session.js";
 import { ElementGraph, elementVolumeWorks, levelFixed, startSharedContext } from "../player/volume.js";
+import { itemKey, parseItemKey } from "../item-key.js";
 
 export const CHANNEL_NAMES = { speech: "Speech", music: "Music" };
 export const NOTE_ICON = "M9 18V5l11-2v13M9 18a3 3 0 1 1-6 0 3 3 0 0 1 6 0Zm11-2a3 3 0 1 1-6 0 3 3 0 0 1 6 0Z";
@@ -69,19 +70,20 @@ export function smartRewind(pausedSeconds) {
 
 /** A chapter's key in the progress log: `library:<id>/<index>` (`ended` = played, `unplayed` = not). */
 export function chapterItem(item, index) {
-  return `${item}/${index}`;
+  const whole = parseItemKey(item);
+  return itemKey(whole.kind, whole.id, index);
 }
 
 /** A book's chapters as a queue: one track per chapter, all in the book's one file. */
 export function bookTracks(book) {
-  const base = { item: `library:${book.id}`, book: book.id, artist: book.author || "", album: book.title, src: book.audioURL, artwork: book.artworkURL || null };
+  const base = { item: itemKey("library", book.id), book: book.id, artist: book.author || "", album: book.title, src: book.audioURL, artwork: book.artworkURL || null };
   if (!book.chapters.length) return [{ ...base, id: book.id, chapter: null, title: book.title, start: 0, end: null }];
   return book.chapters.map((chapter, index) => ({ ...base, id: `${book.id}/${index}`, chapter: index, title: chapter.title, start: chapter.start, end: chapter.end }));
 }
 
 /** A LibriVox book streamed section by section (before or instead of a download). */
 export function librivoxTracks(book) {
-  const key = `librivox:${book.id}`;
+  const key = itemKey("librivox", book.id);
   return book.sections.map((section, index) => ({
     id: `${key}/${index}`, item: key, book: key, chapter: index, title: section.title, artist: book.authors.join(", "),
     album: book.title, src: `/api/librivox/books/${book.id}/sections/${section.number}/audio`, artwork: null, start: 0, end: null,
@@ -94,7 +96,7 @@ export function librivoxTracks(book) {
  * original's seconds and are placed in the file's, and places are saved in the original's.
  */
 export function episodeTracks(podcast, episode, chapters = [], kept = [], transcript = []) {
-  const key = `podcast:${episode.id}`;
+  const key = itemKey("podcast", episode.id);
   const base = { item: key, book: key, artist: podcast.author || podcast.title, album: podcast.title, src: `/api/episodes/${episode.id}/audio`,
     // Covers come through the server: the app loads pictures from its own address only.
     artwork: (episode.image || podcast.image) ? `/api/artwork?url=${encodeURIComponent(episode.image || podcast.image)}` : null, kept,
@@ -148,7 +150,7 @@ export function toOriginal(kept, seconds) {
 /** Music items as a queue. */
 export function musicTracks(items) {
   return items.map((item) => ({
-    id: item.id, item: `library:${item.id}`, book: null, chapter: null, title: item.title, artist: item.author || "",
+    id: item.id, item: itemKey("library", item.id), book: null, chapter: null, title: item.title, artist: item.author || "",
     album: item.album || "", src: item.audioURL, artwork: item.artworkURL || null, start: 0, end: null,
   }));
 }

@@ -11,6 +11,7 @@ import { queueButtonsHTML, wireQueueButtons } from "./queues.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
 import { followJob } from "../jobs.js";
 import { length } from "../player/time.js";
+import { itemKey } from "../item-key.js";
 
 /** Shows the page in `container`; returns what to call when the screen goes. */
 export function renderLibriVox(container) {
@@ -107,9 +108,9 @@ class LibriVoxPage {
     for (const row of list.querySelectorAll(".librivox-book")) {
       const book = this.books.find((candidate) => candidate.id === Number(row.dataset.id));
       if (!book) continue;
-      wireQueueButtons(row, `librivox:${book.id}`, book.title);
+      wireQueueButtons(row, itemKey("librivox", book.id), book.title);
       // Streamed sections kept on the device: the same addresses the player streams from.
-      wireDownload(row, `librivox:${book.id}`, () => ({
+      wireDownload(row, itemKey("librivox", book.id), () => ({
         area: "librivox", title: book.title, files: librivoxTracks(book).map((track) => ({ url: track.src, type: "audio/mpeg" })),
       }));
     }

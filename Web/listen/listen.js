@@ -20,6 +20,7 @@ import { localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/time.js";
 import { followJob } from "../jobs.js";
 import { sendFile } from "../upload.js";
+import { itemKey } from "../item-key.js";
 
 export const id = "listen";
 
@@ -304,8 +305,8 @@ class ListenScreen {
         </ol>
       </section>`;
     this.container.querySelector("[data-resume]").addEventListener("click", () => this.resume());
-    wireQueueButtons(this.container.querySelector(".book"), `library:${book.id}`, book.title);
-    wireDownload(this.container.querySelector(".book"), `library:${book.id}`, () => ({
+    wireQueueButtons(this.container.querySelector(".book"), itemKey("library", book.id), book.title);
+    wireDownload(this.container.querySelector(".book"), itemKey("library", book.id), () => ({
       area: book.kind === "book" ? "books" : "music", title: book.title,
       files: [{ url: book.audioURL, type: mimeOf(book.format), size: book.byteSize }],
     }));
@@ -345,7 +346,7 @@ class ListenScreen {
     const book = this.bookShown;
     const live = deck.speech.track?.book === book.id ? deck.speech.position : null;
     if (live != null) return live > 0.5 ? live : null;
-    const local = localPosition(`library:${book.id}`);
+    const local = localPosition(itemKey("library", book.id));
     const server = book.progress && !book.progress.finished ? book.progress.position : null;
     const place = local ?? server;
     return place && place < book.duration - 1 ? place : null;
@@ -399,10 +400,10 @@ class ListenScreen {
     for (const index of indices) {
       if (book.chapters[index].played === played) continue;
       book.chapters[index].played = played;
-      record(chapterItem(`library:${book.id}`, index), played ? "ended" : "unplayed", played ? book.chapters[index].end - book.chapters[index].start : 0);
+      record(chapterItem(itemKey("library", book.id), index), played ? "ended" : "unplayed", played ? book.chapters[index].end - book.chapters[index].start : 0);
     }
     if (!played && indices.length === book.chapters.length) {
-      record(`library:${book.id}`, "unplayed", 0);
+      record(itemKey("library", book.id), "unplayed", 0);
       book.progress = null;
       if (deck.speech.track?.book === book.id && !deck.speech.playing) {
         const first = deck.speech.queue.findIndex((track) => track.book === book.id);

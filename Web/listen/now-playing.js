@@ -9,6 +9,7 @@ import { announce, escapeHTML } from "../dom.js";
 import { CHANNEL_NAMES as NAMES, DUCKING, SPEEDS, TIMER_OPTIONS, deck } from "./deck.js";
 import { SLEEP_FADE_SECONDS, offlineFadeNote, sleepTimerClock, timerDialog } from "../player/sleep-timer.js";
 import { clock } from "../player/time.js";
+import { parseItemKey } from "../item-key.js";
 
 const EMPTY = {
   speech: "Nothing to listen to yet. Open a book in your library and pick a chapter.",
@@ -44,7 +45,7 @@ export function renderNowPlaying(container) {
   $("[data-both]").addEventListener("click", () => deck.press());
   $("[data-timer]").addEventListener("click", async () => {
     if (deck.timer) { deck.cancelTimer(); announce("Sleep timer cancelled."); return; }
-    const episode = deck.speech.track?.item?.startsWith("podcast:");
+    const episode = parseItemKey(deck.speech.track?.item)?.kind === "podcast";
     const choices = TIMER_OPTIONS.filter((option) => option !== "episode" || episode).map((option) => option === "chapter"
       ? { value: option, label: "End of Chapter", disabled: !deck.speech.loaded }
       : option === "episode" ? { value: option, label: "End of Episode" }

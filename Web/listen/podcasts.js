@@ -14,6 +14,7 @@ import { keptTimeMap } from "../player/downloads.js";
 import { length } from "../player/time.js";
 import { deviceName } from "../player/progress.js";
 import { followJob } from "../jobs.js";
+import { itemKey } from "../item-key.js";
 
 /** An episode as the screens show it: the feed's title, or "Untitled episode" where it has none
  * (the data says null, as the feed does). */
@@ -311,7 +312,7 @@ class PodcastsPage {
     row.querySelector("[data-download]")?.addEventListener("click", () => this.download(episode(), row.querySelector("[data-trim]")?.checked));
     row.querySelector("[data-delete-download]")?.addEventListener("click", () => this.deleteDownload(episode()));
     row.querySelector("[data-played]").addEventListener("click", () => this.markPlayed(episode()));
-    wireQueueButtons(row, `podcast:${id}`, episode().title);
+    wireQueueButtons(row, itemKey("podcast", id), episode().title);
   }
 
   repaint(updated) {
@@ -466,8 +467,8 @@ class PodcastsPage {
     // The buttons work from the moment they are drawn: a tap while the chapters load is not lost.
     const chaptersRead = episode.hasChapters ? api(`/api/episodes/${id}/chapters`).then((answer) => answer.chapters).catch(() => []) : Promise.resolve([]);
     this.$("[data-play]").addEventListener("click", async () => playEpisode(podcast, episode, await chaptersRead, null, this.lines));
-    wireQueueButtons(this.$(".episode-actions"), `podcast:${episode.id}`, episode.title);
-    wireDownload(this.container.querySelector(".episode-page"), `podcast:${episode.id}`, async () => {
+    wireQueueButtons(this.$(".episode-actions"), itemKey("podcast", episode.id), episode.title);
+    wireDownload(this.container.querySelector(".episode-page"), itemKey("podcast", episode.id), async () => {
       // What the server answers for the episode now (read again: it may have been levelled since
       // the page was drawn): its levelled download when ready, with the time map from it to the
       // original, else the original.
@@ -502,7 +503,7 @@ class PodcastsPage {
       button.addEventListener("click", () => playEpisode(podcast, episode, chapters, Number(button.dataset.seek), this.lines));
     }
     // The line being said is marked and kept in view while this episode plays.
-    const key = `podcast:${episode.id}`;
+    const key = itemKey("podcast", episode.id);
     let shown = -1;
     const follow = () => {
       // The deck knows the line being said (it shows it on the lock screen too).
@@ -534,7 +535,7 @@ export async function playEpisode(podcast, episode, chapters = null, from = null
   const kept = keptTimeMap(episode);
   const lines = transcript ?? (episode.hasTranscript ? await api(`/api/episodes/${episode.id}/transcript`).then((answer) => answer.lines).catch(() => []) : []);
   const tracks = episodeTracks(podcast, episode, list, kept, lines);
-  const key = `podcast:${episode.id}`;
+  const key = itemKey("podcast", episode.id);
   const original = from ?? (episode.played ? 0 : episode.position || 0);
   const at = toFile(kept, original);
   let index = 0;

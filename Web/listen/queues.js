@@ -17,6 +17,7 @@ import { bookTracks, deck, episodeTracks, librivoxTracks, toFile } from "./deck.
 import { localPosition } from "../player/progress.js";
 import { render as renderSpeech } from "../speech.js";
 import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
+import { itemKey, parseItemKey } from "../item-key.js";
 
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
 
@@ -258,7 +259,7 @@ class Queues extends EventTarget {
     if (!this.session && track?.queue && !this.starting) {
       this.session = this.newSession(track.queue, track.entry);
       if (track.article) {
-        const entry = { id: track.entry, item: `article:${track.article}`, kind: "article", title: track.album };
+        const entry = { id: track.entry, item: itemKey("article", track.article), kind: "article", title: track.album };
         this.session.sources.set(track.entry, new TrackSource(entry, track.queue, { after: track.part }));
       }
     }
@@ -296,7 +297,7 @@ class Queues extends EventTarget {
 
   /** Marks an article entry read, once it was heard through. */
   finishedArticle(source, track) {
-    const article = track?.article ?? (source?.entry.kind === "article" ? source.entry.item.slice("article:".length) : null);
+    const article = track?.article ?? (source?.entry.kind === "article" ? parseItemKey(source.entry.item)?.id : null);
     if (article) api(`/api/articles/${article}`, { method: "PATCH", body: { finished: true } }).catch(() => {});
   }
 
@@ -427,7 +428,7 @@ class TrackSource {
     const summary = this.article.summary;
     const chapter = this.article.chapters[part.chapter];
     return [{
-      id: `article:${id}/${part.index}/${made.id}`, item: null, book: `article:${id}`, article: id, part: part.index, chapter: null,
+      id: `article:${id}/${part.index}/${made.id}`, item: null, book: itemKey("article", id), article: id, part: part.index, chapter: null,
       title: this.article.chapters.length > 1 && chapter?.title ? `${summary.title}: ${chapter.title}` : summary.title,
       artist: summary.source || "Article", album: summary.title, src: made.audioURL, artwork: null, start: 0, end: null,
     }];
@@ -439,7 +440,7 @@ class TrackSource {
       return await api(`/api/articles/${id}`);
     } catch (error) {
       if (error?.status !== 0 || !kept) throw error;
-      const title = downloads.get(`article:${id}`)?.title ?? "Article";
+      const title = downloads.get(itemKey("article", id))?.title ?? "Article";
       return { summary: { title, source: null }, chapters: kept.speeches.map(() => ({})) };
     }
   }
@@ -463,7 +464,7 @@ async function episodeQueueTracks(id) {
   const lines = episode.hasTranscript ? await api(`/api/episodes/${id}/transcript`).then((answer) => answer.lines).catch(() => []) : [];
   const kept = keptTimeMap(episode);
   const tracks = episodeTracks(podcast, episode, chapters, kept, lines);
-  const original = episode.played ? 0 : (localPosition(`podcast:${id}`) ?? episode.position ?? 0);
+  const original = episode.played ? 0 : (localPosition(itemKey("podcast", id)) ?? episode.position ?? 0);
   if (!(original > 0)) return tracks;
   const at = toFile(kept, original);
   let index = 0;

@@ -17,6 +17,7 @@
 import { fileSize, insecureSentence } from "../dom.js";
 import { errorFromAnswer } from "../api.js";
 import { database } from "../idb.js";
+import { itemKey } from "../item-key.js";
 
 /** Each download's files are in a cache of their own, named this and its key: removing the
  *  download deletes the whole cache, which frees its space at once (the browser gives back a
@@ -385,7 +386,7 @@ export const downloads = new Downloads();
  * The reader and Up Next both play from it, so a queued article plays with no server too.
  */
 export function keptArticle(id, voice) {
-  const record = downloads.get(`article:${id}`);
+  const record = downloads.get(itemKey("article", id));
   return record?.status === "ready" && record.meta?.voice === (voice || "") ? record.meta : null;
 }
 
@@ -395,7 +396,7 @@ export function keptArticle(id, voice) {
  * not yet when it was downloaded), else the server's levelled download's when ready, else none.
  */
 export function keptTimeMap(episode) {
-  const device = downloads.get(`podcast:${episode.id}`);
+  const device = downloads.get(itemKey("podcast", episode.id));
   if (device?.status === "ready") return device.meta?.timeMap ?? [];
   return episode.download?.status === "ready" ? episode.download.timeMap : [];
 }

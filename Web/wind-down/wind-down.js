@@ -8,6 +8,7 @@ import { announce, escapeHTML, timeZone } from "../dom.js";
 import { player } from "./player.js";
 import { length } from "../player/time.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
+import { itemKey } from "../item-key.js";
 
 export const id = "wind-down";
 
@@ -200,7 +201,7 @@ class WindDownScreen {
     const section = this.section(entry);
     const opener = document.activeElement;
     player.open({
-      item: `winddown:${entry.item.id}`,
+      item: itemKey("winddown", entry.item.id),
       title: entry.item.title,
       narrator: entry.item.narrator,
       duration: entry.item.duration,
@@ -218,7 +219,7 @@ class WindDownScreen {
         },
       } : null,
       // A download is of the whole file, once it is made.
-      download: entry.audio.state === "ready" ? { key: `winddown:${entry.item.id}`, describe: () => this.downloadSpec(entry) } : null,
+      download: entry.audio.state === "ready" ? { key: itemKey("winddown", entry.item.id), describe: () => this.downloadSpec(entry) } : null,
       autoplay: true,
       onClose: async () => {
         await this.load();
@@ -276,7 +277,7 @@ class WindDownScreen {
     dialog.querySelector('button[value="close"]').focus();
     dialog.addEventListener("close", () => dialog.remove());
     dialog.querySelector("[data-detail-play]")?.addEventListener("click", () => { dialog.close(); this.choose(entry.item.id); });
-    if (!entry.comingSoon && entry.audio.state === "ready") wireDownload(dialog, `winddown:${entry.item.id}`, () => this.downloadSpec(entry));
+    if (!entry.comingSoon && entry.audio.state === "ready") wireDownload(dialog, itemKey("winddown", entry.item.id), () => this.downloadSpec(entry));
     if (owner) this.wireOwner(dialog, entry);
   }
 
