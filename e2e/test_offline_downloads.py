@@ -18,6 +18,15 @@ from test_wind_down import player_time, upload
 RATE = 48_000
 
 
+def heard_between(sound, frequency, start, end, step=0.25):
+    """Whether some second of `sound` between `start` and `end` (seconds) is a tone of `frequency`."""
+    at = max(0.0, start)
+    while at + 1 <= end:
+        if abs(dominant_frequency(sound[int(at * RATE):int((at + 1) * RATE)]) - frequency) <= 5:
+            return True
+        at += step
+    return False
+
 
 def tone_story(folder, name, tones, seconds):
     """An MP3 of steady tones one after another, each `seconds` long: what is heard tells where."""
@@ -110,8 +119,10 @@ def test_downloads_play_and_seek_with_no_network(server, listening_browser, audi
         moved = recording.seconds
         recording.wait_for_seconds(moved + 2)
         sound = recording.samples()
-    assert dominant_frequency(sound[int((start - 1) * RATE):int(start * RATE)]) == pytest.approx(330, abs=5)
-    assert dominant_frequency(sound[int((moved + 0.8) * RATE):int((moved + 1.8) * RATE)]) == pytest.approx(550, abs=5)
+    # What the element played reaches the recording a moment later, longer on a busy machine: the
+    # item's opening is heard somewhere before the seek, its 90th second after it.
+    assert heard_between(sound, 330, 0, moved), "the item's opening was not heard from the device"
+    assert heard_between(sound, 550, moved, len(sound) / RATE), "the place sought to was not heard from the device"
     heard_to = player_time(page)
     player.get_by_role("button", name="Close the player").click()
 

@@ -16,14 +16,14 @@ def check(web=None):
     return subprocess.run(arguments, capture_output=True, text=True, timeout=60)
 
 
-def copy_of_web(tmp_path):
+def check_with(tmp_path, additions):
+    """The check on a copy of Web/ with each `(file, line)` put at the top of its file."""
     web = tmp_path / "Web"
     shutil.copytree(ROOT / "Web", web, ignore=shutil.ignore_patterns("icons", "*.png", "*.svg"))
-    return web
-
-
-def add_import(path, line):
-    path.write_text(line + "\n" + path.read_text())
+    for name, line in additions:
+        path = web / name
+        path.write_text(line + "\n" + path.read_text())
+    return check(web)
 
 
 def test_the_web_app_keeps_its_layers():
@@ -32,17 +32,13 @@ def test_the_web_app_keeps_its_layers():
 
 
 def test_the_core_importing_an_area_fails(tmp_path):
-    web = copy_of_web(tmp_path)
-    add_import(web / "player" / "transport.js", 'import { deck } from "../listen/deck.js";')
-    result = check(web)
+    result = check_with(tmp_path, [("player/transport.js", 'import { deck } from "../listen/deck.js";')])
     assert result.returncode == 1
     assert "player/transport.js → listen/deck.js" in result.stderr
 
 
 def test_an_area_importing_another_fails_unless_allowed(tmp_path):
-    web = copy_of_web(tmp_path)
-    add_import(web / "bedside" / "scene.js", 'import { player } from "../wind-down/player.js";')
-    result = check(web)
+    result = check_with(tmp_path, [("bedside/scene.js", 'import { player } from "../wind-down/player.js";')])
     assert result.returncode == 1
     assert "bedside/scene.js → wind-down/player.js" in result.stderr
     # The allowed ones (articles playing through Listen's deck) are not reported.
@@ -50,10 +46,8 @@ def test_an_area_importing_another_fails_unless_allowed(tmp_path):
 
 
 def test_a_cycle_and_a_missing_file_fail(tmp_path):
-    web = copy_of_web(tmp_path)
-    add_import(web / "api.js", 'import "./dom.js";')              # dom.js imports api.js
-    add_import(web / "jobs.js", 'const later = () => import("./gone.js");')
-    result = check(web)
+    result = check_with(tmp_path, [("api.js", 'import "./dom.js";'),   # dom.js imports api.js
+                                    ("jobs.js", 'const later = () => import("./gone.js");')])
     assert result.returncode == 1
     assert "import cycle: api.js → dom.js → api.js" in result.stderr
     assert "there is no Web/gone.js" in result.stderr
