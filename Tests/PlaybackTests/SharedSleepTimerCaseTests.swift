@@ -54,20 +54,7 @@ struct SharedSleepTimerCases: Decodable {
     }
 
     /// The timer's one fade, and its gain with `left` seconds to the end.
-    struct Fade: Decodable {
-        struct Gain: Decodable, CustomTestStringConvertible {
-            var left: Double
-            var gain: Double
-            var testDescription: String { "\(left) s left" }
-        }
-
-        var seconds: Double
-        var shape: String
-        var ffmpegCurve: String
-        var gains: [Gain]
-    }
-
-    var fade: Fade
+    var fade: SleepFadeCases
     var rearmWindowSeconds: Double
     var cases: [Case]
 
@@ -91,7 +78,7 @@ struct SharedSleepTimerCaseTests {
     }
 
     @Test("the fade's gain is the shared file's with each number of seconds left, and so is the timer's volume then", arguments: shared.fade.gains)
-    func fadeGain(_ row: SharedSleepTimerCases.Fade.Gain) {
+    func fadeGain(_ row: SleepFadeCases.Gain) {
         #expect(abs(SleepTimer.fade.gain(left: row.left) - row.gain) < 1e-9)
         let timer = SleepTimer(.minutes(15), now: Self.setAt, position: 0, duration: 3600)
         #expect(abs(timer.volume(at: timer.endsAt.addingTimeInterval(-row.left)) - row.gain) < 1e-9)

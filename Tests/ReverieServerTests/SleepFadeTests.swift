@@ -11,24 +11,13 @@ import Testing
 @Suite("Sleep timer fade on the server: the live file's samples and the renditions' files")
 struct SleepFadeTests {
     struct Shared: Decodable {
-        struct Fade: Decodable {
-            struct Gain: Decodable, CustomTestStringConvertible {
-                var left: Double
-                var gain: Double
-                var testDescription: String { "\(left) s left" }
-            }
-
-            var seconds: Double
-            var gains: [Gain]
-        }
-
-        var fade: Fade
+        var fade: SleepFadeCases
     }
 
     static let shared = try! SharedCases.load("sleep-timer-cases.json", as: Shared.self)
 
     @Test("the live file's rendition scales each sample by the shared fade's gain with that many seconds left", arguments: shared.fade.gains)
-    func liveSamples(_ row: Shared.Fade.Gain) {
+    func liveSamples(_ row: SleepFadeCases.Gain) {
         #expect(Self.shared.fade.seconds == SleepTimer.fade.seconds)
         // 100 samples a second: the fade's 30 s are 3,000 samples ending at sample 10,000, and
         // samples past the end (a row with less than nothing left) are silence too.

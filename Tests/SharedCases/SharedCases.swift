@@ -32,3 +32,23 @@ public enum SharedCases {
         }
     }
 }
+
+/// The sleep timer's one fade as `sleep-timer-cases.json` pins it (its `fade` block): read by
+/// Playback's tests, the server's (the live file and the renditions) and, in the browser, by
+/// `e2e/test_listen_player.py`.
+public struct SleepFadeCases: Decodable, Sendable {
+    /// The gain with `left` seconds to the timer's end.
+    public struct Gain: Decodable, Sendable, CustomStringConvertible {
+        public var left: Double
+        public var gain: Double
+        public var description: String { "\(left) s left" }
+    }
+
+    /// Its length in seconds.
+    public var seconds: Double
+    /// Its shape's name (`linear`).
+    public var shape: String
+    /// ffmpeg's `afade` curve for that shape (`tri`).
+    public var ffmpegCurve: String
+    public var gains: [Gain]
+}
