@@ -5,10 +5,10 @@
 // small letters, so a player finds an item's place, download and saved answers by the key it wrote.
 
 /** The kinds, as keys begin: `podcast:`. */
-export const KINDS = ["winddown", "bedside", "library", "librivox", "podcast", "article"];
+const KINDS = ["winddown", "bedside", "library", "librivox", "podcast", "article"];
 /** The longest key read, and the most parts (chapters, sections) an item has. */
-export const LONGEST = 120;
-export const MOST_PARTS = 10000;
+const LONGEST = 120;
+const MOST_PARTS = 10000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NAME = /^[A-Za-z0-9_.-]+$/;
 const INDEX = /^[0-9]+$/;
@@ -50,10 +50,4 @@ export function parseItemKey(text) {
 /** The key of the item `id` of `kind` (a part of it with `part`), in small letters: `library:3f2a…/4`. */
 export function itemKey(kind, id, part = null) {
   return `${kind}:${String(id).toLowerCase()}${part === null || part === undefined ? "" : `/${part}`}`;
-}
-
-/** Whether `key` names an item of `kind` (a whole item, unless `parts`). */
-export function isItemKey(key, kind, { parts = false } = {}) {
-  const parsed = parseItemKey(key);
-  return parsed !== null && parsed.kind === kind && (parts || parsed.part === null);
 }

@@ -39,9 +39,12 @@ struct ProgressController: RouteCollection {
             throw APIError(.badRequest, code: "invalid_field", "events: send 1 to \(Self.maximumEvents) events at a time.")
         }
         let now = self.now()
-        let events = try body.events.map { try validated($0, now: now) }
-        // Kept as every player writes them (`ItemKey`, in small letters), whatever case was sent.
-        let keys = try body.events.map { try checkItem($0.item) }
+        // Each item kept as every player writes it (`ItemKey`, in small letters), whatever case was sent.
+        let (events, keys) = try body.events.reduce(into: ([ProgressEvent](), [String]())) { made, input in
+            let (event, key) = try validated(input, now: now)
+            made.0.append(event)
+            made.1.append(key)
+        }
         let accepted = try await progress.on(req).append(events, items: keys, ownedBy: user)
         var items: [String] = []
         for key in keys where !items.contains(key) { items.append(key) }
@@ -96,7 +99,6 @@ struct ProgressController: RouteCollection {
     /// an id names only their own), library items and their chapters, LibriVox books streamed and
     /// their sections, podcast episodes and their chapters.
     /// - Returns: the key as written, in small letters.
-    @discardableResult
     func checkItem(_ item: String) throws -> String {
         if let key = ItemKey(item) {
             switch key.kind {
@@ -109,11 +111,12 @@ struct ProgressController: RouteCollection {
         throw APIError(.badRequest, code: "invalid_field", "item: “\(item.prefix(120))” is not something Reverie plays (Wind Down items are winddown:<id>, as GET /api/winddown lists them; Bedside pieces are bedside:<id>, as GET /api/bedside/pieces lists them; library items are library:<id>, as GET /api/library lists them, and a book's chapters library:<id>/<index>; a LibriVox book streamed is librivox:<id>; a podcast episode is podcast:<episode id>, and its chapters podcast:<episode id>/<index>).")
     }
 
-    func validated(_ input: ProgressEventInput, now: Date) throws -> ProgressEvent {
+    /// The event as kept, and its item's key as written (read once, by `checkItem`).
+    func validated(_ input: ProgressEventInput, now: Date) throws -> (ProgressEvent, key: String) {
         guard !input.id.isEmpty, input.id.count <= 100 else {
             throw APIError(.badRequest, code: "invalid_field", "id: a client event id of 1 to 100 characters.")
         }
-        try checkItem(input.item)
+        let key = try checkItem(input.item)
         guard !input.device.trimmingCharacters(in: .whitespaces).isEmpty, input.device.count <= 60 else {
             throw APIError(.badRequest, code: "invalid_field", "device: a device name of 1 to 60 characters.")
         }
@@ -125,7 +128,7 @@ struct ProgressController: RouteCollection {
                            "kind: one of \(ProgressEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         // A device whose clock runs ahead would otherwise win over every later event: its future is now.
-        return ProgressEvent(id: input.id, device: input.device.trimmingCharacters(in: .whitespaces), at: min(input.at, now),
-                             position: input.position, kind: kind)
+        return (ProgressEvent(id: input.id, device: input.device.trimmingCharacters(in: .whitespaces), at: min(input.at, now),
+                              position: input.position, kind: kind), key)
     }
 }
