@@ -178,6 +178,27 @@ struct BedsideAPITests {
         }
     }
 
+    @Test("the night stream's address is made once per person; another id, another person's or none answers 404 or 401; alarmAt is range-checked (issue 46)")
+    func nightStream() async throws {
+        try await withTestApp(.sqlite) { client in
+            let ada = try await client.setUpOwner()
+            let first = try await client.send(.POST, "/api/bedside/night", auth: .cookie(ada)).decode(BedsideNightInfo.self)
+            let again = try await client.send(.POST, "/api/bedside/night", auth: .cookie(ada)).decode(BedsideNightInfo.self)
+            #expect(first.stream == again.stream && first.stream.hasPrefix("/api/bedside/night/") && first.contentType == "audio/mpeg")
+            #expect(try await client.send(.GET, "/api/bedside/night/\(UUID().uuidString)", auth: .cookie(ada)).status == .notFound)
+            #expect(try await client.send(.GET, first.stream).status == .unauthorized)
+            let bob = try await client.addUser("bob", by: ada)
+            #expect(try await client.send(.GET, first.stream, auth: .cookie(bob)).status == .notFound, "another person's night")
+            #expect(try await client.send(.HEAD, first.stream, auth: .cookie(ada)).status == .ok)
+            for bad: Double in [-1, 1.5, 5_000_000_000_000] {
+                let answer = try await client.send(.PATCH, "/api/settings", json: UserSettings(bedside: BedsideSettings(alarmAt: bad)), auth: .cookie(ada))
+                #expect(answer.status == .badRequest, "alarmAt \(bad)")
+            }
+            let saved = try await client.send(.PATCH, "/api/settings", json: UserSettings(bedside: BedsideSettings(alarmAt: 1_800_000_000_000)), auth: .cookie(ada))
+            #expect(try saved.decode(UserSettings.self).bedside?.alarmAt == 1_800_000_000_000)
+        }
+    }
+
     @Test("an editor's live check: phrases, pauses, the estimated length at a speed, and warnings with line and column (tests 41–43)")
     func check() async throws {
         try await withTestApp(.sqlite) { client in

@@ -30,7 +30,7 @@ struct HLSRelayTests {
         policy.allowPrivate = true
         let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
         let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
-        let process = try RemuxProcess(ffmpeg: "ffmpeg", format: "adts")
+        let process = try FFmpegPipe.remux(ffmpeg: "ffmpeg", format: "adts")
         let feeding = Task {
             await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test"), stillLimit: stillLimit)
         }

@@ -73,6 +73,7 @@ class Bedside {
 
     const rule = alarms.rule(this.settings.alarm);
     if (rule) alarms.set(this.ringing.run, rule, Date.now());  // armed again, the flag as it was
+    this.ringing.keepAlarmAt();
     this.ringing.paintAlarm();
     this.ringing.holdWakeLock();
     this.tick();

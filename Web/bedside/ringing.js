@@ -68,8 +68,9 @@ export class AlarmRinging {
   }
 
   setAlarm(alarm) {
-    this.bedside.save({ alarm });
-    for (const effect of alarms.set(this.run, alarms.rule(alarm), Date.now())) this.alarmEffect(effect);
+    const effects = alarms.set(this.run, alarms.rule(alarm), Date.now());
+    this.bedside.save({ alarm, alarmAt: this.alarmAt() });  // the night stream rings by it
+    for (const effect of effects) this.alarmEffect(effect);
     this.paintAlarm();
     this.holdWakeLock();
     if (this.run.state === "armed") {
@@ -79,6 +80,18 @@ export class AlarmRinging {
     } else {
       announce("Alarm off.");
     }
+  }
+
+  /** The moment the chime sounds from, as the settings keep it for the night stream (ms; 0: none). */
+  alarmAt() {
+    return this.run.state === "armed" || this.run.state === "snoozed" ? this.run.ringAt
+      : this.run.state === "ringing" ? this.run.since : 0;
+  }
+
+  /** The settings say when the chime sounds, as this screen's run does (after the run was armed again on opening). */
+  keepAlarmAt() {
+    const at = this.alarmAt();
+    if (Number(this.bedside.settings.alarmAt || 0) !== at) this.bedside.save({ alarmAt: at });
   }
 
   paintAlarm() {
@@ -156,7 +169,9 @@ export class AlarmRinging {
   }
 
   alarmAction(step) {
-    for (const effect of step(this.run, Date.now())) this.alarmEffect(effect);
+    const effects = step(this.run, Date.now());
+    this.bedside.save({ alarmAt: this.alarmAt() });  // the night stream quiets within two seconds
+    for (const effect of effects) this.alarmEffect(effect);
   }
 
   quiet() {
@@ -171,13 +186,20 @@ export class AlarmRinging {
   /** While an alarm is set, the screen stays on (where the browser allows it). */
   async holdWakeLock() {
     const wanted = this.run.state !== "off" && document.visibilityState === "visible" && !this.bedside.closed;
-    if (wanted && !this.wakeLock && navigator.wakeLock) {
+    if (wanted && !this.wakeLock && !this.wakeLockAsked && navigator.wakeLock) {
+      // One request at a time: two calls close together (setting the alarm) took two locks, and
+      // turning the alarm off released one (issue 46).
+      this.wakeLockAsked = true;
       try {
-        this.wakeLock = await navigator.wakeLock.request("screen");
-        this.wakeLock.addEventListener("release", () => { this.wakeLock = null; });
+        const lock = await navigator.wakeLock.request("screen");
+        lock.addEventListener("release", () => { if (this.wakeLock === lock) this.wakeLock = null; });
+        this.wakeLock = lock;
       } catch {
         this.wakeLock = null;  // refused (battery saver, no gesture yet): the notice still says what to do
+      } finally {
+        this.wakeLockAsked = false;
       }
+      this.holdWakeLock();  // the alarm may have been turned off while the lock was on its way
     } else if (!wanted && this.wakeLock) {
       this.wakeLock.release().catch(() => {});
       this.wakeLock = null;

@@ -22,10 +22,14 @@ public struct BedsideSettings: Codable, Sendable, Equatable {
     /// A meditation or poem played to its end since the alarm was set: the wake greeting is spoken.
     public var contentCompletedSuccessfully: Bool?
     public var alarm: BedsideAlarm?
+    /// The moment the alarm's chime sounds from, in milliseconds since 1970 (its next minute, or the
+    /// end of a snooze), written when the alarm is set, snoozed or stopped; 0 when none is pending.
+    /// Bedside's night stream rings by it (issue 46).
+    public var alarmAt: Double?
 
     public init(contentMode: String? = nil, lastContentMode: String? = nil, voice: String? = nil, rate: Double? = nil,
                 captions: Bool? = nil, roomVolume: Double? = nil, room: String? = nil, clock24: Bool? = nil,
-                contentCompletedSuccessfully: Bool? = nil, alarm: BedsideAlarm? = nil) {
+                contentCompletedSuccessfully: Bool? = nil, alarm: BedsideAlarm? = nil, alarmAt: Double? = nil) {
         self.contentMode = contentMode
         self.lastContentMode = lastContentMode
         self.voice = voice
@@ -36,5 +40,6 @@ public struct BedsideSettings: Codable, Sendable, Equatable {
         self.clock24 = clock24
         self.contentCompletedSuccessfully = contentCompletedSuccessfully
         self.alarm = alarm
+        self.alarmAt = alarmAt
     }
 }

@@ -1,12 +1,16 @@
 import Bedside
 import Vapor
 
-/// Bedside: the clock's settings, the pieces (presets and the person's own), rooms and chime.
+/// Bedside: the clock's settings, the pieces (presets and the person's own), rooms and chime, and
+/// the night as one live stream.
 struct BedsideFeature: Feature {
     let routes: [any RouteCollection]
+    /// The night streams playing now.
+    let nights = NightStreams()
 
     init(settings: Store<any SettingsRepository>, bedsidePieces: Store<any BedsidePieceRepository>, media: MediaFiles,
          sounds: SynthesizedAudio, library: BedsideLibrary, now: @escaping @Sendable () -> Date) {
-        routes = [BedsideController(settings: settings, bedsidePieces: bedsidePieces, media: media, sounds: sounds, now: now, library: library)]
+        routes = [BedsideController(settings: settings, bedsidePieces: bedsidePieces, media: media, sounds: sounds, now: now, library: library),
+                  NightStreamController(settings: settings, streams: nights, ffmpeg: "ffmpeg", now: now)]
     }
 }

@@ -130,9 +130,9 @@ struct HLSRelay: Sendable {
         if req.method == .HEAD { return Response(status: .ok, headers: headers) }
         let client = client, ffmpeg = ffmpeg, logger = req.logger
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
-            let process: RemuxProcess
+            let process: FFmpegPipe
             do {
-                process = try RemuxProcess(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
+                process = try FFmpegPipe.remux(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
             } catch {
                 try? await writer.write(.error(error))
                 return
@@ -160,7 +160,7 @@ struct HLSRelay: Sendable {
     /// is cancelled (the listener left), `maxBytes` have gone through, or a live list stops
     /// moving. A list whose numbering restarts or jumps is picked up again near its end; a
     /// segment that fails is passed over (three in a row end the relay).
-    static func feed(_ process: RemuxProcess, from first: Resolved, client: GuardedHTTPClient, maxBytes: Int, logger: Logger,
+    static func feed(_ process: FFmpegPipe, from first: Resolved, client: GuardedHTTPClient, maxBytes: Int, logger: Logger,
                      stillLimit: Double? = nil) async {
         var resolved = first
         var next: Int?
@@ -227,86 +227,5 @@ struct HLSRelay: Sendable {
         let answer = try await client.get(url, maxBytes: segmentBytes)
         guard answer.status == 200 else { throw OutsideFetchError.status(answer.status, host: answer.url.host ?? "the station") }
         return Data(answer.body.readableBytesView)
-    }
-}
-
-/// One ffmpeg copying the sound of what it is fed (MPEG-TS, packed audio or fragmented MP4
-/// segments, one after another) into one stream on its standard output.
-final class RemuxProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input: FileHandle
-    /// What ffmpeg writes, as it writes it; finished when it exits.
-    let output: AsyncStream<Data>
-    /// Writes go through one queue, in order, off the caller's thread (a full pipe blocks).
-    private let queue = DispatchQueue(label: "reverie.hls-remux")
-    /// Chunks read ahead of the listener at most: past them the reader waits, ffmpeg's pipe
-    /// fills, ffmpeg stops reading, and the fetching waits in `write`.
-    /// (Made at 0 and given its room in `init`: a semaphore freed below its starting value traps.)
-    private let room = DispatchSemaphore(value: 0)
-    private let stopped = NIOLockedValueBox(false)
-
-    init(ffmpeg: String, format: String) throws {
-        guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
-        process.executableURL = URL(fileURLWithPath: path)
-        // ffmpeg reads only its standard input: whatever a segment says, it opens nothing else.
-        process.arguments = ["-hide_banner", "-loglevel", "error", "-protocol_whitelist", "pipe", "-i", "pipe:0",
-                             "-vn", "-map", "0:a:0", "-c:a", "copy", "-f", format, "pipe:1"]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        input = stdin.fileHandleForWriting
-        let (stream, continuation) = AsyncStream<Data>.makeStream()
-        output = stream
-        signal(SIGPIPE, SIG_IGN)   // ffmpeg stopping must not take the server with it
-        try process.run()
-        let reader = stdout.fileHandleForReading
-        for _ in 0..<8 { room.signal() }
-        let room = room, stopped = stopped
-        // A thread of its own: it spends the session waiting in read().
-        Thread.detachNewThread {
-            while !stopped.withLockedValue({ $0 }) {
-                room.wait()
-                guard let data = try? reader.read(upToCount: 64 << 10), !data.isEmpty else { break }
-                continuation.yield(data)
-            }
-            continuation.finish()
-            try? reader.close()
-        }
-    }
-
-    /// The listener took a chunk: the reader may read another.
-    func taken() { room.signal() }
-
-    /// Writes `data` to ffmpeg (waiting while its pipe is full); answers the bytes written.
-    func write(_ data: Data) async throws -> Int {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            queue.async {
-                do {
-                    try self.input.write(contentsOf: data)
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-        return data.count
-    }
-
-    /// No more input: ffmpeg finishes what it has and exits.
-    func finishInput() {
-        queue.async { try? self.input.close() }
-    }
-
-    /// Stops ffmpeg now (not behind a write its full pipe holds up: that write then fails), and
-    /// lets the reader go.
-    func stop() {
-        stopped.withLockedValue { $0 = true }
-        if process.isRunning { process.terminate() }
-        room.signal()
-        queue.async {
-            try? self.input.close()
-            self.process.waitUntilExit()
-        }
     }
 }

@@ -15,7 +15,7 @@ struct SettingsController: RouteCollection {
     static let rooms = RoomSound.allCases.map(\.rawValue)
     static let bedsideDefaults = BedsideSettings(contentMode: "off", lastContentMode: "meditation", rate: 1, captions: true, roomVolume: 0.5,
                                                  room: "rain", contentCompletedSuccessfully: false,
-                                                 alarm: BedsideAlarm(time: "07:00", enabled: false, days: []))
+                                                 alarm: BedsideAlarm(time: "07:00", enabled: false, days: []), alarmAt: 0)
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "settings", use: get)
@@ -74,6 +74,9 @@ struct SettingsController: RouteCollection {
         return bedside
     }
 
+    /// The last moment `alarmAt` may name: 2100-01-01.
+    static let maximumAlarmAt: Double = 4_102_444_800_000
+
     /// A 400 naming the first field out of its range.
     static func validate(_ bedside: BedsideSettings) throws {
         func invalid(_ message: String) -> APIError { APIError(.badRequest, code: "invalid_field", message) }
@@ -87,6 +90,9 @@ struct SettingsController: RouteCollection {
         if let rate = bedside.rate, !(0.8...1.2).contains(rate) { throw invalid("bedside.rate: from 0.8 to 1.2.") }
         if let volume = bedside.roomVolume, !(0...1).contains(volume) { throw invalid("bedside.roomVolume: from 0 to 1.") }
         if let room = bedside.room, !rooms.contains(room) { throw invalid("bedside.room: one of \(rooms.joined(separator: ", ")).") }
+        if let at = bedside.alarmAt, !(0...maximumAlarmAt).contains(at) || at.rounded() != at {
+            throw invalid("bedside.alarmAt: whole milliseconds since 1970, before 2100 (0 for none).")
+        }
         if let alarm = bedside.alarm {
             // The rule the alarm rings by reads it; the settings keep it in one spelling (07:30).
             guard alarm.time.count == 5, alarm.time.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ":") }), AlarmRule(time: alarm.time, enabled: alarm.enabled, days: []) != nil else {
@@ -116,5 +122,6 @@ extension BedsideSettings {
         clock24 = other.clock24 ?? clock24
         contentCompletedSuccessfully = other.contentCompletedSuccessfully ?? contentCompletedSuccessfully
         alarm = other.alarm ?? alarm
+        alarmAt = other.alarmAt ?? alarmAt
     }
 }
