@@ -46,17 +46,46 @@ final class FFmpegPipe: @unchecked Sendable {
         Thread.detachNewThread {
             while !stopped.withLockedValue({ $0 }) {
                 room.wait()
-                // What the pipe holds now (up to 64 KiB), not a full 64 KiB: a low-rate stream
-                // (Bedside's night, 2 KB a second) is handed on as ffmpeg writes it.
-                var chunk = [UInt8](repeating: 0, count: 64 << 10)
-                let count = chunk.withUnsafeMutableBytes { read(reader.fileDescriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { room.signal(); continue }
-                guard count > 0 else { break }
-                continuation.yield(Data(chunk.prefix(count)))
+                // What ffmpeg writes within a tenth of a second of the first byte, up to 64 KiB:
+                // neither a full 64 KiB (a low-rate stream, Bedside's night at 2 KB a second, would
+                // wait half a minute) nor each MP3 frame on its own (Chromium started a 16 kb/s
+                // stream sent 72 bytes at a time only after 12–16 s; gathered, in 0.2 s).
+                guard let data = Self.gather(reader.fileDescriptor, within: 0.1, upTo: 64 << 10) else { break }
+                continuation.yield(data)
             }
             continuation.finish()
             try? reader.close()
         }
+    }
+
+    /// Blocks until `descriptor` has bytes, then reads what comes within `seconds` (up to `limit`);
+    /// nil at the end of the stream or on an error.
+    static func gather(_ descriptor: Int32, within seconds: Double, upTo limit: Int) -> Data? {
+        var gathered = Data()
+        var buffer = [UInt8](repeating: 0, count: limit)
+        var deadline: Double?
+        while gathered.count < limit {
+            if let deadline {
+                let left = Int((deadline - Self.monotonic()) * 1000)
+                guard left > 0 else { break }
+                var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&waiting, 1, Int32(left))
+                if ready < 0 && errno == EINTR { continue }
+                guard ready > 0 else { break }
+            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, limit - gathered.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return gathered.isEmpty ? nil : gathered }
+            gathered.append(contentsOf: buffer[0..<count])
+            if deadline == nil { deadline = Self.monotonic() + seconds }
+        }
+        return gathered
+    }
+
+    private static func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// The listener took a chunk: the reader may read another.
