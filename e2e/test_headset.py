@@ -175,8 +175,16 @@ def test_every_area_gives_the_headset_back(server, browser):
     wait_shown(page, SONG, "playing")
     wait_silent_then_back(page, "Listen", "window.__media.size && ![...window.__media].some((m) => m.dataset.channel && !m.paused)",
                           f"{SOUNDING}.includes('listen-music')")
+    # Play only plays and pause only pauses (issue 46): a play while it plays does not stop it, a
+    # pause while nothing plays does not start it.
+    press(page, "play")
+    wait_sounding(page, ["listen-music"], "a play while the song played stopped it")
+    wait_shown(page, SONG, "playing")
     press(page, "pause")
     wait_sounding(page, [], "Listen did not pause again")
+    press(page, "pause")
+    wait_shown(page, SONG, "paused")
+    wait_sounding(page, [], "a pause while nothing played started the song")
 
     # An article read aloud: the reader takes the headset while it speaks, and gives it back on leaving.
     page.get_by_role("link", name="Articles").click()

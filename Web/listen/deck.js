@@ -837,8 +837,11 @@ class Deck extends EventTarget {
         return shown && shown.length > 0 ? { duration: shown.length, position: shown.offset, playbackRate: shown.speed } : null;
       },
       handlers: {
-        play: () => this.press(),
-        pause: () => this.press(),
+        // The lock screen's and a headset's play only plays and pause only pauses (issue 46): a
+        // pause pressed when nothing plays (the timer stopped the book in the dark) starts nothing.
+        // `press` (the toggle) is for a headset's single play/pause button, where one sends it.
+        play: () => { if (!this.anyPlaying) this.press(); },
+        pause: () => { this.interrupted = null; this.pauseAll(); },
         stop: () => this.pauseAll(),
         nexttrack: () => this.shown?.next(),
         previoustrack: () => this.shown?.previous(),
