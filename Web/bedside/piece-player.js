@@ -68,7 +68,15 @@ export class PiecePlayer {
     this.piece = null;
     this.timeline = null;
     this.paintCaption();
-    this.bedside.scene.startRoomSound();  // not after the voice: the room sounds from the tap on
+    // Not after the voice: the room sounds from the tap on. Where the browser refuses sound before
+    // a gesture (a saved mode on opening), the room says so at once: "Tap to continue" shows
+    // while the piece is still being spoken, not after it (issue 46).
+    this.bedside.scene.startRoomSound().then((room) => {
+      if (room === "needs-touch" && live() && this.bedside.machine.phase === "starting") {
+        this.bedside.status("");
+        this.bedside.dispatch("refused");
+      }
+    });
     const preparation = this.preparationFor(modeName);
     if (!preparation.piece) this.bedside.status(`Choosing a ${preparation.kind}…`);
     preparation.watch({

@@ -200,10 +200,11 @@ export class BedsideScene {
     this.changeRoom(event.key === "ArrowRight" ? 1 : -1);
   }
 
-  /** Starts the room's sound if it is not playing; from a gesture it is allowed to. */
+  /** Starts the room's sound if it is not playing; from a gesture it is allowed to. Answers how
+   *  its play went: "playing", or "needs-touch" where the browser wants a gesture first. */
   startRoomSound() {
-    if (this.roomTransport.playing) return;
-    this.playRoom();
+    if (this.roomTransport.playing) return Promise.resolve("playing");
+    return this.playRoom();
   }
 
   /** Quiets the room's sound (content turned Off at once); the next gesture starts it again. */
@@ -216,7 +217,7 @@ export class BedsideScene {
     const sound = `/api/bedside/sounds/${room.id}`;
     this.roomTransport.ensure(sound);  // (where it is when it holds it: the room loops on)
     this.roomLevel.set(this.volume());
-    this.roomTransport.play();  // without a gesture it waits for the next one
+    return this.roomTransport.play();  // without a gesture it waits for the next one ("needs-touch")
   }
 
   /** Sets the room sound's level (0–1) while the Gear slider moves; the setting is kept on its change. */
