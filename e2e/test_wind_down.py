@@ -271,6 +271,42 @@ def upload(server, page, item, path):
     return status, api(page, f"/api/winddown/{item}")["body"]
 
 
+def test_end_of_content_ends_where_the_story_does_not_by_the_wall_clock(server, browser):
+    """End of Content plays a rendition that fades at the story's own end, and a pause or a skip
+    back moves that end: the wall clock running past it never stops the story early (issue 46)."""
+    page = open_page(browser)
+    page.clock.install()
+    open_wind_down(server, page)
+    story = server.data / "short-walk.mp3"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=196:duration=90", "-ac", "1", "-ar", "22050",
+                    "-b:a", "32k", str(story)], check=True)
+    status, entry = upload(server, page, "story_night_train", story)
+    assert status == 202 and entry["audio"]["state"] == "ready"
+    page.reload()
+    page.locator('[data-item="story_night_train"].wd-card').first.click()
+    player = page.get_by_role("dialog", name="The Slow Night Train, player")
+    expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    player.locator(".player-timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="End of Content").click()
+    src = wait_until(page, "(document.querySelector('.player-audio').getAttribute('src') || '').includes('until=') && document.querySelector('.player-audio').getAttribute('src')")
+    assert float(re.search(r"until=([0-9.]+)", src).group(1)) == pytest.approx(89.8, abs=0.15), src  # faded at the story's end
+    # Paused, while the wall clock runs past where the story would have ended.
+    player.get_by_role("button", name="Pause", exact=True).click()
+    left = player_time(page)
+    page.clock.run_for(int((95 - left) * 1000) + 5000)
+    expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"remaining$"))
+    expect(player.locator(".player-status")).not_to_contain_text("sleep timer stopped")
+    # Played again near the end: the story plays to its end, and the timer ends with it.
+    page.evaluate("document.querySelector('.player-audio').currentTime = 84")
+    player.get_by_role("button", name="Play", exact=True).click()
+    page.clock.run_for(1000)
+    wait_until(page, "document.querySelector('.player-audio').ended", timeout=60, message="the story never reached its end")
+    page.clock.run_for(1000)
+    expect(player.locator(".player-timer-label")).to_have_text("Sleep timer")
+    expect(player.locator(".player-status")).not_to_contain_text("sleep timer stopped")
+    close(page)
+
+
 def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):
     page = open_page(browser)
     page.clock.install()
@@ -399,7 +435,8 @@ def test_the_owner_uploads_a_file_from_the_detail_and_it_plays_once_levelled(ser
 
 
 def test_a_timer_longer_than_the_item_is_end_of_content(server, page):
-    """A 60-minute timer on a 5-minute item says End of Content and needs no rendition."""
+    """A 60-minute timer on a 5-minute item says End of Content, whose rendition fades at the
+    item's own end (issue 46), not at 60 minutes."""
     open_wind_down(server, page)
     wait_for_audio(page, "yoga_nidra_5min")
     page.get_by_role("region", name="Yoga Nidra", exact=True).locator('[data-item="yoga_nidra_5min"].wd-card').first.click()
@@ -410,7 +447,9 @@ def test_a_timer_longer_than_the_item_is_end_of_content(server, page):
     page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="60 minutes").click()
     expect(page.locator("#announcer")).to_have_text("Sleep timer: end of content.")
     expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^[0-5]:\d\d remaining$"))  # what is left of the item, not 60:00
-    assert "until=" not in page.evaluate("document.querySelector('.player-audio').getAttribute('src')")
+    src = wait_until(page, "(document.querySelector('.player-audio').getAttribute('src') || '').includes('until=') && document.querySelector('.player-audio').getAttribute('src')")
+    duration = 300  # a five-minute item
+    assert duration - 1 <= float(re.search(r"until=([0-9.]+)", src).group(1)) < duration, src
     close(page)
 
 

@@ -24,6 +24,13 @@ import { downloadHTML, wireDownload } from "../player/download-button.js";
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
 
+/** Where an End of Content timer's rendition ends: a tenth of a second or two before the item's
+ *  end (the server answers the whole file for an end within 0.1 s of it), or null for an item too
+ *  short to fade. */
+function contentEnd(duration) {
+  return duration > SLEEP_FADE_SECONDS + 1 ? Math.floor((duration - 0.2) * 10) / 10 : null;
+}
+
 /**
  * One player at a time. `open(options)` shows it:
  * - item: progress key (`winddown:yoga_nidra_10min`)
@@ -195,7 +202,8 @@ export class Player {
       if (!transport.ended && !this.closing) this.save("pause");
     });
     transport.on("ended", () => {
-      if (this.timer && this.timer.mediaEnd != null) { this.timerEnded(); return; }
+      // (End of Content's rendition ends with the content, faded: the item was heard to its end.)
+      if (this.timer && this.timer.mediaEnd != null && this.timer.option !== "end") { this.timerEnded(); return; }
       this.save("ended");
       this.timer = null;
       this.paintTimer();
@@ -320,9 +328,10 @@ export class Player {
     // A timer longer than what is left is End of Content, and says so.
     if (option !== "end" && option * 60 >= duration - start) option = "end";
     const length = sleepTimerLength(option, start, duration);
-    // A minutes timer that ends before the item plays a rendition of it ending at the timer.
-    const mediaEnd = option === "end" ? null : start + length;
-    this.timer = { option, endsAt: Date.now() + length * 1000, mediaEnd: mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null };
+    // A minutes timer that ends before the item plays a rendition of it ending at the timer; End
+    // of Content one ending at the content's end, faded there.
+    const mediaEnd = option === "end" ? contentEnd(duration) : start + length;
+    this.timer = { option, endsAt: Date.now() + length * 1000, mediaEnd: option === "end" || mediaEnd < duration - 1 ? mediaEnd : null };
     announce(option === "end" ? "Sleep timer: end of content." : `Sleep timer: ${option} minutes.`);
     this.paintTimer();
     await this.useRendition(start);
@@ -335,8 +344,8 @@ export class Player {
     if (!this.timer) return;
     const remaining = (this.timer.endsAt - Date.now()) / 1000;
     const duration = this.transport.duration || this.options.duration;
-    const mediaEnd = this.timer.option === "end" ? null : from + remaining;
-    this.timer.mediaEnd = mediaEnd != null && mediaEnd < duration - 1 ? mediaEnd : null;
+    const mediaEnd = this.timer.option === "end" ? contentEnd(duration) : from + remaining;
+    this.timer.mediaEnd = mediaEnd != null && (this.timer.option === "end" || mediaEnd < duration - 1) ? mediaEnd : null;
     const src = this.timer.mediaEnd != null ? renditionURL(this.options.src, this.timer.mediaEnd) : this.options.src;
     // (Already playing it, as after a play: nothing to switch, and nothing failed.)
     const call = (this.renditionCalls = (this.renditionCalls || 0) + 1);
@@ -385,6 +394,15 @@ export class Player {
   /** Every second, and when the page shows again: the countdown, and the end by wall clock. */
   tick() {
     if (!this.timer) return;
+    if (this.timer.option === "end") {
+      // End of Content ends where the content does, in the audio (its rendition fades there and
+      // the element's end stops it): never by the wall clock, which a pause or a skip back would
+      // have run past before the story's end (issue 46). The countdown is what is left to hear.
+      const end = this.timer.mediaEnd ?? (this.transport.duration || this.options.duration);
+      this.timer.endsAt = Date.now() + Math.max(0, end - this.position()) / Math.max(this.transport.rate || 1, 0.01) * 1000;
+      this.paintTimer();
+      return;
+    }
     if (Date.now() >= this.timer.endsAt) this.timerEnded();
     else this.paintTimer();
   }
