@@ -100,9 +100,11 @@ def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"
     `large_text` sets the browser's text size to 200% (32 px), as a person does in their phone's
     settings: rem units and em media queries both follow it. `service_workers="block"` keeps the
     app's service worker out, so `page.route` sees every request (it cannot see those the
-    worker answers). `iphone` makes media elements ignore `volume` (getter 1), as iOS does."""
+    worker answers). `iphone` makes media elements ignore `volume` (getter 1), as iOS does.
+    Every page gets the lock gate (listening.LOCK_GATE), so a test can `lock(page)` it."""
     context = browser.new_context(viewport=viewport, device_scale_factor=1, service_workers=service_workers)
     page = context.new_page()
+    page.add_init_script(listening.LOCK_GATE)
     if iphone:
         page.add_init_script(listening.IPHONE_VOLUME)
     if large_text:

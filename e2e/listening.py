@@ -1,5 +1,5 @@
-"""The harness that listens: what the browser really plays, recorded, while the page's scripts may
-be stopped as on a locked phone (issue 31).
+"""The harness that listens: what the browser really plays, recorded, while the page may be locked
+as an iPhone locks it (issues 31 and 46).
 
 Chromium plays into a PulseAudio null sink that the test run starts itself (one daemon per pytest
 worker, in a temporary XDG_RUNTIME_DIR; no system daemon), and `parec` records the sink's monitor
@@ -17,6 +17,15 @@ should ignore `audio.volume` as an iPhone does, and then, for example:
     assert silent_from(sound) == pytest.approx(begins + 30, abs=0.3)  # the fade is in the audio itself
     assert dominant_frequency(recording.samples(begins + 1, begins + 2)) == pytest.approx(440, abs=5)
 
+The iPhone lock model (`lock`, `wake`, `locked`; the gate in e2e/iphone_lock.js that `open_page`
+adds to every page) stops what a locked iPhone stops and nothing else, as public reports describe
+it: the page's timers, events, handlers, observers and the answers to its fetches wait for the
+wake, every AudioContext is suspended ("interrupted"), so Web Audio is silent, and a media
+element's `volume` stays ignored (iphone=True); a media element plays on and keeps loading (a file
+past its read-ahead, a live stream), and a lock-screen button (`press`) runs the page's Media
+Session handler. `lock` says in detail what escapes the gate. It is a model: a real iPhone must
+confirm what it claims.
+
 Times that the analysis functions return are seconds from the start of the samples they are given;
 `recording.samples(start, end)` cuts a stretch by seconds of the recording, and `recording.seconds`
 read just after an action marks when it happened in the recording (what it makes heard comes
@@ -25,11 +34,14 @@ read just after an action marks when it happened in the recording (what it makes
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import wave
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -131,9 +143,11 @@ class Recording:
 
     def samples(self, start=0.0, end=None):
         """The recording from `start` to `end` seconds (default: all so far) as floats in [-1, 1)."""
-        raw = np.fromfile(self.path, dtype="<i2") if self.path.exists() else np.zeros(0, dtype="<i2")
-        stop = None if end is None else int(end * RATE)
-        return raw[int(start * RATE):stop].astype(np.float64) / 32768
+        first = int(start * RATE)
+        count = -1 if end is None else max(0, int(end * RATE) - first)
+        if not self.path.exists() or first * 2 >= self.path.stat().st_size:
+            return np.zeros(0)
+        return np.fromfile(self.path, dtype="<i2", count=count, offset=first * 2).astype(np.float64) / 32768
 
     def save(self, path):
         """Writes what was recorded so far as a WAV file (e2e/artifacts/… to listen to a failure)."""
@@ -190,6 +204,23 @@ def silent_from(samples, threshold=-50.0, window=0.01):
     return None if loud[-1] == len(windows) - 1 else (loud[-1] + 1) * window
 
 
+def band_level(samples, frequency, width=25.0):
+    """The level in dBFS of what sounds within `width` Hz of `frequency` (the same scale as `level`:
+    a full-scale sine at that frequency reads −3 dBFS), to hear one tone beside another. A Hann
+    window keeps a loud tone elsewhere from leaking in (a rectangular one let a −9 dBFS tone
+    440 Hz away read about −57 dBFS in the band)."""
+    if len(samples) == 0:
+        return -np.inf
+    window = np.hanning(len(samples))
+    spectrum = np.fft.rfft(samples * window)
+    frequencies = np.fft.rfftfreq(len(samples), 1 / RATE)
+    inside = np.abs(frequencies - frequency) <= width
+    # Parseval: the mean square of what is in the band, the window's own mean square taken out.
+    power = 2 * np.sum(np.abs(spectrum[inside]) ** 2) / len(samples) ** 2 / np.mean(window ** 2)
+    with np.errstate(divide="ignore"):
+        return float(10 * np.log10(power))
+
+
 def dominant_frequency(samples):
     """The frequency in Hz of the strongest component (an FFT of at least 1 s with a Hann window,
     the peak interpolated between bins: within about 1 Hz for a steady tone)."""
@@ -203,26 +234,59 @@ def dominant_frequency(samples):
 
 # MARK: - A locked phone
 
-def lock(page):
-    """Stops the page's scripts as a locked phone does, while its media keep playing: the main
-    thread halts at its next statement (a timer, an event, a frame), and nothing runs until `wake`.
+LOCK_GATE = (Path(__file__).with_name("iphone_lock.js")).read_text()
+"""The init script of the iPhone lock model (e2e/iphone_lock.js): `open_page` adds it to every page,
+before the page's own scripts; `lock` and `wake` close and open it."""
 
-    While locked, nothing may evaluate in the page: `page.evaluate`, `wait_for_function`, locators'
-    `expect` and clicks all wait for the page's scripts and would hang. Wait on the recording
-    instead. Workers (a service worker) are not stopped. (Chromium's `Page.setWebLifecycleState`
-    frozen does not stop timers here, the debugger does.)"""
-    session = page.context.new_cdp_session(page)
-    session.send("Debugger.enable")
-    session.send("Debugger.pause")
-    page.lock_session = session
+
+def lock(page):
+    """Locks the page as an iPhone's screen lock does, in the model the tests use (issue 46):
+
+    - the page's scripts stop: every callback the browser would run is held, in order, until
+      `wake` (timers and intervals, animation frames, idle callbacks, every event listener and
+      on… handler, observers, and the settlement of fetch, response bodies, the Cache API,
+      `play()`, `decodeAudioData`, the service worker's `ready`, storage and lock calls);
+    - every AudioContext the page made is suspended (iOS moves them to "interrupted": `state`
+      reads so, and `resume()` does nothing until the wake), so what plays through Web Audio is
+      silent;
+    - the media elements are not touched: they play on and keep fetching (a file past its
+      read-ahead, a live stream), as on a locked iPhone, and with `open_page(…, iphone=True)`
+      their `volume` stays ignored.
+
+    What is not stopped (e2e/iphone_lock.js lists it): IndexedDB's events (a transaction would
+    not outlive a held callback; one begun before the lock calls back within milliseconds), a
+    timer given a string, inline on…="" attributes, dynamic import(), promises the browser settles
+    outside that list, the service worker, and the page's Media Session action handlers: the lock
+    screen's buttons run them on an iPhone, and `press(page, action)` is such a press. What they
+    schedule (a timer, a fetch's answer) waits for the wake.
+
+    The page's main thread is free, so `page.evaluate`, `wait_until` and locators' `expect` work
+    while locked; a test uses them only to read state (or `press`), never to run the page's code
+    in its place: that would be script a locked phone does not run. An evaluation that awaits
+    what the gate holds (a fetch, `play()`) waits for the wake. A click is an event like any other:
+    held. On a page with Playwright's `page.clock` installed, the clock's own timer is held, so
+    no fake timer fires while locked, and at the wake the clock fires every one due meanwhile (an
+    interval as many times as it was due, where the gate alone runs it once). (The model before
+    this one paused the main thread with CDP `Debugger.pause`, which also stopped the media's
+    loading: a stream fell silent within seconds, a file when its read-ahead of a few MB ran out.)
+
+    This is a model of public reports (DESIGN.md, "Sound on a locked phone"); what a real iPhone
+    does, a real iPhone must confirm. Each frame of the page with the gate is locked."""
+    frames = [frame for frame in page.frames if frame.evaluate("typeof window.__reverieLock === 'object'")]
+    if page.main_frame not in frames:
+        raise RuntimeError("the page has no lock gate: open it with open_page (e2e/conftest.py), which adds LOCK_GATE")
+    for frame in frames:
+        frame.evaluate("window.__reverieLock.lock()")
+    page.locked_frames = frames
 
 
 def wake(page):
-    """Lets the page's scripts run again after `lock`: the timers due meanwhile fire now."""
-    session = page.lock_session
-    del page.lock_session
-    session.send("Debugger.resume")
-    session.detach()
+    """Unlocks the page after `lock`: the AudioContexts it suspended run again, then what was held
+    runs, in order, each in a task of its own (an interval due many times once, so the timers due
+    meanwhile fire now, as on a phone that wakes). Returns how many callbacks were held."""
+    frames = page.locked_frames
+    del page.locked_frames
+    return sum(frame.evaluate("window.__reverieLock.wake()") for frame in frames if not frame.is_detached())
 
 
 @contextlib.contextmanager
@@ -233,6 +297,12 @@ def locked(page):
         yield page
     finally:
         wake(page)
+
+
+def press(page, action, **details):
+    """Presses a lock-screen button: runs the handler the page gave Media Session for `action`
+    ("play", "pause", "nexttrack", "seekto" with seekTime=…, …), at once, locked or not."""
+    page.evaluate("([action, details]) => window.__reverieLock.press(action, details)", [action, details])
 
 
 # MARK: - Test media
@@ -257,3 +327,134 @@ def chapter_book(folder, name="Three Tones.m4b", tones=(440, 660, 880), chapter_
     subprocess.run(["ffmpeg", "-v", "error", "-y", *inputs, "-i", str(meta), "-filter_complex", joined,
                     "-map_metadata", str(len(tones)), "-map_chapters", str(len(tones)), *codec, str(out)], check=True)
     return out
+
+
+class MediaServer:
+    """A small HTTP server on 127.0.0.1, started by a test, that Chromium streams from as from the
+    network: `pages` ({path: html}), `files` ({path: Path}) answered with Range (206), and `live`
+    ({path: (ffmpeg arguments that write an endless constant-bitrate stream to stdout, its bytes
+    per second)}) answered as a radio station answers, with no Content-Length: the first
+    `BURST` seconds at once, then paced in real time by its byte rate (each request starts its
+    own ffmpeg). `sent[path]` counts the bytes written to the socket so far (on loopback the
+    kernel's buffers take megabytes ahead of what Chromium has read, so it is no measure of
+    Chromium's reading); `url` is its origin. A context manager that stops it (and its ffmpegs)."""
+
+    BURST = 4.0
+    """Seconds of a live stream sent at once on connecting, as Icecast's burst-on-connect does: with
+    none, the player starts with nothing in hand, and the first hiccup of a busy machine is a gap."""
+
+    def __init__(self, pages=None, files=None, live=None):
+        self.pages, self.files, self.live = pages or {}, files or {}, live or {}
+        self.sent = {path: 0 for path in [*self.pages, *self.files, *self.live]}
+        self.requests = []  # (path, Range header or None), in order
+        self.processes = []
+        self.guard = threading.Lock()
+        self.stopped = threading.Event()
+        media = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *arguments):
+                pass
+
+            def do_GET(self):
+                path = self.path.split("?")[0]
+                with media.guard:
+                    media.requests.append((path, self.headers.get("Range")))
+                try:
+                    if path in media.pages:
+                        self.whole(path, media.pages[path].encode(), "text/html; charset=utf-8")
+                    elif path in media.files:
+                        self.ranged(path, Path(media.files[path]))
+                    elif path in media.live:
+                        self.stream(path, media.live[path])
+                    else:
+                        self.send_error(404)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # Chromium let go of the response
+
+            def write(self, path, data):
+                self.wfile.write(data)
+                self.wfile.flush()
+                with media.guard:
+                    media.sent[path] += len(data)
+
+            def whole(self, path, body, content_type):
+                self.send_response(200)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.write(path, body)
+
+            def ranged(self, path, file):
+                size = file.stat().st_size
+                asked = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range") or "")
+                start, end = 0, size - 1
+                if asked and asked.group(1):
+                    start, end = int(asked.group(1)), int(asked.group(2)) if asked.group(2) else size - 1
+                elif asked and asked.group(2):
+                    start = max(0, size - int(asked.group(2)))
+                end = min(end, size - 1)
+                if start > end:
+                    self.send_response(416)
+                    self.send_header("Content-Range", f"bytes */{size}")
+                    self.end_headers()
+                    return
+                self.send_response(206 if asked else 200)
+                self.send_header("Content-Type", "audio/mpeg")
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Length", str(end - start + 1))
+                if asked:
+                    self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+                self.end_headers()
+                with file.open("rb") as source:
+                    source.seek(start)
+                    left = end - start + 1
+                    while left > 0 and (piece := source.read(min(left, 64 * 1024))):
+                        self.write(path, piece)
+                        left -= len(piece)
+
+            def stream(self, path, live):
+                arguments, rate = live
+                process = subprocess.Popen(["ffmpeg", "-v", "error", *arguments], stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL)
+                with media.guard:
+                    media.processes.append(process)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "audio/mpeg")
+                    self.send_header("Cache-Control", "no-store")
+                    self.end_headers()
+                    began, written = time.monotonic(), 0
+                    while not media.stopped.is_set():
+                        due = rate * (media.BURST + time.monotonic() - began) - written
+                        if due < 1024:
+                            media.stopped.wait((1024 - due) / rate)  # the stream's pace
+                            continue
+                        piece = process.stdout.read(int(due))
+                        if not piece:
+                            break
+                        self.write(path, piece)
+                        written += len(piece)
+                finally:
+                    process.kill()
+                    process.wait()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.stopped.set()
+        with self.guard:
+            for process in self.processes:
+                process.kill()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.stop()
