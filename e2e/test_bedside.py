@@ -85,6 +85,15 @@ QUICK_VOICE = "en-us"
 LEAF = "document.querySelector('.bs-leaf')"
 
 
+def without_night(page):
+    """The night's stream out of reach, as offline (call before `open_bedside`, on a page opened
+    with `service_workers="block"`): the alarm rings from the screen's own chime, as it must where
+    the stream can't be had. Tests whose page runs on a virtual clock use it, since the stream
+    rings on the server's real one."""
+    expect_error(page, "offline", r"/api/bedside/night$")
+    page.route(re.compile(r"/api/bedside/night$"), lambda route: route.abort("internetdisconnected"))
+
+
 def open_bedside(server, page, **bedside):
     """Signs in, starts the person's Bedside settings from `bedside` (Off, the quick voice, captions
     on, the rain room, no alarm unless given) and opens the Bedside screen."""
@@ -678,7 +687,8 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     """Tests 14–17 and the alarm: the sheet sets a time; at the time the rising chime rings with
     Snooze (9 min) and Stop; the spoken greeting follows 5 s later only when a meditation or poem
     played to its end since the alarm was set. A piece stopped by hand clears that."""
-    page = open_page(browser)
+    page = open_page(browser, service_workers="block")  # page.route sees the night's stream refused
+    without_night(page)
     page.clock.install(time=datetime(2026, 11, 23, 22, 0, 0))
     open_bedside(server, page, clock24=False)
     page.get_by_role("button", name="Alarm").click()
@@ -692,6 +702,10 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     with page.expect_response(lambda r: r.url.endswith("/api/settings") and r.request.method == "PATCH"):
         sheet.get_by_role("button", name="Save").click()
     expect(page.locator(".bs-alarm-line")).to_have_text("today at 10:10 PM")
+    # Without the night's stream the screen must stay open for the alarm, and says so before the
+    # person locks the phone (e2e/test_bedside_night.py has the stream that rings locked).
+    expect(page.locator(".bs-alarm-locked")).to_have_text(
+        "The alarm needs the screen open: keep Reverie on the bedside screen (the night's stream is out of reach).")
     assert bedside_settings(server, page)["alarm"] == {"time": "22:10", "enabled": True, "days": []}
     # While the alarm is set the audio stays alive with the room's sound.
     wait_until(page, "!document.querySelector('.bs-room-sound').paused")

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from conftest import PATIENCE, close, open_page, screenshot, wait_until
 from listening import RATE, level, levels, onset, silent_from
-from test_bedside import open_bedside, wait_leaf, wait_whole
+from test_bedside import open_bedside, wait_leaf, wait_whole, without_night
 from test_listening_harness import tone
 
 ROOM = "document.querySelector('.bs-room-sound')"
@@ -59,6 +59,7 @@ def test_the_chime_ducks_under_the_greeting(server, audio_sink, listening_browse
     the greeting's audio a silent 4 s clip here, so what is heard is the chime's level alone (the
     real chime rises over a minute, which would hide the duck)."""
     page = open_page(listening_browser, iphone=iphone, service_workers="block")  # page.route sees the audio
+    without_night(page)  # the page's clock is virtual: its own chime rings
     page.route(re.compile(r"/api/bedside/sounds/chime$"), lambda route: route.fulfill(body=tone(440, 30), content_type="audio/wav"))
     page.route(re.compile(r"/api/speech/renders/[^/]+/audio$"),
                lambda route: route.fulfill(body=tone(440, 4.0, amplitude=0.0), content_type="audio/wav"))

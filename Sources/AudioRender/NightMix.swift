@@ -39,6 +39,13 @@ public struct NightMix: Sendable {
         sounds = Sounds.at(sampleRate)
     }
 
+    /// ffmpeg's arguments for the night as a live MP3: mono 32-bit float samples at `sampleRate` on
+    /// its standard input, MP3 at `kbps` on its standard output (no tag, no Xing frame: a stream).
+    public static func mp3Arguments(sampleRate: Int, kbps: Int) -> [String] {
+        ["-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0",
+         "-c:a", "libmp3lame", "-b:a", "\(kbps)k", "-id3v2_version", "0", "-write_xing", "0", "-f", "mp3", "pipe:1"]
+    }
+
     /// Starts making the chime and `room`'s loop (off the caller's thread), for the streams to come.
     public static func prepare(sampleRate: Int = 16_000, room: RoomSound) {
         let sounds = Sounds.at(sampleRate)

@@ -75,6 +75,7 @@ class Bedside {
     if (rule) alarms.set(this.ringing.run, rule, Date.now());  // armed again, the flag as it was
     this.ringing.keepAlarmAt();
     this.ringing.paintAlarm();
+    this.ringing.askForNight();
     this.ringing.holdWakeLock();
     this.tick();
 
@@ -109,7 +110,7 @@ class Bedside {
     const root = this.container.querySelector(".bedside");
     this.root = root;
     // The sounds live in the page (without controls, so unseen): the voice, the room, the chime.
-    root.append(this.player.voice, this.scene.room, this.ringing.chime, this.ringing.greetingAudio);
+    root.append(this.player.voice, this.scene.room, this.scene.night, this.ringing.chime, this.ringing.greetingAudio);
     this.scene.mount(root);
     root.querySelector(".bs-buttons").addEventListener("click", (event) => {
       const button = event.target.closest("[data-action]");
@@ -190,6 +191,8 @@ class Bedside {
     Object.assign(this.settings, change);
     try {
       await api("/api/settings", { method: "PATCH", body: { bedside: change } });
+      // What the night's stream holds changed: it starts again from now, as it now is.
+      if (["room", "roomVolume", "alarmAt"].some((key) => key in change)) this.scene.restartNight();
     } catch (problem) {
       if (!this.closed) this.status(`Not saved: ${problem.message}`);
     }
@@ -197,7 +200,7 @@ class Bedside {
 
   visibility() {
     const notice = this.root.querySelector(".bs-notice");
-    if (document.visibilityState === "hidden" && this.ringing.run.state !== "off") {
+    if (document.visibilityState === "hidden" && this.ringing.run.state !== "off" && !this.scene.playsNight()) {
       notice.hidden = false;
       document.title = "Keep Reverie open for the alarm · Reverie";
     } else if (document.visibilityState === "visible") {

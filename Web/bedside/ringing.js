@@ -74,12 +74,28 @@ export class AlarmRinging {
     this.paintAlarm();
     this.holdWakeLock();
     if (this.run.state === "armed") {
-      this.bedside.scene.startRoomSound();  // the audio session stays alive until the morning
+      // The audio session stays alive until the morning: the night's stream where the server
+      // gives it (the alarm rings in its bytes, locked), else the room.
+      this.bedside.scene.startRoomSound();
       const maySleep = navigator.wakeLock ? null : insecureSentence(NO_WAKE_LOCK);
       announce(`Alarm set for ${this.describeRing(this.run.ringAt)}.${maySleep ? ` ${maySleep}` : ""}`);
     } else {
+      if (this.bedside.scene.nightTransport.src) this.bedside.scene.playRoom();  // the room's loop again
       announce("Alarm off.");
     }
+  }
+
+  /** Asks the server for the night's stream (kept for the person); without one (offline, an
+   *  older server) the alarm rings only with the screen open, and the screen says so. */
+  async askForNight() {
+    try {
+      const night = await api("/api/bedside/night", { method: "POST", body: {} });
+      if (this.bedside.closed) return;
+      this.bedside.scene.nightURL = night.stream;
+    } catch {
+      this.bedside.scene.nightURL = null;
+    }
+    this.paintAlarm();
   }
 
   /** The moment the chime sounds from, as the settings keep it for the night stream (ms; 0: none). */
@@ -98,11 +114,17 @@ export class AlarmRinging {
     if (!this.root) return;
     const line = this.root.querySelector(".bs-alarm-line");
     const at = this.run.ringAt;
+    const locked = this.root.querySelector(".bs-alarm-locked");
     line.hidden = !at;
+    locked.hidden = !at;
     if (!at) return;
     const { time, period } = clockParts(new Date(at), this.bedside.settings.clock24);
     line.innerHTML = `${icon(ICONS.clock, 16)}<span></span>`;
     line.querySelector("span").textContent = this.run.state === "snoozed" ? `Snoozed until ${time}${period ? ` ${period}` : ""}` : `${this.describeRing(at)}`;
+    // Before the person locks the phone: whether the alarm rings locked.
+    locked.textContent = this.bedside.scene.nightURL
+      ? `Alarm ${time}${period ? ` ${period}` : ""} will ring with the screen locked.`
+      : "The alarm needs the screen open: keep Reverie on the bedside screen (the night's stream is out of reach).";
   }
 
   alarmEffect(effect) {
@@ -119,9 +141,12 @@ export class AlarmRinging {
     // The night's content ends: a piece speaking (or being made) stops, and the mode goes Off.
     this.bedside.player.ready = null;
     this.bedside.dispatch("alarmRang");
-    this.chimeTransport.load("/api/bedside/sounds/chime");
-    this.chimeLevel.set(1);
-    this.chimeTransport.play();
+    // The night's stream rings by itself (the chime is in its bytes); without it, the chime's own element.
+    if (!this.bedside.scene.nightTransport.playing) {
+      this.chimeTransport.load("/api/bedside/sounds/chime");
+      this.chimeLevel.set(1);
+      this.chimeTransport.play();
+    }
     const { time, period } = clockParts(new Date(), this.bedside.settings.clock24);
     const overlay = document.createElement("div");
     overlay.className = "bs-ringing";
@@ -170,8 +195,13 @@ export class AlarmRinging {
 
   alarmAction(step) {
     const effects = step(this.run, Date.now());
-    this.bedside.save({ alarmAt: this.alarmAt() });  // the night stream quiets within two seconds
+    const scene = this.bedside.scene;
+    // The chime in the night's stream stops at once here; the stream starts again, without it,
+    // once the settings say so (a press on a locked phone's lock screen reaches it within 2.5 s).
+    if (scene.nightTransport.playing) scene.nightTransport.pause();
+    this.bedside.save({ alarmAt: this.alarmAt() }).then(() => { if (scene.playsNight()) scene.playRoom(); });
     for (const effect of effects) this.alarmEffect(effect);
+    if (!scene.playsNight() && scene.nightTransport.src) scene.playRoom();  // no alarm left: the room's loop
   }
 
   quiet() {

@@ -86,6 +86,13 @@ export class BedsideScene {
     this.room = this.roomTransport.element;  // the room's <audio>, which the screen puts in the page
     this.room.loop = true;
     this.roomLevel = new MediaLevel(this.room);  // its volume, or a gain where that is fixed (iOS)
+    // While an alarm is set, the night's stream (the room at its level and the chime at the
+    // alarm's minute, in the bytes) plays in an element of its own that no level or graph ever
+    // touches: on an iPhone an element once routed through Web Audio is silent when the screen
+    // locks (issue 46).
+    this.nightTransport = new Transport({ name: "bedside-night", className: "bs-night-sound" });
+    this.night = this.nightTransport.element;
+    this.nightURL = null;  // the night's stream, once the server has given it
   }
 
   /** The screen: the scene (clock, room, what is playing) and the four buttons. */
@@ -97,6 +104,7 @@ export class BedsideScene {
           <div class="bs-clock-box">
             <p class="bs-clock"><span class="bs-time"></span><span class="bs-period"></span></p>
             <p class="bs-alarm-line" hidden></p>
+            <p class="bs-alarm-locked" hidden></p>
           </div>
           <p class="bs-room"><span class="bs-room-name"></span>
             <span class="bs-room-dots" aria-hidden="true">${ROOMS.map((room) => `<i data-room="${room.id}"></i>`).join("")}</span>
@@ -126,6 +134,7 @@ export class BedsideScene {
     // A room sound that does not load says so, and what brings it back (`ensure` loads it again
     // at the next start); it goes once the sound plays.
     const problem = root.querySelector(".bs-room-problem");
+    this.nightTransport.on("error", () => this.loseNight());
     this.roomTransport.on("error", () => {
       problem.textContent = `The ${ROOMS[this.roomIndex()].name.toLowerCase()} sound did not load. Tap any button to try again.`;
       problem.hidden = false;
@@ -135,6 +144,7 @@ export class BedsideScene {
 
   close() {
     this.roomTransport.unload();
+    this.nightTransport.unload();
     this.roomLevel.close();
   }
 
@@ -203,16 +213,47 @@ export class BedsideScene {
   /** Starts the room's sound if it is not playing; from a gesture it is allowed to. Answers how
    *  its play went: "playing", or "needs-touch" where the browser wants a gesture first. */
   startRoomSound() {
-    if (this.roomTransport.playing) return Promise.resolve("playing");
+    if (this.playsNight() ? this.nightTransport.playing : this.roomTransport.playing && !this.nightTransport.src) return Promise.resolve("playing");
     return this.playRoom();
+  }
+
+  /** Whether the room's sound is the night's stream: an alarm is set and the server gave one. */
+  playsNight() {
+    return Boolean(this.nightURL) && this.bedside.ringing.run.state !== "off";
+  }
+
+  /** The night's stream from now, as the settings now have it (after a change made here: what
+   *  the stream already sent would hold the old one for its two seconds of lead). */
+  restartNight() {
+    if (!this.playsNight() || !this.nightTransport.playing) return;
+    this.nightTransport.load(this.nightURL);
+    this.nightTransport.play();
+  }
+
+  /** The night's stream could not play (offline, the server gone): the room's loop again, and the
+   *  screen says the alarm needs it open. */
+  loseNight() {
+    const wasPlaying = this.nightTransport.playing || Boolean(this.nightTransport.src);
+    this.nightURL = null;
+    this.nightTransport.unload();
+    this.bedside.ringing.paintAlarm();
+    if (wasPlaying) this.playRoom();
   }
 
   /** Quiets the room's sound (content turned Off at once); the next gesture starts it again. */
   stopRoomSound() {
     this.roomTransport.pause();
+    this.nightTransport.pause();
   }
 
   playRoom() {
+    if (this.playsNight()) {
+      this.roomTransport.pause();
+      // From now, not from where a pause left it: the stream is the night as it is.
+      if (!this.nightTransport.playing) this.nightTransport.load(this.nightURL);
+      return this.nightTransport.play();  // without a gesture it waits for the next one ("needs-touch")
+    }
+    if (this.nightTransport.src) this.nightTransport.unload();
     const room = ROOMS[this.roomIndex()];
     const sound = `/api/bedside/sounds/${room.id}`;
     this.roomTransport.ensure(sound);  // (where it is when it holds it: the room loops on)
@@ -222,7 +263,7 @@ export class BedsideScene {
 
   /** Sets the room sound's level (0–1) while the Gear slider moves; the setting is kept on its change. */
   setRoomVolume(level) {
-    this.roomLevel.set(level);
+    if (!this.playsNight()) this.roomLevel.set(level);  // the night's stream takes the saved level
   }
 
   /** The room volume kept in the settings, 0–1. */

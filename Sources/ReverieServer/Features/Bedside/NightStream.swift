@@ -9,12 +9,20 @@ extension BedsideNightInfo: Content {}
 /// Bedside's night as one live stream (issue 46): the room at the person's room volume and, from
 /// the alarm's moment, the rising chime, made on the wall clock and paced in real time like a
 /// radio, so a phone that plays it in a plain `<audio>` rings with its screen locked and no script
-/// running. The plan is read again from the person's settings twice a second, so a change on screen
-/// (room, volume, alarm time, Snooze, Stop) is heard within two seconds; a listener who comes back after a
-/// drop hears where the night is now, not where it stopped.
+/// running. The plan is read again from the person's settings twice a second: a change (room,
+/// volume, alarm time, Snooze, Stop) is heard after the stream's lead and a reading, and at once
+/// on screen, where the page starts the stream again; a listener who comes back after a drop
+/// hears where the night is now, not where it stopped.
 ///
 /// `POST /api/bedside/night` answers the stream's address (one per person, kept in their settings);
-/// `GET /api/bedside/night/{nightID}` is the stream, MP3 at 16 kb/s mono (7.2 MB an hour).
+/// `GET /api/bedside/night/{nightID}.mp3?kbps=` is the stream, MP3 mono at 16 to 128 kb/s.
+///
+/// The rate is the player's choice, since it decides when sound is heard: Chromium hands a
+/// progressive download to its decoder only in whole 32 KiB blocks (its media cache's block), so a
+/// live stream is heard `32 KiB ÷ rate − lead` late. At 128 kb/s with 3 s of lead that is nothing
+/// (the chime within a second of its minute; 58 MB an hour); at 16 kb/s, 14 s (7.2 MB an hour). The page asks for
+/// 128; a player without that block (Safari is reported to have none; a real iPhone must confirm)
+/// may ask for 16.
 struct NightStreamController: RouteCollection {
     let settings: Store<any SettingsRepository>
     let streams: NightStreams
@@ -25,26 +33,31 @@ struct NightStreamController: RouteCollection {
     static let sampleRate = 16_000
     /// Each stretch made at a time.
     static let stretch = 0.2
-    /// How far ahead of the wall clock the stream is made (what the player holds in reserve; a
-    /// change is heard after at most this and one reading of the settings).
-    static let lead = 1.0
+    /// How far ahead of the wall clock the stream is made: what the player holds in reserve, and
+    /// enough for Chromium's 32 KiB blocks (2 s at 128 kb/s) to fill a second before they are due
+    /// (at 2 s, one late block stalled the player for good 2.6 s behind). A change is heard
+    /// after at most this and one reading of the settings (the page, screen on, also starts the
+    /// stream again at once after a change of its own).
+    static let lead = 3.0
+    /// How far ahead of the wall clock a connection's first sound is made: what a player takes from
+    /// the first bytes to the first sound (Chromium here: 0.9–1.0 s at 128 kb/s), so the chime is
+    /// heard at its minute rather than that much after it. A player that starts sooner hears it as
+    /// much early.
+    static let playerStart = 0.5
     /// How often the person's settings are read again.
     static let reading = 0.5
     /// How long one connection plays at most (a long night and the morning after).
     static let longest: TimeInterval = 16 * 3600
-    static let format = ["-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0",
-                         "-c:a", "libmp3lame", "-b:a", "16k", "-id3v2_version", "0", "-write_xing", "0", "-f", "mp3", "pipe:1"]
+    /// The rates a player may ask for (kb/s; MPEG-2 Layer III at 16 kHz), and the one it gets unasked.
+    static let rates = [16, 32, 64, 128]
+    static let defaultRate = 128
 
-    /// The stream's first bytes: an ID3v2.4 tag (its title, then padding) of 40 kB. A browser reads
-    /// about 32 kB of a stream before it starts to play (Chromium: 14–16 s of a 16 kb/s stream
-    /// without it); the padding is that much at once, so the night plays from its first second,
-    /// in step with the wall clock.
+    /// The stream's first bytes: a small ID3v2.4 tag with its title (no padding: any byte before
+    /// the sound delays it in Chromium's 32 KiB blocks).
     static let head: Data = {
         let title = Array("Reverie · the night".utf8)
-        var frame = Array("TIT2".utf8) + syncsafe(title.count + 1) + [0, 0, 3] + title   // 3: UTF-8
-        let size = 40_000 - 10
-        frame += [UInt8](repeating: 0, count: size - frame.count)
-        return Data(Array("ID3".utf8) + [4, 0, 0] + syncsafe(size) + frame)
+        let frame = Array("TIT2".utf8) + syncsafe(title.count + 1) + [0, 0, 3] + title   // 3: UTF-8
+        return Data(Array("ID3".utf8) + [4, 0, 0] + syncsafe(frame.count) + frame)
     }()
 
     private static func syncsafe(_ value: Int) -> [UInt8] {
@@ -71,9 +84,7 @@ struct NightStreamController: RouteCollection {
         // The chime and the room are made now, while the person is still setting the alarm.
         let room = Self.plan(try await store.all(ownedBy: user)).room
         NightMix.prepare(sampleRate: Self.sampleRate, room: room)
-        // Named .mp3: Chromium reads a stream without a known extension for 12–16 s before it
-        // plays (its probe is less sure of 72-byte frames of silence); with it, at once.
-        return BedsideNightInfo(stream: "/api/bedside/night/\(id).mp3", contentType: "audio/mpeg", bitrate: 16_000,
+        return BedsideNightInfo(stream: "/api/bedside/night/\(id).mp3", contentType: "audio/mpeg", bitrate: Self.defaultRate * 1000,
                                 prepared: NightMix.prepared(sampleRate: Self.sampleRate, room: room))
     }
 
@@ -84,6 +95,10 @@ struct NightStreamController: RouteCollection {
         let stored = try await settings.on(req).all(ownedBy: user)
         let id = stored[Self.settingKey].flatMap { try? JSONDecoder().decode(String.self, from: Data($0.utf8)) }
         guard let id, id == asked else { throw APIError.notFound("night stream") }
+        let kbps = try req.queryInteger("kbps", in: 16...128) ?? Self.defaultRate
+        guard Self.rates.contains(kbps) else {
+            throw APIError(.badRequest, code: "invalid_field", "kbps: one of \(Self.rates.map(String.init).joined(separator: ", ")).")
+        }
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: "audio/mpeg")
         headers.replaceOrAdd(name: .cacheControl, value: "no-store")
@@ -94,7 +109,7 @@ struct NightStreamController: RouteCollection {
         }
         let pipe: FFmpegPipe
         do {
-            pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: Self.format)
+            pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: NightMix.mp3Arguments(sampleRate: Self.sampleRate, kbps: kbps))
         } catch {
             streams.end(ticket)
             throw error
@@ -127,7 +142,7 @@ struct NightStreamController: RouteCollection {
                      now: @Sendable () -> Date, logger: Logger) async {
         var mix = NightMix(sampleRate: sampleRate)
         let count = AudioBuffer.sampleCount(stretch, sampleRate)
-        let began = now()
+        let began = now().addingTimeInterval(playerStart)
         var next = began   // the wall-clock moment the next stretch starts at
         var plan: NightMix.Plan?
         var readAt = Date.distantPast
@@ -139,10 +154,10 @@ struct NightStreamController: RouteCollection {
                     readAt = wall
                 }
                 // A stall longer than the lead (the machine, the network): the night goes on from now.
-                if next < wall.addingTimeInterval(-lead) { next = wall }
+                if next < wall.addingTimeInterval(-lead) { next = wall.addingTimeInterval(playerStart) }
                 let ahead = next.timeIntervalSince(wall)
-                if ahead > lead {
-                    try await Task.sleep(for: .milliseconds(Int((ahead - lead) * 1000)))
+                if ahead > lead + playerStart {
+                    try await Task.sleep(for: .milliseconds(Int((ahead - lead - playerStart) * 1000)))
                     continue
                 }
                 let samples = mix.render(plan!, from: next, count: count)

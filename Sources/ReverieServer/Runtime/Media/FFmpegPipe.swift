@@ -47,9 +47,8 @@ final class FFmpegPipe: @unchecked Sendable {
             while !stopped.withLockedValue({ $0 }) {
                 room.wait()
                 // What ffmpeg writes within a tenth of a second of the first byte, up to 64 KiB:
-                // neither a full 64 KiB (a low-rate stream, Bedside's night at 2 KB a second, would
-                // wait half a minute) nor each MP3 frame on its own (Chromium started a 16 kb/s
-                // stream sent 72 bytes at a time only after 12–16 s; gathered, in 0.2 s).
+                // neither a full 64 KiB (a low-rate stream would wait half a minute for it) nor
+                // each MP3 frame in a chunk of its own.
                 guard let data = Self.gather(reader.fileDescriptor, within: 0.1, upTo: 64 << 10) else { break }
                 continuation.yield(data)
             }
