@@ -4,7 +4,8 @@ import Speech
 
 /// `make bench` (speech): real-time factor of Reverie's Piper rendering for a 300-word script,
 /// cold (worker start and voice load included) and warm, beside Piper's own command line on the
-/// same text in the same run. Prints figures and ratios; asserts nothing.
+/// same text in the same run; the API's latency; and one 8-hour Bedside night stream (NightBench).
+/// Prints figures and ratios; asserts nothing.
 @main
 struct SpeechBench {
     /// Our own calm text (`Benchmarks/calm-sentences.txt`, which the speech pipeline bench speaks
@@ -24,6 +25,11 @@ struct SpeechBench {
     }
 
     static func main() async throws {
+        // `speech-bench night`: only the night stream's section.
+        if CommandLine.arguments.dropFirst().first == "night" {
+            try NightBench.report()
+            return
+        }
         let configuration = PiperEngine.Configuration.locate()
         guard configuration.isInstalled else {
             print("Piper is not installed in .venv: run scripts/bootstrap.sh run")
@@ -138,5 +144,7 @@ struct SpeechBench {
             String(format: "%.1f× health; %.2f of goal", api.cacheHitMedian / api.healthMedian, api.cacheHitMedian / 50))
         row("95th percentile (ms)", String(format: "%.1f", api.cacheHitP95), "", "")
         row("search among \(api.compositions) songs by a lyric word (ms)", String(format: "%.1f", api.searchMedian), "", "\(api.searchHits) found")
+
+        try NightBench.report()
     }
 }
