@@ -105,6 +105,7 @@ def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"
     context = browser.new_context(viewport=viewport, device_scale_factor=1, service_workers=service_workers)
     page = context.new_page()
     page.add_init_script(listening.LOCK_GATE)
+    page.iphone = iphone  # lock(page) interrupts an iPhone's Web Audio, not another device's
     if iphone:
         page.add_init_script(listening.IPHONE_VOLUME)
     if large_text:

@@ -445,10 +445,12 @@
 
   // MARK: - The switch
 
-  async function lock() {
+  /** `interruptAudio`: suspend the page's AudioContexts, as iOS does (Android and desktop
+   *  browsers keep Web Audio running on a locked screen: a page modelling one passes false). */
+  async function lock({ interruptAudio = true } = {}) {
     if (locked) return 0;
     locked = true;
-    const suspended = NativeAudioContext ? running() : [];
+    const suspended = NativeAudioContext && interruptAudio ? running() : [];
     await interrupt(suspended);
     return suspended.length;
   }

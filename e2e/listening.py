@@ -246,7 +246,9 @@ def lock(page):
       `wake` (timers and intervals, animation frames, idle callbacks, every event listener and
       on… handler, observers, and the settlement of fetch, response bodies, the Cache API,
       `play()`, `decodeAudioData`, the service worker's `ready`, storage and lock calls);
-    - every AudioContext the page made is suspended (iOS moves them to "interrupted": `state`
+    - on a page opened as an iPhone (`open_page(..., iphone=True)`; another device's page keeps
+      its Web Audio running, as Android and desktop browsers do), every AudioContext the page
+      made is suspended (iOS moves them to "interrupted": `state`
       reads so, and `resume()` does nothing until the wake), so what plays through Web Audio is
       silent;
     - the media elements are not touched: they play on and keep fetching (a file past its
@@ -275,8 +277,11 @@ def lock(page):
     frames = [frame for frame in page.frames if frame.evaluate("typeof window.__reverieLock === 'object'")]
     if page.main_frame not in frames:
         raise RuntimeError("the page has no lock gate: open it with open_page (e2e/conftest.py), which adds LOCK_GATE")
+    # An iPhone page (open_page(..., iphone=True)) has its Web Audio interrupted; another device's
+    # page (Android, a desktop) keeps it running with the screen locked, as those browsers do.
+    interrupt = getattr(page, "iphone", True)
     for frame in frames:
-        frame.evaluate("window.__reverieLock.lock()")
+        frame.evaluate("(interruptAudio) => window.__reverieLock.lock({ interruptAudio })", interrupt)
     page.locked_frames = frames
 
 

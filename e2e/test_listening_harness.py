@@ -105,8 +105,9 @@ def test_a_locked_page_runs_no_timer_while_its_audio_plays_on_and_wakes(audio_si
     """The element's 440 Hz plays on through the lock; the page's interval, a timeupdate listener
     and an ontimeupdate handler run not once while locked and each runs once at the wake (held,
     the interval due 60 times coalesced); the page's Web Audio (880 Hz) is silent while locked,
-    its context "interrupted" and deaf to resume(), and heard again after the wake."""
-    page = open_player(listening_browser, tone(440, 10))
+    its context "interrupted" and deaf to resume(), and heard again after the wake (an iPhone's
+    page: another device's keeps its Web Audio running)."""
+    page = open_player(listening_browser, tone(440, 10), iphone=True)
     with audio_sink.record() as recording:
         page.evaluate("player.play(), hum()")
         wait_until(page, "player.currentTime > 0.3 && context.state === 'running'")

@@ -1020,8 +1020,11 @@ class Deck extends EventTarget {
       const pending = channel.request ?? channel.switching;
       if (!src || (!channel.rendition && !pending && !timer && !channel.fadeOut)) return null;
       const renders = hasRendition(src) && channel.noRendition !== src && !channel.track.live;
-      // No rendition of this source (a station, a streamed episode): the fade through its gain.
-      const left = renders ? null : this.timerEndsIn(channel);
+      // No rendition of this source (a station, a streamed episode, a download offline): the fade
+      // through its gain, where Web Audio plays on with the screen locked. Not on an iPhone, whose
+      // Web Audio falls silent when it locks (issue 46): there the sound plays on, plainly, and
+      // the timer stops it when the page runs again (the sheet says so).
+      const left = renders || !this.elementVolume ? null : this.timerEndsIn(channel);
       channel.fadeOutAt(left == null ? null : Date.now() + left * 1000, channel.track.live ? null : channel.heardTo + left * channel.speed);
       const until = renders ? this.timerUntil(channel) : null;
       const current = pending ? renditionEnd(pending.src) : channel.rendition?.until ?? null;

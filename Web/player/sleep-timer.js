@@ -107,5 +107,5 @@ export function offlineFadeNote() {
   if (navigator.onLine) return "";
   return elementVolumeWorks()
     ? " Offline, the fade is made on this device."
-    : " Offline, though, the fade is made on this device, and an iPhone does not play that with the screen locked: the sound may stop when the screen locks.";
+    : " Offline, though, the fade would be made on this device, and an iPhone does not play that with the screen locked: the sound plays on, and stops when the screen wakes after the timer.";
 }

@@ -18,7 +18,7 @@ import { clock } from "../player/time.js";
 import { artwork } from "../player/media-session.js";
 import { renditionURL } from "../player/rendition.js";
 import { NEEDS_TOUCH, Transport } from "../player/transport.js";
-import { ElementGraph } from "../player/volume.js";
+import { ElementGraph, elementVolumeWorks } from "../player/volume.js";
 import { downloadHTML, wireDownload } from "../player/download-button.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
@@ -363,6 +363,9 @@ export class Player {
   /** The sleep timer's fade through Web Audio, ending in silence at `endsAt` (wall ms), or none. */
   fadeOnClock(endsAt) {
     if (endsAt == null && !this.graph) return;
+    // Never on an iPhone, whose Web Audio falls silent when the screen locks (issue 46): the file
+    // plays on, plainly, and the timer stops it when the page runs again (the sheet says so).
+    if (endsAt != null && !elementVolumeWorks()) return;
     if (!this.graph) {
       // On the page's one context (../player/volume.js), which any tap starts again.
       this.graph = ElementGraph.connect(this.transport.element);
