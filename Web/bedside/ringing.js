@@ -193,6 +193,20 @@ export class AlarmRinging {
     }
   }
 
+  /** The lock screen's pause (or stop) while the night plays: stops a ringing alarm. The page's
+   *  clock may not have run since the screen locked: the run is brought to now first. A pause
+   *  before the alarm rings does nothing: the night must play on for it to ring. */
+  lockScreenStop() {
+    this.tick(Date.now());
+    if (this.run.state === "ringing" || this.run.state === "snoozed") this.alarmAction(alarms.stop);
+  }
+
+  /** The lock screen's next while the alarm rings: snoozes it for 9 minutes. */
+  lockScreenSnooze() {
+    this.tick(Date.now());
+    if (this.run.state === "ringing") this.alarmAction(alarms.snooze);
+  }
+
   alarmAction(step) {
     const effects = step(this.run, Date.now());
     const scene = this.bedside.scene;

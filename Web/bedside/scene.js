@@ -5,6 +5,7 @@
 
 import { SETTINGS, icon } from "../areas.js";
 import { announce } from "../dom.js";
+import { artwork } from "../player/media-session.js";
 import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import * as mode from "./mode.js";
@@ -93,6 +94,32 @@ export class BedsideScene {
     this.nightTransport = new Transport({ name: "bedside-night", className: "bs-night-sound" });
     this.night = this.nightTransport.element;
     this.nightURL = null;  // the night's stream, once the server has given it
+    // While the night plays, the lock screen shows the alarm, and its buttons reach it with the
+    // screen locked: pause stops a ringing alarm, next snoozes it (the README says so).
+    this.nightClaim = this.nightTransport.claim("Bedside alarm", {
+      metadata: () => this.nightMetadata(),
+      isPlaying: () => this.nightTransport.playing,
+      position: null,
+      handlers: {
+        play: () => this.playRoom(),
+        pause: () => this.bedside.ringing.lockScreenStop(),
+        stop: () => this.bedside.ringing.lockScreenStop(),
+        nexttrack: () => this.bedside.ringing.lockScreenSnooze(),
+      },
+    });
+    this.nightTransport.on("playing", () => this.nightClaim.take());
+  }
+
+  nightMetadata() {
+    const ringing = this.bedside.ringing;
+    const at = ringing.run.ringAt;
+    const { time, period } = at ? clockParts(new Date(at), this.bedside.settings.clock24) : { time: "", period: "" };
+    return {
+      title: ringing.run.state === "ringing" ? "Alarm: pause to stop, next to snooze" : `Alarm ${time}${period ? ` ${period}` : ""}`,
+      artist: "Reverie",
+      album: "Bedside",
+      artwork: [{ src: artwork(COLORS.meditation, ICONS.clock), sizes: "512x512", type: "image/svg+xml" }],
+    };
   }
 
   /** The screen: the scene (clock, room, what is playing) and the four buttons. */
@@ -145,6 +172,7 @@ export class BedsideScene {
   close() {
     this.roomTransport.unload();
     this.nightTransport.unload();
+    this.nightClaim.release();
     this.roomLevel.close();
   }
 
@@ -253,7 +281,7 @@ export class BedsideScene {
       if (!this.nightTransport.playing) this.nightTransport.load(this.nightURL);
       return this.nightTransport.play();  // without a gesture it waits for the next one ("needs-touch")
     }
-    if (this.nightTransport.src) this.nightTransport.unload();
+    if (this.nightTransport.src) { this.nightTransport.unload(); this.nightClaim.release(); }
     const room = ROOMS[this.roomIndex()];
     const sound = `/api/bedside/sounds/${room.id}`;
     this.roomTransport.ensure(sound);  // (where it is when it holds it: the room loops on)
