@@ -17,11 +17,11 @@ enum NightBench {
 
     static let nightSeconds = 8.0 * 3600
 
-    static func run(kbps: Int, hours: Double = 8) throws -> Figures {
+    static func run(kbps: Int, hours: Double = 8) async throws -> Figures {
         let rate = 16_000
         let sounds = NightMix.self
         sounds.prepare(sampleRate: rate, room: .rain)
-        while !sounds.prepared(sampleRate: rate, room: .rain) { Thread.sleep(forTimeInterval: 0.05) }
+        await sounds.finishPreparing(sampleRate: rate)
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("night-\(kbps)-\(UUID().uuidString).mp3")
         defer { try? FileManager.default.removeItem(at: output) }
         FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -60,12 +60,12 @@ enum NightBench {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
-    static func report() throws {
+    static func report() async throws {
         print("\nBedside night stream (issue 46): one 8-hour night, rendered faster than real time")
         var childrenBefore = 0.0
         for kbps in [128, 16] {
             let started = Date()
-            var figures = try run(kbps: kbps)
+            var figures = try await run(kbps: kbps)
             figures.encodeSeconds -= childrenBefore
             childrenBefore += figures.encodeSeconds
             let total = figures.mixSeconds + figures.encodeSeconds

@@ -27,7 +27,7 @@ struct SpeechBench {
     static func main() async throws {
         // `speech-bench night`: only the night stream's section.
         if CommandLine.arguments.dropFirst().first == "night" {
-            try NightBench.report()
+            try await NightBench.report()
             return
         }
         let configuration = PiperEngine.Configuration.locate()
@@ -145,6 +145,6 @@ struct SpeechBench {
         row("95th percentile (ms)", String(format: "%.1f", api.cacheHitP95), "", "")
         row("search among \(api.compositions) songs by a lyric word (ms)", String(format: "%.1f", api.searchMedian), "", "\(api.searchHits) found")
 
-        try NightBench.report()
+        try await NightBench.report()
     }
 }

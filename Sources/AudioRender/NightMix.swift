@@ -53,7 +53,13 @@ public struct NightMix: Sendable {
         _ = sounds.chime
     }
 
-    /// Whether the chime and `room`'s loop are made (for tests and the bench).
+    /// Returns once everything `prepare` asked for so far is made (its queue is serial).
+    public static func finishPreparing(sampleRate: Int = 16_000) async {
+        let sounds = Sounds.at(sampleRate)
+        await withCheckedContinuation { continuation in sounds.making.async { continuation.resume() } }
+    }
+
+    /// Whether the chime and `room`'s loop are made.
     public static func prepared(sampleRate: Int = 16_000, room: RoomSound) -> Bool {
         let sounds = Sounds.at(sampleRate)
         return sounds.room(room) != nil && sounds.chime != nil
@@ -109,7 +115,7 @@ public struct NightMix: Sendable {
         private var rooms: [RoomSound: [Float]] = [:]
         private var madeChime: [Float]?
         private var asked: Set<String> = []
-        private let making = DispatchQueue(label: "reverie.night-sounds", qos: .utility)
+        let making = DispatchQueue(label: "reverie.night-sounds", qos: .utility)
         private static let lock = NSLock()
         nonisolated(unsafe) private static var byRate: [Int: Sounds] = [:]
 

@@ -8,16 +8,11 @@ import Testing
 @Suite struct NightMixTests {
     let rate = 16_000
 
-    /// Makes the sounds and waits for them (they are made on a queue of their own).
-    func prepared(_ room: RoomSound) async throws {
+    /// Makes the sounds and waits until they are made (they are made on a queue of their own).
+    func prepared(_ room: RoomSound) async {
         NightMix.prepare(sampleRate: rate, room: room)
-        var waited = 0
-        while !NightMix.prepared(sampleRate: rate, room: room) {
-            try await Task.sleep(for: .milliseconds(50))
-            waited += 1
-            #expect(waited < 12_000, "the night's sounds were never made")
-            if waited >= 12_000 { return }
-        }
+        await NightMix.finishPreparing(sampleRate: rate)
+        #expect(NightMix.prepared(sampleRate: rate, room: room), "the night's sounds were not made")
     }
 
     func rms(_ samples: ArraySlice<Float>) -> Double {
@@ -25,7 +20,7 @@ import Testing
     }
 
     @Test func theChimeStartsAtTheAlarmsMomentAndRises() async throws {
-        try await prepared(.silence)
+        await prepared(.silence)
         let alarm = Date(timeIntervalSince1970: 1_800_000_000)
         var mix = NightMix(sampleRate: rate)
         let plan = NightMix.Plan(room: .silence, roomVolume: 0.5, alarmAt: alarm)
@@ -45,7 +40,7 @@ import Testing
     }
 
     @Test func aStreamThatBeganLaterHearsTheSameNight() async throws {
-        try await prepared(.rain)
+        await prepared(.rain)
         let start = Date(timeIntervalSince1970: 1_800_000_123.4)
         let plan = NightMix.Plan(room: .rain, roomVolume: 0.8, alarmAt: start.addingTimeInterval(1))
         var early = NightMix(sampleRate: rate), late = NightMix(sampleRate: rate)
@@ -57,7 +52,7 @@ import Testing
     }
 
     @Test func theRoomFollowsItsVolumeWithoutAJump() async throws {
-        try await prepared(.brown)
+        await prepared(.brown)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var full = NightMix(sampleRate: rate), tenth = NightMix(sampleRate: rate), moved = NightMix(sampleRate: rate)
         let second = start.addingTimeInterval(1)

@@ -73,7 +73,8 @@ struct NightStreamController: RouteCollection {
     func create(req: Request) async throws -> BedsideNightInfo {
         let user = try req.user
         let store = settings.on(req)
-        let stored = try await store.all(ownedBy: user)[Self.settingKey].flatMap { try? JSONDecoder().decode(String.self, from: Data($0.utf8)) }
+        let all = try await store.all(ownedBy: user)
+        let stored = all[Self.settingKey].flatMap { try? JSONDecoder().decode(String.self, from: Data($0.utf8)) }
         let id: String
         if let stored, UUID(uuidString: stored) != nil {
             id = stored
@@ -82,7 +83,7 @@ struct NightStreamController: RouteCollection {
             try await store.save([Self.settingKey: String(decoding: try JSONEncoder().encode(id), as: UTF8.self)], ownedBy: user)
         }
         // The chime and the room are made now, while the person is still setting the alarm.
-        let room = Self.plan(try await store.all(ownedBy: user)).room
+        let room = Self.plan(all).room
         NightMix.prepare(sampleRate: Self.sampleRate, room: room)
         return BedsideNightInfo(stream: "/api/bedside/night/\(id).mp3", contentType: "audio/mpeg", bitrate: Self.defaultRate * 1000,
                                 prepared: NightMix.prepared(sampleRate: Self.sampleRate, room: room))
@@ -202,7 +203,4 @@ final class NightStreams: Sendable {
             if counts[ticket.user] == 0 { counts[ticket.user] = nil }
         }
     }
-
-    /// Streams playing now, for everyone.
-    var count: Int { playing.withLockedValue { $0.values.reduce(0, +) } }
 }
