@@ -26,7 +26,9 @@ def main():
     parser.add_argument("--seed", type=int, default=20261123)
     args = parser.parse_args()
 
-    with ReverieProcess(args.binary, prefix="reverie-robustness-") as server:
+    # A night stream plays for 16 hours, and schemathesis reads a whole answer before it checks it:
+    # here one ends, a whole MP3, after 3 s.
+    with ReverieProcess(args.binary, prefix="reverie-robustness-", environment={"REVERIE_NIGHT_STREAM_SECONDS": "3"}) as server:
         token = server.owner_token("robust", "a long enough password", "schemathesis")
         # Let the warm-up finish, so slow first requests do not count against the run's time.
         server.wait_until_warm()

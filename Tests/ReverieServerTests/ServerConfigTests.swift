@@ -16,6 +16,7 @@ struct ServerConfigTests {
         #expect(config.maxBodyBytes == 1 << 20)
         #expect(config.secureCookies == .auto)
         #expect(config.patience == 1)
+        #expect(config.nightStreamSeconds == 16 * 3600)
     }
 
     @Test("environment variables set every setting")
@@ -24,6 +25,7 @@ struct ServerConfigTests {
             "REVERIE_HOST": "0.0.0.0", "REVERIE_PORT": "9000", "REVERIE_DATA_DIR": "/var/lib/reverie",
             "DATABASE_URL": "postgres://reverie:pw@db.local:5432/reverie", "REVERIE_WEB_DIR": "/opt/web",
             "REVERIE_MAX_BODY_BYTES": "2048", "REVERIE_SECURE_COOKIES": "always", "REVERIE_PATIENCE": "4",
+            "REVERIE_NIGHT_STREAM_SECONDS": "3",
         ], locateWeb: web)
         #expect(config.host == "0.0.0.0")
         #expect(config.port == 9000)
@@ -34,6 +36,7 @@ struct ServerConfigTests {
         #expect(config.maxBodyBytes == 2048)
         #expect(config.secureCookies == .always)
         #expect(config.patience == 4)
+        #expect(config.nightStreamSeconds == 3)
     }
 
     @Test("flags win over environment variables")
@@ -65,6 +68,7 @@ struct ServerConfigTests {
         (["REVERIE_SECURE_COOKIES": "sometimes"], "REVERIE_SECURE_COOKIES"),
         (["REVERIE_PATIENCE": "0"], "REVERIE_PATIENCE"),
         (["REVERIE_PATIENCE": "slow"], "REVERIE_PATIENCE"),
+        (["REVERIE_NIGHT_STREAM_SECONDS": "0"], "REVERIE_NIGHT_STREAM_SECONDS"),
     ])
     func rejects(environment: [String: String], setting: String) {
         #expect {

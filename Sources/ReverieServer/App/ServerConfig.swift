@@ -108,6 +108,10 @@ public struct ServerConfig: Sendable, Equatable {
     /// render's first phrase and a sleep item's first sound (30 s each). For a slow machine, and
     /// for tests, whose hosts and voices share a busy one.
     public var patience: Int = 1
+    /// How long one connection to a night stream plays at most (`REVERIE_NIGHT_STREAM_SECONDS`,
+    /// 57600: 16 hours, a long night and the morning after); then the stream ends as a whole MP3.
+    /// Shorter for a robustness run, whose client reads a whole answer before the next request.
+    public var nightStreamSeconds: Int = 16 * 3600
     /// Where LibriVox's API is (`REVERIE_LIBRIVOX_URL`): `<base>/api/feed/audiobooks`.
     public var librivoxBaseURL = URL(string: "https://librivox.org")!
     /// Where the iTunes Search API is (`REVERIE_ITUNES_URL`): `<base>/search`.
@@ -249,6 +253,12 @@ extension ServerConfig {
                 throw ConfigError.invalid(setting: "REVERIE_PATIENCE", reason: "'\(text)' is not a whole number from 1 to 100")
             }
             config.patience = parsed
+        }
+        if let text = value(nil, "REVERIE_NIGHT_STREAM_SECONDS") {
+            guard let parsed = Int(text), (1...(7 * 24 * 3600)).contains(parsed) else {
+                throw ConfigError.invalid(setting: "REVERIE_NIGHT_STREAM_SECONDS", reason: "'\(text)' is not a number of seconds from 1 to 604800")
+            }
+            config.nightStreamSeconds = parsed
         }
         if let text = value(nil, "REVERIE_ALLOW_PRIVATE_FETCH") {
             guard ["0", "1", "true", "false"].contains(text.lowercased()) else {

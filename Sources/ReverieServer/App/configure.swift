@@ -134,7 +134,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         WindDownFeature(progress: progress, media: media, sleepAudio: sleepAudio, renditions: renditions,
                         attachments: sleepAttachments, library: sleepLibrary, config: config, now: now),
         BedsideFeature(settings: settings, bedsidePieces: app.store { FluentBedsidePieceRepository(database: $0) }, media: media,
-                       sounds: bedsideSounds, library: bedsideLibrary, now: now),
+                       sounds: bedsideSounds, library: bedsideLibrary, nightStreamSeconds: config.nightStreamSeconds, now: now),
         LibraryFeature(progress: progress, library: library, media: media, renditions: renditions, config: config),
         librivox,
         QueuesFeature(queues: app.store { FluentQueueRepository(database: $0) }, podcasts: podcasts, library: libraryItems, articles: articles,

@@ -27,6 +27,9 @@ struct NightStreamController: RouteCollection {
     let settings: Store<any SettingsRepository>
     let streams: NightStreams
     let ffmpeg: String
+    /// How long one connection plays at most (`ServerConfig.nightStreamSeconds`: 16 hours, a long
+    /// night and the morning after).
+    let longest: TimeInterval
     let now: @Sendable () -> Date
 
     static let settingKey = "bedside.night"
@@ -46,8 +49,6 @@ struct NightStreamController: RouteCollection {
     static let playerStart = 0.5
     /// How often the person's settings are read again.
     static let reading = 0.5
-    /// How long one connection plays at most (a long night and the morning after).
-    static let longest: TimeInterval = 16 * 3600
     /// The rates a player may ask for (kb/s; MPEG-2 Layer III at 16 kHz), and the one it gets unasked.
     static let rates = [16, 32, 64, 128]
     static let defaultRate = 128
@@ -115,10 +116,11 @@ struct NightStreamController: RouteCollection {
             streams.end(ticket)
             throw error
         }
-        let settings = settings, now = now, logger = req.logger, streams = streams
+        let settings = settings, now = now, logger = req.logger, streams = streams, longest = longest
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
             let making = Task {
-                await Self.make(into: pipe, plan: { Self.plan(try await settings.outside.all(ownedBy: user)) }, now: now, logger: logger)
+                await Self.make(into: pipe, plan: { Self.plan(try await settings.outside.all(ownedBy: user)) },
+                                longest: longest, now: now, logger: logger)
             }
             do {
                 try await writer.write(.buffer(ByteBuffer(data: Self.head)))
@@ -139,7 +141,7 @@ struct NightStreamController: RouteCollection {
 
     /// Makes the night into `pipe` a stretch at a time, `lead` seconds ahead of the wall clock,
     /// reading the plan again every `reading` seconds, until cancelled or `longest` has played.
-    static func make(into pipe: FFmpegPipe, plan read: @Sendable () async throws -> NightMix.Plan,
+    static func make(into pipe: FFmpegPipe, plan read: @Sendable () async throws -> NightMix.Plan, longest: TimeInterval,
                      now: @Sendable () -> Date, logger: Logger) async {
         var mix = NightMix(sampleRate: sampleRate)
         let count = AudioBuffer.sampleCount(stretch, sampleRate)
