@@ -14,7 +14,7 @@
 //   (?until=) comes from the server while it can be reached, else the whole file from the device
 //   (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v60";
+const CACHE = "reverie-shell-v62";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -158,7 +158,7 @@ function readDownloads() {
     const found = new Map();
     for (const name of await caches.keys()) {
       if (!name.startsWith(DOWNLOADS_CACHE)) continue;
-      for (const request of await (await caches.open(name)).keys()) found.set(new URL(request.url).pathname, name);
+      for (const request of await (await caches.open(name)).keys()) found.set(keyOf(new URL(request.url)), name);
     }
     if (read === downloadReads) downloaded = found;   // an older read finishing late changes nothing
   })().catch(() => { if (read === downloadReads) downloaded = new Map(); });
@@ -170,6 +170,14 @@ self.addEventListener("message", (event) => {
   if (event.data?.type === "downloads") event.waitUntil(readDownloads());
 });
 
+/** A downloaded file's key: its path and query without a sleep timer's `until` (fileKey in
+ *  Web/player/downloads.js, its twin, keeps the files under it). */
+function keyOf(url) {
+  const plain = new URL(url.href);
+  plain.searchParams.delete("until");
+  return plain.pathname + plain.search;
+}
+
 /** Audio a download may hold: the API's audio addresses, and Bedside's room sounds. */
 function mayBeDownloaded(url) {
   return url.pathname.startsWith("/api/") && (/\/audio$/.test(url.pathname) || url.pathname.startsWith("/api/bedside/sounds/"));
@@ -178,17 +186,18 @@ function mayBeDownloaded(url) {
 /** The answer for a request of a file that may be downloaded; null (no answer: the network's)
  *  when it is known not to be. */
 function downloadedAnswer(request, url) {
-  if (downloaded && !downloaded.has(url.pathname)) return null;
+  const key = keyOf(url);
+  if (downloaded && !downloaded.has(key)) return null;
   return (async () => {
     if (!downloaded) await readingDownloads;
-    if (!downloaded.has(url.pathname)) {
+    if (!downloaded.has(key)) {
       // Not in the list read last; a download kept since (by a page this worker does not
       // control) is still answered from the device when the network fails.
       try {
         return await fetch(request);
       } catch (error) {
         await readDownloads();
-        if (!downloaded.has(url.pathname)) throw error;
+        if (!downloaded.has(key)) throw error;
       }
     }
     // A sleep timer's rendition: the server's while it answers soon, else the file itself (the
@@ -200,7 +209,7 @@ function downloadedAnswer(request, url) {
         if (answer.ok) return answer;
       } catch { /* offline, or too slow: the whole file below */ }
     }
-    const stored = await caches.match(new URL(url.pathname, location.origin).href, { cacheName: downloaded.get(url.pathname) });
+    const stored = await caches.match(new URL(key, location.origin).href, { cacheName: downloaded.get(key) });
     if (!stored) return fetch(request);
     return rangeOf(await stored.blob(), stored.headers.get("Content-Type") || "application/octet-stream", request.headers.get("Range"));
   })();

@@ -93,14 +93,15 @@ def listening_browser(playwright, audio_sink):
     browser.close()
 
 
-def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow", iphone=False):
+def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow", iphone=False, tap_rule=False):
     """A phone-sized page in a context of its own (a device of its own: cookies, storage,
     IndexedDB) that records console errors and uncaught exceptions in `page.problems`.
 
     `large_text` sets the browser's text size to 200% (32 px), as a person does in their phone's
     settings: rem units and em media queries both follow it. `service_workers="block"` keeps the
     app's service worker out, so `page.route` sees every request (it cannot see those the
-    worker answers). `iphone` makes media elements ignore `volume` (getter 1), as iOS does.
+    worker answers). `iphone` makes media elements ignore `volume` (getter 1), as iOS does;
+    `tap_rule` lets an element start playing only inside a tap, or once it has (listening.IPHONE_TAP_RULE).
     Every page gets the lock gate (listening.LOCK_GATE), so a test can `lock(page)` it."""
     context = browser.new_context(viewport=viewport, device_scale_factor=1, service_workers=service_workers)
     page = context.new_page()
@@ -108,6 +109,8 @@ def open_page(browser, viewport=PHONE, large_text=False, service_workers="allow"
     page.iphone = iphone  # lock(page) interrupts an iPhone's Web Audio, not another device's
     if iphone:
         page.add_init_script(listening.IPHONE_VOLUME)
+    if tap_rule:
+        page.add_init_script(listening.IPHONE_TAP_RULE)
     if large_text:
         context.new_cdp_session(page).send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
     return watch(page)

@@ -59,6 +59,33 @@ Object.defineProperty(HTMLMediaElement.prototype, "volume", {
 """An init script that makes the page's media elements ignore `volume`, as iOS Safari does: a set
 does nothing and the getter answers 1. Web Audio gain still works, as it does on an iPhone."""
 
+IPHONE_TAP_RULE = """(() => {
+  let inTap = false;
+  const unlocked = new WeakSet();
+  // The tap's own task (its handlers and their microtasks) ends before a message posted in it
+  // arrives (a MessageChannel, which Playwright's fake clock does not hold back as it does timers).
+  const after = new MessageChannel();
+  after.port1.onmessage = () => { inTap = false; };
+  const tapped = (event) => {
+    if (!event.isTrusted) return;
+    inTap = true;
+    after.port2.postMessage(0);
+  };
+  for (const type of ["click", "pointerup", "touchend", "keydown"]) addEventListener(type, tapped, true);
+  const play = HTMLMediaElement.prototype.play;
+  HTMLMediaElement.prototype.play = function () {
+    if (!inTap && !unlocked.has(this)) return Promise.reject(new DOMException("play() needs a tap", "NotAllowedError"));
+    unlocked.add(this);
+    return play.call(this);
+  };
+  window.__reverieTapRule = true;
+})()"""
+"""An init script for iOS's rule on sound, as public reports tell it: a media element may start
+playing only when `play()` is called inside a tap (its event's own task), and once it has, that
+element may play again later without one (a page unlocks an element in the tap, before the sound
+it will play is known). Headless Chromium under Playwright counts every page as touched, so
+without this a test cannot tell a page that obeys the rule from one that does not."""
+
 
 # MARK: - The sink and its recordings
 

@@ -374,6 +374,62 @@ def test_a_sound_that_fails_offers_retry_and_waits(server, page):
     expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
 
 
+def test_a_sound_that_fails_can_go_on_without_it_and_rings_the_bell_at_the_end(server, page):
+    """The seed's Skip: after the sound fails, "Go on without sound" carries the session on the
+    page's clock (phases, the clock, Pause), and at its end the bell alone is tried."""
+    asked = []
+    page.on("request", lambda request: asked.append(request.url.removeprefix(server.url)))
+    sent = watch_uploads(page)
+    open_meditate(server, page)
+    expect_error(page, "aborted", r"/api/meditation/plan/audio")  # the failing sound is the point of this test
+    page.route("**/api/meditation/plan/audio**", lambda route: route.abort())
+    page.get_by_role("button", name="Start").click()
+    overlay = page.get_by_role("alertdialog")
+    expect(overlay).to_contain_text("could not be played", timeout=120_000)
+    page.get_by_role("button", name="Go on without sound").click()
+    expect(overlay).to_be_hidden()
+    expect(page.get_by_text("Going on without sound")).to_be_visible()
+    screenshot(page, "meditate-without-sound")
+    page.clock.run_for(45_000)
+    expect(page.locator("[data-phase]")).to_have_text("Breathing")
+    assert 253 <= remaining_seconds(page) <= 256
+    # Paused, the clock stands.
+    page.get_by_role("button", name="Pause").click()
+    expect(page.locator("[data-phase]")).to_have_text("Paused")
+    held = remaining_seconds(page)
+    page.clock.run_for(60_000)
+    assert remaining_seconds(page) == held
+    page.get_by_role("button", name="Resume").click()
+    page.clock.run_for(held * 1000 + 1000)
+    expect(page.get_by_role("heading", name="Session complete")).to_be_visible()
+    # The bell alone was asked for at the end, and the whole session was credited.
+    assert [url for url in asked if url.startswith("/audio/meditation/shared/bell")], asked
+    wait_for(page, lambda: sent, message="the session was not sent")
+    assert sent[0][1]["completed_fully"] and sent[0][1]["actual_duration_seconds"] == 300, sent
+
+
+def test_start_plays_under_the_phones_tap_rule(server, browser):
+    """On a phone, sound may start only inside a tap (listening.IPHONE_TAP_RULE): Start unlocks the
+    session's element in its tap, so the sound plays when the plan arrives, after the tap; Pause
+    and Resume are taps too."""
+    page = open_page(browser, iphone=True, tap_rule=True)
+    sign_in(server, page, "Meditate")
+    # The rule holds on this page: an element played outside a tap is refused.
+    refused = page.evaluate("new Audio('/audio/meditation/shared/silence-1s').play().then(() => 'played', (problem) => problem.name)")
+    assert refused == "NotAllowedError"
+    start_session(page)  # the plan comes from the server after the tap
+    expect(page.get_by_role("alertdialog")).to_be_hidden()
+    page.get_by_role("button", name="Pause").click()
+    wait_until(page, f"{SOUND}.paused", message="Pause did not pause the sound")
+    page.get_by_role("button", name="Resume").click()
+    wait_until(page, f"!{SOUND}.paused", message="Resume did not play the sound again")
+    expect(page.get_by_role("alertdialog")).to_be_hidden()
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+    close(page)
+
+
 def test_stale_session_is_discarded(server, page):
     open_meditate(server, page)
     expect(page.get_by_role("button", name="Start")).to_be_visible()

@@ -451,3 +451,53 @@ def test_a_timer_set_offline_fades_a_downloaded_book_on_its_gain(server, listeni
         assert stops is not None and ends - 1.5 <= stops <= ends + 2.0, (stops, ends)
         assert level(sound[int((ends - 25) * RATE):int((ends - 24) * RATE)]) > level(sound[int((ends - 3) * RATE):int((ends - 2) * RATE)]) + 12
     close(page)
+
+
+def test_a_meditation_downloaded_plays_with_no_network(server, browser):
+    """Meditate's chosen length, downloaded with its plan and its one sound: offline, Start plays
+    it from the device (issue 46), the session runs where its sound is, and its record reaches
+    the server once it can be reached again. Settings → Storage counts it under Meditate."""
+    page = open_page(browser)
+    controlled(server, page)
+    page.goto(f"{server.url}/meditate")
+    page.get_by_text("10minutes").click()
+    setup = page.locator(".meditate-setup")
+    setup.get_by_role("button", name="Download for offline").click()
+    # Its narration is spoken on a new server's first plan, then the whole session is fetched.
+    expect(setup.locator(".download-state.done")).to_have_text("On this device", timeout=240_000)
+    screenshot(page, "offline-download-meditate")
+    record = page.evaluate("import('/player/downloads.js').then(({ downloads }) => downloads.list().find((r) => r.area === 'meditate'))")
+    assert record["status"] == "ready" and record["meta"]["plan"]["durationMinutes"] == 10, record
+    sound = record["meta"]["plan"]["sound"]["url"]
+    # Another length has a control of its own, not downloaded.
+    page.get_by_text("5minutes").click()
+    expect(setup.get_by_role("button", name="Download for offline")).to_be_visible()
+    page.get_by_text("10minutes").click()
+    expect(setup.locator(".download-state.done")).to_have_text("On this device")
+
+    expect_error(page, "offline", r"/")
+    expect_error(page, "aborted", r"/")
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.context.set_offline(True)
+    page.reload()
+    page.get_by_text("10minutes").click()
+    page.get_by_role("button", name="Start").click()
+    wait_until(page, "(() => { const audio = document.querySelector('audio.meditation-sound'); return audio && !audio.paused && audio.currentTime > 1; })()",
+               message="the downloaded meditation did not play offline")
+    assert (page.evaluate("document.querySelector('audio.meditation-sound').getAttribute('src')")) == sound
+    expect(page.get_by_role("alertdialog")).to_be_hidden()
+    assert not [url for url in asked if "/api/meditation/plan?" in url], "a plan was asked for: the kept one plays"
+    # Ended early (the wall clock ran seconds, not minutes): kept here, sent once back online.
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+    expect(page.locator("[data-waiting]")).to_contain_text("kept on this device")
+    page.context.set_offline(False)
+    wait_until(page, "fetch('/api/meditation-sessions/latest').then((r) => r.json()).then((latest) => latest !== null)",
+               message="the offline session did not reach the server once online")
+
+    page.goto(f"{server.url}/settings")
+    expect(page.locator("#storage-meditate")).to_contain_text("Meditate")
+    expect(page.locator(".storage-items").last).to_contain_text("Basic Breathing, 10 minutes")
+    close(page)

@@ -8,12 +8,32 @@ import * as machine from "./run.js";
 import { MeditationPlayer } from "./player.js";
 import { enqueue, flush, pendingCount } from "./uploads.js";
 import { clock } from "../player/time.js";
+import { downloadHTML, wireDownload } from "../player/download-button.js";
+import { downloads } from "../player/downloads.js";
 
 export const id = "meditate";
 
 const CONFIG_KEY = "meditation-config";
 const LENGTHS = [5, 10, 20];
 const SILENCE_URL = "/audio/meditation/shared/silence-1s";
+const SESSION = "basic-breathing";
+
+/** The download of a session length: its plan (in the download's meta) and its whole sound. */
+function downloadKey(minutes) {
+  return `meditate:${SESSION}:${minutes}`;
+}
+
+/** The plan downloaded for `minutes`, whose sound is on this device, or null. */
+function keptPlan(minutes) {
+  const record = downloads.get(downloadKey(minutes));
+  return record?.status === "ready" && record.meta?.plan?.sound ? record.meta.plan : null;
+}
+
+/** What downloading a length keeps: a plan made for it now, and its one sound. */
+async function sessionDownload(minutes) {
+  const plan = await api(`/api/meditation/plan?session=${SESSION}&minutes=${minutes}`);
+  return { area: "meditate", title: `${plan.name}, ${minutes} minutes`, files: [{ url: plan.sound.url, type: "audio/mp4" }], meta: { plan } };
+}
 
 let current = null;
 
@@ -107,11 +127,24 @@ class MeditateScreen {
           </div>
           <p class="form-error" role="alert" hidden></p>
           <button class="button primary wide" type="button" data-action="start">Start</button>
+          <p class="meditate-download" data-download-for></p>
         </div>
         <div class="card meditate-history" aria-live="polite" data-history><p class="hint">Loading your history…</p></div>
       </section>`;
+    // The chosen length's Download for offline (a control of its own for each length).
+    const place = this.container.querySelector("[data-download-for]");
+    const offerDownload = (minutes) => {
+      this.stopDownload?.();
+      place.innerHTML = downloadHTML({ small: true });
+      place.dataset.downloadFor = String(minutes);
+      this.stopDownload = wireDownload(place, downloadKey(minutes), () => sessionDownload(minutes));
+    };
+    offerDownload(config.duration);
     for (const input of this.container.querySelectorAll('input[name="length"]')) {
-      input.addEventListener("change", () => localStorage.setItem(CONFIG_KEY, JSON.stringify({ duration: Number(input.value) })));
+      input.addEventListener("change", () => {
+        localStorage.setItem(CONFIG_KEY, JSON.stringify({ duration: Number(input.value) }));
+        offerDownload(Number(input.value));
+      });
     }
     this.container.querySelector('[data-action="start"]').addEventListener("click", () => this.start());
     this.loadHistory(this.container.querySelector("[data-history]"));
@@ -150,21 +183,24 @@ class MeditateScreen {
     button.disabled = true;
     button.textContent = "Preparing…";
     error.hidden = true;
-    let plan;
-    try {
-      plan = await api(`/api/meditation/plan?session=basic-breathing&minutes=${minutes}`);
-      localStorage.setItem(`meditation-plan-${minutes}`, JSON.stringify(plan));
-    } catch (problem) {
-      // Offline: the last plan for this length still works (its sound may already be cached).
-      plan = JSON.parse(localStorage.getItem(`meditation-plan-${minutes}`) || "null");
-      if (!plan || !plan.sound) {
-        this.player.stop();
-        this.player = null;
-        error.textContent = `The session could not be prepared: ${problem.message}`;
-        error.hidden = false;
-        button.disabled = false;
-        button.textContent = "Start";
-        return;
+    // A downloaded length plays its kept plan, whose sound is on this device, network or not.
+    let plan = keptPlan(minutes);
+    if (!plan) {
+      try {
+        plan = await api(`/api/meditation/plan?session=${SESSION}&minutes=${minutes}`);
+        localStorage.setItem(`meditation-plan-${minutes}`, JSON.stringify(plan));
+      } catch (problem) {
+        // Offline: the last plan for this length still works (its sound may already be cached).
+        plan = JSON.parse(localStorage.getItem(`meditation-plan-${minutes}`) || "null");
+        if (!plan || !plan.sound) {
+          this.player.stop();
+          this.player = null;
+          error.textContent = `The session could not be prepared: ${problem.message}`;
+          error.hidden = false;
+          button.disabled = false;
+          button.textContent = "Start";
+          return;
+        }
       }
     }
     this.run = machine.createRun(plan);
@@ -246,9 +282,12 @@ class MeditateScreen {
           <p id="audio-error-text">The session's sound could not be played. It waits where it was.</p>
           <div class="row">
             <button class="button primary" type="button" data-action="retry">Retry</button>
+            <button class="button" type="button" data-action="silent">Go on without sound</button>
             <button class="button" type="button" data-action="end-now">End session</button>
           </div>
         </div>
+        <p class="hint without-sound" data-without-sound hidden>Going on without sound: the guide and the time run while the screen is on, and the bell is tried at the end.
+          <button class="button link small" type="button" data-action="sound-again">Try the sound again</button></p>
       </section>`;
     this.container.querySelector('[data-action="toggle"]').addEventListener("click", () => {
       if (this.run.status === "paused") this.resume();
@@ -261,6 +300,19 @@ class MeditateScreen {
       this.player.retry(this.run.heardSeconds);
     });
     overlay.querySelector('[data-action="end-now"]').addEventListener("click", () => { overlay.hidden = true; this.confirmEnd(); });
+    // The seed's Skip: the session carries on without its sound, on the page's clock.
+    overlay.querySelector('[data-action="silent"]').addEventListener("click", () => {
+      overlay.hidden = true;
+      this.player.goOnSilently(this.run.plan, this.run.heardSeconds);
+      announce("Going on without sound");
+      this.update();
+      this.focusAction("toggle");
+    });
+    this.container.querySelector('[data-action="sound-again"]').addEventListener("click", () => {
+      this.player.retry(this.run.heardSeconds);
+      if (this.run.status === "paused") machine.resume(this.run, Date.now());
+      this.update();
+    });
     this.lastPhase = null;
     this.lastWord = null;
     this.startLoop();
@@ -319,6 +371,8 @@ class MeditateScreen {
       this.lastWord = state.word;
     }
     root.querySelector('[data-action="toggle"]').textContent = run.status === "paused" ? "Resume" : "Pause";
+    const withoutSound = root.querySelector("[data-without-sound]");
+    if (withoutSound.hidden === this.player.withoutSound) withoutSound.hidden = !this.player.withoutSound;
     if (this.player && phase.title !== this.lastLockScreenPhase) {
       this.lastLockScreenPhase = phase.title;
       this.player.showOnLockScreen(phase.title);

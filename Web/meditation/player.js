@@ -17,6 +17,10 @@ export class MeditationPlayer {
     this.wanted = false;        // the sound should be playing: not paused by the session, not stopped
     this.finishing = false;     // the session is over: the bell rings to its end, then the sound stops
     this.phaseTitle = null;     // what the lock screen shows under the session's name
+    // Going on without the sound (the person chose it after a failure): the session's time runs on
+    // the page's clock from `from` seconds, set off at `at` (performance.now()), or stands at
+    // `from` while paused; the bell is tried on its own at the end.
+    this.silent = null;
     this.onError = onError;
     const transport = this.transport;
     // A file that cannot load fails here (the play() promise does not always say so).
@@ -52,7 +56,22 @@ export class MeditationPlayer {
   /** Seconds into the session's sound: where the element is, or the place it is about to seek to;
    *  NaN while it holds no session. */
   get position() {
+    if (this.silent) return this.silent.from + (this.silent.at === null ? 0 : (performance.now() - this.silent.at) / 1000);
     return this.isSession() ? this.transport.position : NaN;
+  }
+
+  /** True while the session goes on without its sound. */
+  get withoutSound() { return Boolean(this.silent); }
+
+  /** After a failure, the person goes on without the sound: the session's time runs on the page's
+   *  clock from `fromSeconds` (so its screen, its phases and its end go on), and at the end the bell
+   *  alone is tried. `retry` brings the sound back. */
+  goOnSilently(plan, fromSeconds) {
+    this.plan = plan;
+    this.transport.unload();
+    this.silent = { from: fromSeconds, at: performance.now() };
+    this.wanted = true;
+    this.claim.update();
   }
 
   failed() {
@@ -74,6 +93,12 @@ export class MeditationPlayer {
   play(plan, fromSeconds, { reload = false } = {}) {
     this.plan = plan;
     this.finishing = false;
+    if (this.silent) {  // resumed without the sound: the clock goes on from the place
+      this.silent = { from: fromSeconds, at: performance.now() };
+      this.wanted = true;
+      this.claim.update();
+      return;
+    }
     const transport = this.transport;
     // The file again (a new page, an element the browser emptied or that failed, or `reload`),
     // going to its place once it knows its length; else a seek in it (held while it loads).
@@ -89,18 +114,29 @@ export class MeditationPlayer {
 
   /** After a failure: load the file again and play it from `fromSeconds`. */
   retry(fromSeconds) {
+    this.silent = null;
     if (this.plan) this.play(this.plan, fromSeconds, { reload: true });
   }
 
   /** Pauses the sound; the lock screen stays the session's, so its play resumes it. */
   pause() {
     this.wanted = false;
+    if (this.silent) this.silent = { from: this.position, at: null };
     this.transport.pause();
     this.claim.update();  // (its state is `wanted`: an element already paused has no pause event to come)
   }
 
   /** The session is complete: the bell in the sound rings to its end, then everything stops. */
   finish() {
+    if (this.silent && this.plan) {
+      // Without the session's sound, the bell is tried on its own; it stops everything when it ends
+      // (or at once if it cannot play either).
+      this.silent = null;
+      this.finishing = true;
+      this.transport.load(this.plan.bell.url);
+      this.transport.play().then((result) => { if (result === "failed" || result === "needs-touch") this.stop(); });
+      return;
+    }
     if (!this.transport.playing) this.stop();
     else this.finishing = true;
   }
@@ -109,6 +145,7 @@ export class MeditationPlayer {
   stop() {
     this.wanted = false;
     this.finishing = false;
+    this.silent = null;
     this.transport.unload();
     this.audio.remove();
     this.claim.release();

@@ -41,6 +41,7 @@ export const AREAS = [
   { id: "librivox", name: "LibriVox" },
   { id: "articles", name: "Articles" },
   { id: "bedside", name: "Bedside" },
+  { id: "meditate", name: "Meditate" },
 ];
 
 /** Runs `action(stores)` in one transaction over `names`; resolves with its request's result. */
@@ -49,10 +50,13 @@ const run = database(DB, 1, (db) => {
   db.createObjectStore("parts", { keyPath: ["url", "index"] });
 }, "The download could not be kept: the device's storage refused it.");
 
-/** A file's address as the cache keeps it: the path alone (a sleep timer's ?until= is the same file). */
+/** A file's address as the cache keeps it: without a sleep timer's `until` (its rendition is the
+ *  same file), with the rest of its query (a meditation's session, length and seed name its
+ *  sound). The service worker's `keyOf` (Web/sw.js) is its twin. */
 export function fileKey(url) {
   const parsed = new URL(url, location.origin);
-  return new URL(parsed.pathname, location.origin).href;
+  parsed.searchParams.delete("until");
+  return new URL(parsed.pathname + parsed.search, location.origin).href;
 }
 
 /** Whether this page can keep files: Cache Storage and IndexedDB (a secure address only). */

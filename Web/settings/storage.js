@@ -75,7 +75,7 @@ export function wireStorage(container) {
       return;
     }
     if (!list.length) {
-      box.innerHTML = `<p class="storage-empty">Nothing downloaded yet. Choose <strong>Download for offline</strong> on a Wind Down item (in its player), a book, an episode, a LibriVox book or an article, and it plays on this device with no network.</p>`;
+      box.innerHTML = `<p class="storage-empty">Nothing downloaded yet. Choose <strong>Download for offline</strong> on a Wind Down item (in its player), a book, an episode, a LibriVox book, an article or a Meditate session, and it plays on this device with no network.</p>`;
       return;
     }
     box.innerHTML = AREAS.filter((area) => list.some((record) => record.area === area.id)).map((area) => `
