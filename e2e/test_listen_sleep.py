@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, PATIENCE, close, open_page, screenshot, sign_in, wait_until
-from listening import RATE, chapter_book, dominant_frequency, level, locked, silent_from
+from listening import RATE, chapter_book, dominant_frequency, level, locked, press, silent_from
 from test_listen import make
 
 BOOK = "Three Tones"          # chapters of 10 s: 440, 660, 880 Hz
@@ -149,11 +149,29 @@ def test_end_of_chapter_stops_the_book_and_the_music_at_the_chapter_end_while_lo
     open_book(page, BOOK)
     page.locator(".chapter", has_text="Chapter 1").click()
     wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
-    set_timer(page, "End of Chapter")
+    # What the timer's button says, with where the speech's element was, at each change from now.
+    set_timer_watch = """import('/listen/deck.js').then(({ deck }) => {
+        const label = document.querySelector('[data-timer] span');
+        window.timerLabels = [];
+        new MutationObserver(() => window.timerLabels.push([label.textContent, deck.speech.transport.src || '']))
+            .observe(label, { childList: true, characterData: true, subtree: true });
+    })"""
+    page.locator(".mini[data-channel=speech] .mini-open").click()
+    expect(page.get_by_role("heading", name="Now playing", level=1)).to_be_visible()
+    page.evaluate(set_timer_watch)
+    page.get_by_role("button", name="Sleep timer").click()
+    page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="End of Chapter").click()
     expect(page.locator("[data-timer]")).to_contain_text("End of chapter")
+    expect(page.locator("#announcer")).to_have_text("Sleep timer set: end of chapter.")
     # Both players switch to their renditions: the speech's ends at the chapter's end.
     wait_deck(page, f"deck.speech.rendition?.until === {CHAPTER} && deck.music.rendition && deck.speech.playing && deck.music.playing",
               "the players did not switch to the timer's renditions")
+    # "Setting…" until then (issue 46): the button said so first, and said the timer only once the
+    # speech's element held the rendition that ends at the chapter's end.
+    labels = [entry for entry in page.evaluate("window.timerLabels") if entry[0] != "Sleep timer"]  # (painted again before the choice)
+    assert labels and labels[0][0] == "Setting…", labels
+    said = next(src for text, src in labels if text == "End of chapter")
+    assert f"until={CHAPTER:.1f}" in said, labels
     assert page.evaluate("navigator.mediaSession.metadata.title") == f"Chapter 1 + {SONG} · End of Chapter"
     screenshot(page, "listen-sleep-end-of-chapter-set")
 
@@ -289,6 +307,38 @@ def test_a_chapter_runs_into_the_next_while_locked_and_is_marked_played_on_wakin
     second = sum(1 for tone in tones if tone == 660) * 0.5
     assert second == pytest.approx(CHAPTER, abs=1.0), f"chapter 2 sounded for {second} s"
     assert changes[1][0] * 0.5 == pytest.approx(CHAPTER - at, abs=1.0)
+    close(page)
+
+
+def test_the_lock_screens_next_after_a_chapter_ended_in_the_dark_goes_to_the_chapter_after_it(server, listening_browser, library, audio_sink):
+    """Chapter 1 runs into chapter 2 while locked (no script runs); the lock screen's Next, pressed
+    then, goes on to chapter 3, not to chapter 2's start (which the page, last awake in chapter 1,
+    would take for the next)."""
+    page = listening_page(server, listening_browser)
+    open_book(page, BOOK)
+    page.get_by_role("button", name="Mark All Unplayed").click()
+    page.locator(".chapter", has_text="Chapter 1").click()
+    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
+    deck(page, f"deck.speech.seek({CHAPTER} - 2)")
+    wait_deck(page, f"deck.speech.playing && deck.speech.position > {CHAPTER} - 1.8", "chapter 1 did not play on")
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(0.3)
+        at, mark = deck(page, "deck.speech.position"), recording.seconds
+        boundary = mark + (CHAPTER - at)
+        with locked(page):
+            recording.wait_for_seconds(boundary + 2.5)
+            assert deck(page, "deck.speech.index") == 0, "the page followed the chapter while locked: the test proves nothing"
+            pressed = recording.seconds
+            press(page, "nexttrack")
+            recording.wait_for_seconds(pressed + 3.0)
+        sound = recording.samples()
+    wait_deck(page, "deck.speech.index === 2", "chapter 3 is not the current one after Next")
+    deck(page, "deck.pauseAll()")
+    after = stretches(sound[int((pressed + 1.0) * RATE):int((pressed + 3.0) * RATE)])
+    before = stretches(sound[int((boundary + 0.5) * RATE):int(pressed * RATE)])
+    print(f"Next pressed {pressed - boundary:.2f} s into chapter 2 while locked; before: {before}, after: {after}")
+    assert set(tone for tone in before if tone) == {660}, f"chapter 2 did not play before Next: {before}"
+    assert after and all(tone == 880 for tone in after), f"Next did not go on to chapter 3 (880 Hz): {after}"
     close(page)
 
 

@@ -446,10 +446,21 @@ def test_a_timer_longer_than_the_item_is_end_of_content(server, page):
     player = page.get_by_role("dialog", name=re.compile(r", player$"))
     # One tap on the card plays.
     expect(player.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    # What the timer's button says, with the element's source, at each change from now.
+    page.evaluate("""(() => {
+        const label = document.querySelector('.player-timer-label');
+        window.timerLabels = [];
+        new MutationObserver(() => window.timerLabels.push([label.textContent, document.querySelector('.player-audio').getAttribute('src') || '']))
+            .observe(label, { childList: true, characterData: true, subtree: true });
+    })()""")
     player.locator(".player-timer").click()
     page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="60 minutes").click()
-    expect(page.locator("#announcer")).to_have_text("Sleep timer: end of content.")
+    expect(page.locator("#announcer")).to_have_text("Sleep timer set: end of content.")
     expect(player.locator(".player-timer-label")).to_have_text(re.compile(r"^[0-5]:\d\d remaining$"))  # what is left of the item, not 60:00
+    # "Setting…" until the rendition plays (issue 46), then what is left, with the rendition in place.
+    labels = [entry for entry in page.evaluate("window.timerLabels") if entry[0] != "Sleep timer"]  # (painted again before the choice)
+    assert labels and labels[0][0] == "Setting…", labels
+    assert "until=" in next(src for text, src in labels if text != "Setting…"), labels
     src = wait_until(page, "(document.querySelector('.player-audio').getAttribute('src') || '').includes('until=') && document.querySelector('.player-audio').getAttribute('src')")
     duration = 300  # a five-minute item
     assert duration - 1 <= float(re.search(r"until=([0-9.]+)", src).group(1)) < duration, src

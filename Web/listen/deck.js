@@ -843,11 +843,14 @@ class Deck extends EventTarget {
         play: () => { if (!this.anyPlaying) this.press(); },
         pause: () => { this.interrupted = null; this.pauseAll(); },
         stop: () => this.pauseAll(),
-        nexttrack: () => this.shown?.next(),
-        previoustrack: () => this.shown?.previous(),
-        seekbackward: (details) => this.shown?.skip(-(details?.seekOffset || 15)),
-        seekforward: (details) => this.shown?.skip(details?.seekOffset || 30),
-        seekto: (details) => this.shown?.seek(details.seekTime),
+        // A button pressed on a locked phone may be the first script to run since a chapter ended
+        // (issue 46): the chapters are first brought to where the audio is, so Next, Back and the
+        // skips act on the chapter that sounds, not the one the page last saw.
+        nexttrack: () => this.whereTheAudioIs()?.next(),
+        previoustrack: () => this.whereTheAudioIs()?.previous(),
+        seekbackward: (details) => this.whereTheAudioIs()?.skip(-(details?.seekOffset || 15)),
+        seekforward: (details) => this.whereTheAudioIs()?.skip(details?.seekOffset || 30),
+        seekto: (details) => this.whereTheAudioIs()?.seek(details.seekTime),
       },
     });
     window.addEventListener("pagehide", () => {
@@ -858,6 +861,12 @@ class Deck extends EventTarget {
   }
 
   get channels() { return [this.music, this.speech]; }
+
+  /** The lock screen's player, its chapters first followed to where its audio is (`follow`). */
+  whereTheAudioIs() {
+    for (const channel of this.channels) if (channel.loaded) channel.follow();
+    return this.shown;
+  }
   get anyLoaded() { return this.music.loaded || this.speech.loaded; }
   get anyPlaying() { return this.music.playing || this.speech.playing; }
   /** True where no script can change a level: the element's volume is fixed (iOS) and there is no
@@ -938,11 +947,19 @@ class Deck extends EventTarget {
     const atEnd = option === "chapter" || option === "episode";
     if (atEnd && !this.speech.loaded) return Promise.resolve();
     this.notice = null;
-    this.timer = { option, endsAt: atEnd ? null : Date.now() + option * 60_000 };
+    // `setting` until each player plays the rendition that holds the timer's fade (issue 46):
+    // until then the fade and the stop are not in the audio, and a phone locked now plays on.
+    const timer = { option, endsAt: atEnd ? null : Date.now() + option * 60_000, setting: true };
+    this.timer = timer;
     clearInterval(this.ticker);
     this.ticker = setInterval(() => this.tick(), 1000);
     this.changed();
-    return this.retime();
+    return this.retime().then(() => {
+      if (this.timer !== timer) return false;
+      timer.setting = false;
+      this.changed();
+      return true;
+    });
   }
 
   cancelTimer() {

@@ -53,8 +53,9 @@ export function renderNowPlaying(container) {
     const value = await timerDialog(choices, `Both players fade out over the last ${SLEEP_FADE_SECONDS} seconds and pause, even with the phone locked. End of Chapter pauses when the chapter ends; End of Episode when the episode does.${offlineFadeNote()}`);
     if (value == null) return;
     const atEnd = value === "chapter" || value === "episode";
-    deck.setTimer(atEnd ? value : Number(value));
-    announce(atEnd ? `Sleep timer: end of ${value}.` : `Sleep timer: ${value} minutes.`);
+    if (await deck.setTimer(atEnd ? value : Number(value))) {
+      announce(atEnd ? `Sleep timer set: end of ${value}.` : `Sleep timer set: ${value} minutes.`);
+    }
   });
   $("[data-ducking]").value = String(deck.ducking);
   $("[data-ducking]").disabled = deck.levelFixed;
@@ -70,7 +71,7 @@ export function renderNowPlaying(container) {
       : plays.music && plays.speech ? "Play both" : plays.music ? "Play music" : "Play speech";
     const timer = $("[data-timer]");
     timer.setAttribute("aria-pressed", String(Boolean(deck.timer)));
-    timer.querySelector("span").textContent = !deck.timer ? "Sleep timer"
+    timer.querySelector("span").textContent = !deck.timer ? "Sleep timer" : deck.timer.setting ? "Setting…"
       : deck.timer.option === "chapter" ? "End of chapter" : deck.timer.option === "episode" ? "End of episode" : `${sleepTimerClock(deck.timerLeft)} left`;
     timer.setAttribute("aria-label", deck.timer ? `${timer.querySelector("span").textContent}. Tap to cancel the sleep timer.` : "Sleep timer");
     const notice = $("[data-notice]");

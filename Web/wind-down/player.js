@@ -332,9 +332,17 @@ export class Player {
     // of Content one ending at the content's end, faded there.
     const mediaEnd = option === "end" ? contentEnd(duration) : start + length;
     this.timer = { option, endsAt: Date.now() + length * 1000, mediaEnd: option === "end" || mediaEnd < duration - 1 ? mediaEnd : null };
-    announce(option === "end" ? "Sleep timer: end of content." : `Sleep timer: ${option} minutes.`);
+    // "Setting…" until the rendition that holds the timer's fade plays: until then the fade and
+    // the stop are not in the audio, and a phone locked now would play on past them (issue 46).
+    const timer = this.timer;
+    timer.setting = true;
     this.paintTimer();
     await this.useRendition(start);
+    if (this.timer === timer) {
+      timer.setting = false;
+      this.paintTimer();
+      announce(option === "end" ? "Sleep timer set: end of content." : `Sleep timer set: ${option} minutes.`);
+    }
     if (resumeAt != null) this.seekWhenReady(resumeAt);
     await this.transport.play();
   }
@@ -439,9 +447,10 @@ export class Player {
       return;
     }
     const left = Math.max(0, (this.timer.endsAt - Date.now()) / 1000);
-    label.textContent = `${sleepTimerClock(left)} remaining`;
+    label.textContent = this.timer.setting ? "Setting…" : `${sleepTimerClock(left)} remaining`;
     button.setAttribute("aria-pressed", "true");
-    button.setAttribute("aria-label", `Sleep timer: ${sleepTimerClock(left)} remaining. Tap to cancel.`);
+    button.setAttribute("aria-label", this.timer.setting ? "Setting the sleep timer… Tap to cancel."
+      : `Sleep timer: ${sleepTimerClock(left)} remaining. Tap to cancel.`);
   }
 
   // MARK: - Closing
