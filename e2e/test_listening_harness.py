@@ -1,7 +1,7 @@
 """The harness that listens (e2e/listening.py) hears what Chromium plays, at the right time and
 frequency; the iPhone lock model holds the page's timers, listeners and handlers while its media
 element plays on, keeps Web Audio silent until the wake, and lets a file and a live stream go on
-loading through a four-minute lock; the iPhone script makes `volume` do nothing; the chapter book
+loading through a long lock; the iPhone script makes `volume` do nothing; the chapter book
 has its tone in each chapter (issues 31 and 46).
 
 The pages here are served by `page.route` on an origin of their own, not by the app, or (for what
@@ -89,10 +89,13 @@ def test_a_tone_and_its_fade_are_heard_when_and_as_they_are_played(audio_sink, l
     steady = sound[int((begins + 0.2) * RATE):int((begins + 1.8) * RATE)]
     assert dominant_frequency(steady) == pytest.approx(440, abs=2)
     assert level(steady) == pytest.approx(-9.0, abs=1.0)  # a sine at half of full scale
-    fade = levels(sound[int((begins + 2.0) * RATE):int((begins + 3.4) * RATE)])
+    # The fade is read back from where the sound ends, so a stall of the loaded machine's audio
+    # before it (which moves its start in the recording) does not move the window off it.
+    ends = silent_from(sound)
+    assert ends == pytest.approx(begins + 3.5, abs=0.3)
+    fade = levels(sound[int((ends - 1.5) * RATE):int((ends - 0.1) * RATE)])
     assert all(later < earlier + 0.5 for earlier, later in zip(fade, fade[1:])), f"the fade rose: {fade}"
     assert fade[-1] == pytest.approx(-29.0, abs=2.0), f"the fade fell too little: {fade}"  # 10% left: −20 dB
-    assert silent_from(sound) == pytest.approx(begins + 3.5, abs=0.3)
 
 
 def band_levels(samples, frequency, window=0.1):
@@ -265,18 +268,19 @@ def present_every_second(recording, start, end, frequency, threshold=-35.0):
     return missing, halves
 
 
-def test_a_file_and_a_live_stream_play_through_a_four_minute_lock(audio_sink, listening_browser, tmp_path):
-    """The control of the lock model (issue 46): a 4-minute 320 kbps MP3 of 440 Hz and a live MP3
+def test_a_file_and_a_live_stream_play_through_a_long_lock(audio_sink, listening_browser, tmp_path):
+    """The control of the lock model (issue 46): a 150 s 320 kbps MP3 of 440 Hz and a live MP3
     stream of 660 Hz (128 kbps, paced in real time), both in plain <audio> elements and served over
-    HTTP from 127.0.0.1 (the file with Range), play on through a 4-minute lock: each tone is
+    HTTP from 127.0.0.1 (the file with Range), play on through a 150 s lock: each tone is
     heard in every second of it (the file until its end, which comes in the lock's last seconds),
     the file is loaded past what it held at the lock (about 80 s at 320 kbps: Chromium reads about
     3 MB ahead) to its end while locked, and the page's interval and its ended listener run only
     after the wake. Under CDP Debugger.pause (the model before) Chromium loaded nothing more while
     locked: the stream fell silent within seconds and the file when its read-ahead ran out. Takes
-    about 5 minutes (a 10-minute lock at 128 kbps showed the same, every second heard)."""
-    lock_seconds = 240.0
-    file = mp3_tone(tmp_path / "tone.mp3", 440, 240, "320k")
+    about 3 minutes (a 10-minute lock at 128 kbps, and a 4-minute one at 320, showed the same:
+    every second heard)."""
+    lock_seconds = 150.0
+    file = mp3_tone(tmp_path / "tone.mp3", 440, 150, "320k")
     state = """({ ticks: ticks.length, file: file.currentTime, live: live.currentTime, duration: file.duration, ended: file.ended,
                  loaded: file.buffered.length ? file.buffered.end(file.buffered.length - 1) : 0, heard: ended, now: performance.now() })"""
     with MediaServer(pages={"/": STREAMS}, files={"/tone.mp3": file}, live={"/live.mp3": live_tone(660, 128)}) as media:
@@ -312,7 +316,7 @@ def test_a_file_and_a_live_stream_play_through_a_four_minute_lock(audio_sink, li
 
     assert at_wake["ticks"] == at_lock["ticks"], "the page's interval ran while locked"
     assert at_wake["heard"] is None and ended_heard_at > at_wake["now"], "the page's ended listener ran while locked"
-    assert at_lock["loaded"] < at_lock["duration"] - 60, f"the file was loaded to {at_lock['loaded']:.1f} s before the lock: it proves nothing"
+    assert at_lock["loaded"] < at_lock["duration"] - 40, f"the file was loaded to {at_lock['loaded']:.1f} s before the lock: it proves nothing"
     assert at_wake["loaded"] == pytest.approx(at_wake["duration"], abs=0.5) and at_wake["ended"], \
         f"the file was not loaded and played to its end while locked (at {at_wake['file']:.1f} s, loaded to {at_wake['loaded']:.1f} s)"
     assert at_wake["live"] - at_lock["live"] == pytest.approx(woken_at - locked_at, abs=10), "the stream did not play on while locked"
