@@ -269,18 +269,18 @@ def present_every_second(recording, start, end, frequency, threshold=-35.0):
 
 
 def test_a_file_and_a_live_stream_play_through_a_long_lock(audio_sink, listening_browser, tmp_path):
-    """The control of the lock model (issue 46): a 150 s 320 kbps MP3 of 440 Hz and a live MP3
+    """The control of the lock model (issue 46): a 170 s 320 kbps MP3 of 440 Hz and a live MP3
     stream of 660 Hz (128 kbps, paced in real time), both in plain <audio> elements and served over
-    HTTP from 127.0.0.1 (the file with Range), play on through a 150 s lock: each tone is
+    HTTP from 127.0.0.1 (the file with Range), play on through a 170 s lock: each tone is
     heard in every second of it (the file until its end, which comes in the lock's last seconds),
-    the file is loaded past what it held at the lock (about 80 s at 320 kbps: Chromium reads about
-    3 MB ahead) to its end while locked, and the page's interval and its ended listener run only
+    the file is loaded past what it held at the lock (80–105 s at 320 kbps: Chromium reads 3–4 MB
+    ahead) to its end while locked, and the page's interval and its ended listener run only
     after the wake. Under CDP Debugger.pause (the model before) Chromium loaded nothing more while
     locked: the stream fell silent within seconds and the file when its read-ahead ran out. Takes
     about 3 minutes (a 10-minute lock at 128 kbps, and a 4-minute one at 320, showed the same:
     every second heard)."""
-    lock_seconds = 150.0
-    file = mp3_tone(tmp_path / "tone.mp3", 440, 150, "320k")
+    lock_seconds = 170.0
+    file = mp3_tone(tmp_path / "tone.mp3", 440, 170, "320k")
     state = """({ ticks: ticks.length, file: file.currentTime, live: live.currentTime, duration: file.duration, ended: file.ended,
                  loaded: file.buffered.length ? file.buffered.end(file.buffered.length - 1) : 0, heard: ended, now: performance.now() })"""
     with MediaServer(pages={"/": STREAMS}, files={"/tone.mp3": file}, live={"/live.mp3": live_tone(660, 128)}) as media:
