@@ -6,17 +6,21 @@ stdout : {"ready": true, "pid": 123, "sample_rate": 22050, "voice": "en_US-joe-m
          {"id": 1, "sample_rate": 22050, "bytes": N, "words": [[start_sample, end_sample], ...]}
          followed by N bytes: the samples, int16 little-endian mono                         (per request)
          {"id": 1, "error": "...", "bytes": 0}                                             (on failure)
+stdin  : {"cancel": 1}       request 1 is no longer wanted: unless it is begun, it is answered
+stdout : {"id": 1, "cancelled": true, "bytes": 0}   at once with this and never spoken
 
 Requests may arrive while one is spoken (the server queues the next one); they are answered in
-order.
+order. A thread reads them as they come, so a cancel reaches a request still waiting its turn.
 
 Text arrives as JSON data, never through a shell. Word boundaries come from Piper's phoneme
 alignments: phonemes between two spaces form one spoken word.
 """
 
+import collections
 import json
 import os
 import sys
+import threading
 
 import numpy as np
 import onnx
@@ -85,15 +89,76 @@ def speak(voice, text, length_scale):
     return pcm.astype("<i2").tobytes(), words
 
 
+class Replies:
+    """stdout, one whole reply at a time (the reader answers cancels while a phrase is spoken)."""
+
+    def __init__(self):
+        self.out = sys.stdout.buffer
+        self.lock = threading.Lock()
+
+    def send(self, reply, pcm=b""):
+        with self.lock:
+            self.out.write(json.dumps(reply).encode() + b"\n" + pcm)
+            self.out.flush()
+
+
+class Requests:
+    """The requests read from stdin and not yet begun, in order. A cancel takes its request out
+    (and answers it), or, when it came first, keeps the request from ever going in."""
+
+    def __init__(self, replies):
+        self.replies = replies
+        self.waiting = collections.deque()   # (id or None, line)
+        self.cancelled = set()
+        self.ended = False
+        self.changed = threading.Condition()
+
+    def read(self):
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None
+            request_id = request.get("id") if isinstance(request, dict) else None
+            with self.changed:
+                if isinstance(request, dict) and "cancel" in request:
+                    self.cancel(request["cancel"])
+                elif request_id is not None and request_id in self.cancelled:
+                    self.cancelled.discard(request_id)
+                    self.replies.send({"id": request_id, "cancelled": True, "bytes": 0})
+                else:
+                    self.waiting.append((request_id, line))
+                    self.changed.notify()
+        with self.changed:
+            self.ended = True
+            self.changed.notify()
+
+    def cancel(self, request_id):
+        for entry in self.waiting:
+            if entry[0] == request_id:
+                self.waiting.remove(entry)
+                self.replies.send({"id": request_id, "cancelled": True, "bytes": 0})
+                return
+        self.cancelled.add(request_id)   # begun or answered already (then it stays unused), or not here yet
+
+    def next(self):
+        """The next line to speak; None once stdin has ended and all are answered."""
+        with self.changed:
+            while not self.waiting and not self.ended:
+                self.changed.wait()
+            return self.waiting.popleft()[1] if self.waiting else None
+
+
 def main():
     voice, name = load_voice()
     rate = voice.config.sample_rate
-    out = sys.stdout.buffer
-    out.write(json.dumps({"ready": True, "pid": os.getpid(), "sample_rate": rate, "voice": name}).encode() + b"\n")
-    out.flush()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
+    replies = Replies()
+    replies.send({"ready": True, "pid": os.getpid(), "sample_rate": rate, "voice": name})
+    requests = Requests(replies)
+    threading.Thread(target=requests.read, daemon=True).start()
+    while (line := requests.next()) is not None:
         request_id = None
         try:
             request = json.loads(line)
@@ -102,8 +167,7 @@ def main():
             reply = {"id": request_id, "sample_rate": rate, "bytes": len(pcm), "words": words}
         except Exception as error:  # report, keep serving
             pcm, reply = b"", {"id": request_id, "error": f"{type(error).__name__}: {error}", "bytes": 0}
-        out.write(json.dumps(reply).encode() + b"\n" + pcm)
-        out.flush()
+        replies.send(reply, pcm)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,8 @@ public actor ESpeakEngine: SpeechEngine {
         let wanted = voice ?? defaultVoice
         if files.isEmpty { _ = try await voices() }
         guard let file = files[wanted] else { throw SpeechError.synthesisFailed("eSpeak NG has no voice “\(wanted)”") }
+        // A phrase whose render was let go of while it waited its turn here is not spoken.
+        try Task.checkCancellation()
         let collector = Collector()
         let sampleRate: Int = try library.run { sampleRate in
             try library.use(voice: file)

@@ -13,6 +13,20 @@ struct FairQueue<Element> {
         waiting[group, default: []].append(element)
     }
 
+    /// Takes the first waiter of `group` that `matches` out of the line (it waits no more); nil
+    /// when none does.
+    mutating func remove(from group: String, where matches: (Element) -> Bool) -> Element? {
+        guard var list = waiting[group], let index = list.firstIndex(where: matches) else { return nil }
+        let element = list.remove(at: index)
+        if list.isEmpty {
+            waiting[group] = nil
+            turns.removeAll { $0 == group }
+        } else {
+            waiting[group] = list
+        }
+        return element
+    }
+
     /// The first waiter of the group whose turn it is.
     mutating func dequeue() -> Element? {
         guard !turns.isEmpty else { return nil }

@@ -10,6 +10,9 @@ import Installation
 /// the next phrase of the render that was served longest ago, so a long render never starves a
 /// short one. When a worker dies mid-phrase it is replaced and the phrase is spoken again once;
 /// should it die again, the request fails with `SpeechError.workerDied`.
+///
+/// A request whose task is cancelled (its render was let go of) is not spoken unless a worker has
+/// begun it: it leaves its turn in the line, and a worker holding it in its input drops it.
 public actor PiperEngine: SpeechEngine {
     /// Where the workers live and how many there are.
     public struct Configuration: Sendable, Equatable {
@@ -97,8 +100,15 @@ public actor PiperEngine: SpeechEngine {
     public let configuration: Configuration
 
     private var slots: [Slot]
-    private var queue = FairQueue<CheckedContinuation<Int, Never>>()
+    private var queue = FairQueue<Waiter>()
     private var nextID = 0
+    private var nextWaiter = 0
+
+    /// A request waiting its turn for a worker.
+    struct Waiter {
+        let ticket: Int
+        let continuation: CheckedContinuation<Int, any Error>
+    }
 
     /// Requests a worker holds at once: the one it speaks, and the next waiting in its input so
     /// that it starts on it the moment it finishes (no round trip to the server in between).
@@ -151,21 +161,27 @@ public actor PiperEngine: SpeechEngine {
         let group = SpeechRequests.group
         var retried = false
         while true {
-            let slot = await acquire(group: group)
+            let slot = try await acquire(group: group)
             let worker: WorkerConnection
             let id: Int
             do {
                 (worker, id) = try await prepare(slot)
+                try Task.checkCancellation()   // let go of while it waited for its turn or a worker's start
             } catch {
                 await release(slot)
                 throw error
             }
             var request = try JSONSerialization.data(withJSONObject: ["id": id, "text": text, "length_scale": Self.lengthScale(rate: rate)] as [String: Any])
             request.append(0x0A)
-            let reply = await worker.send(request, id: id)
+            let reply = await withTaskCancellationHandler {
+                await worker.send(request, id: id)
+            } onCancel: {
+                worker.cancel(id)
+            }
             await release(slot)
             if let reply { return try Self.decode(reply, text: text) }
             await lost(worker, in: slot)
+            try Task.checkCancellation()   // not spoken again for a render let go of
             // A new worker starts in that slot and speaks the phrase again, once.
             if retried { throw SpeechError.workerDied("a Piper worker exited while speaking; it restarts on the next request") }
             retried = true
@@ -222,6 +238,7 @@ public actor PiperEngine: SpeechEngine {
     /// spans are matched to `text`'s words.
     static func decode(_ reply: WorkerConnection.Reply, text: String) throws -> SynthesizedSpeech {
         guard let header = reply.header else { throw SpeechError.synthesisFailed("unreadable reply from the Piper worker") }
+        if header.cancelled == true { throw CancellationError() }
         if let error = header.error { throw SpeechError.synthesisFailed(error) }
         guard let rate = header.sample_rate, rate > 0 else {
             throw SpeechError.synthesisFailed("the Piper worker's reply has no audio")
@@ -245,14 +262,33 @@ public actor PiperEngine: SpeechEngine {
     // MARK: - Taking turns
 
     /// A slot with room (an idle warm worker first, then any idle one, then one with a request
-    /// already), or a wait in the render's turn for one.
-    private func acquire(group: String) async -> Int {
+    /// already), or a wait in the render's turn for one. A cancelled wait leaves the line at once
+    /// and throws `CancellationError`.
+    private func acquire(group: String) async throws -> Int {
         let open = slots.indices.filter { slots[$0].held < Self.depth }
         if let index = open.min(by: { rank(slots[$0]) < rank(slots[$1]) }) {
             slots[index].held += 1
             return index
         }
-        return await withCheckedContinuation { queue.enqueue($0, group: group) }
+        nextWaiter += 1
+        let ticket = nextWaiter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // On the actor: a cancellation's `leaveLine` runs after this, and finds the waiter.
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    queue.enqueue(Waiter(ticket: ticket, continuation: continuation), group: group)
+                }
+            }
+        } onCancel: {
+            Task { await self.leaveLine(ticket, group: group) }
+        }
+    }
+
+    /// A waiter whose task was cancelled leaves the line (unless its turn came meanwhile).
+    private func leaveLine(_ ticket: Int, group: String) {
+        queue.remove(from: group) { $0.ticket == ticket }?.continuation.resume(throwing: CancellationError())
     }
 
     /// Fewer requests held first; between equals, a worker already running.
@@ -261,7 +297,7 @@ public actor PiperEngine: SpeechEngine {
     /// Hands the slot's room to the next waiting request, or frees it.
     private func release(_ index: Int) {
         if let next = queue.dequeue() {
-            next.resume(returning: index)
+            next.continuation.resume(returning: index)
         } else {
             slots[index].held -= 1
         }
@@ -294,6 +330,8 @@ final class WorkerConnection: @unchecked Sendable {
         var sample_rate: Int?
         var words: [[Int]]?
         var error: String?
+        /// The request was cancelled before the worker began it: nothing was spoken.
+        var cancelled: Bool?
     }
     private var ended = false
     private let writes = DispatchQueue(label: "reverie.piper-worker-input")
@@ -351,6 +389,14 @@ final class WorkerConnection: @unchecked Sendable {
                     self.lock.withLock { self.waiting.removeValue(forKey: id) }?.resume(returning: nil)
                 }
             }
+        }
+    }
+
+    /// Asks the worker not to speak request `id` if it has not begun it (it then answers
+    /// `cancelled`; else the reply comes as usual). Written after the request, in order.
+    func cancel(_ id: Int) {
+        writes.async {
+            try? self.input.write(contentsOf: Data("{\"cancel\": \(id)}\n".utf8))
         }
     }
 

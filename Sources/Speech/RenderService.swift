@@ -16,6 +16,11 @@ public enum ContentKey {
 ///
 /// A render's key is the SHA-256 of the script, voice, rate, output format, engine name and engine
 /// version, so any change that would sound different renders again.
+///
+/// Everyone who waits in `render` for a key is one of its waiters. A waiter whose task is
+/// cancelled lets go at once (its `render` throws `CancellationError`); when the last one lets go,
+/// nobody wants the render any more: it stops between phrases and leaves nothing in the cache,
+/// and the next request for the key renders afresh.
 public actor RenderService {
     /// What a render asks for.
     public struct Request: Sendable, Hashable, Codable {
@@ -55,10 +60,20 @@ public actor RenderService {
     public nonisolated let engines: SpeechEngines
     public nonisolated let directory: URL
     private let encoder: AudioEncoder
-    private var inFlight: [String: Task<Entry, any Error>] = [:]
-    private var progress: [String: Double] = [:]
-    /// Openings of the renders running.
-    private var openings: [String: Data] = [:]
+    /// The renders running, by key.
+    private var running: [String: Run] = [:]
+
+    /// A render running for a key: its task, who waits on it, how far it is, and its opening.
+    private struct Run {
+        /// Tells this run from a later one for the same key (after this one was let go of).
+        let id = UUID()
+        var task: Task<Void, Never>?
+        var waiters: [UUID: CheckedContinuation<Entry, any Error>] = [:]
+        /// 0…1.
+        var progress = 0.0
+        /// Up to the end of the first phrase, as WAV, once it is spoken.
+        var opening: Data?
+    }
 
     public init(engines: SpeechEngines, directory: URL, encoder: AudioEncoder = AudioEncoder()) {
         self.engines = engines
@@ -95,23 +110,24 @@ public actor RenderService {
     public func opening(of key: String, patience: Duration = .seconds(30)) async -> Opening? {
         let deadline = ContinuousClock.now + patience
         while true {
-            if let data = openings[key] { return .data(data) }
+            if let data = running[key]?.opening { return .data(data) }
             let file = directory.appendingPathComponent(key).appendingPathComponent("first.wav")
             if FileManager.default.fileExists(atPath: file.path) { return .file(file) }
-            guard inFlight[key] != nil, ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
+            guard running[key] != nil, ContinuousClock.now < deadline, !Task.isCancelled else { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Whether the opening of a render can be had without waiting.
     public func hasOpening(_ key: String) -> Bool {
-        openings[key] != nil || FileManager.default.fileExists(atPath: directory.appendingPathComponent(key).appendingPathComponent("first.wav").path)
+        running[key]?.opening != nil || FileManager.default.fileExists(atPath: directory.appendingPathComponent(key).appendingPathComponent("first.wav").path)
     }
 
-    private func setOpening(_ key: String, _ data: Data?) { openings[key] = data }
-
     /// Progress of a running render, 0…1; nil when none runs for the key.
-    public func progress(of key: String) -> Double? { progress[key] }
+    public func progress(of key: String) -> Double? { running[key]?.progress }
+
+    /// How many wait for the render of a key (0 when none runs).
+    func waiters(of key: String) -> Int { running[key]?.waiters.count ?? 0 }
 
     /// The cache key of a request, with the engine that would speak it.
     public func key(for request: Request) async throws -> String {
@@ -119,32 +135,83 @@ public actor RenderService {
     }
 
     /// Renders (or finds) a request. Concurrent calls with the same key wait for one job.
+    ///
+    /// Cancelling the calling task lets go of the render: this call throws `CancellationError` at
+    /// once, and the render stops if nobody else waits for it.
     public func render(_ request: Request) async throws -> Entry {
         let engine = try await engines.engine(for: request.voice)
         let key = key(for: request, engine: engine)
         if let entry = cached(key, format: request.format) { return entry }
-        if let running = inFlight[key] { return try await running.value }
-        progress[key] = 0
-        let task = Task { try await self.perform(request, engine: engine, key: key) }
-        inFlight[key] = task
-        defer {
-            inFlight[key] = nil
-            progress[key] = nil
-            setOpening(key, nil)   // the stored first.wav (or nothing, after a failure) from now on
+        try Task.checkCancellation()
+        if running[key] == nil {
+            var run = Run()
+            let id = run.id
+            run.task = Task {
+                let outcome: Result<Entry, any Error>
+                do {
+                    outcome = .success(try await self.perform(request, engine: engine, key: key, run: id))
+                } catch {
+                    outcome = .failure(error)
+                }
+                await self.end(key, run: id, outcome)
+            }
+            running[key] = run
         }
-        return try await task.value
+        let waiter = UUID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // On the actor: a cancellation's `letGo` runs after this, and finds the waiter.
+                if Task.isCancelled || running[key] == nil {
+                    continuation.resume(throwing: CancellationError())
+                    stopIfUnwanted(key)
+                } else {
+                    running[key]?.waiters[waiter] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.letGo(key, waiter: waiter) }
+        }
+    }
+
+    /// A waiter lets go: it hears `CancellationError` at once.
+    private func letGo(_ key: String, waiter: UUID) {
+        guard let continuation = running[key]?.waiters.removeValue(forKey: waiter) else { return }
+        continuation.resume(throwing: CancellationError())
+        stopIfUnwanted(key)
+    }
+
+    /// A render nobody waits for any more is cancelled and forgotten: it stops before its next
+    /// phrase, and a later request for the key starts a new one.
+    private func stopIfUnwanted(_ key: String) {
+        guard let run = running[key], run.waiters.isEmpty else { return }
+        run.task?.cancel()
+        running[key] = nil
+    }
+
+    /// A run ended: its waiters hear how. Nothing to do for a run let go of (a newer one may have
+    /// the key by now).
+    private func end(_ key: String, run id: UUID, _ outcome: Result<Entry, any Error>) {
+        guard let run = running[key], run.id == id else { return }
+        running[key] = nil   // the stored first.wav (or nothing, after a failure) from now on
+        for continuation in run.waiters.values { continuation.resume(with: outcome) }
     }
 
     /// Removes a finished render's files: whoever asked for it was removed and no one else uses
     /// it. A render still running for the key, or a key that is not one of ours, is left alone.
     public func remove(_ key: String) {
-        guard inFlight[key] == nil, key.utf8.count == 64, key.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return }
+        guard running[key] == nil, key.utf8.count == 64, key.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return }
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(key))
     }
 
-    private func setProgress(_ key: String, _ value: Double) { progress[key] = value }
+    private func setProgress(_ key: String, run id: UUID, _ value: Double) {
+        if running[key]?.id == id { running[key]?.progress = value }
+    }
 
-    private func perform(_ request: Request, engine: any SpeechEngine, key: String) async throws -> Entry {
+    private func setOpening(_ key: String, run id: UUID, _ data: Data) {
+        if running[key]?.id == id { running[key]?.opening = data }
+    }
+
+    private func perform(_ request: Request, engine: any SpeechEngine, key: String, run: UUID) async throws -> Entry {
         // Files go to a scratch folder that is renamed into place: a cache entry is whole or absent.
         let scratch = directory.appendingPathComponent(".\(key)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -153,12 +220,12 @@ public actor RenderService {
         do {
             // The encoder takes each finished stretch while the next phrases are spoken.
             let rendered = try await ScriptRenderer(engine: engine).render(request.script, voice: request.voice, rate: request.rate) { done, total in
-                Task { await self.setProgress(key, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
+                Task { await self.setProgress(key, run: run, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
             } output: { chunk in
                 if try sink.write(chunk.audio) {
                     let opening = WAVFile.encode(chunk.audio)
                     try opening.write(to: scratch.appendingPathComponent("first.wav"))
-                    await self.setOpening(key, opening)
+                    await self.setOpening(key, run: run, opening)
                 }
             }
             let finishing = ContinuousClock.now
@@ -167,9 +234,15 @@ public actor RenderService {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(rendered.timeline).write(to: scratch.appendingPathComponent("timeline.json"))
+            // Let go of meanwhile: nothing is stored (the key may already be rendering afresh).
+            try Task.checkCancellation()
             let final = directory.appendingPathComponent(key)
             if FileManager.default.fileExists(atPath: final.path) { try FileManager.default.removeItem(at: final) }
-            try FileManager.default.moveItem(at: scratch, to: final)
+            do {
+                try FileManager.default.moveItem(at: scratch, to: final)
+            } catch where FileManager.default.fileExists(atPath: final.path) {
+                try? FileManager.default.removeItem(at: scratch)   // the same render, stored by a run let go of just then
+            }
             guard var entry = cached(key, format: request.format) else { throw SpeechError.synthesisFailed("the render was not stored") }
             var profile = rendered.profile
             profile.finishing = (ContinuousClock.now - finishing).seconds

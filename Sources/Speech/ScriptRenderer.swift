@@ -276,7 +276,8 @@ public struct ScriptRenderer: Sendable {
     ///   - progress: called after each phrase is spoken with (phrases done, phrases in all).
     ///   - output: hears the finished audio in order, a stretch at a time, while the rest is
     ///     spoken (the first stretch ends with the first phrase); all of it is also returned.
-    /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
+    /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long;
+    ///   `CancellationError` when the task is cancelled (checked before each phrase is spoken).
     public func render(_ script: String, voice: String? = nil, rate: Double = 1, fitting target: Double? = nil,
                        progress: @Sendable (Int, Int) -> Void = { _, _ in },
                        output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
@@ -321,16 +322,22 @@ public struct ScriptRenderer: Sendable {
             // finishes finds the next phrase waiting; the pool's turns keep other renders fair.
             let ahead = 2 * max(1, engine.concurrency)
             var asked = 0, spoken = 0, placed = 0
-            func ask() {
+            // A cancelled render asks for no more phrases, and one asked but not begun is not
+            // spoken (the engine may be busy with another render's meanwhile).
+            func ask() throws {
+                try Task.checkCancellation()
                 let index = asked, text = texts[index]
-                group.addTask { (index, try await engine.synthesize(text, voice: voice, rate: rate)) }
+                group.addTask {
+                    try Task.checkCancellation()
+                    return (index, try await engine.synthesize(text, voice: voice, rate: rate))
+                }
                 asked += 1
             }
-            while asked < min(ahead, total) { ask() }
+            while asked < min(ahead, total) { try ask() }
             while let (index, speech) = try await group.next() {
                 spoken += 1
                 progress(spoken, total)
-                if asked < total { ask() }
+                if asked < total { try ask() }
                 waiting[index] = speech
                 let shapingStart = ContinuousClock.now
                 while let speech = waiting.removeValue(forKey: placed) {

@@ -179,6 +179,30 @@ struct RealEngineTests {
         #expect(doneWhenShortFinished <= 12, "the long render had \(doneWhenShortFinished) of 20 phrases when the short one finished")
     }
 
+    @Test("a render let go of stops at Piper: of the phrases in the workers' hands only those begun are spoken, and the workers go on")
+    func letGoStopsPiper() async throws {
+        let piper = sharedPiperPool
+        await piper.warm()
+        let workers = await piper.workerProcessIDs
+        let engine = TallyingEngine(piper)
+        let long = (1...20).map { "This is sentence \($0) of a long evening story, told slowly." }.joined(separator: "\n")
+        let rendering = Task { try await ScriptRenderer(engine: engine).render(long) }
+        // Once the first phrase is spoken, four are in the workers' hands: one begun and one
+        // waiting in each worker's input.
+        while engine.tally.withLockedValue({ $0.spoken }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let spokenBefore = engine.tally.withLockedValue { $0.spoken }
+        rendering.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await rendering.value }
+        let tally = engine.tally.withLockedValue { $0 }
+        #expect(tally.speaking == 0)
+        // The two begun are spoken to their end (+1 for a phrase that ended as the render was let go of).
+        #expect(tally.spoken <= spokenBefore + 3, "\(tally.spoken) spoken, \(spokenBefore) before letting go")
+        #expect(tally.cancelled >= 1)
+        // The workers were not stopped for it, and speak the next render's phrase.
+        #expect(try await ScriptRenderer(engine: piper).render("And now, good night.").timeline.phrases.count == 1)
+        #expect(await piper.workerProcessIDs == workers)
+    }
+
     @Test("the rate sets how long speech lasts: 0.8 speaks half as long again as 1.2", arguments: RealEngine.allCases)
     func rate(_ kind: RealEngine) async throws {
         let text = "The quiet lake at night holds the moon, the pines and the slow breath of the wind across the water."

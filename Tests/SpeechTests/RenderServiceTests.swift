@@ -74,6 +74,48 @@ struct RenderServiceTests {
         #expect(leftovers == [entries[0].key], "no scratch folders left: \(leftovers)")
     }
 
+    @Test("a waiter that lets go hears so at once; the render goes on for the others, and stops when the last lets go, leaving nothing",
+          .timeLimit(.minutes(1)))
+    func lettingGo() async throws {
+        let engine = CountingEngine()
+        let directory = scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let service = RenderService(engines: SpeechEngines([engine]), directory: directory)
+        let script = (1...10).map { "Line \($0) of the story." }.joined(separator: "\n")
+        let request = RenderService.Request(script: script, format: .opus)
+        let key = try await service.key(for: request)
+        func waiting(_ count: Int) async throws {
+            while await service.waiters(of: key) != count { try await Task.sleep(for: .milliseconds(5)) }
+        }
+
+        let leaving = Task { try await service.render(request) }
+        let staying = Task { try await service.render(request) }
+        try await waiting(2)
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await leaving.value }
+        let entry = try await staying.value
+        #expect(await engine.calls == 10, "spoken once, without starting again")
+        let timeline = try JSONDecoder().decode(RenderTimeline.self, from: Data(contentsOf: entry.timeline))
+        #expect(timeline.phrases.count == 10)
+
+        // Nobody waits for the next: it stops before its next phrase and leaves no files.
+        var longer = request
+        longer.script += "\nAnd the end."
+        let longerKey = try await service.key(for: longer)
+        let alone = Task { try await service.render(longer) }
+        while await engine.calls < 11 { try await Task.sleep(for: .milliseconds(5)) }
+        alone.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await alone.value }
+        #expect(await service.progress(of: longerKey) == nil)
+        while try FileManager.default.contentsOfDirectory(atPath: directory.path) != [key] { try await Task.sleep(for: .milliseconds(5)) }
+        let asked = await engine.calls
+        #expect(asked <= 12, "\(asked - 10) phrases asked of a render of 11 let go of after its first")
+        // Asked again, it is spoken afresh and whole.
+        let again = try await service.render(longer)
+        #expect(again.key == longerKey && again.profile != nil)
+        #expect(try JSONDecoder().decode(RenderTimeline.self, from: Data(contentsOf: again.timeline)).phrases.count == 11)
+    }
+
     @Test("no engine, or a voice nobody has, is a clear error")
     func missingEngine() async throws {
         let none = RenderService(engines: SpeechEngines([]), directory: scratch())

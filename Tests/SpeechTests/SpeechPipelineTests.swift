@@ -116,6 +116,21 @@ struct SpeechPipelineTests {
         #expect(queue.isEmpty)
     }
 
+    @Test("a waiter that leaves the line (its render let go of) is never served; the others keep their turns")
+    func fairQueueRemoval() {
+        var queue = FairQueue<String>()
+        for index in 1...3 { queue.enqueue("long \(index)", group: "long") }
+        queue.enqueue("left", group: "left")
+        queue.enqueue("short 1", group: "short")
+        #expect(queue.remove(from: "left") { $0 == "left" } == "left")
+        #expect(queue.remove(from: "left") { $0 == "left" } == nil)
+        #expect(queue.remove(from: "long") { $0 == "long 2" } == "long 2")
+        var order: [String] = []
+        while let next = queue.dequeue() { order.append(next) }
+        #expect(order == ["long 1", "short 1", "long 3"])
+        #expect(queue.isEmpty)
+    }
+
     @Test("the pool is a worker per core with a thread each, and the environment can set it")
     func poolSize() {
         #expect(PiperEngine.Configuration.defaultPool(cores: 1) == (1, 0))

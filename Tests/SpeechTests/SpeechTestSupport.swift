@@ -31,6 +31,33 @@ struct ToneEngine: SpeechEngine {
     }
 }
 
+/// Speaks through another engine, counting the phrases it spoke, those being spoken, and those
+/// cancelled before they were spoken.
+final class TallyingEngine: SpeechEngine {
+    struct Tally {
+        var spoken = 0, speaking = 0, cancelled = 0
+    }
+    let inner: any SpeechEngine
+    let tally = Locked(Tally())
+    init(_ inner: any SpeechEngine) { self.inner = inner }
+    var name: String { inner.name }
+    var version: String { inner.version }
+    var concurrency: Int { inner.concurrency }
+    func voices() async throws -> [Voice] { try await inner.voices() }
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        tally.withLockedValue { $0.speaking += 1 }
+        defer { tally.withLockedValue { $0.speaking -= 1 } }
+        do {
+            let speech = try await inner.synthesize(text, voice: voice, rate: rate)
+            tally.withLockedValue { $0.spoken += 1 }
+            return speech
+        } catch is CancellationError {
+            tally.withLockedValue { $0.cancelled += 1 }
+            throw CancellationError()
+        }
+    }
+}
+
 /// Silent stretches in audio, found independently of the renderer's timeline: 5 ms windows whose
 /// RMS is under −40 dBFS, in runs of at least `minimum` seconds. Returns (start, length) in seconds.
 func silences(in buffer: AudioBuffer, minimum: Double = 0.2, threshold: Double = -40) -> [(start: Double, length: Double)] {
