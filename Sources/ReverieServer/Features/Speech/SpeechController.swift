@@ -11,6 +11,7 @@ extension ScriptCheck: Content {}
 
 /// Speaking scripts: `POST /api/speech/renders` starts a render (or finds it in the cache),
 /// `GET …/{id}` follows it, and the audio, captions and timeline are served when it is done.
+/// `DELETE …/{id}` lets go of it: a person who moved on frees their place at once.
 struct SpeechController: RouteCollection {
     /// Renders' rows: the request's, and (`outside`) for a render finishing after its request.
     let speechRenders: Store<any SpeechRenderRepository>
@@ -33,6 +34,7 @@ struct SpeechController: RouteCollection {
         let renders = speech.grouped("renders")
         renders.post(use: create)
         renders.get(":renderID", use: show)
+        renders.delete(":renderID", use: letGo)
         renders.get(":renderID", "audio", use: audio)
         renders.get(":renderID", "first", use: first)
         renders.get(":renderID", "captions.vtt", use: captions)
@@ -124,6 +126,24 @@ struct SpeechController: RouteCollection {
 
     func show(req: Request) async throws -> SpeechRenderInfo {
         await info(try await render(req), jobs: speech)
+    }
+
+    /// What a render let go of while it was still being spoken says.
+    static let stoppedReason = "Stopped: nobody is listening to it any more."
+
+    /// `DELETE …/{id}`: the person lets go of a render. While it is still being spoken, their
+    /// place among their running renders is given back at once and it fails with
+    /// `stoppedReason`; the speaking stops unless someone else waits for the same audio. A render
+    /// that already ended is left as it is (its files are shared by content). Always 204.
+    func letGo(req: Request) async throws -> HTTPStatus {
+        let render = try await self.render(req)
+        guard render.status == .rendering else { return .noContent }
+        // Spoken here: let go of now. Spoken by another server: its end will not be recorded (the
+        // row ends here), though it speaks on until then. Neither: its own end is being recorded.
+        if speech.letGo(render.id) || render.worker != speech.worker {
+            try await speechRenders.on(req).finish(render.id, durationMs: nil, error: Self.stoppedReason, at: now())
+        }
+        return .noContent
     }
 
     func audio(req: Request) async throws -> Response {

@@ -6,6 +6,9 @@ import Vapor
 
 /// Runs speech renders in the background for the API: the engines, the shared render cache,
 /// each user's count of running renders, and the tasks to wait for at shutdown.
+///
+/// Each render row being spoken here is one waiter on its cache key in `RenderService`; letting
+/// go of the row (`letGo`) stops its waiting, so the speaking stops when nobody else waits.
 final class SpeechJobs: Sendable {
     let engines: SpeechEngines
     let service: RenderService
@@ -15,7 +18,16 @@ final class SpeechJobs: Sendable {
     /// server stopped. Servers say so at every job poll (`JobWorkers.poll`, 15 s).
     static let stalledAfter: TimeInterval = 60
     private let running = NIOLockedValueBox<[UUID: Task<Void, Never>]>([:])
+    /// The renders whose end is still to be settled here, with whom each is counted for (nil:
+    /// taken over, counted for no one). Whoever takes a render out settles it: its task when it
+    /// ends, or `letGo` when the person lets go of it first.
+    private let unsettled = NIOLockedValueBox<[UUID: Reservation]>([:])
     private let perUser = NIOLockedValueBox<[UUID: Int]>([:])
+
+    /// Whom a running render is counted for.
+    private struct Reservation {
+        let user: UUID?
+    }
 
     init(engines: SpeechEngines, cacheDirectory: URL) {
         self.engines = engines
@@ -43,6 +55,7 @@ final class SpeechJobs: Sendable {
     /// for `user` (nil: a render taken over from a server that stopped, counted for no one).
     func start(_ request: RenderService.Request, renderID: UUID, user: UUID?, repository: any SpeechRenderRepository,
                now: @escaping @Sendable () -> Date, logger: Logger) {
+        unsettled.withLockedValue { $0[renderID] = Reservation(user: user) }
         running.withLockedValue { tasks in
             tasks[renderID] = Task {
                 var duration: Int?
@@ -52,16 +65,31 @@ final class SpeechJobs: Sendable {
                 } catch {
                     failure = ErrorTable.message(for: error, fallback: "Rendering failed")
                 }
-                if let failure { logger.warning("speech render \(renderID) failed: \(failure)") }
-                do {
-                    try await repository.finish(renderID, durationMs: duration, error: failure, at: now())
-                } catch {
-                    logger.error("could not record the end of speech render \(renderID): \(error)")
+                // Let go of meanwhile: `letGo` settled it.
+                if let reservation = self.unsettled.withLockedValue({ $0.removeValue(forKey: renderID) }) {
+                    // Given back before the row says it ended: one who sees that may start the next at once.
+                    if let user = reservation.user { self.release(for: user) }
+                    if let failure { logger.warning("speech render \(renderID) failed: \(failure)") }
+                    do {
+                        try await repository.finish(renderID, durationMs: duration, error: failure, at: now())
+                    } catch {
+                        logger.error("could not record the end of speech render \(renderID): \(error)")
+                    }
                 }
-                if let user { self.release(for: user) }
                 _ = self.running.withLockedValue { $0.removeValue(forKey: renderID) }
             }
         }
+    }
+
+    /// Lets go of a render being spoken here, for the person who asked for it: their reservation
+    /// is given back at once and its task stops waiting (the speaking stops unless someone else
+    /// waits for the same cache key). The caller records how it ended. False when the render is
+    /// not running here (done, failed, or spoken by another server).
+    func letGo(_ renderID: UUID) -> Bool {
+        guard let reservation = unsettled.withLockedValue({ $0.removeValue(forKey: renderID) }) else { return false }
+        if let user = reservation.user { release(for: user) }
+        running.withLockedValue { $0[renderID] }?.cancel()
+        return true
     }
 
     /// Says this server still speaks its renders, and takes over those whose server stopped: each

@@ -8,7 +8,8 @@ public protocol SpeechRenderRepository: Sendable {
     func create(_ render: SpeechRenderRecord, ownerID: UUID) async throws -> SpeechRenderRecord
     /// The render with `id` if `user` owns it.
     func find(_ id: UUID, ownedBy user: AuthenticatedUser) async throws -> SpeechRenderRecord?
-    /// Marks a render finished (`durationMs`) or failed (`error`).
+    /// Marks a render finished (`durationMs`) or failed (`error`), if it is still rendering (a
+    /// render let go of keeps the reason it was stopped).
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws
     /// Says that `worker` still speaks the renders it took (`heartbeat_at`).
     func heartbeat(worker: String, at date: Date) async throws
@@ -45,7 +46,7 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
     }
 
     func finish(_ id: UUID, durationMs: Int?, error: String?, at date: Date) async throws {
-        try await SpeechRenderModel.query(on: database).filter(\.$id == id)
+        try await SpeechRenderModel.query(on: database).filter(\.$id == id).filter(\.$status == SpeechRenderInfo.Status.rendering.rawValue)
             .set(\.$status, to: (error == nil ? SpeechRenderInfo.Status.done : .failed).rawValue)
             .set(\.$durationMs, to: durationMs)
             .set(\.$error, to: error)
