@@ -48,10 +48,12 @@ export class ApiError extends Error {
 /**
  * Calls the API. Resolves with the parsed JSON (or null for 204); rejects with ApiError.
  * @param {string} path  e.g. "/api/settings"
- * @param {{method?: string, body?: unknown}} [options]
+ * @param {{method?: string, body?: unknown, keepalive?: boolean}} [options]  keepalive: the request
+ *   outlives the page (sent as it closes)
  */
-export async function api(path, { method = "GET", body } = {}) {
+export async function api(path, { method = "GET", body, keepalive = false } = {}) {
   const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (keepalive) init.keepalive = true;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -19,36 +19,59 @@ export function audioFormat() {
  * finished render (its audioURL, captionsURL, timelineURL, warnings). `progress(fraction)` hears
  * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
  * phrase) can be played while the rest is spoken (play it with `playOpening`, then hand over with
- * `continueAfterOpening`); `cancelled()` ends the wait early (rejects with an error named
- * "AbortError"). A person has two renders running at most: a third waits for one to finish.
+ * `continueAfterOpening`). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
+ * the wait early (rejects with an error named "AbortError") and lets go of the render: the server
+ * hears so (DELETE), stops speaking what nobody else waits for, and counts it no more. An abort
+ * is told at once; `cancelled()` is looked at between polls. Leaving the page lets go too. A
+ * person has two renders running at most: a third waits for one to finish.
  */
-export async function render(text, { voice, rate }, { progress = () => {}, opening = null, cancelled = () => false } = {}) {
+export async function render(text, { voice, rate }, { progress = () => {}, opening = null, cancelled = () => false, signal = null } = {}) {
+  const over = () => cancelled() || Boolean(signal?.aborted);
   const body = { text, rate: rate || 1, format: audioFormat() };
   if (voice) body.voice = voice;
   let render;
   for (let attempt = 0; !render; attempt += 1) {
+    if (over()) throw stopped();
     try {
       render = await api("/api/speech/renders", { method: "POST", body });
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 429) || attempt >= 30) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      if (cancelled()) throw stopped();
+      await pause(1000, signal);
     }
   }
-  let heard = !opening;
-  while (render.status === "rendering") {
-    progress(render.progress);
-    if (!heard && render.firstPhraseURL) {
-      heard = true;
-      opening(render.firstPhraseURL);
+  if (render.status !== "rendering") return finished(render, over, progress);
+  const followed = { id: render.id };
+  following.add(followed);
+  const letGoOnAbort = () => letGo(followed);
+  signal?.addEventListener("abort", letGoOnAbort);
+  try {
+    let heard = !opening;
+    while (render.status === "rendering") {
+      if (over()) {
+        letGo(followed);
+        throw stopped();
+      }
+      progress(render.progress);
+      if (!heard && render.firstPhraseURL) {
+        heard = true;
+        opening(render.firstPhraseURL);
+      }
+      // Asked often until the opening is there (it comes within a second), then calmly.
+      await pause(heard ? 400 : 100, signal);
+      if (over()) continue;
+      render = await api(`/api/speech/renders/${render.id}`);
     }
-    // Asked often until the opening is there (it comes within a second), then calmly.
-    await new Promise((resolve) => setTimeout(resolve, heard ? 400 : 100));
-    if (cancelled()) throw stopped();
-    render = await api(`/api/speech/renders/${render.id}`);
+  } finally {
+    following.delete(followed);
+    signal?.removeEventListener("abort", letGoOnAbort);
   }
+  return finished(render, over, progress);
+}
+
+/** The end of `render`'s wait: the render, or why there is none. */
+function finished(render, over, progress) {
+  if (over()) throw stopped();  // (first: a render let go of fails, as nobody hears)
   if (render.status === "failed") throw new Error(render.error || "The voice could not speak this. Try again.");
-  if (cancelled()) throw stopped();
   progress(1);
   return render;
 }
@@ -56,6 +79,37 @@ export async function render(text, { voice, rate }, { progress = () => {}, openi
 function stopped() {
   return Object.assign(new Error("Stopped."), { name: "AbortError" });
 }
+
+/** Waits `ms`, or less when `signal` aborts (none when it has). */
+function pause(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+/** The renders being followed here, each { id, gone } (gone: let go of already). */
+const following = new Set();
+
+/** Tells the server, once, that nobody here waits for the render any more (errors are ignored:
+ *  one that ended meanwhile, or a server out of reach, needs nothing). */
+function letGo(followed, { keepalive = false } = {}) {
+  if (followed.gone) return;
+  followed.gone = true;
+  api(`/api/speech/renders/${followed.id}`, { method: "DELETE", keepalive }).catch(() => {});
+}
+
+// A page closed or reloaded follows nothing any more (one kept for going back to is still there).
+addEventListener("pagehide", (event) => {
+  if (event.persisted) return;
+  for (const followed of following) letGo(followed, { keepalive: true });
+});
 
 /**
  * Plays a render's opening (the `url` that `render` handed to `opening`) through `transport` (a

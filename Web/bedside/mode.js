@@ -11,6 +11,11 @@ export const GAP_SECONDS = 1.5;
 
 const NEXT = { off: "meditation", meditation: "poetry", poetry: "off" };
 
+/** The mode an idle tap in `modeName` moves to. */
+export function after(modeName) {
+  return NEXT[modeName];
+}
+
 /** Off, nothing playing. */
 export function createMachine() {
   return { mode: "off", phase: "idle", afterStop: null, needsGesture: false };

@@ -165,11 +165,12 @@ export class PiecePlayer {
 
   /**
    * Off at once (a tap while a piece starts): the voice and its opening stop without a fade and
-   * nothing of it plays later; the piece on its way goes on being spoken, for a start that takes
-   * it up.
+   * nothing of it plays later; the piece on its way goes on being spoken, for the next tap's start
+   * to take up. One the next tap cannot take up (a poem: from Off it starts a meditation) is let go.
    */
   silence() {
     this.token += 1;
+    if (this.preparation && this.preparation.kind !== KIND[mode.after("off")]) this.dropPreparation();
     this.leavePiece();
     this.silenceVoice();
     this.piece = null;

@@ -62,7 +62,8 @@ export class PiecePreparation {
     this.opening = null;    // where the opening (to the end of the first phrase) plays, once spoken
     this.done = false;      // the whole render and its timeline are here
     this.begun = false;     // the piece has sounded: nobody takes it up again
-    this.dropped = false;   // nobody will: it stops following its render
+    this.dropped = false;   // nobody will: it lets go of its render
+    this.letGo = new AbortController();  // aborted when dropped: the server stops speaking it at once
     this.watcher = null;
     /** Resolves with { piece, render, timeline } once the whole is spoken. */
     this.spoken = this.prepare();
@@ -86,10 +87,14 @@ export class PiecePreparation {
     if (this.opening && !this.done) watcher.opening?.(this.opening);
   }
 
-  /** Nobody will take this one up: it stops following its render (`spoken` rejects, "AbortError"). */
+  /**
+   * Nobody will take this one up: it lets go of its render (`spoken` rejects, "AbortError"), and
+   * the server, told at once, stops speaking it and no longer counts it among the person's renders.
+   */
   drop() {
     this.dropped = true;
     this.watcher = null;
+    this.letGo.abort();
   }
 
   async prepare() {
@@ -115,7 +120,7 @@ export class PiecePreparation {
         this.opening = url;
         this.watcher?.opening?.(url);
       },
-      cancelled: () => this.dropped,
+      signal: this.letGo.signal,
     });
     return { piece: this.piece, ...spoken };
   }
