@@ -389,6 +389,10 @@ def test_quick_changes_let_go_of_the_pieces_left_behind(server, browser):
 def test_mode_is_kept_and_restarts_on_open_but_off_stays_off(server, browser):
     """Tests 9–11: a saved Meditation or Poetry mode starts a new random piece on open; Off stays Off."""
     page = open_page(browser)
+    # A reload lets go of the old page's renders with a keepalive DELETE, which the new page's
+    # render request can overtake: then a third render is answered 429 (designed), and
+    # Web/speech.js asks again a second later (the piece is still heard below). Seen once in a run.
+    expect_error(page, 429, r"/api/speech/renders$")
     open_bedside(server, page)
     started = pieces_started(page)
     page.get_by_role("button", name="Content off. Play a meditation").click()
