@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "ArchivesTests", dependencies: ["Archives", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "ReaderTests", dependencies: ["Reader", "Archives", "AudioRender", .product(name: "ZIPFoundation", package: "ZIPFoundation")], exclude: ["Fixtures"]),
         .testTarget(name: "BedsideTests", dependencies: ["Bedside", "SpokenScript", "SharedCases"]),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender", "Reader", "SleepLibrary"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender", "Reader", "SleepLibrary", "SharedCases"]),
         .testTarget(name: "BackupsTests", dependencies: ["Backups", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI", "SharedCases"]),
         .testTarget(

@@ -5,6 +5,12 @@ import NIOConcurrencyHelpers
 import ReverieAPI
 @testable import ReverieServer
 import Testing
+import SharedCases
+
+/// The suite's `eventually` (SharedCases), under a name the type's own `eventually` does not hide.
+private func waitFor<Value>(_ what: String, every: Duration, _ check: () async throws -> Value?) async throws -> Value {
+    try await eventually(what, every: every, check)
+}
 
 /// The job workers and the feed schedule in virtual time: the poll, the leases and the minute
 /// between looks for due feeds pass when the test moves its clocks, never by waiting.
@@ -16,7 +22,7 @@ struct JobWorkersTests {
     /// no time for a while), not a count of looks.
     static func eventually(_ what: Comment, clock: TestClock<Duration>? = nil, step: Duration = .seconds(1),
                            _ condition: () async throws -> Bool) async throws {
-        _ = try await ReverieServerTests.eventually("\(what)", every: .milliseconds(1)) { () -> Bool? in
+        _ = try await waitFor("\(what)", every: .milliseconds(1)) { () -> Bool? in
             if try await condition() { return true }
             if let clock { await clock.advance(by: step) }
             return nil

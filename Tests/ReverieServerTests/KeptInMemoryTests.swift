@@ -8,6 +8,7 @@ import ReverieAPI
 import Speech
 import Testing
 import Vapor
+import SharedCases
 
 /// What the server keeps in memory to answer fast (files, sessions, which file an item plays)
 /// never answers with something that changed: on disk, in this server, or from another process.

@@ -3,6 +3,7 @@ import ReverieAPI
 @testable import ReverieServer
 import Testing
 import Vapor
+import SharedCases
 
 /// A LibriVox-shaped site on 127.0.0.1: the catalog API, the sections' MP3s, and the awkward
 /// answers an outside service can give (redirect loops, oversize bodies).

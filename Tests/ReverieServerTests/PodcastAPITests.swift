@@ -6,6 +6,7 @@ import ReverieAPI
 @testable import ReverieServer
 import Testing
 import Vapor
+import SharedCases
 
 @Suite("Podcasts and radio: search, subscribe, refresh, downloads levelled with chapters and transcripts, played marks, OPML, radio-browser", .serialized)
 struct PodcastAPITests {

@@ -4,6 +4,7 @@ import Speech
 @testable import ReverieServer
 import Testing
 import Vapor
+import SharedCases
 
 /// Several Reverie servers on one PostgreSQL database, as `make run-front SERVERS=2` runs them
 /// (issue 32): sessions work on both, a revoked token stops working on both within the sign-in

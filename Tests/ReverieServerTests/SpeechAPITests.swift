@@ -6,6 +6,7 @@ import ReverieAPI
 import Speech
 import Testing
 import Vapor
+import SharedCases
 
 /// A test engine that speaks a tone per phrase, but only once the test opens its gate, so the
 /// test can look at renders while they run. Records what it is asked to speak; a phrase waiting

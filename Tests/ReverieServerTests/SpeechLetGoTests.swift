@@ -4,6 +4,7 @@ import ReverieAPI
 import Speech
 import Testing
 import Vapor
+import SharedCases
 
 extension TestClient {
     /// Lets go of a render (`DELETE /api/speech/renders/{id}`).

@@ -5,6 +5,7 @@ import Speech
 import SQLKit
 import Testing
 import Vapor
+import SharedCases
 
 /// What a person trusts the server with: no request takes it down, a removed person leaves no
 /// trace, health tells the truth.

@@ -6,6 +6,7 @@ import Speech
 import SpokenScript
 import Testing
 import Vapor
+import SharedCases
 
 @Suite("Wind Down audio: streaming, the timer rendition, and the owner's uploads and scripts")
 struct WindDownAudioTests {

@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 import Speech
+import SharedCases
 import Testing
 
 /// The real engines a test speaks with: Piper from `.venv`, and eSpeak NG's library.
@@ -187,9 +188,14 @@ struct RealEngineTests {
         let engine = TallyingEngine(piper)
         let long = (1...20).map { "This is sentence \($0) of a long evening story, told slowly." }.joined(separator: "\n")
         let rendering = Task { try await ScriptRenderer(engine: engine).render(long) }
-        // Once the first phrase is spoken, four are in the workers' hands: one begun and one
-        // waiting in each worker's input.
-        while engine.tally.withLockedValue({ $0.spoken }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // Let go of once the first phrase is spoken and more phrases are in hand than the workers
+        // have begun (one begins in each; the others wait in a worker's input or for a turn): those
+        // waiting are the ones that must not be spoken. (Right after a phrase ends, its worker may
+        // hold only the one it began, so that moment is waited out, not taken.)
+        let begun = await piper.workerProcessIDs.count
+        _ = try await eventually("Piper's first phrase spoken and more in hand than begun", every: .milliseconds(5)) {
+            engine.tally.withLockedValue { $0.spoken > 0 && $0.speaking > begun } ? true : nil
+        }
         let spokenBefore = engine.tally.withLockedValue { $0.spoken }
         rendering.cancel()
         await #expect(throws: CancellationError.self) { _ = try await rendering.value }

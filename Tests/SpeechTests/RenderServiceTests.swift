@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 @testable import Speech
+import SharedCases
 import Testing
 
 /// Counts what it is asked to speak; speaks through the tone engine, slowly enough that
@@ -85,7 +86,9 @@ struct RenderServiceTests {
         let request = RenderService.Request(script: script, format: .opus)
         let key = try await service.key(for: request)
         func waiting(_ count: Int) async throws {
-            while await service.waiters(of: key) != count { try await Task.sleep(for: .milliseconds(5)) }
+            _ = try await eventually("\(count) waiting on the render", limit: .seconds(50), every: .milliseconds(5)) {
+                await service.waiters(of: key) == count ? true : nil
+            }
         }
 
         let leaving = Task { try await service.render(request) }
@@ -103,11 +106,15 @@ struct RenderServiceTests {
         longer.script += "\nAnd the end."
         let longerKey = try await service.key(for: longer)
         let alone = Task { try await service.render(longer) }
-        while await engine.calls < 11 { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await eventually("the longer render's first phrase asked for", limit: .seconds(50), every: .milliseconds(5)) {
+            await engine.calls >= 11 ? true : nil
+        }
         alone.cancel()
         await #expect(throws: CancellationError.self) { _ = try await alone.value }
         #expect(await service.progress(of: longerKey) == nil)
-        while try FileManager.default.contentsOfDirectory(atPath: directory.path) != [key] { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await eventually("the let-go render's files removed", limit: .seconds(50), every: .milliseconds(5)) {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == [key] ? true : nil
+        }
         let asked = await engine.calls
         #expect(asked <= 12, "\(asked - 10) phrases asked of a render of 11 let go of after its first")
         // Asked again, it is spoken afresh and whole.

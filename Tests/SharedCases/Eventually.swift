@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+/// (In SharedCases so that every test target waits the same way.)
+///
 /// Waits for something done in the background (a job, a render, a warm-up) by asking `check`
 /// again every `every` until it gives a value, and returns that value.
 ///
@@ -8,7 +10,7 @@ import Testing
 /// of 10 is slow, not wrong. `limit` (seconds of wall time, five minutes unless said) only keeps
 /// a test that would wait forever from hanging the suite; reaching it fails the test, naming
 /// `what` never happened.
-func eventually<Value>(_ what: String, limit: Duration = .seconds(300), every: Duration = .milliseconds(50),
+public func eventually<Value>(_ what: String, limit: Duration = .seconds(300), every: Duration = .milliseconds(50),
                        sourceLocation: SourceLocation = #_sourceLocation,
                        _ check: () async throws -> Value?) async throws -> Value {
     let clock = ContinuousClock()
@@ -24,7 +26,7 @@ func eventually<Value>(_ what: String, limit: Duration = .seconds(300), every: D
 }
 
 /// What `eventually` throws when its condition never came true.
-struct EventuallyTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "\(what): never came true" }
+public struct EventuallyTimeout: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "\(what): never came true" }
 }
