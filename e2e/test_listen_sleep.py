@@ -141,6 +141,18 @@ def stretches(samples, window=0.5):
     return out
 
 
+def near_chapter_ones_end(server, listening_browser, left):
+    """A page playing the book, all unplayed, from `left` seconds before chapter 1's end."""
+    page = listening_page(server, listening_browser)
+    open_book(page, BOOK)
+    page.get_by_role("button", name="Mark All Unplayed").click()
+    page.locator(".chapter", has_text="Chapter 1").click()
+    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
+    deck(page, f"deck.speech.seek({CHAPTER} - {left})")
+    wait_deck(page, f"deck.speech.playing && deck.speech.position > {CHAPTER} - {left} + 0.2", "chapter 1 did not play on")
+    return page
+
+
 # MARK: - Tests
 
 def test_end_of_chapter_stops_the_book_and_the_music_at_the_chapter_end_while_locked(server, listening_browser, library, audio_sink):
@@ -272,13 +284,7 @@ def test_a_minutes_timer_fades_the_speech_and_the_music_together_to_its_end(serv
 
 
 def test_a_chapter_runs_into_the_next_while_locked_and_is_marked_played_on_waking(server, listening_browser, library, audio_sink):
-    page = listening_page(server, listening_browser)
-    open_book(page, BOOK)
-    page.get_by_role("button", name="Mark All Unplayed").click()
-    page.locator(".chapter", has_text="Chapter 1").click()
-    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
-    deck(page, f"deck.speech.seek({CHAPTER} - 3)")
-    wait_deck(page, f"deck.speech.playing && deck.speech.position > {CHAPTER} - 2.8", "chapter 1 did not play on")
+    page = near_chapter_ones_end(server, listening_browser, 3)
     deck(page, "(window.tracks = [], deck.speech.addEventListener('track', (e) => window.tracks.push(e.detail.index)))")
 
     with audio_sink.record() as recording:
@@ -314,13 +320,7 @@ def test_the_lock_screens_next_after_a_chapter_ended_in_the_dark_goes_to_the_cha
     """Chapter 1 runs into chapter 2 while locked (no script runs); the lock screen's Next, pressed
     then, goes on to chapter 3, not to chapter 2's start (which the page, last awake in chapter 1,
     would take for the next)."""
-    page = listening_page(server, listening_browser)
-    open_book(page, BOOK)
-    page.get_by_role("button", name="Mark All Unplayed").click()
-    page.locator(".chapter", has_text="Chapter 1").click()
-    wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "chapter 1 did not play")
-    deck(page, f"deck.speech.seek({CHAPTER} - 2)")
-    wait_deck(page, f"deck.speech.playing && deck.speech.position > {CHAPTER} - 1.8", "chapter 1 did not play on")
+    page = near_chapter_ones_end(server, listening_browser, 2)
     with audio_sink.record() as recording:
         recording.wait_for_seconds(0.3)
         at, mark = deck(page, "deck.speech.position"), recording.seconds

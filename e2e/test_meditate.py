@@ -352,13 +352,21 @@ def test_reduced_motion_shows_a_still_indicator(server, page):
     expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
 
 
-def test_a_sound_that_fails_offers_retry_and_waits(server, page):
-    open_meditate(server, page)
-    expect_error(page, "aborted", r"/api/meditation/plan/audio")  # the failing sound is the point of this test
+def start_with_a_failing_sound(page):
+    """Starts a session whose sound cannot load (its requests aborted until `page.unroute`) and
+    waits for the overlay that says so; returns the overlay."""
+    expect_error(page, "aborted", r"/api/meditation/plan/audio")  # the failing sound is the point of these tests
     page.route("**/api/meditation/plan/audio**", lambda route: route.abort())
     page.get_by_role("button", name="Start").click()
     overlay = page.get_by_role("alertdialog")
     expect(overlay).to_contain_text("could not be played", timeout=120_000)
+    return overlay
+
+
+def test_a_sound_that_fails_offers_retry_and_waits(server, page):
+    open_meditate(server, page)
+    overlay = start_with_a_failing_sound(page)
+    screenshot(page, "meditate-sound-failed")
     # Without its sound the session waits where it was: the clock does not run on its own.
     page.clock.run_for(30_000)
     assert remaining_seconds(page) == 300
@@ -381,11 +389,7 @@ def test_a_sound_that_fails_can_go_on_without_it_and_rings_the_bell_at_the_end(s
     page.on("request", lambda request: asked.append(request.url.removeprefix(server.url)))
     sent = watch_uploads(page)
     open_meditate(server, page)
-    expect_error(page, "aborted", r"/api/meditation/plan/audio")  # the failing sound is the point of this test
-    page.route("**/api/meditation/plan/audio**", lambda route: route.abort())
-    page.get_by_role("button", name="Start").click()
-    overlay = page.get_by_role("alertdialog")
-    expect(overlay).to_contain_text("could not be played", timeout=120_000)
+    overlay = start_with_a_failing_sound(page)
     page.get_by_role("button", name="Go on without sound").click()
     expect(overlay).to_be_hidden()
     expect(page.get_by_text("Going on without sound")).to_be_visible()
