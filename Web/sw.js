@@ -10,11 +10,11 @@
 // - Audio (Range requests, large files) and every write go straight to the network.
 // - Write's rhyme pack (GET /api/offline/rhymes) is kept by the page in a cache of its own.
 // - A file downloaded for offline (Web/player/downloads.js keeps it under its path) is answered
-//   from the device, Range requests included, online or not; a sleep timer's rendition of it
-//   (?until=) comes from the server while it can be reached, else the whole file from the device
-//   (the player then fades it on the audio clock).
+//   from the device, Range requests included, online or not; a rendition of it (a sleep timer's
+//   ?until=, a level's ?level=) comes from the server while it can be reached, else the whole file
+//   from the device (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v63";
+const CACHE = "reverie-shell-v64";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -170,11 +170,14 @@ self.addEventListener("message", (event) => {
   if (event.data?.type === "downloads") event.waitUntil(readDownloads());
 });
 
-/** A downloaded file's key: its path and query without a sleep timer's `until` (fileKey in
- *  Web/player/downloads.js, its twin, keeps the files under it). */
+/** What a rendition's address adds to its file's (RENDITION_PARAMS in Web/player/rendition.js). */
+const RENDITION_PARAMS = ["until", "level", "boost"];
+
+/** A downloaded file's key: its path and query without a rendition's `until`, `level` and `boost`
+ *  (fileKey in Web/player/downloads.js, its twin, keeps the files under it). */
 function keyOf(url) {
   const plain = new URL(url.href);
-  plain.searchParams.delete("until");
+  for (const name of RENDITION_PARAMS) plain.searchParams.delete(name);
   return plain.pathname + plain.search;
 }
 
@@ -200,10 +203,11 @@ function downloadedAnswer(request, url) {
         if (!downloaded.has(key)) throw error;
       }
     }
-    // A sleep timer's rendition: the server's while it answers soon, else the file itself (the
-    // player then fades it on the audio clock). Not for an episode: the server may have levelled
-    // it since it was downloaded, and a rendition of that would not match the device's file.
-    if (url.searchParams.has("until") && !url.pathname.startsWith("/api/episodes/")) {
+    // A rendition (a sleep timer's end, a level): the server's while it answers soon, else the
+    // file itself (the player then fades it on the audio clock). Not for an episode: the server
+    // may have levelled it since it was downloaded, and a rendition of that would not match the
+    // device's file.
+    if (RENDITION_PARAMS.some((name) => url.searchParams.has(name)) && !url.pathname.startsWith("/api/episodes/")) {
       try {
         const answer = await fetch(request, { signal: AbortSignal.timeout(8000) });
         if (answer.ok) return answer;

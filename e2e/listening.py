@@ -266,6 +266,15 @@ LOCK_GATE = (Path(__file__).with_name("iphone_lock.js")).read_text()
 before the page's own scripts; `lock` and `wake` close and open it."""
 
 
+COUNT_GRAPHS = """(() => {
+  window.__graphs = 0;
+  const make = window.AudioContext && AudioContext.prototype.createMediaElementSource;
+  if (make) AudioContext.prototype.createMediaElementSource = function (...args) { window.__graphs += 1; return make.apply(this, args); };
+})();"""
+"""An init script that counts the media elements a page sends through Web Audio (`window.__graphs`):
+none may on an iPhone, where such sound goes silent when the screen locks (issue 46)."""
+
+
 def lock(page):
     """Locks the page as an iPhone's screen lock does, in the model the tests use (issue 46):
 

@@ -140,6 +140,35 @@ public struct AudioFiles: Sendable {
                             to: destination)
     }
 
+    /// Boost's lift before its limiter, in dB (Listen's Quality/Boost, as the web player's graph does it).
+    public static let boostLift = 8.0
+    /// Boost's limiter ceiling: −1 dBFS.
+    static let boostCeiling = 0.891
+
+    /// A level's rendition: `source` on its own timeline at `gain` dB (a whole dB; −60 or under is
+    /// silence), with Boost's +8 dB lift into a limiter at −1 dBFS when `boost`, and, with an
+    /// `end`, ending there with its last `fade` seconds falling to silence (the sleep timer's
+    /// fade, as `fadeOut`). Written as `renditionExtension(codec:)` says; a level changes every
+    /// sample, so the whole file is encoded (a four-minute song in a second or two).
+    public func levelled(_ source: URL, gain: Double, boost: Bool, end: Double?, fade: Double, curve: String,
+                         into destination: URL) async throws {
+        let probe = try await probe(source)
+        let mp3 = probe.codec == "mp3"
+        var filters: [String] = []
+        if gain <= -60 { filters.append("volume=0") } else if gain != 0 { filters.append(String(format: "volume=%.1fdB", gain)) }
+        if boost { filters += [String(format: "volume=%.1fdB", Self.boostLift), "alimiter=limit=\(Self.boostCeiling):level=false"] }
+        var cut: [String] = []
+        if let end {
+            let end = min(end, probe.duration), start = max(0, end - fade)
+            filters.append(String(format: "afade=t=out:st=%.6f:d=%.6f:curve=%@", start, end - start, curve))
+            cut = ["-t", String(format: "%.6f", end)]
+        }
+        let encode = mp3 ? ["-c:a", "libmp3lame", "-b:a", "160k", "-f", "mp3", "-id3v2_version", "0", "-map_metadata", "-1"]
+                         : ["-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-f", "mp4"]
+        try await ffmpegRun(["-i", source.path, "-map", "0:a:0", "-vn"] + cut
+                            + (filters.isEmpty ? [] : ["-af", filters.joined(separator: ",")]) + encode, to: destination)
+    }
+
     /// One file of `length` seconds with each part starting at its moment and silence between:
     /// a whole session's sound from its cue files (mono AAC at 22.05 kHz, the voice's own rate, in
     /// an M4A that starts playing before it has all arrived; half the samples of 44.1 kHz make a

@@ -141,6 +141,36 @@ struct SleepAudioTests {
         #expect(level(heard, endingAt: 60, seconds: 1) < level(heard, endingAt: 46, seconds: 1) - 4)
     }
 
+    @Test("a level's rendition is the file on its own timeline at that many dB; Boost lifts it under a −1 dBFS ceiling; with an end it also fades out there")
+    func levelled() async throws {
+        let source = scratchFile("song.m4a")
+        try await AudioEncoder().encode(Signals.noise(seconds: 40, decibels: -18), as: .m4a, to: source)
+        let original = try await decoded(source)
+        let folder = source.deletingLastPathComponent()
+        let ducked = folder.appendingPathComponent("ducked.m4a")
+        try await AudioFiles().levelled(source, gain: -12, boost: false, end: nil, fade: 30, curve: "tri", into: ducked)
+        let heard = try await decoded(ducked)
+        #expect(abs(heard.duration - original.duration) < 0.1, "lasts \(heard.duration) s of \(original.duration)")
+        for second in [5.0, 20, 39] {
+            let difference = level(heard, endingAt: second, seconds: 1) - level(original, endingAt: second, seconds: 1)
+            #expect(abs(difference + 12) < 0.5, "at \(second) s: \(difference) dB")
+        }
+        let boosted = folder.appendingPathComponent("boost.m4a")
+        try await AudioFiles().levelled(source, gain: 0, boost: true, end: nil, fade: 30, curve: "tri", into: boosted)
+        let lifted = try await decoded(boosted)
+        #expect(level(lifted, endingAt: 20, seconds: 2) > level(original, endingAt: 20, seconds: 2) + 5)
+        #expect(Double(lifted.samples.map(abs).max()!) < Double(amplitude(decibels: -0.5)))
+        let ending = folder.appendingPathComponent("ending.m4a")
+        try await AudioFiles().levelled(source, gain: -6, boost: false, end: 30.2, fade: 10, curve: "tri", into: ending)
+        let ended = try await decoded(ending)
+        #expect(abs(ended.duration - 30.2) < 0.05, "lasts \(ended.duration) s")
+        #expect(abs(level(ended, endingAt: 15, seconds: 1) - level(original, endingAt: 15, seconds: 1) + 6) < 0.5)
+        #expect(level(ended, endingAt: 30.2, seconds: 0.05) < -60)
+        let silent = folder.appendingPathComponent("silent.m4a")
+        try await AudioFiles().levelled(source, gain: -60, boost: false, end: nil, fade: 30, curve: "tri", into: silent)
+        #expect(level(try await decoded(silent), endingAt: 20, seconds: 5) < -80)
+    }
+
     @Test("an MP3's timer rendition is an MP3 on the same timeline: the audio before the fade is the source's frames, then it falls to silence at the timer")
     func fadeOutMP3() async throws {
         let source = scratchFile("book.mp3")

@@ -140,6 +140,19 @@ struct BedsideAPITests {
             }
             #expect(try await client.send(.GET, "/api/bedside/sounds/jungle", auth: .cookie(ada)).status == .notFound)
             #expect(try await client.send(.GET, "/api/bedside/sounds/rain").status == .unauthorized)
+            // The room volume in the bytes (an iPhone ignores the element's): the same minute, that many dB down.
+            func heard(_ query: String) async throws -> AudioBuffer {
+                let reply = try await client.send(.GET, "/api/bedside/sounds/ocean\(query)", auth: .cookie(ada))
+                #expect(reply.status == .ok, "\(query): \(reply.text.prefix(200))")
+                let file = scratchFile("ocean.m4a")
+                try reply.bytes.write(to: file)
+                let wav = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-f", "wav", "-"], nil)
+                return try WAVFile.decode(wav.output)
+            }
+            let full = try await heard(""), room = try await heard("?level=0.35")
+            #expect(abs(room.duration - full.duration) < 0.1)
+            #expect(abs(decibels(room.rms()) - decibels(full.rms()) - 20 * log10(0.35)) < 0.7, "\(decibels(room.rms())) against \(decibels(full.rms()))")
+            #expect(try await client.send(.GET, "/api/bedside/sounds/ocean?level=-1", auth: .cookie(ada)).status == .badRequest)
         }
     }
 

@@ -136,6 +136,47 @@ struct LibraryAPITests {
         }
     }
 
+    @Test("on an iPhone the level is in the bytes: `level` answers the song on its own timeline that many dB down, with Boost lifted under a limiter, with a timer faded too; a level out of range says what to send")
+    func levelRendition() async throws {
+        let song = try await Self.audioFile("level.mp3", seconds: 20, title: "Level Song")
+        try await withTestApp(.sqlite) { client in
+            let owner = try await client.setUpOwner()
+            let item = try await client.send(.POST, "/api/library", data: song, contentType: "audio/mpeg", auth: .cookie(owner),
+                                             headers: ["X-File-Name": "level.mp3"]).decode(LibraryUploadResult.self).item
+            func heard(_ query: String) async throws -> AudioBuffer {
+                let answer = try await client.send(.GET, item.audioURL + query, auth: .cookie(owner))
+                #expect(answer.status == .ok && answer.headers.contentType?.description == "audio/mpeg", "\(query): \(answer.text.prefix(200))")
+                let file = scratchFile("level.mp3")
+                try answer.bytes.write(to: file)
+                let wav = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-f", "wav", "-"], nil)
+                return try WAVFile.decode(wav.output)
+            }
+            func level(_ buffer: AudioBuffer, second: Int) -> Double {
+                decibels(buffer.rms(second * buffer.sampleRate..<(second + 1) * buffer.sampleRate))
+            }
+            let full = try await heard("")
+            // A quarter is 12 dB down, at every second of the same length.
+            let ducked = try await heard("?level=0.25")
+            #expect(abs(ducked.duration - full.duration) < 0.1, "lasts \(ducked.duration) s of \(full.duration)")
+            for second in [2, 10, 18] { #expect(abs(level(ducked, second: second) - level(full, second: second) + 12) < 0.5) }
+            // Boost: louder, never past −1 dBFS by more than the encoder's rounding.
+            let boosted = try await heard("?boost=true")
+            #expect(level(boosted, second: 10) > level(full, second: 10) + 3)
+            #expect(decibels(boosted.peak) < -0.5)
+            // With the timer: down 6 dB, and (the 30 s fade being longer than the 12 s) falling
+            // from there to silence at 12 s.
+            let timed = try await heard("?until=12&level=0.5")
+            #expect(abs(timed.duration - 12) < 0.1 && level(timed, second: 11) < level(full, second: 11) - 12)
+            let first = level(timed, second: 0) - level(full, second: 0)
+            #expect(first < -6 && first > -8, "\(first) dB in the first second")
+            // Full level and no Boost: the file itself.
+            #expect(try await client.send(.GET, item.audioURL + "?level=1", auth: .cookie(owner)).bytes == song)
+            let wrong = try await client.send(.GET, item.audioURL + "?level=2", auth: .cookie(owner))
+            #expect(wrong.status == .badRequest && wrong.text.contains("level: must be a number from 0 to 1"), "\(wrong.text)")
+            #expect(try await client.send(.GET, item.audioURL + "?boost=maybe", auth: .cookie(owner)).status == .badRequest)
+        }
+    }
+
     @Test("a book's place and its chapters' played marks come from the one progress log: a natural end marks a chapter, unplayed clears it",
           arguments: TestDatabase.all)
     func playedMarks(database: TestDatabase) async throws {

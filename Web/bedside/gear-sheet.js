@@ -3,16 +3,15 @@
 
 import { api } from "../api.js";
 import { escapeHTML } from "../dom.js";
-import { levelFixed } from "../player/volume.js";
 import { voiceOptionsHTML } from "../speech.js";
 import { openSheet } from "./sheet.js";
 
 /** Gear: the voice and speed of every piece, captions, the room's volume, the 24-hour clock. */
 export async function openGearSheet(bedside) {
   const s = bedside.settings;
-  // Where no script can change a level (iOS without Web Audio), the slider says so rather than
-  // moving and doing nothing (issue 31).
-  const fixed = levelFixed();
+  // Where no script can change the room's level, the slider says so rather than moving and doing
+  // nothing (issue 31). On an iPhone the level is in the room sound's bytes (issue 46), so it moves.
+  const fixed = bedside.scene.roomLevel.fixed;
   const dialog = openSheet("bs-gear", `
     <form method="dialog" novalidate>
       <h2>Bedside settings</h2>

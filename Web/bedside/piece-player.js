@@ -31,7 +31,9 @@ export class PiecePlayer {
     this.pinned = null;         // a piece chosen in My Content to play next
     this.transport = new Transport({ name: "bedside-voice", className: "bs-voice" });
     this.voice = this.transport.element;  // the voice's <audio>, which the screen puts in the page
-    this.voiceLevel = new MediaLevel(this.voice);  // the fade when a piece stops: a gain where volume is fixed (iOS)
+    // The fade when a piece stops: its volume; where that is ignored (an iPhone) the voice stays
+    // out of Web Audio, at full, and stops at once, as the seed's iPhone app stops its voice.
+    this.voiceLevel = new MediaLevel(this.voice);
     this.shown = null;          // {piece, modeName} on the lock screen
     // A piece holds the lock screen while it plays or is paused; it gives it back when it stops.
     // (Its state, place and play and pause buttons are the transport's.)
@@ -180,8 +182,8 @@ export class PiecePlayer {
     this.bedside.status("");
   }
 
-  /** Fades the voice out (its volume, or a gain ramp where the volume is fixed: iOS), then tells
-   *  the machine it stopped. */
+  /** Fades the voice out (its volume; a stop where that is ignored: an iPhone), then tells the
+   *  machine it stopped. */
   async stopPiece() {
     const token = ++this.token;
     this.dropPreparation();

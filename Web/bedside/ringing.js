@@ -6,6 +6,7 @@
 import { api } from "../api.js";
 import { icon } from "../areas.js";
 import { announce, escapeHTML, insecureSentence, timeZone } from "../dom.js";
+import { levelURL } from "../player/rendition.js";
 import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import { speak } from "../speech.js";
@@ -28,7 +29,8 @@ export class AlarmRinging {
     // Their <audio> elements (chime, greetingAudio) are put in the page by the screen.
     this.chimeTransport = new Transport({ name: "bedside-chime", className: "bs-chime" });
     this.chime = this.chimeTransport.element;
-    this.chimeLevel = new MediaLevel(this.chime);  // ducked under the greeting: a gain where volume is fixed (iOS)
+    // Ducked under the greeting: its volume, or where that is ignored (an iPhone) the chime's rendition at the level.
+    this.chimeLevel = new MediaLevel(this.chime, { transport: this.chimeTransport, levelled: levelURL });
     this.greetingTransport = new Transport({ name: "bedside-greeting", className: "bs-greeting-audio" });
     this.greetingAudio = this.greetingTransport.element;
   }
@@ -143,8 +145,8 @@ export class AlarmRinging {
     this.bedside.dispatch("alarmRang");
     // The night's stream rings by itself (the chime is in its bytes); without it, the chime's own element.
     if (!this.bedside.scene.nightTransport.playing) {
-      this.chimeTransport.load("/api/bedside/sounds/chime");
       this.chimeLevel.set(1);
+      this.chimeTransport.load(this.chimeLevel.source("/api/bedside/sounds/chime"));
       this.chimeTransport.play();
     }
     const { time, period } = clockParts(new Date(), this.bedside.settings.clock24);

@@ -6,6 +6,7 @@
 import { SETTINGS, icon } from "../areas.js";
 import { announce } from "../dom.js";
 import { artwork } from "../player/media-session.js";
+import { levelURL } from "../player/rendition.js";
 import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
 import * as mode from "./mode.js";
@@ -86,7 +87,8 @@ export class BedsideScene {
     this.roomTransport = new Transport({ name: "bedside-room", className: "bs-room-sound" });
     this.room = this.roomTransport.element;  // the room's <audio>, which the screen puts in the page
     this.room.loop = true;
-    this.roomLevel = new MediaLevel(this.room);  // its volume, or a gain where that is fixed (iOS)
+    // Its volume, or where that is ignored (an iPhone) the room sound's rendition at the level.
+    this.roomLevel = new MediaLevel(this.room, { transport: this.roomTransport, levelled: levelURL });
     // While an alarm is set, the night's stream (the room at its level and the chime at the
     // alarm's minute, in the bytes) plays in an element of its own that no level or graph ever
     // touches: on an iPhone an element once routed through Web Audio is silent when the screen
@@ -283,9 +285,9 @@ export class BedsideScene {
     }
     if (this.nightTransport.src) { this.nightTransport.unload(); this.nightClaim.release(); }
     const room = ROOMS[this.roomIndex()];
-    const sound = `/api/bedside/sounds/${room.id}`;
-    this.roomTransport.ensure(sound);  // (where it is when it holds it: the room loops on)
     this.roomLevel.set(this.volume());
+    const sound = this.roomLevel.source(`/api/bedside/sounds/${room.id}`);
+    this.roomTransport.ensure(sound);  // (where it is when it holds it: the room loops on)
     return this.roomTransport.play();  // without a gesture it waits for the next one ("needs-touch")
   }
 

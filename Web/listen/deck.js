@@ -28,7 +28,7 @@
 import { storedJSON } from "../dom.js";
 import { record } from "../player/progress.js";
 import { layFade } from "../player/sleep-timer.js";
-import { hasRendition, renditionEnd, renditionURL } from "../player/rendition.js";
+import { gainOf, hasRendition, renditionEnd, shapeOf, shapedURL } from "../player/rendition.js";
 import { NEEDS_TOUCH, Transport } from "../player/transport.js";
 import * as lockScreen from "./lock-screen.js";
 import { artwork, lockScreenOwner } from "../player/media-session.js";
@@ -52,6 +52,12 @@ export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter", "episode"];
 const AT_END = 0.05;
 /** A rendition whose end moved by less than this (seconds) is kept rather than asked for again. */
 const RETIME_SLACK = 0.5;
+
+/** Whether `src` asks the server for a rendition (an end, a level or Boost), not the file itself. */
+function isRendition(src) {
+  const { until, gain, boost } = shapeOf(src);
+  return until != null || gain !== 0 || boost;
+}
 const SAVE_LOCAL_EVERY = 5000;
 const SAVE_SERVER_EVERY = 15_000;
 const STATE_KEYS = { music: "playbackState_Music", speech: "playbackState_Speech" };
@@ -185,6 +191,7 @@ class Channel extends EventTarget {
     this.starting = false;    // play() is putting the timer's source in place first
     this.noRendition = null;  // a file the server answered whole when asked for a rendition (a stream)
     this.fadeOut = null;      // {endsAt (wall ms), until}: the timer's fade through the gain (no rendition)
+    this.preparedDuck = null; // the ducked rendition asked for ahead (music on an iPhone)
     this.fading = false;      // the gain holds that fade's ramp
     this.transport = this.makeTransport();
   }
@@ -241,7 +248,7 @@ class Channel extends EventTarget {
     transport.on("error", () => {
       if (!transport.src) return;
       // A rendition that fails is replaced by the file itself (useSource); nothing to say yet.
-      if (this.switching && renditionEnd(transport.src) != null) return;
+      if (this.switching && isRendition(transport.src)) return;
       const track = this.track;
       if (track?.fallbacks?.length && transport === this.transport) {
         // A station whose stream fails tries its next address, and says so; it plays only if
@@ -330,7 +337,7 @@ class Channel extends EventTarget {
   /** Goes to `seconds` of the file: through the file itself when the rendition playing ends first. */
   place(seconds) {
     if (this.switching) { this.switching.at = seconds; return; }
-    if (this.rendition && seconds >= this.rendition.until - 0.3) { this.useSource(this.source, seconds); return; }
+    if (this.rendition && seconds >= this.rendition.until - 0.3) { this.useSource(this.ownSource(), seconds); return; }
     this.transport.seek(seconds);
   }
 
@@ -345,7 +352,7 @@ class Channel extends EventTarget {
   useSource(src, at = null) {
     const request = { src };
     this.request = request;
-    if (at != null || renditionEnd(src) == null) return this.switchTo(request, src, at ?? this.heardTo);
+    if (at != null || !isRendition(src)) return this.switchTo(request, src, at ?? this.heardTo);
     return fetch(src, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" })
       .then((answer) => answer.arrayBuffer(), () => null)
       .then(() => (this.request === request ? this.switchTo(request, src, this.heardTo) : false));
@@ -362,7 +369,7 @@ class Channel extends EventTarget {
         // It failed to load: the file itself, from the same place (a failing file says so itself).
         this.switching = null;
         if (src === this.source) { this.changed(); return false; }
-        this.noRendition = this.source;   // no asking again: the fade goes through the gain
+        this.noRendition = this.source;   // no asking again: the fade (and a level) go through the gain
         return this.useSource(this.source, switching.at);
       }
       if (!done) this.transport.seek(switching.at);  // already the source playing
@@ -396,9 +403,10 @@ class Channel extends EventTarget {
       this.pausedAt = null;
     }
     this.error = null;
-    if (this.deck.timer || this.rendition || this.request) {
-      // The sleep timer's rendition from this place (its end moved while paused), or the file
-      // again: asked for now, switched to when ready; meanwhile this source plays.
+    if (this.deck.timer || this.rendition || this.request || this.levelInBytes) {
+      // The sleep timer's rendition from this place (its end moved while paused), the level's
+      // (on an iPhone), or the file again: asked for now, switched to when ready; meanwhile this
+      // source plays.
       this.starting = true;
       this.deck.retime();
       this.starting = false;
@@ -638,7 +646,7 @@ class Channel extends EventTarget {
     else this.transport.pause();
     this.fadeOutAt(null);
     this.follow();
-    if (this.rendition || this.switching || this.request) this.useSource(this.source, place);
+    if (this.rendition || this.switching || this.request) this.useSource(this.ownSource(), place);
     else if (place !== this.heardTo) this.place(place);
     this.pausedAt = at;
     this.save("pause");
@@ -667,6 +675,12 @@ class Channel extends EventTarget {
     if (on === this.boost) return;
     this.boost = on;
     localStorage.setItem(MODE_KEYS[this.kind], on ? "boost" : "quality");
+    if (this.levelInBytes) {
+      // On an iPhone Boost is a rendition with its limiter, played from the same place.
+      this.applyGain();
+      this.changed();
+      return;
+    }
     const playing = this.playing, at = this.position, track = this.track;
     const old = this.transport, src = this.switching?.src ?? old.src;
     this.request = null;
@@ -684,11 +698,23 @@ class Channel extends EventTarget {
     this.changed();
   }
 
-  /** Volume × ducking: the element's volume where the browser lets a page set it, else a Web Audio
-   *  gain (iOS keeps the element at 1); Boost always goes through its graph. A sleep timer's fade
-   *  with no rendition to carry it (`fadeOut`) goes through the graph too, as a ramp the audio
-   *  thread runs to its end while no script does. */
+  /** Volume × ducking: the element's volume where the browser lets a page set it; where it is
+   *  ignored (an iPhone), the file's rendition at that level, with Boost's limiter, which holds with
+   *  the screen locked (issue 46). A source with no rendition (a station) goes through a Web Audio
+   *  gain there, and Boost always does on a desktop; so does a sleep timer's fade with no rendition
+   *  to carry it (`fadeOut`), as a ramp the audio thread runs to its end while no script does. */
   applyGain() {
+    if (this.levelInBytes) {
+      this.audio.volume = 1;
+      if ((this.playing || this.starting) && !this.restoring) {
+        const pending = this.request ?? this.switching;
+        const { gain, boost } = this.levelShape();
+        const now = shapeOf(pending ? pending.src : this.transport.src);
+        if (now.gain !== gain || now.boost !== boost) this.deck.reshape(this);
+        this.prepareDuck();
+      }
+      return;
+    }
     const gain = this.volume * this.duck;
     const graphed = this.boost || this.fadeOut || (gain !== 1 && !this.deck.elementVolume);
     if (this.track && !this.graph && graphed) this.connectGraph();
@@ -728,6 +754,36 @@ class Channel extends EventTarget {
   connectGraph() {
     this.graph = ElementGraph.connect(this.audio, { boost: this.boost });
     if (this.graph) this.deck.wake();
+  }
+
+  /** Whether this channel's level is in its file's bytes: the element's volume is ignored (an
+   *  iPhone) and the file has renditions (a station, a streamed episode have none). */
+  get levelInBytes() {
+    const src = this.source;
+    return !this.deck.elementVolume && Boolean(this.track) && !this.track.live && !this.graph
+      && hasRendition(src) && this.noRendition !== src;
+  }
+
+  /** The level and Boost the file plays at in its bytes: {gain (whole dB), boost}; none (0, false)
+   *  where the level is the element's volume or a gain. */
+  levelShape() {
+    return this.levelInBytes ? { gain: gainOf(this.volume * this.duck), boost: this.boost } : { gain: 0, boost: false };
+  }
+
+  /** The track's own file at its level (on an iPhone its rendition at it), without a timer's end. */
+  ownSource() {
+    return shapedURL(this.source, this.levelShape());
+  }
+
+  /** Music on an iPhone, not ducked now: the ducked rendition is asked for ahead (made once on the
+   *  server), so speech that starts later ducks it within moments, not the making's seconds. */
+  prepareDuck() {
+    const ducking = this.deck.ducking;
+    if (this !== this.deck.music || this.duck !== 1 || ducking === 1) return;
+    const ahead = shapedURL(this.source, { gain: gainOf(this.volume * ducking), boost: this.boost });
+    if (this.preparedDuck === ahead) return;
+    this.preparedDuck = ahead;
+    fetch(ahead, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" }).then((answer) => answer.arrayBuffer(), () => {});
   }
 
   // MARK: Keeping
@@ -869,9 +925,12 @@ class Deck extends EventTarget {
   }
   get anyLoaded() { return this.music.loaded || this.speech.loaded; }
   get anyPlaying() { return this.music.playing || this.speech.playing; }
-  /** True where no script can change a level: the element's volume is fixed (iOS) and there is no
-   *  Web Audio to do it instead. The volume controls say to use the phone's buttons. */
-  get levelFixed() { return levelFixed(); }
+  /** True where no script can change a level: the element's volume is fixed (iOS), there is no
+   *  Web Audio to do it instead, and what is loaded has no renditions to carry a level (a
+   *  station). The volume controls say to use the phone's buttons. */
+  get levelFixed() {
+    return levelFixed() && !this.channels.some((channel) => channel.track && !channel.track.live && hasRendition(channel.source));
+  }
 
   /** Brings back this person's players, loaded and paused. */
   restore(user) {
@@ -969,7 +1028,7 @@ class Deck extends EventTarget {
     // Back to each file itself, where it is (a paused one too, so a later play does not end early).
     for (const channel of this.channels) {
       channel.fadeOutAt(null);
-      if (channel.rendition || channel.switching || channel.request) channel.useSource(channel.source);
+      if (channel.rendition || channel.switching || channel.request) channel.useSource(channel.ownSource());
     }
     this.changed();
   }
@@ -1031,23 +1090,37 @@ class Deck extends EventTarget {
       const end = this.speechEnd() ?? speech.fileDuration;
       timer.endsAt = speech.playing || speech.starting ? Date.now() + ((end - speech.heardTo) / speech.speed) * 1000 : null;
     }
-    return Promise.all(this.channels.map((channel) => {
-      if (!channel.loaded || channel.restoring || !(channel.playing || channel.starting)) return null;
-      const src = channel.source;
-      const pending = channel.request ?? channel.switching;
-      if (!src || (!channel.rendition && !pending && !timer && !channel.fadeOut)) return null;
-      const renders = hasRendition(src) && channel.noRendition !== src && !channel.track.live;
-      // No rendition of this source (a station, a streamed episode, a download offline): the fade
-      // through its gain, where Web Audio plays on with the screen locked. Not on an iPhone, whose
-      // Web Audio falls silent when it locks (issue 46): there the sound plays on, plainly, and
-      // the timer stops it when the page runs again (the sheet says so).
-      const left = renders || !this.elementVolume ? null : this.timerEndsIn(channel);
-      channel.fadeOutAt(left == null ? null : Date.now() + left * 1000, channel.track.live ? null : channel.heardTo + left * channel.speed);
-      const until = renders ? this.timerUntil(channel) : null;
-      const current = pending ? renditionEnd(pending.src) : channel.rendition?.until ?? null;
-      if (until == null ? current == null : current != null && Math.abs(current - until) < RETIME_SLACK) return null;
-      return channel.useSource(until == null ? src : renditionURL(src, until));
-    }));
+    return Promise.all(this.channels.map((channel) => this.reshape(channel)));
+  }
+
+  /**
+   * Puts `channel`, when it plays (or is starting to), on the source it should play now: its file,
+   * or the file's rendition ending where the sleep timer ends it and, on an iPhone, at its level
+   * (volume × ducking, Boost). Nothing changes when it is already there (an end within
+   * RETIME_SLACK counts as there).
+   */
+  reshape(channel) {
+    const timer = this.timer;
+    if (!channel.loaded || channel.restoring || !(channel.playing || channel.starting)) return null;
+    const src = channel.source;
+    if (!src) return null;
+    const pending = channel.request ?? channel.switching;
+    const renders = hasRendition(src) && channel.noRendition !== src && !channel.track.live;
+    // No rendition of this source (a station, a streamed episode, a download offline): the fade
+    // through its gain, where Web Audio plays on with the screen locked. Not on an iPhone, whose
+    // Web Audio falls silent when it locks (issue 46): there the sound plays on, plainly, and
+    // the timer stops it when the page runs again (the sheet says so).
+    const left = renders || !this.elementVolume || !timer ? null : this.timerEndsIn(channel);
+    channel.fadeOutAt(left == null ? null : Date.now() + left * 1000, channel.track.live ? null : channel.heardTo + left * channel.speed);
+    const until = renders && timer ? this.timerUntil(channel) : null;
+    const wanted = { until, ...channel.levelShape() };
+    // Where it is: the level and Boost its address asks for, and the end its rendition has (a file
+    // answered whole for an end has none).
+    const now = shapeOf(pending ? pending.src : channel.transport.src);
+    const end = pending ? now.until : channel.rendition?.until ?? null;
+    const sameEnd = until == null ? end == null : end != null && Math.abs(end - until) < RETIME_SLACK;
+    if (sameEnd && now.gain === wanted.gain && now.boost === wanted.boost) return null;
+    return channel.useSource(shapedURL(src, wanted));
   }
 
   /** Once a second while a timer is set: the countdown, and a minutes timer's end by the wall clock
@@ -1063,7 +1136,7 @@ class Deck extends EventTarget {
   /** A rendition played to its end: the sleep timer's end, heard. For End of Chapter or Episode
    *  that is the speech's: the music's may end a moment before it, and waits there. */
   timerReached(channel) {
-    if (!this.timer) { channel.useSource(channel.source); return; }   // left from a timer since cancelled
+    if (!this.timer) { channel.useSource(channel.ownSource()); return; }   // left from a timer since cancelled
     if (channel === this.music && typeof this.timer.option !== "number" && this.speech.playing) return;
     this.timerEnded();
   }

@@ -18,6 +18,7 @@ import { fileSize, insecureSentence } from "../dom.js";
 import { errorFromAnswer } from "../api.js";
 import { database } from "../idb.js";
 import { itemKey } from "../item-key.js";
+import { RENDITION_PARAMS } from "./rendition.js";
 
 /** Each download's files are in a cache of their own, named this and its key: removing the
  *  download deletes the whole cache, which frees its space at once (the browser gives back a
@@ -50,12 +51,12 @@ const run = database(DB, 1, (db) => {
   db.createObjectStore("parts", { keyPath: ["url", "index"] });
 }, "The download could not be kept: the device's storage refused it.");
 
-/** A file's address as the cache keeps it: without a sleep timer's `until` (its rendition is the
- *  same file), with the rest of its query (a meditation's session, length and seed name its
- *  sound). The service worker's `keyOf` (Web/sw.js) is its twin. */
+/** A file's address as the cache keeps it: without a rendition's `until`, `level` and `boost`
+ *  (the rendition is the same file), with the rest of its query (a meditation's session, length
+ *  and seed name its sound). The service worker's `keyOf` (Web/sw.js) is its twin. */
 export function fileKey(url) {
   const parsed = new URL(url, location.origin);
-  parsed.searchParams.delete("until");
+  for (const name of RENDITION_PARAMS) parsed.searchParams.delete(name);
   return new URL(parsed.pathname + parsed.search, location.origin).href;
 }
 

@@ -1,14 +1,14 @@
-// The level of a media element, where `audio.volume` may do nothing (issue 31). iOS ignores a set
-// of HTMLMediaElement.volume and always reads 1 (Apple: "Volume control in JavaScript" in the
-// Safari HTML5 Audio and Video Guide), so a level a script must change (a slider, ducking, a fade)
-// goes there through a Web Audio gain instead: MediaElementSource → Gain → destination, on one
-// AudioContext for the page, resumed inside a tap. Where the element's volume works (a desktop
-// browser) the element's volume is used, as before. Where neither works the level is fixed and the
-// controls say to use the phone's buttons (`levelFixed`).
+// The level of a media element, where `audio.volume` may do nothing (issues 31 and 46). iOS ignores
+// a set of HTMLMediaElement.volume and always reads 1 (Apple: "Volume control in JavaScript" in the
+// Safari HTML5 Audio and Video Guide). Where the element's volume works (a desktop browser) it is
+// used. Where it does not, a level that must hold with the screen locked is in the bytes: the
+// element plays a rendition at that level (`MediaLevel`, ./rendition.js), never a Web Audio gain,
+// which goes silent when an iPhone locks. Where a source has no renditions the level is fixed and
+// the controls say to use the phone's buttons.
 //
-// Every element that goes through Web Audio goes through here (`ElementGraph`), on the page's one
-// context: a MediaLevel's gain, Listen's players (their level, ducking, Boost and the sleep timer's
-// fade with no rendition to carry it), Wind Down's player (its offline fade).
+// What still goes through Web Audio goes through here (`ElementGraph`), on the page's one context:
+// Listen's players for a source with no rendition (a station: its level, ducking, Boost and the
+// sleep timer's fade), Wind Down's player (its offline fade), on a browser whose element volume works.
 
 let settable = null;   // the probe's answer, asked once
 let context = null;    // the one AudioContext levels share, made when a gain is first needed
@@ -97,27 +97,43 @@ export class ElementGraph {
   }
 }
 
-/** The level of one media element, 0–1: its `volume` where that works, else a Web Audio gain. */
+/**
+ * The level of one media element, 0–1: its `volume` where that works; where the element ignores
+ * it (an iPhone), the level is in the bytes: the element plays its source's rendition at that level
+ * (`levelled`), switched to at the same place. Never a Web Audio gain: on an iPhone sound through
+ * one goes silent when the screen locks (issue 46), and this element's sound must go on. Without a
+ * rendition to switch to (a spoken piece) the level holds at 1 there, and a fade is a stop.
+ */
 export class MediaLevel {
-  /** `element`: the <audio> whose level this sets; nothing else should set its volume. */
-  constructor(element) {
+  /** `element`: the <audio> whose level this sets; nothing else should set its volume.
+   *  `transport`: its Transport (./transport.js), which switches its source keeping the place.
+   *  `levelled(src, level)`: the address of `src` at `level`, or null where it has no such rendition. */
+  constructor(element, { transport = null, levelled = null } = {}) {
     this.element = element;
-    this.wanted = 1;      // the level last asked for (a fade's end)
-    this.graph = null;    // its ElementGraph once the element goes through Web Audio (for good)
-    this.change = 0;      // a newer set or fade stops an older stepped fade
-    this.waiting = false; // a gain is wanted but the context has not started yet
-    // Where levels need a gain, the context is made now, so the first tap starts it (its capture
-    // listener runs before the tap's own handler asks for a level).
-    if (!elementVolumeWorks()) sharedContext();
+    this.transport = transport;
+    this.levelled = levelled;
+    this.wanted = 1;       // the level last asked for (a fade's end)
+    this.change = 0;       // a newer set or fade stops an older stepped fade
+    this.following = null; // the switch to a level's rendition on its way
+    this.again = false;    // the level changed again meanwhile
   }
 
   /** The level last asked for, 0–1. */
   get level() { return this.wanted; }
 
-  /** True where nothing can set this element's level (see `levelFixed`). */
-  get fixed() { return levelFixed(); }
+  /** True where nothing sets this element's level: its volume is ignored and it has no renditions. */
+  get fixed() { return !elementVolumeWorks() && !this.levelled; }
 
-  /** Sets the level at once (a short glide through a gain, against clicks). */
+  /** Whether the level is in the bytes here (the element's volume is ignored, renditions are had). */
+  get inBytes() { return !elementVolumeWorks() && Boolean(this.levelled); }
+
+  /** The address the element should play for `src` at the level asked for: its rendition where the
+   *  level is in the bytes, else `src`. */
+  source(src) {
+    return (this.inBytes && src && this.levelled(src, this.wanted)) || src;
+  }
+
+  /** Sets the level at once: the element's volume, or a switch to the level's rendition. */
   set(level) {
     this.change += 1;
     this.wanted = clamp(level);
@@ -125,73 +141,54 @@ export class MediaLevel {
       this.element.volume = this.wanted;
       return;
     }
-    const gain = this.gain();
-    if (!gain) return;
-    const now = gain.context.currentTime;
-    gain.gain.cancelScheduledValues(now);
-    gain.gain.setValueAtTime(gain.gain.value, now);
-    gain.gain.setTargetAtTime(this.wanted, now, 0.03);
+    if (this.inBytes) this.follow();
   }
 
-  /** Moves the level to `level` over `seconds`: a ramp the audio thread runs through a gain, or the
-   *  element's volume in 0.1 s steps (the first at once). Resolves when the time has passed, on the
-   *  page's timers, whether or not a newer set took over meanwhile. */
+  /** Moves the level to `level` over `seconds` (the element's volume in 0.1 s steps, the first at
+   *  once); where the level is in the bytes or fixed, in one step now (a stop follows a fade to
+   *  nothing, as the seed's iPhone app stops its voice). Resolves when the fade is done. */
   fadeTo(level, seconds) {
     const change = ++this.change;
     const from = this.wanted;
     this.wanted = clamp(level);
+    if (!elementVolumeWorks()) {
+      if (this.inBytes) this.follow();
+      return Promise.resolve();
+    }
     const done = new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000));
-    if (elementVolumeWorks()) {
-      const steps = Math.max(1, Math.round(seconds / 0.1));
-      let step = 0;
-      const next = () => {
-        if (change !== this.change) return;
-        step += 1;
-        this.element.volume = clamp(from + (this.wanted - from) * (step / steps));
-        if (step < steps) setTimeout(next, (seconds * 1000) / steps);
-      };
-      next();
-      return done;
-    }
-    const gain = this.gain();
-    if (gain) {
-      const now = gain.context.currentTime;
-      gain.gain.cancelScheduledValues(now);
-      gain.gain.setValueAtTime(gain.gain.value, now);
-      gain.gain.linearRampToValueAtTime(this.wanted, now + Math.max(0.01, seconds));
-    }
+    const steps = Math.max(1, Math.round(seconds / 0.1));
+    let step = 0;
+    const next = () => {
+      if (change !== this.change) return;
+      step += 1;
+      this.element.volume = clamp(from + (this.wanted - from) * (step / steps));
+      if (step < steps) setTimeout(next, (seconds * 1000) / steps);
+    };
+    next();
     return done;
   }
 
-  /** Lets the element go from the page's audio graph (the screen that owned it closed). */
+  /** Nothing to let go of: the element never entered a graph (kept for the screens that close). */
   close() {
     this.change += 1;
-    this.graph?.disconnect();
   }
 
-  /** The element's gain node, built on first need; null while the context has not started (the
-   *  element plays on at full rather than go silent through a stopped graph: an alarm must sound)
-   *  or without Web Audio. The level asked for meanwhile lands when the context starts. */
-  gain() {
-    if (this.graph) return this.graph.output;
-    const shared = sharedContext();
-    if (!shared) return null;
-    if (shared.state !== "running") {
-      shared.resume().catch(() => {});  // inside a tap this starts it; else the next tap does
-      if (!this.waiting) {
-        this.waiting = true;
-        const started = () => {
-          if (shared.state !== "running") return;
-          shared.removeEventListener("statechange", started);
-          this.waiting = false;
-          if (!this.graph) this.set(this.wanted);
-        };
-        shared.addEventListener("statechange", started);
-      }
-      return null;
-    }
-    this.graph = new ElementGraph(shared, this.element);   // at 1: what the element played at until now
-    return this.graph.output;
+  /**
+   * Puts the element on its source's rendition at the level asked for: the rendition is asked for
+   * first while the current source plays on (the server makes it once), then switched to where
+   * playback has got to; a level asked for meanwhile follows when that switch is done.
+   */
+  async follow() {
+    if (this.following) { this.again = true; return this.following; }
+    const transport = this.transport, src = transport?.src;
+    const want = src && this.source(src);
+    if (!want || want === src) return;
+    this.following = (async () => {
+      await fetch(want, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" }).then((answer) => answer.arrayBuffer(), () => null);
+      if (transport.src === src) await transport.switchSource(want);
+    })().finally(() => { this.following = null; });
+    await this.following;
+    if (this.again) { this.again = false; await this.follow(); }
   }
 }
 

@@ -17,6 +17,8 @@ struct BedsideController: RouteCollection {
     let media: MediaFiles
     /// Room sounds and the alarm chime, synthesized once.
     let sounds: SynthesizedAudio
+    /// A sound at a level (`?level=`): its rendition, made from the kept file by ffmpeg in moments.
+    let renditions: Renditions
     let now: @Sendable () -> Date
     static let maximumTitle = 200
     static let maximumScript = 100_000
@@ -47,12 +49,14 @@ struct BedsideController: RouteCollection {
         return WakeGreetingInfo(text: WakeGreeting.text(at: now(), calendar: calendar, twentyFourHour: twentyFourHour))
     }
 
-    /// `GET /api/bedside/sounds/{rain|ocean|forest|brown|silence|chime}`: a room's sound, a minute
-    /// that loops without a seam, or the alarm's chime (rising over a minute, then a minute at full),
-    /// synthesized on first use and kept; with Range.
+    /// `GET /api/bedside/sounds/{rain|ocean|forest|brown|silence|chime}[?level=0–1]`: a room's
+    /// sound, a minute that loops without a seam, or the alarm's chime (rising over a minute, then
+    /// a minute at full), synthesized on first use and kept; with Range. With `level`, the sound at
+    /// that level (to the dB): the room volume where the phone ignores the element's (an iPhone).
     func sound(req: Request) async throws -> Response {
         _ = try req.user
         let name = req.parameters.get("sound") ?? ""
+        let shape = Renditions.Shape(level: try req.queryDouble("level", in: 0...1))
         let make: @Sendable () -> AudioBuffer
         if name == "chime" {
             make = { AlarmChime.render(rise: 60, hold: 60, sampleRate: 22050) }
@@ -62,6 +66,10 @@ struct BedsideController: RouteCollection {
             throw APIError(.notFound, code: "not_found", "No Bedside sound is called “\(name.prefix(40))”: rain, ocean, forest, brown, silence or chime.")
         }
         let file = try await sounds.file("\(name)-v1.m4a", make: make)
+        if let rendition = try await renditions.rendition(of: file.url, key: "bedside-\(name)-v1", duration: Double(file.durationMs) / 1000,
+                                                          shape: shape) {
+            return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
+        }
         return try await media.serve(file.url.path, type: AudioEncoder.Format.m4a.contentType, name: nil, for: req)
     }
 

@@ -9,8 +9,10 @@ struct BedsideFeature: Feature {
     let nights = NightStreams()
 
     init(settings: Store<any SettingsRepository>, bedsidePieces: Store<any BedsidePieceRepository>, media: MediaFiles,
-         sounds: SynthesizedAudio, library: BedsideLibrary, nightStreamSeconds: Int, now: @escaping @Sendable () -> Date) {
-        routes = [BedsideController(settings: settings, bedsidePieces: bedsidePieces, media: media, sounds: sounds, now: now, library: library),
+         sounds: SynthesizedAudio, renditions: Renditions, library: BedsideLibrary, nightStreamSeconds: Int,
+         now: @escaping @Sendable () -> Date) {
+        routes = [BedsideController(settings: settings, bedsidePieces: bedsidePieces, media: media, sounds: sounds,
+                                    renditions: renditions, now: now, library: library),
                   NightStreamController(settings: settings, streams: nights, ffmpeg: "ffmpeg",
                                         longest: TimeInterval(nightStreamSeconds), now: now)]
     }

@@ -65,16 +65,17 @@ struct LibraryController: RouteCollection {
         return .noContent
     }
 
-    /// `GET /api/library/{id}/audio`: the file, with Range.
-    /// `GET /api/library/{id}/audio[?until=SECONDS]`: the file, with Range. With `until`, Listen's
-    /// sleep timer's rendition: the same audio on the same timeline, ending at that second with
-    /// its last 30 s fading out, so a book stops at its timer (or a chapter's end) with the phone
-    /// locked; an `until` at or past the end answers the whole file.
+    /// `GET /api/library/{id}/audio[?until=SECONDS][&level=0–1][&boost=true]`: the file, with Range.
+    /// With `until`, Listen's sleep timer's rendition: the same audio on the same timeline, ending
+    /// at that second with its last 30 s fading out, so a book stops at its timer (or a chapter's
+    /// end) with the phone locked; an `until` at or past the end answers the whole file. With
+    /// `level` (to the dB) or `boost`, the same timeline at that level (an iPhone's volume slider,
+    /// music ducked under speech, Boost's limiter), which holds where the element's volume can't.
     func audio(req: Request) async throws -> Response {
-        let until = try req.queryDouble("until", in: 1...(7 * 24 * 3600))
+        let shape = try req.renditionShape(untilIn: 1...(7 * 24 * 3600))
         let item = try await item(req)
-        if let until, let rendition = try await renditions.rendition(of: store.file(of: item), key: item.fileHash,
-                                                                      duration: Double(item.durationMs) / 1000, endingAt: until) {
+        if let rendition = try await renditions.rendition(of: store.file(of: item), key: item.fileHash,
+                                                          duration: Double(item.durationMs) / 1000, shape: shape) {
             return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
         }
         return try await Self.serveAudio(of: item, media: media, store: store, req)

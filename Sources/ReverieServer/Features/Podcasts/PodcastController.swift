@@ -291,16 +291,17 @@ struct PodcastController: RouteCollection {
     /// `GET /api/episodes/{episodeID}/audio`: the person's download when it is ready (levelled;
     /// its time map in the episode's download), else the original streamed through the guarded
     /// client. Range works on both. With `?until=SECONDS`, a ready download answers the sleep
-    /// timer's rendition of it (the same timeline, ending there, its last 30 s fading out); a
-    /// stream has none, so it answers the stream.
+    /// timer's rendition of it (the same timeline, ending there, its last 30 s fading out), and
+    /// with `level` (0–1) or `boost` its rendition at that level; a stream has none, so it answers
+    /// the stream.
     func audio(req: Request) async throws -> Response {
-        let until = try req.queryDouble("until", in: 1...(7 * 24 * 3600))
+        let shape = try req.renditionShape(untilIn: 1...(7 * 24 * 3600))
         let (user, episode, _) = try await episode(req)
         if let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user), download.status == .ready {
             let file = EpisodeDownload.file(download.id, config)
             if FileManager.default.fileExists(atPath: file.path) {
-                if let until, let duration = download.duration,
-                   let rendition = try await renditions.rendition(of: file, key: "episode-\(download.id.uuidString)", duration: duration, endingAt: until) {
+                if let duration = download.duration,
+                   let rendition = try await renditions.rendition(of: file, key: "episode-\(download.id.uuidString)", duration: duration, shape: shape) {
                     return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
                 }
                 return try await media.serve(file.path, type: "audio/mpeg", name: nil, for: req)

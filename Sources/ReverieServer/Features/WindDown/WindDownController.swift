@@ -83,13 +83,14 @@ struct WindDownController: RouteCollection {
         return entry
     }
 
-    /// `GET /api/winddown/{id}/audio[?until=SECONDS]`: the audio, with Range. With `until`, the
-    /// sleep timer's rendition: the same audio ending at that second, its last 30 s fading out;
-    /// an `until` at or past the item's end answers the whole item.
+    /// `GET /api/winddown/{id}/audio[?until=SECONDS][&level=0–1]`: the audio, with Range. With
+    /// `until`, the sleep timer's rendition: the same audio ending at that second, its last 30 s
+    /// fading out; an `until` at or past the item's end answers the whole item. With `level`, the
+    /// same timeline at that level (to the dB), for a phone that ignores the element's volume.
     func audio(req: Request) async throws -> Response {
         _ = try req.user
         let item = try catalogItem(req)
-        let until = try req.queryDouble("until", in: 1...(24 * 3600))
+        let shape = try req.renditionShape(untilIn: 1...(24 * 3600))
         let recent = sleepAudio.recentFiles
         let generation = recent.generation
         let source = sleepAudio.source(for: item, attachment: try await attachedAudio.on(req).attachment(for: item.id))
@@ -110,8 +111,8 @@ struct WindDownController: RouteCollection {
                                headers: ["Retry-After": "5"])
             }
         }
-        if let until, let rendition = try await renditions.rendition(of: file.url, key: file.key, duration: Double(file.durationMs) / 1000,
-                                                                      endingAt: until) {
+        if let rendition = try await renditions.rendition(of: file.url, key: file.key, duration: Double(file.durationMs) / 1000,
+                                                          shape: shape) {
             return try await media.serve(rendition.url.path, type: rendition.contentType, name: nil, for: req)
         }
         recent.store(file.url.path, for: item.id, readAt: generation)

@@ -1,14 +1,16 @@
 import AudioRender
 import Foundation
 import Playback
+import Vapor
 
-/// The sleep timer's renditions, for every area that plays a file: the file's audio on its own
-/// timeline, ending at the timer with its last seconds fading to silence by `SleepTimer.fade`. A
-/// player that switches to one keeps its place (the seconds are the same), and the fade and the
-/// stop are in the audio, so they happen with the phone locked and the page's scripts stopped.
+/// Renditions, for every area that plays a file: the file's audio on its own timeline, ending at
+/// the sleep timer with its last seconds fading to silence by `SleepTimer.fade`, and/or at a level
+/// (ducked, a volume slider's, Boost's). A player that switches to one keeps its place (the
+/// seconds are the same), and the fade, the stop and the level are in the audio, so they hold with
+/// the phone locked, the page's scripts stopped and the element's volume ignored (an iPhone).
 ///
-/// Each is made once per file, end (to the 100 ms) and fade, by whoever asks first while the
-/// others wait for the same work, and kept for a day. The fade's length and shape are in the file's
+/// Each is made once per file, end (to the 100 ms), level (to the dB) and fade, by whoever asks
+/// first while the others wait for the same work, and kept for a day. The fade's length and shape are in the file's
 /// name, so one made before the fade changed is never answered after.
 actor Renditions {
     /// A rendition on disk, or the whole file when the end is at or past it.
@@ -32,15 +34,48 @@ actor Renditions {
         self.fade = fade
     }
 
+    /// What a rendition changes in its file: where it ends (the sleep timer's `until`), its level
+    /// (`level`, 0–1, kept to the whole dB: an iPhone ignores an element's volume, so a level that
+    /// must hold with the screen locked is in the bytes) and Boost (a lift into a limiter).
+    struct Shape: Sendable, Equatable {
+        var until: Double?
+        /// dB, a whole number from −60 (silence) to 0; nil or 0: the file's own level.
+        var gain: Int?
+        var boost = false
+
+        /// From a request's `until`, `level` and `boost` (each optional; nil when none is given).
+        init(until: Double? = nil, level: Double? = nil, boost: Bool = false) {
+            self.until = until
+            self.gain = level.map(Self.gain(of:))
+            self.boost = boost
+        }
+
+        /// A level's whole dB: 20·log10(level), rounded; −60 at or under a thousandth.
+        static func gain(of level: Double) -> Int {
+            level <= 0.001 ? -60 : max(-60, min(0, Int((20 * log10(level)).rounded())))
+        }
+
+        /// Whether the level or Boost change the file's samples (an `until` alone copies them).
+        var changesLevel: Bool { (gain ?? 0) != 0 || boost }
+    }
+
     /// `source` (known by `key`, which changes when its audio does) ending at `end` seconds.
     /// - Parameter duration: the file's length in seconds: an end within 0.1 s of it, or past it,
     ///   answers the whole file, which ends there anyway.
     /// - Returns: nil when the whole file is the answer.
     func rendition(of source: URL, key: String, duration: Double, endingAt end: Double) async throws -> Answer? {
-        guard let end = Self.end(end, duration: duration) else { return nil }
-        let tenths = Int((end * 10).rounded())
+        try await rendition(of: source, key: key, duration: duration, shape: Shape(until: end))
+    }
+
+    /// `source` (known by `key`) in `shape`: ending at its `until` (an end at or past the file's is
+    /// none), at its level, with Boost. Nil when the shape changes nothing (the file is the answer).
+    func rendition(of source: URL, key: String, duration: Double, shape: Shape) async throws -> Answer? {
+        let end = shape.until.flatMap { Self.end($0, duration: duration) }
+        guard end != nil || shape.changesLevel else { return nil }
+        let tenths = end.map { Int(($0 * 10).rounded()) }
         let codec = try await codec(of: source, key: key)
-        let name = "\(key)-\(tenths)-\(fade.cacheTag).\(AudioFiles.renditionExtension(codec: codec))"
+        let level = shape.changesLevel ? "-g\(-(shape.gain ?? 0))\(shape.boost ? "b" : "")" : ""
+        let name = "\(key)-\(tenths.map(String.init) ?? "whole")\(level)-\(fade.cacheTag).\(AudioFiles.renditionExtension(codec: codec))"
         let type = codec == "mp3" ? "audio/mpeg" : "audio/mp4"
         let url = directory.appendingPathComponent(name)
         if FileManager.default.fileExists(atPath: url.path) { return Answer(url: url, contentType: type) }
@@ -49,7 +84,13 @@ actor Renditions {
         let task = Task {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             DayOldFiles.remove(in: directory)
-            try await files.fadeOut(source, at: Double(tenths) / 10, fade: fade.seconds, curve: fade.ffmpegCurve, into: url)
+            let until = tenths.map { Double($0) / 10 }
+            if shape.changesLevel {
+                try await files.levelled(source, gain: Double(shape.gain ?? 0), boost: shape.boost, end: until,
+                                         fade: fade.seconds, curve: fade.ffmpegCurve, into: url)
+            } else if let until {
+                try await files.fadeOut(source, at: until, fade: fade.seconds, curve: fade.ffmpegCurve, into: url)
+            }
             return url
         }
         making[name] = task
@@ -69,5 +110,14 @@ actor Renditions {
         let codec = try await files.probe(source).codec
         codecs[key] = codec
         return codec
+    }
+}
+
+extension Request {
+    /// A rendition's shape from the query: `until` (seconds, in `untilRange`), `level` (0–1) and
+    /// `boost` (true/false), each optional. 400 for one out of range, with what to send instead.
+    func renditionShape(untilIn untilRange: ClosedRange<Double>) throws -> Renditions.Shape {
+        Renditions.Shape(until: try queryDouble("until", in: untilRange), level: try queryDouble("level", in: 0...1),
+                         boost: try queryBoolean("boost") ?? false)
     }
 }
