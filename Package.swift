@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The engines' settings: optimized (`-O`) in debug builds as in release ones. Tests still reach
+/// their internals (`@testable import`): SwiftPM's debug builds pass `-enable-testing` too.
+let optimized: [SwiftSetting] = [.unsafeFlags(["-O"])]
+
 let package = Package(
     name: "reverie",
     platforms: [.macOS(.v14)],
@@ -26,23 +30,25 @@ let package = Package(
     ],
     targets: [
         // MARK: - Engines
-        .target(name: "Installation"),
-        .target(name: "SpokenScript"),
-        .target(name: "AudioRender"),
-        .target(name: "Rhymes", dependencies: ["Installation"]),
-        .target(name: "Breathing", dependencies: ["AudioRender"], resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")]),
-        .target(name: "SleepLibrary", dependencies: ["Playback"], resources: [.copy("Resources/catalog.json"), .copy("Resources/scripts")]),
-        .target(name: "Playback"),
-        .target(name: "MediaFormats"),
-        .target(name: "Bedside", dependencies: ["SpokenScript"], resources: [.copy("Resources/bedside")]),
+        // Optimized in every build, debug too: their DSP, parsing and ranking run in every test and
+        // in the server the browser tests drive, and unoptimized they took most of the suite's time.
+        .target(name: "Installation", swiftSettings: optimized),
+        .target(name: "SpokenScript", swiftSettings: optimized),
+        .target(name: "AudioRender", swiftSettings: optimized),
+        .target(name: "Rhymes", dependencies: ["Installation"], swiftSettings: optimized),
+        .target(name: "Breathing", dependencies: ["AudioRender"], resources: [.copy("Resources/meditation.json"), .copy("Resources/narration.json")], swiftSettings: optimized),
+        .target(name: "SleepLibrary", dependencies: ["Playback"], resources: [.copy("Resources/catalog.json"), .copy("Resources/scripts")], swiftSettings: optimized),
+        .target(name: "Playback", swiftSettings: optimized),
+        .target(name: "MediaFormats", swiftSettings: optimized),
+        .target(name: "Bedside", dependencies: ["SpokenScript"], resources: [.copy("Resources/bedside")], swiftSettings: optimized),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CReverieZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CReverieXML", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-        .target(name: "Feeds", dependencies: ["CReverieXML"]),
-        .target(name: "Archives", dependencies: ["CReverieZlib"]),
-        .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender", "Feeds", "Archives"]),
-        .target(name: "Backups", dependencies: ["Archives", .product(name: "Crypto", package: "swift-crypto"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .target(name: "Speech", dependencies: ["Installation", "SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Feeds", dependencies: ["CReverieXML"], swiftSettings: optimized),
+        .target(name: "Archives", dependencies: ["CReverieZlib"], swiftSettings: optimized),
+        .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender", "Feeds", "Archives"], swiftSettings: optimized),
+        .target(name: "Backups", dependencies: ["Archives", .product(name: "Crypto", package: "swift-crypto"), .product(name: "ZIPFoundation", package: "ZIPFoundation")], swiftSettings: optimized),
+        .target(name: "Speech", dependencies: ["Installation", "SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: optimized),
 
         // MARK: - Shared types
         .target(name: "ReverieAPI"),
