@@ -56,6 +56,8 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	@echo
 	.venv/bin/python Benchmarks/offline_rhymes.py --binary .build/release/reverie
 	@echo
+	.venv/bin/python Benchmarks/first_sound.py --binary .build/release/reverie
+	@echo
 	.venv/bin/python Benchmarks/load.py --binary .build/release/reverie
 	@echo
 	.venv/bin/python Benchmarks/progress.py --binary .build/release/reverie
