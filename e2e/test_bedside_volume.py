@@ -216,7 +216,7 @@ def test_without_web_audio_the_iphone_slider_still_sets_the_room_in_its_bytes(se
     slider.fill("0.5")
     expect(sheet.locator('[data-out="volume"]')).to_have_text("50%")
     wait_until(page, f"{ROOM}.src.includes('level=0.5012')", message="the slider did not move the room to its rendition")
-    screenshot(page, "bedside-gear-level-fixed")
+    screenshot(page, "bedside-gear-no-web-audio")
     close(page)
 
 

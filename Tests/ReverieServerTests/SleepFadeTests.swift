@@ -45,10 +45,10 @@ struct SleepFadeTests {
         try WAVFile.encode(AudioBuffer(sampleRate: 22050, samples: tone)).write(to: source)
         let directory = folder.appendingPathComponent("renditions", isDirectory: true)
 
-        let usual = try #require(try await Renditions(directory: directory).rendition(of: source, key: "tone", duration: 5, endingAt: 4))
+        let usual = try #require(try await Renditions(directory: directory).rendition(of: source, key: "tone", duration: 5, shape: .init(until: 4)))
         #expect(usual.url.lastPathComponent == "tone-40-\(SleepTimer.fade.cacheTag).m4a")
         let shorter = SleepFade(seconds: 2, shape: .linear)
-        let changed = try #require(try await Renditions(directory: directory, fade: shorter).rendition(of: source, key: "tone", duration: 5, endingAt: 4))
+        let changed = try #require(try await Renditions(directory: directory, fade: shorter).rendition(of: source, key: "tone", duration: 5, shape: .init(until: 4)))
         #expect(changed.url.lastPathComponent == "tone-40-fade2-linear.m4a")
 
         // What each file holds 3 s in, with 1 s left, against the tone: the usual fade runs over

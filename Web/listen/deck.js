@@ -28,7 +28,7 @@
 import { storedJSON } from "../dom.js";
 import { record } from "../player/progress.js";
 import { layFade } from "../player/sleep-timer.js";
-import { gainOf, hasRendition, renditionEnd, shapeOf, shapedURL } from "../player/rendition.js";
+import { gainOf, hasRendition, isRendition, prepareRendition, renditionEnd, shapeOf, shapedURL } from "../player/rendition.js";
 import { NEEDS_TOUCH, Transport } from "../player/transport.js";
 import * as lockScreen from "./lock-screen.js";
 import { artwork, lockScreenOwner } from "../player/media-session.js";
@@ -52,12 +52,6 @@ export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter", "episode"];
 const AT_END = 0.05;
 /** A rendition whose end moved by less than this (seconds) is kept rather than asked for again. */
 const RETIME_SLACK = 0.5;
-
-/** Whether `src` asks the server for a rendition (an end, a level or Boost), not the file itself. */
-function isRendition(src) {
-  const { until, gain, boost } = shapeOf(src);
-  return until != null || gain !== 0 || boost;
-}
 const SAVE_LOCAL_EVERY = 5000;
 const SAVE_SERVER_EVERY = 15_000;
 const STATE_KEYS = { music: "playbackState_Music", speech: "playbackState_Speech" };
@@ -353,9 +347,7 @@ class Channel extends EventTarget {
     const request = { src };
     this.request = request;
     if (at != null || !isRendition(src)) return this.switchTo(request, src, at ?? this.heardTo);
-    return fetch(src, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" })
-      .then((answer) => answer.arrayBuffer(), () => null)
-      .then(() => (this.request === request ? this.switchTo(request, src, this.heardTo) : false));
+    return prepareRendition(src).then(() => (this.request === request ? this.switchTo(request, src, this.heardTo) : false));
   }
 
   switchTo(request, src, at) {
@@ -783,7 +775,7 @@ class Channel extends EventTarget {
     const ahead = shapedURL(this.source, { gain: gainOf(this.volume * ducking), boost: this.boost });
     if (this.preparedDuck === ahead) return;
     this.preparedDuck = ahead;
-    fetch(ahead, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" }).then((answer) => answer.arrayBuffer(), () => {});
+    prepareRendition(ahead);
   }
 
   // MARK: Keeping

@@ -18,11 +18,6 @@ export function hasRendition(src) {
   return /^\/api\/(library|episodes|winddown)\//.test(src ?? "");
 }
 
-/** Whether the server answers `src` at a level (`level=`): the renditions' files and Bedside's sounds. */
-export function hasLevels(src) {
-  return hasRendition(src) || /^\/api\/bedside\/sounds\/[a-z]+(\?|$)/.test(src ?? "");
-}
-
 /** The address of `src`'s rendition that ends at `until` seconds (the server keeps tenths). */
 export function renditionURL(src, until) {
   return shapedURL(src, { ...shapeOf(src), until });
@@ -30,8 +25,19 @@ export function renditionURL(src, until) {
 
 /** The second a rendition's address ends at, or null for a plain address. */
 export function renditionEnd(src) {
-  const match = /[?&]until=([0-9.]+)/.exec(src ?? "");
-  return match ? Number(match[1]) : null;
+  return shapeOf(src).until;
+}
+
+/** Whether `src` asks the server for a rendition (an end, a level or Boost), not the file itself. */
+export function isRendition(src) {
+  const { until, gain, boost } = shapeOf(src);
+  return until != null || gain !== 0 || boost;
+}
+
+/** Asks the server for `src`'s first byte, so a rendition is made (a second or so, once) while the
+ *  player plays on; resolves when it is there, or failed (the switch to it then says so). */
+export function prepareRendition(src) {
+  return fetch(src, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" }).then((answer) => answer.arrayBuffer(), () => null);
 }
 
 /** A level (0–1) to the whole dB the server keeps: −60 and under is silence. */

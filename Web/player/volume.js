@@ -10,6 +10,8 @@
 // Listen's players for a source with no rendition (a station: its level, ducking, Boost and the
 // sleep timer's fade), Wind Down's player (its offline fade), on a browser whose element volume works.
 
+import { prepareRendition } from "./rendition.js";
+
 let settable = null;   // the probe's answer, asked once
 let context = null;    // the one AudioContext levels share, made when a gain is first needed
 
@@ -184,7 +186,7 @@ export class MediaLevel {
     const want = src && this.source(src);
     if (!want || want === src) return;
     this.following = (async () => {
-      await fetch(want, { headers: { Range: "bytes=0-0" }, credentials: "same-origin" }).then((answer) => answer.arrayBuffer(), () => null);
+      await prepareRendition(want);
       if (transport.src === src) await transport.switchSource(want);
     })().finally(() => { this.following = null; });
     await this.following;

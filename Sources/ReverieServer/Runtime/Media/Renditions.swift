@@ -39,14 +39,14 @@ actor Renditions {
     /// must hold with the screen locked is in the bytes) and Boost (a lift into a limiter).
     struct Shape: Sendable, Equatable {
         var until: Double?
-        /// dB, a whole number from −60 (silence) to 0; nil or 0: the file's own level.
-        var gain: Int?
+        /// dB, a whole number from −60 (silence) to 0 (the file's own level).
+        var gain = 0
         var boost = false
 
-        /// From a request's `until`, `level` and `boost` (each optional; nil when none is given).
+        /// From a request's `until`, `level` and `boost` (each optional).
         init(until: Double? = nil, level: Double? = nil, boost: Bool = false) {
             self.until = until
-            self.gain = level.map(Self.gain(of:))
+            self.gain = level.map(Self.gain(of:)) ?? 0
             self.boost = boost
         }
 
@@ -56,25 +56,20 @@ actor Renditions {
         }
 
         /// Whether the level or Boost change the file's samples (an `until` alone copies them).
-        var changesLevel: Bool { (gain ?? 0) != 0 || boost }
+        var changesLevel: Bool { gain != 0 || boost }
     }
 
-    /// `source` (known by `key`, which changes when its audio does) ending at `end` seconds.
+    /// `source` (known by `key`, which changes when its audio does) in `shape`: ending at its
+    /// `until`, at its level, with Boost.
     /// - Parameter duration: the file's length in seconds: an end within 0.1 s of it, or past it,
-    ///   answers the whole file, which ends there anyway.
-    /// - Returns: nil when the whole file is the answer.
-    func rendition(of source: URL, key: String, duration: Double, endingAt end: Double) async throws -> Answer? {
-        try await rendition(of: source, key: key, duration: duration, shape: Shape(until: end))
-    }
-
-    /// `source` (known by `key`) in `shape`: ending at its `until` (an end at or past the file's is
-    /// none), at its level, with Boost. Nil when the shape changes nothing (the file is the answer).
+    ///   is none (the file ends there anyway).
+    /// - Returns: nil when the shape changes nothing (the file is the answer).
     func rendition(of source: URL, key: String, duration: Double, shape: Shape) async throws -> Answer? {
         let end = shape.until.flatMap { Self.end($0, duration: duration) }
         guard end != nil || shape.changesLevel else { return nil }
         let tenths = end.map { Int(($0 * 10).rounded()) }
         let codec = try await codec(of: source, key: key)
-        let level = shape.changesLevel ? "-g\(-(shape.gain ?? 0))\(shape.boost ? "b" : "")" : ""
+        let level = shape.changesLevel ? "-g\(-shape.gain)\(shape.boost ? "b" : "")" : ""
         let name = "\(key)-\(tenths.map(String.init) ?? "whole")\(level)-\(fade.cacheTag).\(AudioFiles.renditionExtension(codec: codec))"
         let type = codec == "mp3" ? "audio/mpeg" : "audio/mp4"
         let url = directory.appendingPathComponent(name)
@@ -86,8 +81,8 @@ actor Renditions {
             DayOldFiles.remove(in: directory)
             let until = tenths.map { Double($0) / 10 }
             if shape.changesLevel {
-                try await files.levelled(source, gain: Double(shape.gain ?? 0), boost: shape.boost, end: until,
-                                         fade: fade.seconds, curve: fade.ffmpegCurve, into: url)
+                try await files.levelled(source, codec: codec, duration: duration, gain: Double(shape.gain), boost: shape.boost,
+                                         end: until, fade: fade.seconds, curve: fade.ffmpegCurve, into: url)
             } else if let until {
                 try await files.fadeOut(source, at: until, fade: fade.seconds, curve: fade.ffmpegCurve, into: url)
             }
