@@ -145,10 +145,10 @@ struct SleepAudioTests {
     func levelled() async throws {
         let source = scratchFile("song.m4a")
         try await AudioEncoder().encode(Signals.noise(seconds: 40, decibels: -18), as: .m4a, to: source)
-        let original = try await decoded(source)
+        let original = try await decoded(source), probe = try await AudioFiles().probe(source)
         let folder = source.deletingLastPathComponent()
         let ducked = folder.appendingPathComponent("ducked.m4a")
-        try await AudioFiles().levelled(source, gain: -12, boost: false, end: nil, fade: 30, curve: "tri", into: ducked)
+        try await AudioFiles().levelled(source, codec: probe.codec, duration: probe.duration, gain: -12, boost: false, end: nil, fade: 30, curve: "tri", into: ducked)
         let heard = try await decoded(ducked)
         #expect(abs(heard.duration - original.duration) < 0.1, "lasts \(heard.duration) s of \(original.duration)")
         for second in [5.0, 20, 39] {
@@ -156,18 +156,18 @@ struct SleepAudioTests {
             #expect(abs(difference + 12) < 0.5, "at \(second) s: \(difference) dB")
         }
         let boosted = folder.appendingPathComponent("boost.m4a")
-        try await AudioFiles().levelled(source, gain: 0, boost: true, end: nil, fade: 30, curve: "tri", into: boosted)
+        try await AudioFiles().levelled(source, codec: probe.codec, duration: probe.duration, gain: 0, boost: true, end: nil, fade: 30, curve: "tri", into: boosted)
         let lifted = try await decoded(boosted)
         #expect(level(lifted, endingAt: 20, seconds: 2) > level(original, endingAt: 20, seconds: 2) + 5)
         #expect(Double(lifted.samples.map(abs).max()!) < Double(amplitude(decibels: -0.5)))
         let ending = folder.appendingPathComponent("ending.m4a")
-        try await AudioFiles().levelled(source, gain: -6, boost: false, end: 30.2, fade: 10, curve: "tri", into: ending)
+        try await AudioFiles().levelled(source, codec: probe.codec, duration: probe.duration, gain: -6, boost: false, end: 30.2, fade: 10, curve: "tri", into: ending)
         let ended = try await decoded(ending)
         #expect(abs(ended.duration - 30.2) < 0.05, "lasts \(ended.duration) s")
         #expect(abs(level(ended, endingAt: 15, seconds: 1) - level(original, endingAt: 15, seconds: 1) + 6) < 0.5)
         #expect(level(ended, endingAt: 30.2, seconds: 0.05) < -60)
         let silent = folder.appendingPathComponent("silent.m4a")
-        try await AudioFiles().levelled(source, gain: -60, boost: false, end: nil, fade: 30, curve: "tri", into: silent)
+        try await AudioFiles().levelled(source, codec: probe.codec, duration: probe.duration, gain: -60, boost: false, end: nil, fade: 30, curve: "tri", into: silent)
         #expect(level(try await decoded(silent), endingAt: 20, seconds: 5) < -80)
     }
 
