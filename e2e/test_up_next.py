@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
-from listening import chapter_book
+from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
+from listening import RATE, chapter_book, dominant_frequency, level, locked
 
 SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify(note)}).then((answer) => answer.json())"""
@@ -185,4 +185,66 @@ def test_a_queue_plays_through_with_the_next_loaded_ahead(server, browser):
     finished = page.evaluate(f"fetch('/api/articles/{note['id']}').then((answer) => answer.json())")
     assert finished["summary"]["status"] == "finished"
     screenshot(page, "up-next-played")
+    close(page)
+
+
+def test_the_next_item_plays_with_the_phone_locked(server, listening_browser, audio_sink):
+    """Two books of 20 s, a tone each, in Up Next on an iPhone: the server joins them into one
+    stream. A third put to play next while the first plays is joined in after it. With the page
+    locked under the model (its scripts held, Web Audio interrupted) across the end of the first,
+    the next still sounds, with no script to start it. On waking, the page reads where the stream
+    is: the first is marked played and has left the queue, and the next is the one shown (issue 46)."""
+    folder = Path(tempfile.mkdtemp(prefix="reverie-joined-"))
+    page = open_page(listening_browser, iphone=True)
+    sign_in(server, page, "Listen")
+    books = []
+    for title, tone in (("Low Tide", 330), ("High Tide", 880), ("Mid Tide", 550)):
+        path = chapter_book(folder, f"{title}.m4b", tones=(tone,), chapter_seconds=20.0, title=title)
+        answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
+        assert answer.ok, answer.text()
+        books.append(answer.json()["item"])
+    main = page.evaluate(QUEUES)["queues"][0]["id"]
+    for book in books[:2]:
+        added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": f"library:{book['id']}"})
+        assert added.status == 201, added.text()
+
+    page.goto(f"{server.url}/listen/up-next")
+    expect(shown(page)).to_have_text(["Low Tide", "High Tide"])
+    page.get_by_role("button", name="Play Up Next").click()
+    wait_until(page, deck(page, "deck.speech.playing && !deck.speech.switching && deck.speech.track.src.startsWith('/api/streams/audio')"),
+               message="Up Next was not joined into one stream")
+    stream = page.evaluate(deck(page, "({ queue: deck.speech.queue.map((t) => [t.album, t.start, t.end, t.shift]), duration: deck.speech.fileDuration })"))
+    print(f"the joined stream: {stream}")
+    assert [track[0] for track in stream["queue"]] == ["Low Tide", "High Tide"] and abs(stream["duration"] - 40) < 0.2, stream
+    # Play Next while it plays: joined again, the new one after the current, which plays on.
+    page.evaluate(f"import('/listen/queues.js').then(({{ queues }}) => queues.add('library:{books[2]['id']}', {{ at: 'next' }}))")
+    wait_until(page, deck(page, "deck.speech.queue.map((track) => track.album).join() === 'Low Tide,Mid Tide,High Tide' && !deck.speech.switching && deck.speech.playing"),
+               message="the book put to play next was not joined in after the current one")
+    expect(shown(page)).to_have_text(["Low Tide", "Mid Tide", "High Tide"])
+    # To 16 s of the first (a person who skipped ahead), then locked across its end.
+    page.evaluate(deck(page, "deck.speech.seek(16)"))
+    wait_until(page, deck(page, "deck.speech.playing && !deck.speech.switching && deck.speech.offset > 16.2"), message="the seek did not play on")
+    with audio_sink.record() as recording:
+        with locked(page):
+            recording.wait_for_seconds(10.0)
+            assert page.evaluate(deck(page, "deck.speech.track.album")) == "Low Tide", "a script ran while locked"
+        sound = recording.samples()
+    recording.save(ARTIFACTS / "up-next-locked.wav")
+    first, second = sound[int(0.3 * RATE):int(2.5 * RATE)], sound[int(7.0 * RATE):int(9.5 * RATE)]
+    heard = (dominant_frequency(first), level(first), dominant_frequency(second), level(second))
+    print("locked across the join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
+    assert abs(heard[0] - 330) < 5 and heard[1] > -40, "the first book was not heard before its end"
+    assert abs(heard[2] - 550) < 5 and heard[3] > -40, "the next book did not play on with the phone locked"
+    # Awake: where the stream is, the next book; the first played and gone from the queue.
+    wait_until(page, deck(page, "deck.speech.track.album === 'Mid Tide'"), message="the page did not follow the stream on waking")
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Mid Tide,High Tide')",
+               message="the first book did not leave Up Next")
+    wait_until(page, f"fetch('/api/library/{books[0]['id']}').then((answer) => answer.json()).then((book) => book.chapters.every((chapter) => chapter.played))",
+               message="the first book was not marked played")
+    expect(shown(page)).to_have_text(["Mid Tide", "High Tide"])
+    # The next one's place is kept in its own seconds, not the stream's.
+    page.evaluate(deck(page, "deck.speech.pause()"))
+    wait_until(page, f"fetch('/api/library/{books[2]['id']}').then((answer) => answer.json()).then((book) => book.progress && book.progress.position > 1 && book.progress.position < 20)",
+               message="the second book's place was not kept in its own seconds")
+    screenshot(page, "up-next-joined-after-lock")
     close(page)

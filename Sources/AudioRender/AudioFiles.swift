@@ -161,9 +161,7 @@ public struct AudioFiles: Sendable {
     public func levelled(_ source: URL, codec: String, duration: Double, gain: Double, boost: Bool, end: Double?, fade: Double,
                          curve: String, into destination: URL) async throws {
         let mp3 = codec == "mp3"
-        var filters: [String] = []
-        if gain <= -60 { filters.append("volume=0") } else if gain != 0 { filters.append(String(format: "volume=%.1fdB", gain)) }
-        if boost { filters += [String(format: "volume=%.1fdB", Self.boostLift), "alimiter=limit=\(Self.boostCeiling):level=false"] }
+        var filters = Self.levelFilters(gain: gain, boost: boost)
         var cut: [String] = []
         if let end {
             let end = min(end, duration), start = max(0, end - fade)
@@ -174,6 +172,15 @@ public struct AudioFiles: Sendable {
                                                              : ["-movflags", "+faststart", "-f", "mp4"])
         try await ffmpegRun(["-i", source.path, "-map", "0:a:0", "-vn"] + cut
                             + (filters.isEmpty ? [] : ["-af", filters.joined(separator: ",")]) + encode, to: destination)
+    }
+
+    /// ffmpeg's filters for a level of `gain` dB (a whole dB; −60 or under is silence) and Boost's
+    /// lift into its limiter: none for the file's own level.
+    static func levelFilters(gain: Double, boost: Bool) -> [String] {
+        var filters: [String] = []
+        if gain <= -60 { filters.append("volume=0") } else if gain != 0 { filters.append(String(format: "volume=%.1fdB", gain)) }
+        if boost { filters += [String(format: "volume=%.1fdB", Self.boostLift), "alimiter=limit=\(Self.boostCeiling):level=false"] }
+        return filters
     }
 
     /// One file of `length` seconds with each part starting at its moment and silence between:

@@ -213,6 +213,11 @@ class Channel extends EventTarget {
     if (!track) return 0;
     return track.end != null ? track.end : this.fileDuration;
   }
+  /** Seconds into the item's own file: the position, less where the item starts in a joined
+   *  stream (Up Next's; a track in one carries its `shift`). */
+  get itemPosition() {
+    return this.position - (this.track?.shift ?? 0);
+  }
   /** Seconds into the track, and its length: what the seek bar shows. */
   get offset() { return this.track ? Math.max(0, Math.min(this.position - this.track.start, this.length)) : 0; }
   get length() { return this.track ? Math.max(0, this.trackEnd - this.track.start) : 0; }
@@ -469,6 +474,27 @@ class Channel extends EventTarget {
     this.loadTrack(this.index + 1);
     this.persist();
     if (playing) this.play();
+  }
+
+  /**
+   * The same audio from another file: `queue`'s tracks placed in `src` (Up Next's joined stream,
+   * or back in the item's own file), the track `index` the one playing, and playback moved there
+   * to `at` seconds of `src` as a rendition's switch does (the gap is only the reload's). The
+   * sleep timer's end and the level are then asked of the new file.
+   */
+  rebase(queue, index, src, at) {
+    this.setQueue(queue);
+    this.index = index;
+    this.source = src;
+    this.rendition = null;
+    this.noRendition = null;
+    this.preparedDuck = null;
+    this.generation += 1;
+    this.persist();
+    return this.useSource(src, at).then((done) => {
+      if (done && this.source === src) this.deck.retime();
+      return done;
+    });
   }
 
   /** Tracks added behind the queue (Up Next's next entry, or an article's next spoken part). */
@@ -786,7 +812,7 @@ class Channel extends EventTarget {
     this.lastServerSave = Date.now();
     // A live station has no place to keep.
     if (!track.item) return;
-    record(track.item, kind, toOriginal(track.kept, this.heardTo), { keepalive });
+    record(track.item, kind, toOriginal(track.kept, this.heardTo - (track.shift ?? 0)), { keepalive });
   }
 
   /** A new queue, serialized once here: the place is kept every few seconds while playing, and a
@@ -848,7 +874,7 @@ class Channel extends EventTarget {
   transcriptLine() {
     const lines = this.track?.transcript;
     if (!lines?.length) return -1;
-    const now = toOriginal(this.track.kept, this.position) + 0.05;
+    const now = toOriginal(this.track.kept, this.itemPosition) + 0.05;
     let found = -1;
     for (let low = 0, high = lines.length - 1; low <= high;) {
       const middle = (low + high) >> 1;

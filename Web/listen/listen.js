@@ -344,7 +344,7 @@ class ListenScreen {
    *  last place, else the server's (any device's). Null at the start or after the end. */
   resumePlace() {
     const book = this.bookShown;
-    const live = deck.speech.track?.book === book.id ? deck.speech.position : null;
+    const live = deck.speech.track?.book === book.id ? deck.speech.itemPosition : null;
     if (live != null) return live > 0.5 ? live : null;
     const local = localPosition(itemKey("library", book.id));
     const server = book.progress && !book.progress.finished ? book.progress.position : null;

@@ -20,6 +20,10 @@ import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
 import { itemKey, parseItemKey } from "../item-key.js";
 
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
+/** Entries the server can join into one stream (a book, an episode: it joins those whose audio it
+ *  has, and says where it stopped), and how many after the current one a stream holds. */
+const JOINABLE = new Set(["book", "episode"]);
+const JOIN_AHEAD = 12;
 
 /** The person's queues as last read: Up Next first. Listeners hear "change". */
 class Queues extends EventTarget {
@@ -166,6 +170,7 @@ class Queues extends EventTarget {
     await deck.speech.load(tracks, tracks.startIndex ?? 0, { play: true, at: tracks.startAt ?? null });
     announce(`Playing ${list.name}: “${entry.title}”.`);
     this.extend();
+    this.join();
     return true;
   }
 
@@ -181,16 +186,107 @@ class Queues extends EventTarget {
     return session.sources.get(entry.id);
   }
 
-  /** The entry after the current one in the session's list (its order now), leaving out those
+  /** The entries after the current one in the session's list (its order now), leaving out those
    *  already played here. */
-  nextEntry() {
+  upcoming() {
     const session = this.session;
     const list = this.list(session?.queueID);
-    if (!list) return null;
+    if (!list) return [];
     const current = this.currentEntry ?? session.entryID;
     const left = list.entries.filter((entry) => entry.id === current || !session.done.has(entry.id));
     const at = left.findIndex((entry) => entry.id === current);
-    return (at >= 0 ? left[at + 1] : left.find((entry) => entry.id !== current)) ?? null;
+    return at >= 0 ? left.slice(at + 1) : left.filter((entry) => entry.id !== current);
+  }
+
+  /** The entry after the current one. */
+  nextEntry() {
+    return this.upcoming()[0] ?? null;
+  }
+
+  // MARK: One stream (issue 46)
+
+  /**
+   * Joins the entry playing and up to JOIN_AHEAD books and episodes after it into one stream the
+   * server makes (`GET /api/streams`), so a locked phone, which runs no script, goes on from one
+   * to the next: the speech player's tracks are placed in it (each with its `shift`, where its
+   * item's second 0 falls) and playback moves there at the same place. Called when an entry
+   * starts and when the list changes; a change takes effect from the entry after the current
+   * one. A plan with nothing after the current entry leaves it (or puts it back) on its own file.
+   */
+  async join() {
+    const session = this.session;
+    if (!session || this.starting) return;
+    if (session.joining) { session.rejoin = true; return; }
+    session.joining = true;
+    try {
+      await this.joinOnce(session);
+    } catch {
+      // The server could not be reached: the entries go on one by one, the next change tries again.
+    } finally {
+      session.joining = false;
+      if (session.rejoin && this.session === session) { session.rejoin = false; this.join(); }
+    }
+  }
+
+  async joinOnce(session) {
+    const speech = deck.speech, current = speech.track;
+    if (!current || current.queue !== session.queueID || speech.restoring) return;
+    const entry = this.list(session.queueID)?.entries.find((known) => known.id === current.entry);
+    if (!entry || !JOINABLE.has(entry.kind)) return;
+    const following = [];
+    for (const next of this.upcoming()) {
+      if (!JOINABLE.has(next.kind) || following.length >= JOIN_AHEAD) break;
+      following.push(next);
+    }
+    // Already in a stream that holds what comes next (and enough of it): nothing to change.
+    const stream = session.stream;
+    if (current.shift != null && stream?.audioURL === current.src) {
+      const ahead = stream.entries.slice(stream.entries.indexOf(entry.id) + 1);
+      if (ahead.every((id, index) => following[index]?.id === id) && (ahead.length >= 2 || ahead.length >= following.length)) return;
+    }
+    const parts = [{ entry, tracks: speech.queue.filter((track) => track.entry === entry.id).map(fileTrack), from: 0 }];
+    for (const next of following) {
+      const tracks = await this.tracksOf(session, next);
+      if (!tracks.length) break;
+      const first = tracks.startIndex ?? 0;
+      parts.push({ entry: next, tracks: tracks.slice(first), from: tracks.startAt ?? tracks[first].start ?? 0 });
+    }
+    let plan = null;
+    if (parts.length > 1) {
+      const asked = parts.map(({ entry: part, from }) => (from > 0 ? `${part.item}@${from.toFixed(3)}` : part.item)).join(",");
+      plan = await api(`/api/streams?${new URLSearchParams({ parts: asked })}`);
+      if (!(plan.parts.length > 1)) plan = null;
+    }
+    if (this.session !== session || speech.track !== current || speech.switching) { session.rejoin = true; return; }
+    const playingIn = current.shift != null ? current.src : null;
+    if ((plan?.audioURL ?? null) === playingIn) { session.stream = plan && { audioURL: plan.audioURL, entries: parts.slice(0, plan.parts.length).map((part) => part.entry.id) }; return; }
+    if (!plan && playingIn == null) return;
+    // The tracks placed in the stream (or, with nothing to join, in the entry's own file).
+    let queue = parts[0].tracks;
+    if (plan) {
+      queue = plan.parts.flatMap((part, index) => {
+        const shift = part.start - part.from, last = index === plan.parts.length - 1;
+        return parts[index].tracks.map((track, at, all) => {
+          const { resumeAt, ...rest } = track;
+          const end = last && at === all.length - 1 ? null : (track.end ?? part.from + part.length) + shift;
+          return { ...rest, src: plan.audioURL, start: Math.max(part.from, track.start) + shift, end, shift, file: { src: track.src, start: track.start, end: track.end } };
+        });
+      });
+    }
+    const index = queue.findIndex((track) => track.id === current.id);
+    if (index < 0) return;
+    const at = speech.itemPosition + (queue[index].shift ?? 0);
+    session.stream = plan && { audioURL: plan.audioURL, entries: parts.slice(0, plan.parts.length).map((part) => part.entry.id) };
+    await speech.rebase(queue, index, queue[index].src, at);
+    // Back on its own file, the next entry is added behind it again.
+    if (!plan) this.extend();
+  }
+
+  /** An entry's tracks in its own file (asked for once a session). */
+  tracksOf(session, entry) {
+    session.tracks ??= new Map();
+    if (!session.tracks.has(entry.id)) session.tracks.set(entry.id, itemTracks(entry, session.queueID).catch(() => []));
+    return session.tracks.get(entry.id);
   }
 
   /**
@@ -291,6 +387,7 @@ class Queues extends EventTarget {
       this.remove(session.queueID, finished).catch(() => {});
       // Its tracks behind the player are no longer needed (once the advance has run its course).
       queueMicrotask(() => { if (deck.speech.track?.entry === session.entryID) deck.speech.dropBefore(); });
+      this.join();
     }
     this.extend();
   }
@@ -344,6 +441,8 @@ class Queues extends EventTarget {
     if (!current || current.queue !== session.queueID) return;
     const list = this.list(session.queueID);
     if (!list) { this.endSession(); return; }
+    // In a joined stream: joined again from the next entry on, when that changed.
+    if (current.shift != null) { this.join(); return; }
     const after = queue.slice(deck.speech.index + 1).find((track) => track.entry !== current.entry);
     const next = this.nextEntry();
     if (after && after.entry !== next?.id) {
@@ -380,19 +479,11 @@ class TrackSource {
 
   async make() {
     if (this.done) return [];
-    const tag = (tracks) => Object.assign(tracks.map((track) => ({ ...track, id: `${this.entry.id}:${track.id}`, queue: this.queueID, entry: this.entry.id })),
-      { startIndex: tracks.startIndex, startAt: tracks.startAt });
-    const [kind, id] = [this.entry.kind, this.entry.item.slice(this.entry.item.indexOf(":") + 1)];
     try {
-      if (kind === "article") return tag(await this.articlePart(id));
-      let tracks = [];
-      if (kind === "book") {
-        const book = await api(`/api/library/${id}`);
-        tracks = placed(bookTracks(book), this.entry.item, book);
-      } else if (kind === "librivox") tracks = librivoxTracks(await api(`/api/librivox/books/${id}`));
-      else if (kind === "episode") tracks = await episodeQueueTracks(id);
+      if (this.entry.kind === "article") return tagged(await this.articlePart(this.entry.item.slice(this.entry.item.indexOf(":") + 1)), this.entry, this.queueID);
+      const tracks = await itemTracks(this.entry, this.queueID);
       this.done = true;
-      return tag(tracks);
+      return tracks;
     } catch (error) {
       // Deleted (or another person's): nothing to play. Anything else is passing.
       if (error?.status === 404 || error?.status === 422) { this.done = true; return []; }
@@ -444,6 +535,31 @@ class TrackSource {
       return { summary: { title, source: null }, chapters: kept.speeches.map(() => ({})) };
     }
   }
+}
+
+/** A track as it is in its own file (one placed in a joined stream carries its `file`). */
+function fileTrack(track) {
+  const { shift, file, ...rest } = track;
+  return file ? { ...rest, ...file } : track;
+}
+
+/** `tracks` tagged with their queue and entry (an id of the entry's own). */
+function tagged(tracks, entry, queueID) {
+  return Object.assign(tracks.map((track) => ({ ...track, id: `${entry.id}:${track.id}`, queue: queueID, entry: entry.id })),
+    { startIndex: tracks.startIndex, startAt: tracks.startAt });
+}
+
+/** A book's, an episode's or a LibriVox book's tracks as an entry of `queueID` (with the place to
+ *  start from). */
+async function itemTracks(entry, queueID) {
+  const id = entry.item.slice(entry.item.indexOf(":") + 1);
+  let tracks = [];
+  if (entry.kind === "book") {
+    const book = await api(`/api/library/${id}`);
+    tracks = placed(bookTracks(book), entry.item, book);
+  } else if (entry.kind === "librivox") tracks = librivoxTracks(await api(`/api/librivox/books/${id}`));
+  else if (entry.kind === "episode") tracks = await episodeQueueTracks(id);
+  return tagged(tracks, entry, queueID);
 }
 
 /** A book's tracks, starting where the person left it (this device's place, else the server's);

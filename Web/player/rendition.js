@@ -12,10 +12,11 @@
  *  them offline (downloads.js's fileKey and the service worker's keyOf leave them out). */
 export const RENDITION_PARAMS = ["until", "level", "boost"];
 
-/** Whether the server answers a rendition of `src`: a library item's file or an episode's download
- *  (a streamed episode answers the stream; a station, a LibriVox section have none). */
+/** Whether the server answers a rendition of `src`: a library item's file, an episode's download
+ *  (a streamed episode answers the stream), Up Next's joined stream (a station, a LibriVox section
+ *  have none). */
 export function hasRendition(src) {
-  return /^\/api\/(library|episodes|winddown)\//.test(src ?? "");
+  return /^\/api\/(library|episodes|winddown|streams)\//.test(src ?? "");
 }
 
 /** The address of `src`'s rendition that ends at `until` seconds (the server keeps tenths). */

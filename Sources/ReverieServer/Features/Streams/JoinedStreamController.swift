@@ -1,0 +1,244 @@
+import AudioRender
+import Foundation
+import NIOConcurrencyHelpers
+import Playback
+import ReverieAPI
+import Vapor
+
+extension JoinedStreamInfo: Content {}
+
+/// Listen's joined streams (issue 46): the files a person has queued, one after another as one MP3
+/// the server makes as it is read (`JoinedStream`), so a locked phone goes on from one to the next
+/// with no script: Up Next's entries, a book's next book, the next song.
+///
+/// Nothing is kept: the address says what is joined (`parts=library:<id>@12.5,podcast:<id>`, each
+/// an item and the second of its file to start from), and each request works it out again from
+/// the person's own items. Library items and downloaded episodes are joined; anything else (an
+/// episode streamed from its feed, a LibriVox book, an article) ends the stream before it.
+struct JoinedStreamController: RouteCollection {
+    let library: LibraryStore
+    let podcasts: Store<any PodcastRepository>
+    let config: ServerConfig
+    /// The sleep timer's fade, which an `until` ends the stream in.
+    var fade: SleepFade = SleepTimer.fade
+    var ffmpeg = "ffmpeg"
+    let silence = SilentFrame()
+
+    /// The most parts one stream joins.
+    static let mostParts = 50
+
+    func boot(routes: any RoutesBuilder) throws {
+        let streams = routes.grouped("api", "streams")
+        streams.get(use: plan)
+        streams.get("audio", use: audio)
+    }
+
+    /// `GET /api/streams?parts=…`: the stream of as many of the parts, in order, as can be joined,
+    /// each part's place in it, and the first that could not be (with why).
+    func plan(req: Request) async throws -> JoinedStreamInfo {
+        let asked = try Self.parts(req)
+        var joined: [Resolved] = []
+        var stop: (item: String, reason: String)?
+        for part in asked {
+            switch try await resolve(part, req) {
+            case .joined(let resolved): joined.append(resolved)
+            case .not(let reason): stop = (part.item, reason)
+            }
+            if stop != nil { break }
+        }
+        let stream = JoinedStream(joined.map(\.part))
+        return JoinedStreamInfo(
+            audioURL: joined.isEmpty ? "" : "/api/streams/audio?parts=" + Self.formEncoded(Self.partsText(joined.map(\.asked))),
+            duration: stream.duration,
+            parts: stream.parts.map { JoinedStreamPart(item: $0.part.name, start: $0.start, from: $0.part.from, length: $0.part.length) },
+            stoppedAt: stop?.item, stopReason: stop?.reason)
+    }
+
+    /// `GET /api/streams/audio?parts=…[&until=SECONDS][&level=0–1][&boost=true]`: the parts joined,
+    /// MPEG audio with Range (its length is known before it is made), shaped as a file's rendition
+    /// is: ending at `until` with the sleep timer's fade, at a level, with Boost. 404 when a part
+    /// can no longer be joined.
+    func audio(req: Request) async throws -> Response {
+        let shape = try req.renditionShape(untilIn: 1...(7 * 24 * 3600))
+        var files: [String] = []
+        var parts: [JoinedStream.Part] = []
+        for part in try Self.parts(req) {
+            guard case .joined(let resolved) = try await resolve(part, req) else {
+                throw APIError(.notFound, code: "not_joinable", "\(part.item) can no longer be joined into this stream: ask for its plan again.")
+            }
+            files.append(resolved.file)
+            parts.append(resolved.part)
+        }
+        let stream = JoinedStream(parts, shape: .init(gain: Double(shape.gain), boost: shape.boost, until: shape.until, fade: fade.seconds))
+        guard stream.byteCount > 0 else { throw APIError(.badRequest, code: "invalid_field", "parts: nothing to play.") }
+        var range = 0...(stream.byteCount - 1)
+        var status = HTTPResponseStatus.ok
+        if let header = req.headers.first(name: .range) {
+            switch Request.byteRange(header, size: stream.byteCount) {
+            case .part(let asked): (range, status) = (asked, .partialContent)
+            case .unsatisfiable: throw Request.rangeNotSatisfiable(size: stream.byteCount)
+            case .whole: break
+            }
+        }
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "audio/mpeg")
+        headers.replaceOrAdd(name: .acceptRanges, value: "bytes")
+        headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=3600")
+        if status == .partialContent {
+            headers.replaceOrAdd(name: .contentRange, value: "bytes \(range.lowerBound)-\(range.upperBound)/\(stream.byteCount)")
+        }
+        if req.method == .HEAD {
+            // The length, and nothing made.
+            return Response(status: status, headers: headers, body: .init(asyncStream: { try await $0.write(.end) }, count: range.count))
+        }
+        let silent = try await silence.frame(ffmpeg: ffmpeg)
+        let ffmpeg = ffmpeg, logger = req.logger, paths = files, bytes = range
+        return Response(status: status, headers: headers, body: .init(asyncStream: { writer in
+            do {
+                try await Self.write(stream, files: paths, range: bytes, silent: silent, ffmpeg: ffmpeg) { chunk in
+                    try await writer.write(.buffer(ByteBuffer(data: chunk)))
+                }
+                try await writer.write(.end)
+            } catch {
+                logger.debug("A joined stream ended early: \(error)")
+                try? await writer.write(.error(error))
+            }
+        }, count: bytes.count))
+    }
+
+    /// Makes bytes `range` of `stream`, piece by piece, handing them to `send` as ffmpeg makes them:
+    /// each piece exactly its frames (a file that ends early is made up with silent frames).
+    static func write(_ stream: JoinedStream, files: [String], range: ClosedRange<Int>, silent: Data, ffmpeg: String,
+                      send: (Data) async throws -> Void) async throws {
+        var skip = range.lowerBound % JoinedStream.frameBytes   // into the first frame
+        var left = range.count
+        for piece in stream.pieces(for: range) where left > 0 {
+            var wanted = piece.frames.count * JoinedStream.frameBytes
+            func give(_ data: Data) async throws {
+                var data = data.prefix(wanted)
+                wanted -= data.count
+                if skip > 0 {
+                    let dropped = min(skip, data.count)
+                    data = data.dropFirst(dropped)
+                    skip -= dropped
+                }
+                data = data.prefix(left)
+                left -= data.count
+                if !data.isEmpty { try await send(Data(data)) }
+            }
+            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: piece.frames, file: files[piece.part]))
+            pipe.finishInput()
+            do {
+                for await chunk in pipe.output {
+                    try await give(chunk)
+                    pipe.taken()
+                    if wanted == 0 || left == 0 { break }
+                }
+            } catch {
+                pipe.stop()
+                throw error
+            }
+            pipe.stop()
+            // Frames the file did not hold (it is shorter than its length said): silence.
+            while wanted > 0, left > 0 { try await give(silent) }
+        }
+    }
+
+    // MARK: - Parts
+
+    /// A part as asked: an item's key and the second of its file to start at.
+    struct Asked: Equatable {
+        var item: String
+        var from: Double
+    }
+
+    struct Resolved {
+        var asked: Asked
+        var file: String
+        var part: JoinedStream.Part
+    }
+
+    enum Resolution {
+        case joined(Resolved)
+        case not(String)
+    }
+
+    /// `parts`: `key[@seconds]` joined by commas, at most `mostParts`.
+    static func parts(_ req: Request) throws -> [Asked] {
+        guard let text = try req.queryString("parts", maximumLength: 80 * mostParts), !text.isEmpty else {
+            throw APIError(.badRequest, code: "invalid_field", "parts: the items to join, as key@seconds separated by commas.")
+        }
+        let pieces = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard pieces.count <= mostParts else {
+            throw APIError(.badRequest, code: "invalid_field", "parts: at most \(mostParts) items.")
+        }
+        return try pieces.map { piece in
+            let halves = piece.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = String(halves[0]).lowercased()
+            guard ItemKey(key) != nil else {
+                throw APIError(.badRequest, code: "invalid_field", "parts: “\(key.prefix(60))” is not an item's key (library:<id>, podcast:<id>).")
+            }
+            var from = 0.0
+            if halves.count == 2 {
+                guard let seconds = Double(halves[1]), seconds.isFinite, seconds >= 0, seconds <= 7 * 24 * 3600 else {
+                    throw APIError(.badRequest, code: "invalid_field", "parts: “\(halves[1].prefix(20))” is not a second to start at.")
+                }
+                from = seconds
+            }
+            return Asked(item: key, from: from)
+        }
+    }
+
+    /// The parts' text in an address, as the web app writes it: `key@seconds` (to the millisecond).
+    static func partsText(_ parts: [Asked]) -> String {
+        parts.map { $0.from > 0 ? "\($0.item)@\(String(format: "%.3f", $0.from))" : $0.item }.joined(separator: ",")
+    }
+
+    /// `text` as a form's value is written (what the web app's URLSearchParams writes, so its
+    /// address and the one answered here are the same string).
+    static func formEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._")) ?? text
+    }
+
+    /// Whether `asked` can be joined, and what from: the person's library item, or the download of
+    /// an episode of theirs that is ready.
+    func resolve(_ asked: Asked, _ req: Request) async throws -> Resolution {
+        let user = try req.user
+        guard let key = ItemKey(asked.item), key.part == nil, let id = UUID(uuidString: key.id) else {
+            return .not("Only a whole library item or episode can be joined.")
+        }
+        let file: String, length: Double
+        switch key.kind {
+        case .library:
+            guard let item = try await library.repository.on(req).find(id, ownedBy: user) else { return .not("It is not in your library.") }
+            (file, length) = (library.file(of: item).path, Double(item.durationMs) / 1000)
+        case .podcast:
+            guard let episode = try await podcasts.on(req).episode(id),
+                  try await podcasts.on(req).subscription(to: episode.podcastID, ownedBy: user) != nil else {
+                return .not("It is not an episode of your podcasts.")
+            }
+            guard let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user), download.status == .ready,
+                  let duration = download.duration else {
+                return .not("It streams from its feed: only a downloaded episode is joined.")
+            }
+            (file, length) = (EpisodeDownload.file(download.id, config).path, duration)
+        default:
+            return .not("A \(key.kind.rawValue) item plays on its own.")
+        }
+        guard FileManager.default.fileExists(atPath: file) else { return .not("Its file is missing.") }
+        let from = min(asked.from, max(0, length - JoinedStream.frameSeconds))
+        return .joined(Resolved(asked: asked, file: file, part: JoinedStream.Part(name: asked.item, from: from, length: length - from)))
+    }
+}
+
+/// The stream's frame of silence, made by ffmpeg once.
+final class SilentFrame: Sendable {
+    private let made = NIOLockedValueBox<Data?>(nil)
+
+    func frame(ffmpeg: String) async throws -> Data {
+        if let frame = made.withLockedValue({ $0 }) { return frame }
+        let frame = try await JoinedStream.silentFrame(AudioFiles(ffmpeg: ffmpeg))
+        made.withLockedValue { $0 = frame }
+        return frame
+    }
+}

@@ -1,0 +1,11 @@
+import Vapor
+
+/// Joined streams: a person's queued files one after another as one MP3, so the next one plays on
+/// a locked phone (`JoinedStreamController`).
+struct StreamsFeature: Feature {
+    let routes: [any RouteCollection]
+
+    init(library: LibraryStore, podcasts: Store<any PodcastRepository>, config: ServerConfig) {
+        routes = [JoinedStreamController(library: library, podcasts: podcasts, config: config)]
+    }
+}

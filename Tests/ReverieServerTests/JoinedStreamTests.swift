@@ -1,0 +1,107 @@
+import AudioRender
+import Foundation
+@testable import ReverieServer
+import ReverieAPI
+import Testing
+import Vapor
+
+@Suite("Joined streams: queued files one after another as one MP3 with a known length, so the next plays on a locked phone")
+struct JoinedStreamTests {
+    @Test("the plan: each part takes the whole 24 ms frames of its length, in order; a range is made from the frames that hold it; an end cuts it short")
+    func plan() {
+        let stream = JoinedStream([.init(name: "a", from: 0, length: 1.0), .init(name: "b", from: 10, length: 0.5), .init(name: "gone", from: 0, length: 0)])
+        #expect(stream.parts.map(\.frames) == [42, 21] && stream.parts.map(\.firstFrame) == [0, 42])
+        #expect(stream.frames == 63 && stream.byteCount == 63 * 384 && abs(stream.parts[1].start - 1.008) < 1e-9)
+        // Bytes 40·384+100 … 44·384: the last two frames of `a` and the first frame of `b`.
+        let pieces = stream.pieces(for: (40 * 384 + 100)...(42 * 384 + 10))
+        #expect(pieces.map(\.part) == [0, 1] && pieces.map(\.frames) == [40..<42, 0..<1])
+        #expect(stream.pieces(for: 0...(1 << 30)).map(\.frames) == [0..<42, 0..<21])
+        // The second piece starts encoding 10 s into its file, plus its frames before.
+        let arguments = JoinedStream([.init(name: "b", from: 10, length: 5)]).arguments(part: 0, frames: 25..<30, file: "/b.m4a")
+        #expect(arguments.contains("10.600000") && arguments.contains("/b.m4a"))
+        let timed = JoinedStream([.init(name: "a", from: 0, length: 100)], shape: .init(until: 60, fade: 30))
+        #expect(timed.frames == 2_500 && timed.duration == 60)
+        #expect(timed.arguments(part: 0, frames: 2_000..<2_100, file: "/a.mp3").contains { $0.contains("(12.000000-t)/30.000000") })
+    }
+
+    @Test("two songs and an episode that streams: the plan joins the songs and stops at the episode with why; the stream plays the first tone, then the second from where it was asked, in whole frames; a range from its middle is those bytes")
+    func joined() async throws {
+        let low = try await LibraryAPITests.audioFile("low.mp3", seconds: 3, title: "Low", frequency: 440)
+        let high = try await LibraryAPITests.audioFile("high.m4a", seconds: 3, title: "High", frequency: 1_320)
+        try await withTestApp(.sqlite) { client in
+            let owner = try await client.setUpOwner()
+            func upload(_ data: Data, _ name: String) async throws -> LibraryItemInfo {
+                try await client.send(.POST, "/api/library?kind=music", data: data, contentType: "audio/mpeg", auth: .cookie(owner),
+                                      headers: ["X-File-Name": name]).decode(LibraryUploadResult.self).item
+            }
+            let first = try await upload(low, "low.mp3"), second = try await upload(high, "high.m4a")
+            let episode = "podcast:\(UUID().uuidString.lowercased())"
+            let asked = "library:\(first.id),library:\(second.id)@1,\(episode)"
+            let plan = try await client.send(.GET, "/api/streams?parts=\(asked)", auth: .cookie(owner)).decode(JoinedStreamInfo.self)
+            #expect(plan.parts.map(\.item) == ["library:\(first.id)", "library:\(second.id)"])
+            #expect(plan.stoppedAt == episode && plan.stopReason?.contains("not an episode of your podcasts") == true)
+            // (An MP3 of 3 s lasts a few hundredths more: its encoder's last frame.)
+            #expect(plan.parts[1].from == 1 && abs(plan.parts[1].start - 3.0) < 0.1 && abs(plan.duration - 5.0) < 0.12, "\(plan)")
+            #expect(plan.audioURL.hasPrefix("/api/streams/audio?parts=library%3A\(first.id)%2Clibrary%3A\(second.id)%401.000"), "\(plan.audioURL)")
+
+            let whole = try await client.send(.GET, plan.audioURL, auth: .cookie(owner))
+            #expect(whole.status == .ok && whole.headers.first(name: .contentLength) == String(Int((plan.duration / 0.024).rounded()) * 384))
+            #expect(JoinedStream.isFrames(Data(whole.bytes)))
+            let heard = try await Self.decoded(Data(whole.bytes))
+            #expect(abs(heard.duration - plan.duration) < 0.06)
+            // Each part's tone in its place: 440 Hz until 3 s, then 1,320 Hz.
+            for (at, frequency) in [(0.5, 440.0), (2.5, 440.0), (3.3, 1_320.0), (4.7, 1_320.0)] {
+                let found = Self.frequency(heard, at: at)
+                #expect(abs(found - frequency) < frequency * 0.05, "at \(at) s: \(found) Hz")
+            }
+            // A range from the middle of a frame, across the join: 206, exactly those bytes.
+            let range = 120 * 384 + 17...130 * 384 + 99
+            let part = try await client.send(.GET, plan.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound)"])
+            #expect(part.status == .partialContent && part.bytes.count == range.count)
+            #expect(part.headers.first(name: .contentRange) == "bytes \(range.lowerBound)-\(range.upperBound)/\(whole.bytes.count)")
+            // From a frame's start, the rest: whole frames, the second tone.
+            let tail = try await client.send(.GET, plan.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=\(150 * 384)-"])
+            #expect(tail.status == .partialContent && JoinedStream.isFrames(Data(tail.bytes)) && tail.bytes.count == whole.bytes.count - 150 * 384)
+            let rest = try await Self.decoded(Data(tail.bytes))
+            #expect(abs(Self.frequency(rest, at: 0.5) - 1_320) < 66)
+            // The sleep timer's end: 4 s, the last of it fading.
+            let timed = try await client.send(.GET, plan.audioURL + "&until=4", auth: .cookie(owner))
+            #expect(timed.status == .ok && timed.bytes.count == Int((4 / 0.024).rounded(.up)) * 384)
+            let head = try await client.send(.HEAD, plan.audioURL, auth: .cookie(owner))
+            #expect(head.status == .ok && head.headers.first(name: .contentLength) == String(whole.bytes.count) && head.bytes.isEmpty, "\(head.status) \(head.headers)")
+
+            // Another person: neither song is theirs.
+            let other = try await client.addUser("bob", by: owner)
+            let theirs = try await client.send(.GET, "/api/streams?parts=library:\(first.id)", auth: .cookie(other)).decode(JoinedStreamInfo.self)
+            #expect(theirs.parts.isEmpty && theirs.audioURL.isEmpty && theirs.stopReason == "It is not in your library.")
+            #expect(try await client.send(.GET, plan.audioURL, auth: .cookie(other)).status == .notFound)
+            // Words that are not parts.
+            for wrong in ["", "library:\(first.id)@-1", "nothing", Array(repeating: "library:\(first.id)", count: 51).joined(separator: ",")] {
+                let answer = try await client.send(.GET, "/api/streams?parts=\(wrong)", auth: .cookie(owner))
+                #expect(answer.status == .badRequest && answer.text.contains("parts"), "\(wrong.prefix(40)): \(answer.text)")
+            }
+            #expect(try await client.send(.GET, plan.audioURL, auth: .none).status == .unauthorized)
+        }
+    }
+
+    static func decoded(_ mp3: Data) async throws -> AudioBuffer {
+        let file = scratchFile("joined.mp3")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try mp3.write(to: file)
+        let wav = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-f", "wav", "-"], nil)
+        return try WAVFile.decode(wav.output)
+    }
+
+    /// The tone's frequency over a tenth of a second from `at`, by its rising zero crossings.
+    static func frequency(_ buffer: AudioBuffer, at: Double) -> Double {
+        let start = Int(at * Double(buffer.sampleRate)), count = buffer.sampleRate / 10
+        let window = buffer.samples[start..<min(buffer.samples.count, start + count)]
+        var crossings = 0
+        var previous = window.first ?? 0
+        for sample in window.dropFirst() {
+            if previous < 0 && sample >= 0 { crossings += 1 }
+            previous = sample
+        }
+        return Double(crossings) * 10
+    }
+}
