@@ -248,3 +248,42 @@ def test_the_next_item_plays_with_the_phone_locked(server, listening_browser, au
                message="the second book's place was not kept in its own seconds")
     screenshot(page, "up-next-joined-after-lock")
     close(page)
+
+
+def test_the_next_song_plays_with_the_phone_locked(server, listening_browser, audio_sink):
+    """Two songs of 8 s on an iPhone: the one played starts from its own file within the tap, then it
+    and the next are joined by the server into one stream, so locked across its end (scripts held,
+    Web Audio interrupted) the next song still sounds; on waking the player shows it (issue 46)."""
+    folder = Path(tempfile.mkdtemp(prefix="reverie-songs-"))
+    page = open_page(listening_browser, iphone=True)
+    sign_in(server, page, "Listen")
+    tones = {"Ebb Song": 392, "Flow Song": 784}
+    for title, tone in tones.items():
+        path = chapter_book(folder, f"{title}.mp3", tones=(tone,), chapter_seconds=8.0, title=title)
+        answer = page.request.post(f"{server.url}/api/library?kind=music", data=path.read_bytes(),
+                                   headers={"Content-Type": "audio/mpeg", "X-File-Name": path.name})
+        assert answer.ok, answer.text()
+    page.goto(f"{server.url}/listen")
+    page.get_by_role("tab", name="Music").click()
+    rows = page.locator(".listen-item")
+    expect(rows).to_have_count(2)
+    order = [rows.nth(index).locator(".listen-title").inner_text().strip() for index in range(2)]
+    first, second = (next(title for title in tones if title in shown_title) for shown_title in order)
+    rows.nth(0).locator("[data-play]").click()
+    wait_until(page, deck(page, "deck.music.playing && !deck.music.switching && deck.music.track.src.startsWith('/api/streams/audio')"),
+               message="the songs were not joined into one stream")
+    page.evaluate(deck(page, "deck.music.seek(5)"))
+    wait_until(page, deck(page, "deck.music.playing && !deck.music.switching && deck.music.offset > 5.2"), message="the seek did not play on")
+    with audio_sink.record() as recording:
+        with locked(page):
+            recording.wait_for_seconds(7.0)
+        sound = recording.samples()
+    recording.save(ARTIFACTS / "next-song-locked.wav")
+    before, after = sound[int(0.3 * RATE):int(1.8 * RATE)], sound[int(5.0 * RATE):int(6.8 * RATE)]
+    heard = (dominant_frequency(before), dominant_frequency(after), level(after))
+    print("locked across the songs' join: {:.0f} Hz, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
+    assert abs(heard[0] - tones[first]) < 5, f"{first} was not heard first"
+    assert abs(heard[1] - tones[second]) < 5 and heard[2] > -40, f"{second} did not play on with the phone locked"
+    wait_until(page, deck(page, f"deck.music.track.title === {second!r}"), message="the player did not show the next song on waking")
+    page.evaluate(deck(page, "deck.music.pause()"))
+    close(page)

@@ -25,6 +25,7 @@
 // - Progress goes into the shared log: the book or track as `library:<id>` (seconds into the file)
 //   and each chapter as `library:<id>/<index>` (ended = played, unplayed = not).
 
+import { api } from "../api.js";
 import { storedJSON } from "../dom.js";
 import { record } from "../player/progress.js";
 import { layFade } from "../player/sleep-timer.js";
@@ -145,6 +146,30 @@ export function toOriginal(kept, seconds) {
     before += end - start;
   }
   return kept[kept.length - 1][1];
+}
+
+/** The most songs one joined stream holds. */
+const JOINED_SONGS = 50;
+
+/**
+ * `tracks` (songs of the library, each its own file) placed in the one stream the server joins
+ * them into (GET /api/streams): each with its `shift` (where its second 0 falls in the stream) and
+ * its `file`; null when fewer than two can be joined. Those from the first the server could not
+ * join on are left out (the caller keeps them in their own files).
+ */
+async function joinedTracks(tracks) {
+  const run = [];
+  for (const track of tracks) {
+    if (!track.item?.startsWith("library:") || track.shift != null || track.live) break;
+    run.push(track);
+  }
+  if (run.length < 2) return null;
+  const plan = await api(`/api/streams?${new URLSearchParams({ parts: run.map((track) => track.item).join(",") })}`);
+  if (!(plan.parts.length > 1)) return null;
+  return plan.parts.map((part, index) => ({
+    ...run[index], src: plan.audioURL, start: part.start, end: index === plan.parts.length - 1 ? null : part.start + part.length,
+    shift: part.start - part.from, file: { src: run[index].src, start: run[index].start, end: run[index].end },
+  }));
 }
 
 /** Music items as a queue. */
@@ -893,6 +918,8 @@ class Deck extends EventTarget {
     this.elementVolume = elementVolumeWorks();  // false on iOS: levels go through Web Audio (the check is volume.js's)
     this.music = new Channel(this, "music");
     this.speech = new Channel(this, "speech");
+    this.joiningMusic = false;
+    this.music.addEventListener("track", () => { this.joinMusic(); });
     this.flags = { musicWasPlaying: false, speechWasPlaying: false };
     this.shows = "nothing";
     this.ducking = Number(localStorage.getItem(DUCK_KEY) ?? 0.25);
@@ -976,8 +1003,29 @@ class Deck extends EventTarget {
     return this.speech.load(bookTracks(book), index, { play: true, at });
   }
 
+  /** Plays the songs `items` from `index`, the first from its own file at once (within the tap);
+   *  it and those after it are then joined into one stream (`joinMusic`). */
   playMusic(items, index) {
     return this.music.load(musicTracks(items), index, { play: true });
+  }
+
+  /** The music is on a song in its own file with songs after it (one just picked, or the end of a
+   *  joined stream): it and up to 49 after it are joined by the server into one stream (as Up
+   *  Next's, ./queues.js), so the next song plays on a locked phone, and playback moves there in
+   *  place (a moment's gap, near the song's start). Each song keeps its own file when the server
+   *  cannot be reached. */
+  async joinMusic() {
+    const music = this.music, first = music.track;
+    if (!first || first.live || first.shift != null || !music.hasNext || music.restoring || this.joiningMusic) return;
+    this.joiningMusic = true;
+    try {
+      const joined = await joinedTracks(music.queue.slice(music.index, music.index + JOINED_SONGS)).catch(() => null);
+      if (!joined || music.track !== first || music.switching) return;
+      const queue = [...music.queue.slice(0, music.index), ...joined, ...music.queue.slice(music.index + joined.length)];
+      await music.rebase(queue, music.index, joined[0].src, music.position + joined[0].shift);
+    } finally {
+      this.joiningMusic = false;
+    }
   }
 
   /** Which players a press would leave playing. */
@@ -1080,7 +1128,9 @@ class Deck extends EventTarget {
     const left = this.timerEndsIn(channel);
     if (left == null || channel.track.live || !(channel.fileDuration > 0)) return null;
     const until = channel.heardTo + left * channel.speed;
-    if (until <= channel.heardTo || until >= channel.fileDuration - 0.1 || (channel === this.music && until >= channel.trackEnd)) return null;
+    // (A song in its own file ends before the timer: the next one is asked for its own. In a
+    // joined stream the songs after it are in the same file.)
+    if (until <= channel.heardTo || until >= channel.fileDuration - 0.1 || (channel === this.music && channel.track.shift == null && until >= channel.trackEnd)) return null;
     return until;
   }
 
