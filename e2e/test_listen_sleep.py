@@ -27,7 +27,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, PATIENCE, close, open_page, screenshot, sign_in, wait_until
-from listening import COUNT_GRAPHS, RATE, chapter_book, dominant_frequency, level, locked, press, silent_from
+from listening import COUNT_GRAPHS, RATE, chapter_book, dominant_frequency, level, lock, locked, press, silent_from, wake
 from test_listen import make
 
 BOOK = "Three Tones"          # chapters of 10 s: 440, 660, 880 Hz
@@ -227,6 +227,45 @@ def test_end_of_chapter_stops_the_book_and_the_music_at_the_chapter_end_while_lo
     assert deck(page, "deck.speech.index") == 1
     expect(page.locator("[data-notice]")).to_have_count(0)
     deck(page, "deck.pauseAll()")
+    close(page)
+
+
+def test_end_of_chapter_chosen_a_moment_before_the_lock_still_stops_the_book(server, listening_browser, library, audio_sink):
+    """Locked 0.3 s after End of Chapter is chosen (issue 46): the timer's rendition comes through
+    the joined-stream endpoint, which the server answers at once, and the switch to it (its place
+    in the address, the play asked for) is made in the tap's own task, so the book stops at the
+    chapter's end with no script run after the tap."""
+    page = near_chapter_ones_end(server, listening_browser, 6)
+    page.locator(".mini[data-channel=speech] .mini-open").click()
+    expect(page.get_by_role("heading", name="Now playing", level=1)).to_be_visible()
+    page.get_by_role("button", name="Sleep timer").click()
+    choice = page.get_by_role("dialog", name="Sleep timer").get_by_role("button", name="End of Chapter")
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(0.3)
+        left = CHAPTER - deck(page, "deck.speech.position")
+        mark = recording.seconds
+        choice.click()
+        chosen = time.monotonic()
+        # The person locks the phone 0.3 s after the tap: the moment is the test's subject.
+        recording.wait_for_seconds(recording.seconds + max(0.0, 0.3 - (time.monotonic() - chosen)), timeout=5)
+        lock(page)
+        locked_at = recording.seconds
+        try:
+            recording.wait_for_seconds(mark + left + 4.0)
+            src = deck(page, "deck.speech.audio.getAttribute('src')")
+        finally:
+            wake(page)
+        sound = recording.samples()
+    recording.save(ARTIFACTS / "listen-sleep-end-of-chapter-quick-lock.wav")
+    ends = mark + left
+    stops = silent_from(sound[int(mark * RATE):], threshold=-60.0)
+    print(f"End of Chapter, locked {locked_at - mark:.2f} s after the tap: the chapter ended {left:.2f} s after it, "
+          f"the sound stopped {stops} s after it, the element held {src}")
+    assert locked_at - mark < 1.0, f"the lock came {locked_at - mark:.2f} s after the tap"
+    assert src and src.startswith("/api/streams/audio") and f"until={CHAPTER:.1f}" in src, src
+    assert stops is not None and left - 1.0 <= stops <= left + 1.0, f"the sound stopped {stops} s after the tap; the chapter ended {left:.2f} s after it"
+    assert level(band(sound, 660)[int((ends - 0.5) * RATE):]) < -70, "the next chapter was heard"
+    expect(page.locator("[data-notice]")).to_contain_text("The sleep timer stopped playback at")
     close(page)
 
 
@@ -465,8 +504,11 @@ def test_the_timer_keeps_its_clock_through_seeks_skips_speed_and_pauses(server, 
     wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "the book did not play")
     deck(page, "deck.setTimer(15)")
     deck(page, "(deck.timer.endsAt = Date.now() + 50_000, deck.retime())")  # test-only: an end within the book
+    # (Within 2 s, the most the deck lets a rendition's end lag before it asks again: a rendition
+    # through the joined stream is switched to at once, and the reload's moment, during which the
+    # timer's clock runs on, is what its end lags by: 0.57–0.60 s here on an idle machine.)
     on_time = ("deck.speech.playing && deck.speech.rendition && !deck.speech.request && !deck.speech.switching"
-               " && Math.abs(deck.speech.rendition.until - (deck.speech.position + deck.timerLeft * deck.speech.speed)) < 0.7")
+               " && Math.abs(deck.speech.rendition.until - (deck.speech.position + deck.timerLeft * deck.speech.speed)) < 2")
 
     def until():
         return deck(page, "deck.speech.rendition.until")

@@ -166,7 +166,8 @@ def test_a_timer_set_offline_fades_a_download_on_the_audio_clock(server, listeni
     page = open_page(listening_browser, iphone=iphone)
     page.clock.install()
     controlled(server, page)
-    story = tone_story(tmp_path, "long-tone.mp3", (330,), 1500)
+    # (A 15-minute timer needs more than 15 minutes left, after what plays while it downloads.)
+    story = tone_story(tmp_path, "long-tone.mp3", (330,), 1200)
     status, _ = upload(server, page, "story_night_train", story)
     assert status == 202
     page.reload()

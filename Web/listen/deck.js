@@ -29,7 +29,7 @@ import { api } from "../api.js";
 import { storedJSON } from "../dom.js";
 import { record } from "../player/progress.js";
 import { layFade } from "../player/sleep-timer.js";
-import { gainOf, hasRendition, isRendition, prepareRendition, renditionEnd, shapeOf, shapedURL } from "../player/rendition.js";
+import { gainOf, hasRendition, isRendition, prepareRendition, renditionEnd, shapeOf, shapedSource } from "../player/rendition.js";
 import { NEEDS_TOUCH, Transport } from "../player/transport.js";
 import * as lockScreen from "./lock-screen.js";
 import { artwork, lockScreenOwner } from "../player/media-session.js";
@@ -146,6 +146,11 @@ export function toOriginal(kept, seconds) {
     before += end - start;
   }
   return kept[kept.length - 1][1];
+}
+
+/** Whether `src` is a joined stream (GET /api/streams/audio), which the server answers at once. */
+function isStream(src) {
+  return (src ?? "").startsWith("/api/streams/");
 }
 
 /** The most songs one joined stream holds. */
@@ -376,18 +381,27 @@ class Channel extends EventTarget {
   useSource(src, at = null) {
     const request = { src };
     this.request = request;
-    if (at != null || !isRendition(src)) return this.switchTo(request, src, at ?? this.heardTo);
+    // (A joined stream is answered at once: no asking first.)
+    if (at != null || !isRendition(src) || isStream(src)) return this.switchTo(request, src, at ?? this.heardTo);
     return prepareRendition(src).then(() => (this.request === request ? this.switchTo(request, src, this.heardTo) : false));
   }
 
   switchTo(request, src, at) {
     const switching = { src, at, play: this.playing || this.starting };
     this.switching = switching;
-    return this.transport.switchSource(src, { at: () => switching.at, play: false }).then((done) => {
+    // A joined stream (Up Next's, or a rendition through it) is switched to in this task, playing
+    // from its place with no script after: a phone locked a moment after a tap still gets there
+    // (End of Chapter chosen, then the screen locked). A file's rendition, once made, as before.
+    const now = isStream(src);
+    const switched = now ? this.transport.switchNow(src, { at, play: switching.play })
+      : this.transport.switchSource(src, { at: () => switching.at, play: false });
+    return switched.then((done) => {
       if (this.switching !== switching) return false;  // a later switch took over
       if (this.request === request) this.request = null;
       const current = this.transport.src;
-      if (!done && current !== src) {
+      // (A source that failed to load is still the element's, broken: a streamed episode has no
+      // joined stream, 404.)
+      if (!done && (current !== src || this.transport.broken)) {
         // It failed to load: the file itself, from the same place (a failing file says so itself).
         this.switching = null;
         if (src === this.source) { this.changed(); return false; }
@@ -395,6 +409,7 @@ class Channel extends EventTarget {
         return this.useSource(this.source, switching.at);
       }
       if (!done) this.transport.seek(switching.at);  // already the source playing
+      else if (now && switching.at !== at) this.transport.seek(switching.at);  // moved while it loaded
       this.switching = null;
       const until = renditionEnd(current), length = this.transport.duration;
       // Answered whole (no rendition of a stream): the file it is, and no asking again.
@@ -404,7 +419,12 @@ class Channel extends EventTarget {
         this.fileDuration = Number.isFinite(length) && length > 0 ? length : this.fileDuration;
       }
       if (switching.play) this.transport.play();
+      else if (now && !this.transport.paused) this.transport.pause();   // paused while it loaded
       this.changed();
+      // Played again while it loaded, after a pause the timer's clock ran on through: its end is
+      // now elsewhere (by more than a reload's moment), so it is asked for again.
+      const due = this.rendition && this.deck.timer && switching.play ? this.deck.timerUntil(this) : null;
+      if (due != null && Math.abs(due - this.rendition.until) > 2) this.deck.retime();
       if (this.noRendition === this.source && this.deck.timer && !this.fadeOut) this.deck.retime();  // its fade by the gain instead
       return true;
     });
@@ -815,7 +835,7 @@ class Channel extends EventTarget {
 
   /** The track's own file at its level (on an iPhone its rendition at it), without a timer's end. */
   ownSource() {
-    return shapedURL(this.source, this.levelShape());
+    return shapedSource(this.source, this.levelShape());
   }
 
   /** Music on an iPhone, not ducked now: the ducked rendition is asked for ahead (made once on the
@@ -823,7 +843,7 @@ class Channel extends EventTarget {
   prepareDuck() {
     const ducking = this.deck.ducking;
     if (this !== this.deck.music || this.duck !== 1 || ducking === 1) return;
-    const ahead = shapedURL(this.source, { gain: gainOf(this.volume * ducking), boost: this.boost });
+    const ahead = shapedSource(this.source, { gain: gainOf(this.volume * ducking), boost: this.boost });
     if (this.preparedDuck === ahead) return;
     this.preparedDuck = ahead;
     prepareRendition(ahead);
@@ -1188,7 +1208,7 @@ class Deck extends EventTarget {
     const end = pending ? now.until : channel.rendition?.until ?? null;
     const sameEnd = until == null ? end == null : end != null && Math.abs(end - until) < RETIME_SLACK;
     if (sameEnd && now.gain === wanted.gain && now.boost === wanted.boost) return null;
-    return channel.useSource(shapedURL(src, wanted));
+    return channel.useSource(shapedSource(src, wanted));
   }
 
   /** Once a second while a timer is set: the countdown, and a minutes timer's end by the wall clock

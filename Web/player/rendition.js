@@ -72,6 +72,27 @@ export function shapedURL(src, { until = null, gain = 0, boost = false } = {}) {
   return rest ? `${path}?${rest}` : path;
 }
 
+/**
+ * Where a shaped `src` (an end, a level, Boost) is asked for, when the device is online: a library
+ * item's file or an episode's download through the joined-stream endpoint (GET
+ * /api/streams/audio, one part: the same timeline), which the server makes as it is read, so it
+ * plays at once, where a file's rendition is made before its first byte (a timer's in about a
+ * second, a long book's level in minutes). Anything else, and everything offline (a download
+ * answers the file's own address), at its own address.
+ */
+export function shapeBase(src) {
+  const match = /^\/api\/(library|episodes)\/([0-9a-f-]{36})\/audio$/.exec(src ?? "");
+  if (!match || navigator.onLine === false) return src;
+  return `/api/streams/audio?${new URLSearchParams({ parts: `${match[1] === "library" ? "library" : "podcast"}:${match[2]}` })}`;
+}
+
+/** `src` in `shape` ({until, gain, boost}): itself when the shape asks for nothing, else its
+ *  rendition at `shapeBase`'s address. */
+export function shapedSource(src, shape) {
+  const { until = null, gain = 0, boost = false } = shape;
+  return until == null && gain === 0 && !boost ? shapedURL(src, {}) : shapedURL(shapeBase(src), shape);
+}
+
 /** The address of `src` at `level` (0–1; its other asks kept). */
 export function levelURL(src, level) {
   return shapedURL(src, { ...shapeOf(src), gain: gainOf(level) });

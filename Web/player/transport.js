@@ -108,8 +108,9 @@ export class Transport extends EventTarget {
 
   // MARK: - What it holds
 
-  /** The source as it was set (a path, not the resolved URL), or null. */
-  get src() { return this.element.getAttribute("src"); }
+  /** The source as it was set (a path, not the resolved URL; without the place a `switchNow` gave
+   *  it), or null. */
+  get src() { return this.element.getAttribute("src")?.replace(/#t=[0-9.]*$/, "") ?? null; }
   holds(src) { return this.src === src; }
   /** The source's length is known (and a seek lands). */
   get ready() { return this.element.readyState >= HTMLMediaElement.HAVE_METADATA; }
@@ -241,6 +242,23 @@ export class Transport extends EventTarget {
     if (!loaded || !this.holds(src)) return false;
     this.seek(typeof at === "function" ? at() : at);
     if (play) await this.play();
+    return true;
+  }
+
+  /**
+   * Switches to `src` at `at` seconds as `switchSource` does, but all in this task: the place is
+   * in the address (a media fragment, `#t=`) and the play is asked for at once, so the element
+   * gets there and plays with no script to run after (the page may be locked a moment later).
+   * For a source the server answers at once (a joined stream). Resolves as `switchSource` does.
+   */
+  async switchNow(src, { at = this.position, play = this.playing } = {}) {
+    if (this.holds(src)) return false;
+    this.pause();
+    this.load(`${src}#t=${Math.max(0, at).toFixed(3)}`);
+    if (play) this.play();
+    const loaded = await this.whenLoaded();
+    if (!loaded || !this.holds(src)) return false;
+    if (play && this.element.paused) await this.play();
     return true;
   }
 

@@ -431,8 +431,12 @@ export class Editor {
    *  ends a new line below it, with the caret before the word to write the line. */
   insert(word) {
     const s = this.suggestion;
-    const fresh = s && s.replaceEnd === this.textarea.selectionStart;
-    const start = fresh ? s.replaceStart : this.textarea.selectionStart;
+    const caret = this.textarea.selectionStart;
+    const fresh = s && s.replaceEnd === caret;
+    // A bar made before the last keys (a quick typist, a slow phone) still replaces the word being
+    // typed at the caret, never leaving its start in front ("fli" + "flight").
+    const typed = this.textarea.value.slice(0, caret).match(/[\p{L}\p{M}'’]*$/u)[0].length;
+    const start = fresh ? s.replaceStart : caret - typed;
     this.textarea.focus();
     if (fresh && s.nextLine) {
       this.textarea.setRangeText(`\n ${word}`, start, this.textarea.selectionEnd, "start");

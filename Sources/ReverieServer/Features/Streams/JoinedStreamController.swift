@@ -126,7 +126,18 @@ struct JoinedStreamController: RouteCollection {
                 left -= data.count
                 if !data.isEmpty { try await send(Data(data)) }
             }
-            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: piece.frames, file: files[piece.part]))
+            // The stream's last frame alone (a player reading the end for a tag before it plays):
+            // silence, with no ffmpeg to start. It holds at most the last part's last 24 ms, mostly
+            // its encoder's tail, or a timer's end, silent anyway.
+            let last = stream.parts[piece.part]
+            let finalFrame = stream.frames - 1 - last.firstFrame
+            if piece.part == stream.parts.count - 1, piece.frames == finalFrame..<(finalFrame + 1) {
+                try await give(silent)
+                continue
+            }
+            // (Chunks as they come: a player switching to the stream waits for its first bytes.)
+            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: piece.frames, file: files[piece.part]),
+                                      gathering: 0.005)
             pipe.finishInput()
             do {
                 for await chunk in pipe.output {

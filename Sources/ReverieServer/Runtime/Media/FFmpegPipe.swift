@@ -26,7 +26,9 @@ final class FFmpegPipe: @unchecked Sendable {
     }
 
     /// ffmpeg with `arguments` (after `-hide_banner -loglevel error`), which must read `pipe:0` and write `pipe:1`.
-    init(ffmpeg: String, arguments: [String]) throws {
+    /// - Parameter gathering: seconds a chunk gathers what ffmpeg writes after its first byte (a
+    ///   tenth: a low-rate live stream's frames in one chunk; less where the first byte is waited for).
+    init(ffmpeg: String, arguments: [String], gathering: Double = 0.1) throws {
         guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-hide_banner", "-loglevel", "error"] + arguments
@@ -49,7 +51,7 @@ final class FFmpegPipe: @unchecked Sendable {
                 // What ffmpeg writes within a tenth of a second of the first byte, up to 64 KiB:
                 // neither a full 64 KiB (a low-rate stream would wait half a minute for it) nor
                 // each MP3 frame in a chunk of its own.
-                guard let data = Self.gather(reader.fileDescriptor, within: 0.1, upTo: 64 << 10) else { break }
+                guard let data = Self.gather(reader.fileDescriptor, within: gathering, upTo: 64 << 10) else { break }
                 continuation.yield(data)
             }
             continuation.finish()
