@@ -42,7 +42,9 @@ struct JoinedStreamTests {
             #expect(plan.stoppedAt == episode && plan.stopReason?.contains("not an episode of your podcasts") == true)
             // (An MP3 of 3 s lasts a few hundredths more: its encoder's last frame.)
             #expect(plan.parts[1].from == 1 && abs(plan.parts[1].start - 3.0) < 0.1 && abs(plan.duration - 5.0) < 0.12, "\(plan)")
-            #expect(plan.audioURL.hasPrefix("/api/streams/audio?parts=library%3A\(first.id)%2Clibrary%3A\(second.id)%401.000"), "\(plan.audioURL)")
+            // The address carries each part's start and length: its timeline needs nothing the server has now.
+            #expect(plan.audioURL.hasPrefix("/api/streams/audio?parts=library%3A\(first.id)%400.000%7E3.0") && plan.audioURL.contains("%2Clibrary%3A\(second.id)%401.000%7E2.000"),
+                    "\(plan.audioURL)")
 
             let whole = try await client.send(.GET, plan.audioURL, auth: .cookie(owner))
             #expect(whole.status == .ok && whole.headers.first(name: .contentLength) == String(Int((plan.duration / 0.024).rounded()) * 384))
@@ -75,12 +77,26 @@ struct JoinedStreamTests {
             let theirs = try await client.send(.GET, "/api/streams?parts=library:\(first.id)", auth: .cookie(other)).decode(JoinedStreamInfo.self)
             #expect(theirs.parts.isEmpty && theirs.audioURL.isEmpty && theirs.stopReason == "It is not in your library.")
             #expect(try await client.send(.GET, plan.audioURL, auth: .cookie(other)).status == .notFound)
+            // A part without its length has its file's (a file's rendition through the stream).
+            let alone = try await client.send(.GET, "/api/streams/audio?parts=library:\(first.id)&level=0.5", auth: .cookie(owner))
+            #expect(alone.status == .ok && alone.bytes.count == Int((plan.parts[0].length / 0.024).rounded(.up)) * 384)
             // Words that are not parts.
             for wrong in ["", "library:\(first.id)@-1", "nothing", Array(repeating: "library:\(first.id)", count: 51).joined(separator: ",")] {
                 let answer = try await client.send(.GET, "/api/streams?parts=\(wrong)", auth: .cookie(owner))
                 #expect(answer.status == .badRequest && answer.text.contains("parts"), "\(wrong.prefix(40)): \(answer.text)")
             }
             #expect(try await client.send(.GET, plan.audioURL, auth: .none).status == .unauthorized)
+
+            // The second song deleted while the stream plays (as an episode's download is, once
+            // played): the stream keeps its length and timeline, the second part is silence.
+            #expect(try await client.send(.DELETE, "/api/library/\(second.id)", auth: .cookie(owner)).status == .noContent)
+            let after = try await client.send(.GET, plan.audioURL, auth: .cookie(owner))
+            #expect(after.status == .ok && after.bytes.count == whole.bytes.count)
+            let kept = try await Self.decoded(Data(after.bytes))
+            #expect(abs(Self.frequency(kept, at: 1.0) - 440) < 22 && decibels(kept.rms(Int(3.5 * Double(kept.sampleRate))..<Int(4.5 * Double(kept.sampleRate)))) < -60)
+            // Gone where the range starts: said so.
+            let gone = try await client.send(.GET, plan.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=\(150 * 384)-"])
+            #expect(gone.status == .notFound && gone.text.contains("not_joinable"), "\(gone.text)")
         }
     }
 

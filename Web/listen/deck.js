@@ -148,6 +148,13 @@ export function toOriginal(kept, seconds) {
   return kept[kept.length - 1][1];
 }
 
+/** How many of a joined stream's `parts`, from the first, are the `items` asked for, in order. */
+export function matching(parts, items) {
+  let count = 0;
+  while (count < parts.length && parts[count].item === items[count]) count += 1;
+  return count;
+}
+
 /** Whether `src` is a joined stream (GET /api/streams/audio), which the server answers at once. */
 function isStream(src) {
   return (src ?? "").startsWith("/api/streams/");
@@ -170,7 +177,8 @@ async function joinedTracks(tracks) {
   }
   if (run.length < 2) return null;
   const plan = await api(`/api/streams?${new URLSearchParams({ parts: run.map((track) => track.item).join(",") })}`);
-  if (!(plan.parts.length > 1)) return null;
+  // (Each part must be the song asked for in its place: the tracks are matched to the parts so.)
+  if (plan.parts.length < 2 || matching(plan.parts, run.map((track) => track.item)) !== plan.parts.length) return null;
   return plan.parts.map((part, index) => ({
     ...run[index], src: plan.audioURL, start: part.start, end: index === plan.parts.length - 1 ? null : part.start + part.length,
     shift: part.start - part.from, file: { src: run[index].src, start: run[index].start, end: run[index].end },
@@ -535,8 +543,9 @@ class Channel extends EventTarget {
     this.noRendition = null;
     this.preparedDuck = null;
     this.generation += 1;
-    this.persist();
-    return this.useSource(src, at).then((done) => {
+    const switched = this.useSource(src, at);
+    this.persist();   // (the place is the switch's, in `src`'s seconds)
+    return switched.then((done) => {
       if (done && this.source === src) this.deck.retime();
       return done;
     });
@@ -644,6 +653,12 @@ class Channel extends EventTarget {
     let stops = false;
     for (let passed = from; passed < index; passed += 1) {
       this.markPlayed(passed);
+      // An item heard to its end in a joined stream, another following: its end is kept, as
+      // `trackEnded` keeps a file's (an episode then counts as played).
+      const track = this.queue[passed];
+      if (track.item && track.shift != null && this.queue[passed + 1].item !== track.item) {
+        record(track.item, "ended", toOriginal(track.kept, (track.end ?? this.fileDuration) - track.shift));
+      }
       stops ||= this.deck.endsAfter(this, passed);
     }
     this.dispatchEvent(new CustomEvent("track", { detail: { index } }));
@@ -852,6 +867,9 @@ class Channel extends EventTarget {
   // MARK: Keeping
 
   save(kind, { keepalive = false } = {}) {
+    // The track that holds where the audio is (a pause on waking may come before any timeupdate
+    // moved on from one item of a joined stream to the next).
+    if (kind !== "ended") this.follow();
     const track = this.track;
     if (!track) return;
     this.lastServerSave = Date.now();
@@ -1036,7 +1054,8 @@ class Deck extends EventTarget {
    *  cannot be reached. */
   async joinMusic() {
     const music = this.music, first = music.track;
-    if (!first || first.live || first.shift != null || !music.hasNext || music.restoring || this.joiningMusic) return;
+    if (this.joiningMusic) { this.rejoinMusic = true; return; }
+    if (!first || first.live || first.shift != null || !music.hasNext || music.restoring) return;
     this.joiningMusic = true;
     try {
       const joined = await joinedTracks(music.queue.slice(music.index, music.index + JOINED_SONGS)).catch(() => null);
@@ -1045,6 +1064,7 @@ class Deck extends EventTarget {
       await music.rebase(queue, music.index, joined[0].src, music.position + joined[0].shift);
     } finally {
       this.joiningMusic = false;
+      if (this.rejoinMusic) { this.rejoinMusic = false; this.joinMusic(); }
     }
   }
 

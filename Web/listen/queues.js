@@ -13,7 +13,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { bookTracks, deck, episodeTracks, librivoxTracks, toFile } from "./deck.js";
+import { bookTracks, deck, episodeTracks, librivoxTracks, matching, toFile } from "./deck.js";
 import { localPosition } from "../player/progress.js";
 import { render as renderSpeech } from "../speech.js";
 import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
@@ -255,7 +255,8 @@ class Queues extends EventTarget {
     if (parts.length > 1) {
       const asked = parts.map(({ entry: part, from }) => (from > 0 ? `${part.item}@${from.toFixed(3)}` : part.item)).join(",");
       plan = await api(`/api/streams?${new URLSearchParams({ parts: asked })}`);
-      if (!(plan.parts.length > 1)) plan = null;
+      // (Each part must be the entry asked for in its place: the tracks are matched to the parts so.)
+      if (!(plan.parts.length > 1) || matching(plan.parts, parts.map((part) => part.entry.item)) !== plan.parts.length) plan = null;
     }
     if (this.session !== session || speech.track !== current || speech.switching) { session.rejoin = true; return; }
     const playingIn = current.shift != null ? current.src : null;
@@ -381,6 +382,13 @@ class Queues extends EventTarget {
       session.sources.delete(finished);
       session.done.add(finished);
       session.entryID = track.entry;
+      // Entries passed through on the way (a joined stream, locked across more than one end):
+      // played too, and out of the list.
+      for (const passed of new Set(deck.speech.queue.slice(0, deck.speech.index).map((known) => known.entry))) {
+        if (!passed || passed === track.entry || passed === finished || session.done.has(passed)) continue;
+        session.done.add(passed);
+        this.remove(session.queueID, passed).catch(() => {});
+      }
       // An article heard to its end is read; one skipped is not.
       const previous = deck.speech.queue[deck.speech.index - 1];
       if (previous && session.lastPlayed === previous && previous.entry === finished) this.finishedArticle(source, previous);

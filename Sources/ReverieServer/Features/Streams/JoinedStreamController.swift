@@ -11,10 +11,13 @@ extension JoinedStreamInfo: Content {}
 /// the server makes as it is read (`JoinedStream`), so a locked phone goes on from one to the next
 /// with no script: Up Next's entries, a book's next book, the next song.
 ///
-/// Nothing is kept: the address says what is joined (`parts=library:<id>@12.5,podcast:<id>`, each
-/// an item and the second of its file to start from), and each request works it out again from
-/// the person's own items. Library items and downloaded episodes are joined; anything else (an
-/// episode streamed from its feed, a LibriVox book, an article) ends the stream before it.
+/// Nothing is kept: the address says what is joined (`parts=library:<id>@12.5~3600,…`, each an
+/// item, the second of its file to start from and the seconds it plays for), so the stream's
+/// timeline never depends on what the server has now; a request makes only the parts its range
+/// crosses, from the person's own items, and a part gone meanwhile (an episode's download deleted
+/// once played) is silence, not the end of the stream. Library items and downloaded episodes are
+/// joined; anything else (an episode streamed from its feed, a LibriVox book, an article) ends
+/// the stream before it.
 struct JoinedStreamController: RouteCollection {
     let library: LibraryStore
     let podcasts: Store<any PodcastRepository>
@@ -23,9 +26,13 @@ struct JoinedStreamController: RouteCollection {
     var fade: SleepFade = SleepTimer.fade
     var ffmpeg = "ffmpeg"
     let silence = SilentFrame()
+    let playing = StreamCounts()
 
     /// The most parts one stream joins.
     static let mostParts = 50
+    /// The most joined-stream answers one person is sent at once (each holds an ffmpeg): a player
+    /// reads one or two, and a seek cancels the one before.
+    static let mostAtOnce = 8
 
     func boot(routes: any RoutesBuilder) throws {
         let streams = routes.grouped("api", "streams")
@@ -47,30 +54,38 @@ struct JoinedStreamController: RouteCollection {
             if stop != nil { break }
         }
         let stream = JoinedStream(joined.map(\.part))
+        let placed = joined.map { Asked(item: $0.asked.item, from: $0.part.from, length: $0.part.length) }
         return JoinedStreamInfo(
-            audioURL: joined.isEmpty ? "" : "/api/streams/audio?parts=" + Self.formEncoded(Self.partsText(joined.map(\.asked))),
+            audioURL: joined.isEmpty ? "" : "/api/streams/audio?parts=" + Self.formEncoded(Self.partsText(placed)),
             duration: stream.duration,
             parts: stream.parts.map { JoinedStreamPart(item: $0.part.name, start: $0.start, from: $0.part.from, length: $0.part.length) },
             stoppedAt: stop?.item, stopReason: stop?.reason)
     }
 
-    /// `GET /api/streams/audio?parts=…[&until=SECONDS][&level=0–1][&boost=true]`: the parts joined,
-    /// MPEG audio with Range (its length is known before it is made), shaped as a file's rendition
-    /// is: ending at `until` with the sleep timer's fade, at a level, with Boost. 404 when a part
-    /// can no longer be joined.
+    /// `GET /api/streams/audio?parts=…[&until=SECONDS][&level=0–1][&boost=true]`: the parts joined
+    /// (each with its length, as the plan's `audioURL` gives them; a part without one has its
+    /// file's), MPEG audio with Range (its length is known
+    /// before it is made), shaped as a file's rendition is: ending at `until` with the sleep timer's
+    /// fade, at a level, with Boost. 404 `not_joinable` when a part the range starts in is not the
+    /// person's to play; a later part gone meanwhile is silence. 429 past `mostAtOnce` at once.
     func audio(req: Request) async throws -> Response {
         let shape = try req.renditionShape(untilIn: 1...(7 * 24 * 3600))
-        var files: [String] = []
-        var parts: [JoinedStream.Part] = []
-        for part in try Self.parts(req) {
-            guard case .joined(let resolved) = try await resolve(part, req) else {
-                throw APIError(.notFound, code: "not_joinable", "\(part.item) can no longer be joined into this stream: ask for its plan again.")
+        var asked = try Self.parts(req)
+        // A part without its length (a file's rendition through the stream: one part, key alone)
+        // has its file's, which must be there.
+        var files: [Int: String] = [:]
+        for index in asked.indices where asked[index].length == nil {
+            guard case .joined(let resolved) = try await resolve(asked[index], req) else {
+                throw APIError(.notFound, code: "not_joinable", "\(asked[index].item) cannot be joined: it is not a file of yours on the server.")
             }
-            files.append(resolved.file)
-            parts.append(resolved.part)
+            asked[index] = Asked(item: resolved.asked.item, from: resolved.part.from, length: resolved.part.length)
+            files[index] = resolved.file
         }
+        let parts = asked.map { JoinedStream.Part(name: $0.item, from: $0.from, length: $0.length ?? 0) }
         let stream = JoinedStream(parts, shape: .init(gain: Double(shape.gain), boost: shape.boost, until: shape.until, fade: fade.seconds))
-        guard stream.byteCount > 0 else { throw APIError(.badRequest, code: "invalid_field", "parts: nothing to play.") }
+        guard stream.byteCount > 0, stream.parts.count == parts.count else {
+            throw APIError(.badRequest, code: "invalid_field", "parts: each needs a length of more than 0 seconds.")
+        }
         var range = 0...(stream.byteCount - 1)
         var status = HTTPResponseStatus.ok
         if let header = req.headers.first(name: .range) {
@@ -87,12 +102,27 @@ struct JoinedStreamController: RouteCollection {
         if status == .partialContent {
             headers.replaceOrAdd(name: .contentRange, value: "bytes \(range.lowerBound)-\(range.upperBound)/\(stream.byteCount)")
         }
+        // The files of the parts the range crosses, the person's own: the first must be there, a
+        // later one gone meanwhile is silence.
+        for (index, piece) in stream.pieces(for: range).enumerated() where files[piece.part] == nil {
+            switch try await resolve(asked[piece.part], req) {
+            case .joined(let resolved): files[piece.part] = resolved.file
+            case .not(let reason) where index == 0:
+                throw APIError(.notFound, code: "not_joinable", "\(asked[piece.part].item) can no longer be joined: \(reason)")
+            case .not: break
+            }
+        }
         if req.method == .HEAD {
             // The length, and nothing made.
             return Response(status: status, headers: headers, body: .init(asyncStream: { try await $0.write(.end) }, count: range.count))
         }
-        let silent = try await silence.frame(ffmpeg: ffmpeg)
-        let ffmpeg = ffmpeg, logger = req.logger, paths = files, bytes = range
+        let user = try req.user
+        guard playing.begin(for: user.id) else {
+            throw APIError(.tooManyRequests, code: "too_many_streams", "\(Self.mostAtOnce) joined streams are already being sent to you: stop one first.")
+        }
+        let silent: Data
+        do { silent = try await silence.frame(ffmpeg: ffmpeg) } catch { playing.end(for: user.id); throw error }
+        let ffmpeg = ffmpeg, logger = req.logger, paths = files, bytes = range, playing = playing
         return Response(status: status, headers: headers, body: .init(asyncStream: { writer in
             do {
                 try await Self.write(stream, files: paths, range: bytes, silent: silent, ffmpeg: ffmpeg) { chunk in
@@ -103,15 +133,19 @@ struct JoinedStreamController: RouteCollection {
                 logger.debug("A joined stream ended early: \(error)")
                 try? await writer.write(.error(error))
             }
+            playing.end(for: user.id)
         }, count: bytes.count))
     }
 
     /// Makes bytes `range` of `stream`, piece by piece, handing them to `send` as ffmpeg makes them:
     /// each piece exactly its frames (a file that ends early is made up with silent frames).
-    static func write(_ stream: JoinedStream, files: [String], range: ClosedRange<Int>, silent: Data, ffmpeg: String,
+    /// A part with no file (gone meanwhile) is silence too.
+    static func write(_ stream: JoinedStream, files: [Int: String], range: ClosedRange<Int>, silent: Data, ffmpeg: String,
                       send: (Data) async throws -> Void) async throws {
         var skip = range.lowerBound % JoinedStream.frameBytes   // into the first frame
         var left = range.count
+        // Silence goes out a few seconds at a time, not frame by frame.
+        let silence = (0..<256).reduce(into: Data()) { block, _ in block.append(silent) }
         for piece in stream.pieces(for: range) where left > 0 {
             var wanted = piece.frames.count * JoinedStream.frameBytes
             func give(_ data: Data) async throws {
@@ -131,12 +165,12 @@ struct JoinedStreamController: RouteCollection {
             // its encoder's tail, or a timer's end, silent anyway.
             let last = stream.parts[piece.part]
             let finalFrame = stream.frames - 1 - last.firstFrame
-            if piece.part == stream.parts.count - 1, piece.frames == finalFrame..<(finalFrame + 1) {
-                try await give(silent)
+            guard let file = files[piece.part], piece.part != stream.parts.count - 1 || piece.frames != finalFrame..<(finalFrame + 1) else {
+                while wanted > 0, left > 0 { try await give(silence) }
                 continue
             }
             // (Chunks as they come: a player switching to the stream waits for its first bytes.)
-            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: piece.frames, file: files[piece.part]),
+            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: piece.frames, file: file),
                                       gathering: 0.005)
             pipe.finishInput()
             do {
@@ -151,16 +185,18 @@ struct JoinedStreamController: RouteCollection {
             }
             pipe.stop()
             // Frames the file did not hold (it is shorter than its length said): silence.
-            while wanted > 0, left > 0 { try await give(silent) }
+            while wanted > 0, left > 0 { try await give(silence) }
         }
     }
 
     // MARK: - Parts
 
-    /// A part as asked: an item's key and the second of its file to start at.
+    /// A part as asked: an item's key, the second of its file to start at and, in a stream's
+    /// address, the seconds it plays for.
     struct Asked: Equatable {
         var item: String
         var from: Double
+        var length: Double? = nil
     }
 
     struct Resolved {
@@ -174,7 +210,7 @@ struct JoinedStreamController: RouteCollection {
         case not(String)
     }
 
-    /// `parts`: `key[@seconds]` joined by commas, at most `mostParts`.
+    /// `parts`: `key[@seconds[~length]]` joined by commas, at most `mostParts`.
     static func parts(_ req: Request) throws -> [Asked] {
         guard let text = try req.queryString("parts", maximumLength: 80 * mostParts), !text.isEmpty else {
             throw APIError(.badRequest, code: "invalid_field", "parts: the items to join, as key@seconds separated by commas.")
@@ -189,20 +225,30 @@ struct JoinedStreamController: RouteCollection {
             guard ItemKey(key) != nil else {
                 throw APIError(.badRequest, code: "invalid_field", "parts: “\(key.prefix(60))” is not an item's key (library:<id>, podcast:<id>).")
             }
-            var from = 0.0
+            var from = 0.0, length: Double?
             if halves.count == 2 {
-                guard let seconds = Double(halves[1]), seconds.isFinite, seconds >= 0, seconds <= 7 * 24 * 3600 else {
+                let numbers = halves[1].split(separator: "~", maxSplits: 1, omittingEmptySubsequences: false).map { Double($0) }
+                guard let first = numbers[0], first.isFinite, first >= 0, first <= 7 * 24 * 3600 else {
                     throw APIError(.badRequest, code: "invalid_field", "parts: “\(halves[1].prefix(20))” is not a second to start at.")
                 }
-                from = seconds
+                from = first
+                if numbers.count == 2 {
+                    guard let seconds = numbers[1], seconds.isFinite, seconds > 0, seconds <= 7 * 24 * 3600 else {
+                        throw APIError(.badRequest, code: "invalid_field", "parts: “\(halves[1].prefix(30))” has no length of 1 ms to a week.")
+                    }
+                    length = seconds
+                }
             }
-            return Asked(item: key, from: from)
+            return Asked(item: key, from: from, length: length)
         }
     }
 
     /// The parts' text in an address, as the web app writes it: `key@seconds` (to the millisecond).
     static func partsText(_ parts: [Asked]) -> String {
-        parts.map { $0.from > 0 ? "\($0.item)@\(String(format: "%.3f", $0.from))" : $0.item }.joined(separator: ",")
+        parts.map { part in
+            let length = part.length.map { "~" + String(format: "%.3f", $0) } ?? ""
+            return part.from > 0 || !length.isEmpty ? "\(part.item)@\(String(format: "%.3f", part.from))\(length)" : part.item
+        }.joined(separator: ",")
     }
 
     /// `text` as a form's value is written (what the web app's URLSearchParams writes, so its
@@ -237,8 +283,30 @@ struct JoinedStreamController: RouteCollection {
             return .not("A \(key.kind.rawValue) item plays on its own.")
         }
         guard FileManager.default.fileExists(atPath: file) else { return .not("Its file is missing.") }
+        guard length > 0 else { return .not("It has no sound to play.") }
         let from = min(asked.from, max(0, length - JoinedStream.frameSeconds))
         return .joined(Resolved(asked: asked, file: file, part: JoinedStream.Part(name: asked.item, from: from, length: length - from)))
+    }
+}
+
+/// How many joined-stream answers each person is being sent now.
+final class StreamCounts: Sendable {
+    private let counts = NIOLockedValueBox<[UUID: Int]>([:])
+
+    /// One more for `user`, unless they have `JoinedStreamController.mostAtOnce` already.
+    func begin(for user: UUID) -> Bool {
+        counts.withLockedValue { counts in
+            guard counts[user, default: 0] < JoinedStreamController.mostAtOnce else { return false }
+            counts[user, default: 0] += 1
+            return true
+        }
+    }
+
+    func end(for user: UUID) {
+        counts.withLockedValue { counts in
+            counts[user] = max(0, counts[user, default: 1] - 1)
+            if counts[user] == 0 { counts[user] = nil }
+        }
     }
 }
 
