@@ -179,10 +179,19 @@ async function joinedTracks(tracks) {
   const plan = await api(`/api/streams?${new URLSearchParams({ parts: run.map((track) => track.item).join(",") })}`);
   // (Each part must be the song asked for in its place: the tracks are matched to the parts so.)
   if (plan.parts.length < 2 || matching(plan.parts, run.map((track) => track.item)) !== plan.parts.length) return null;
-  return plan.parts.map((part, index) => ({
-    ...run[index], src: plan.audioURL, start: part.start, end: index === plan.parts.length - 1 ? null : part.start + part.length,
-    shift: part.start - part.from, file: { src: run[index].src, start: run[index].start, end: run[index].end },
-  }));
+  return plan.parts.map((part, index) => inStream(run[index], part, plan.audioURL, index === plan.parts.length - 1));
+}
+
+/** `track` (in its own file) placed in the joined stream `src` at `part` (the plan's: its start in
+ *  the stream, the second of the file there, its length), with its `shift` and its `file`; the
+ *  stream's `last` track ends with the stream. */
+export function inStream(track, part, src, last) {
+  const shift = part.start - part.from;
+  const { resumeAt, ...rest } = track;
+  return {
+    ...rest, src, start: Math.max(part.from, track.start) + shift, end: last ? null : (track.end ?? part.from + part.length) + shift,
+    shift, file: { src: track.src, start: track.start, end: track.end },
+  };
 }
 
 /** Music items as a queue. */

@@ -13,7 +13,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { bookTracks, deck, episodeTracks, librivoxTracks, matching, toFile } from "./deck.js";
+import { bookTracks, deck, episodeTracks, inStream, librivoxTracks, matching, toFile } from "./deck.js";
 import { localPosition } from "../player/progress.js";
 import { render as renderSpeech } from "../speech.js";
 import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
@@ -265,14 +265,8 @@ class Queues extends EventTarget {
     // The tracks placed in the stream (or, with nothing to join, in the entry's own file).
     let queue = parts[0].tracks;
     if (plan) {
-      queue = plan.parts.flatMap((part, index) => {
-        const shift = part.start - part.from, last = index === plan.parts.length - 1;
-        return parts[index].tracks.map((track, at, all) => {
-          const { resumeAt, ...rest } = track;
-          const end = last && at === all.length - 1 ? null : (track.end ?? part.from + part.length) + shift;
-          return { ...rest, src: plan.audioURL, start: Math.max(part.from, track.start) + shift, end, shift, file: { src: track.src, start: track.start, end: track.end } };
-        });
-      });
+      queue = plan.parts.flatMap((part, index) => parts[index].tracks.map((track, at, all) =>
+        inStream(track, part, plan.audioURL, index === plan.parts.length - 1 && at === all.length - 1)));
     }
     const index = queue.findIndex((track) => track.id === current.id);
     if (index < 0) return;
