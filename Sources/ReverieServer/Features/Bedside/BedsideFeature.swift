@@ -6,7 +6,7 @@ import Vapor
 struct BedsideFeature: Feature {
     let routes: [any RouteCollection]
     /// The night streams playing now.
-    let nights = NightStreams()
+    let nights = StreamsPerPerson(limit: 3)
 
     init(settings: Store<any SettingsRepository>, bedsidePieces: Store<any BedsidePieceRepository>, media: MediaFiles,
          sounds: SynthesizedAudio, renditions: Renditions, library: BedsideLibrary, nightStreamSeconds: Int,

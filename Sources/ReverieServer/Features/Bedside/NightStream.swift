@@ -25,7 +25,8 @@ extension BedsideNightInfo: Content {}
 /// may ask for 16.
 struct NightStreamController: RouteCollection {
     let settings: Store<any SettingsRepository>
-    let streams: NightStreams
+    /// The night streams playing now: at most three for one person (a phone and a spare).
+    let streams: StreamsPerPerson
     let ffmpeg: String
     /// How long one connection plays at most (`ServerConfig.nightStreamSeconds`: 16 hours, a long
     /// night and the morning after).
@@ -107,7 +108,7 @@ struct NightStreamController: RouteCollection {
         if req.method == .HEAD { return Response(status: .ok, headers: headers) }
         guard let ticket = streams.begin(for: user.id) else {
             throw APIError(.tooManyRequests, code: "too_many_streams",
-                           "\(NightStreams.perPerson) night streams already play for you: stop one on another device first.")
+                           "\(streams.limit) night streams already play for you: stop one on another device first.")
         }
         let pipe: FFmpegPipe
         do {
@@ -182,27 +183,3 @@ struct NightStreamController: RouteCollection {
     }
 }
 
-/// The night streams playing now, at most `perPerson` for one person (a phone and a spare).
-final class NightStreams: Sendable {
-    static let perPerson = 3
-    struct Ticket: Sendable {
-        let user: UUID
-    }
-
-    private let playing = NIOLockedValueBox<[UUID: Int]>([:])
-
-    func begin(for user: UUID) -> Ticket? {
-        playing.withLockedValue { counts in
-            guard counts[user, default: 0] < Self.perPerson else { return nil }
-            counts[user, default: 0] += 1
-            return Ticket(user: user)
-        }
-    }
-
-    func end(_ ticket: Ticket) {
-        playing.withLockedValue { counts in
-            counts[ticket.user, default: 1] -= 1
-            if counts[ticket.user] == 0 { counts[ticket.user] = nil }
-        }
-    }
-}

@@ -26,7 +26,8 @@ struct JoinedStreamController: RouteCollection {
     var fade: SleepFade = SleepTimer.fade
     var ffmpeg = "ffmpeg"
     let silence = SilentFrame()
-    let playing = StreamCounts()
+    /// At most `mostAtOnce` answers sent to one person at once.
+    let playing = StreamsPerPerson(limit: JoinedStreamController.mostAtOnce)
 
     /// The most parts one stream joins.
     static let mostParts = 50
@@ -117,11 +118,11 @@ struct JoinedStreamController: RouteCollection {
             return Response(status: status, headers: headers, body: .init(asyncStream: { try await $0.write(.end) }, count: range.count))
         }
         let user = try req.user
-        guard playing.begin(for: user.id) else {
+        guard let ticket = playing.begin(for: user.id) else {
             throw APIError(.tooManyRequests, code: "too_many_streams", "\(Self.mostAtOnce) joined streams are already being sent to you: stop one first.")
         }
         let silent: Data
-        do { silent = try await silence.frame(ffmpeg: ffmpeg) } catch { playing.end(for: user.id); throw error }
+        do { silent = try await silence.frame(ffmpeg: ffmpeg) } catch { playing.end(ticket); throw error }
         let ffmpeg = ffmpeg, logger = req.logger, paths = files, bytes = range, playing = playing
         return Response(status: status, headers: headers, body: .init(asyncStream: { writer in
             do {
@@ -133,7 +134,7 @@ struct JoinedStreamController: RouteCollection {
                 logger.debug("A joined stream ended early: \(error)")
                 try? await writer.write(.error(error))
             }
-            playing.end(for: user.id)
+            playing.end(ticket)
         }, count: bytes.count))
     }
 
@@ -286,27 +287,6 @@ struct JoinedStreamController: RouteCollection {
         guard length > 0 else { return .not("It has no sound to play.") }
         let from = min(asked.from, max(0, length - JoinedStream.frameSeconds))
         return .joined(Resolved(asked: asked, file: file, part: JoinedStream.Part(name: asked.item, from: from, length: length - from)))
-    }
-}
-
-/// How many joined-stream answers each person is being sent now.
-final class StreamCounts: Sendable {
-    private let counts = NIOLockedValueBox<[UUID: Int]>([:])
-
-    /// One more for `user`, unless they have `JoinedStreamController.mostAtOnce` already.
-    func begin(for user: UUID) -> Bool {
-        counts.withLockedValue { counts in
-            guard counts[user, default: 0] < JoinedStreamController.mostAtOnce else { return false }
-            counts[user, default: 0] += 1
-            return true
-        }
-    }
-
-    func end(for user: UUID) {
-        counts.withLockedValue { counts in
-            counts[user] = max(0, counts[user, default: 1] - 1)
-            if counts[user] == 0 { counts[user] = nil }
-        }
     }
 }
 
