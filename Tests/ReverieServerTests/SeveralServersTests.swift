@@ -88,6 +88,30 @@ struct SeveralServersTests {
         }
     }
 
+    @Test("a render let go of through the other server stops being spoken on its own within a job poll, and its place is given back", arguments: TestDatabase.all)
+    func letGoThroughTheOther(database: TestDatabase) async throws {
+        let stuck = GatedEngine()   // the first server is at the first phrase: it speaks on until told
+        try await withTestApp(database, speech: SpeechEngines([stuck])) { one in
+            let ada = try await one.setUpOwner("ada")
+            let id = try await one.startRender("The lake is still. Rest now.", as: ada).decode(SpeechRenderInfo.self).id
+            _ = try await eventually("the first server speaks it") { stuck.speaking > 0 ? true : nil }
+            try await withSecondServer(beside: one) { two in
+                #expect(try await two.send(.DELETE, "/api/speech/renders/\(id)", auth: .cookie(ada)).status == .noContent)
+                let info = try await one.send(.GET, "/api/speech/renders/\(id)", auth: .cookie(ada)).decode(SpeechRenderInfo.self)
+                #expect(info.status == .failed && info.error == SpeechController.stoppedReason)
+            }
+            // Until its next poll the first server speaks on; at it, it lets go.
+            #expect(stuck.speaking > 0)
+            await one.app.speech.takeOverStalled(repository: FluentSpeechRenderRepository(database: one.app.db), now: one.clock.closure, logger: one.app.logger)
+            _ = try await eventually("the first server stops speaking it") { stuck.speaking == 0 ? true : nil }
+            // Ada's place among her running renders is hers again: as many new ones start as ever.
+            for n in 0..<(try #require(one.config)).speechMaxConcurrentRenders {
+                #expect(try await one.startRender("Another evening, number \(n).", as: ada).status == .accepted)
+            }
+            stuck.open()   // lets the new renders end, so the server can shut down
+        }
+    }
+
     /// A second server configured like `one` on the same database, its requests sent in memory.
     private func withSecondServer(beside one: TestClient, speech: SpeechEngines = SpeechEngines([]),
                                   _ body: (TestClient) async throws -> Void) async throws {

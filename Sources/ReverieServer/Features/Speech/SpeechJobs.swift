@@ -94,11 +94,17 @@ final class SpeechJobs: Sendable {
 
     /// Says this server still speaks its renders, and takes over those whose server stopped: each
     /// is spoken again here from its script (the speech cache keeps what was already spoken), or
-    /// failed with a reason when it has none (a render from before scripts were kept). Run at
-    /// start and at every job poll.
+    /// failed with a reason when it has none (a render from before scripts were kept). First it
+    /// lets go of those it speaks that the database no longer gives it: let go of by their person
+    /// through another server (`DELETE` answered there), taken over, or their person removed, so
+    /// the speaking stops here within a poll. Run at start and at every job poll.
     func takeOverStalled(repository: any SpeechRenderRepository, now: @escaping @Sendable () -> Date, logger: Logger) async {
         let time = now()
         do {
+            let mine = unsettled.withLockedValue { Array($0.keys) }
+            for id in try await repository.notSpoken(by: worker, among: mine) where letGo(id) {
+                logger.info("speech render \(id): ended elsewhere; no longer spoken here")
+            }
             try await repository.heartbeat(worker: worker, at: time)
             for render in try await repository.takeStalled(worker: worker, staleBefore: time.addingTimeInterval(-Self.stalledAfter), at: time) {
                 guard let script = render.script, let format = AudioEncoder.Format(rawValue: render.format) else {

@@ -16,6 +16,9 @@ public protocol SpeechRenderRepository: Sendable {
     /// Takes for `worker` each render still `rendering` whose server has not said so since
     /// `staleBefore` (it stopped); each is taken by one server only. Answers those taken.
     func takeStalled(worker: String, staleBefore: Date, at date: Date) async throws -> [SpeechRenderRecord]
+    /// Of `ids`, those no longer spoken by `worker`: ended meanwhile (let go of through another
+    /// server), taken over by another server, or gone (their person removed).
+    func notSpoken(by worker: String, among ids: [UUID]) async throws -> [UUID]
     /// The cache keys of every render a person asked for (to clean up after they are removed).
     func cacheKeys(ownedBy userID: UUID) async throws -> Set<String>
     /// Whether any render row, anyone's, still names this cache key.
@@ -67,6 +70,14 @@ struct FluentSpeechRenderRepository: SpeechRenderRepository {
         try await SpeechRenderModel.query(on: database).filter(\.$status == SpeechRenderInfo.Status.rendering.rawValue).filter(\.$worker == worker)
             .set(\.$heartbeatAt, to: date)
             .update()
+    }
+
+    func notSpoken(by worker: String, among ids: [UUID]) async throws -> [UUID] {
+        guard !ids.isEmpty else { return [] }
+        let spoken = try await SpeechRenderModel.query(on: database).filter(\.$id ~~ ids)
+            .filter(\.$status == SpeechRenderInfo.Status.rendering.rawValue).filter(\.$worker == worker)
+            .all(\.$id)
+        return ids.filter { !spoken.contains($0) }
     }
 
     func takeStalled(worker: String, staleBefore: Date, at date: Date) async throws -> [SpeechRenderRecord] {
