@@ -161,17 +161,32 @@ public struct AudioFiles: Sendable {
     public func levelled(_ source: URL, codec: String, duration: Double, gain: Double, boost: Bool, end: Double?, fade: Double,
                          curve: String, into destination: URL) async throws {
         let mp3 = codec == "mp3"
-        var filters = Self.levelFilters(gain: gain, boost: boost)
-        var cut: [String] = []
-        if let end {
-            let end = min(end, duration), start = max(0, end - fade)
-            filters.append(String(format: "afade=t=out:st=%.6f:d=%.6f:curve=%@", start, end - start, curve))
-            cut = ["-t", String(format: "%.6f", end)]
-        }
+        let (filters, cut) = Self.shapeFilters(gain: gain, boost: boost, end: end.map { min($0, duration) }, fade: fade, curve: curve)
         let encode = Self.renditionEncoder(mp3: mp3) + (mp3 ? ["-f", "mp3", "-id3v2_version", "0", "-map_metadata", "-1"]
                                                              : ["-movflags", "+faststart", "-f", "mp4"])
         try await ffmpegRun(["-i", source.path, "-map", "0:a:0", "-vn"] + cut
                             + (filters.isEmpty ? [] : ["-af", filters.joined(separator: ",")]) + encode, to: destination)
+    }
+
+    /// A rendition's filters and cut: the level and Boost (`levelFilters`) and, with an `end`, the
+    /// sleep timer's fade to silence there (its last `fade` seconds in `curve`) and the cut at it.
+    static func shapeFilters(gain: Double, boost: Bool, end: Double?, fade: Double, curve: String) -> (filters: [String], cut: [String]) {
+        var filters = levelFilters(gain: gain, boost: boost)
+        guard let end else { return (filters, []) }
+        let start = max(0, end - fade)
+        filters.append(String(format: "afade=t=out:st=%.6f:d=%.6f:curve=%@", start, end - start, curve))
+        return (filters, ["-t", String(format: "%.6f", end)])
+    }
+
+    /// ffmpeg's arguments that shape a live stream (a radio station) read from its standard input
+    /// as a file's rendition is shaped: at `gain` dB, with Boost, and with an `until` ending that
+    /// many seconds of sound into it, its last `fade` seconds falling to silence in `curve`. Out as
+    /// MP3 at 128 kb/s on its standard output. The stream's own clock is set to start at 0 (a
+    /// station's MPEG-TS segments carry the hours it has been on air).
+    public static func shapedStreamArguments(gain: Double, boost: Bool, until: Double?, fade: Double, curve: String) -> [String] {
+        let (filters, cut) = shapeFilters(gain: gain, boost: boost, end: until, fade: fade, curve: curve)
+        return ["-i", "pipe:0", "-vn", "-map", "0:a:0"] + cut + ["-af", (["asetpts=PTS-STARTPTS"] + filters).joined(separator: ",")]
+            + renditionEncoder(mp3: true) + ["-f", "mp3", "-id3v2_version", "0", "-map_metadata", "-1", "pipe:1"]
     }
 
     /// ffmpeg's filters for a level of `gain` dB (a whole dB; −60 or under is silence) and Boost's

@@ -432,6 +432,44 @@ struct PodcastAPITests {
         }
     }
 
+    @Test("radio: a station shaped on the way, for a locked phone (issue 46): until ends it with the sleep timer's fade, level lowers it, the HLS relay too")
+    func radioShaped() async throws {
+        try await Self.withSite { site in
+            try await withTestApp(.sqlite, adjust: Self.adjust(site)) { client in
+                let bea = try await client.setUpOwner("bea")
+                let plain = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/stream", auth: .cookie(bea))
+                let full = try await JoinedStreamTests.decoded(Data(plain.bytes))
+                func rms(_ buffer: AudioBuffer, _ from: Double, _ to: Double) -> Float {
+                    buffer.rms(Int(from * Double(buffer.sampleRate))..<min(buffer.samples.count, Int(to * Double(buffer.sampleRate))))
+                }
+                // Four seconds of the station, falling to silence on the timer's fade (30 s, so all of these four are in it).
+                let ending = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/stream?until=4", auth: .cookie(bea))
+                #expect(ending.status == .ok && ending.headers.first(name: .contentType) == "audio/mpeg", "\(ending.status) \(ending.text.prefix(200))")
+                let faded = try await JoinedStreamTests.decoded(Data(ending.bytes))
+                let seconds = Double(faded.samples.count) / Double(faded.sampleRate)
+                #expect(abs(seconds - 4) < 0.15, "the shaped stream lasts \(seconds) s, not the 4 asked for")
+                let early = rms(faded, 0.2, 0.6), late = rms(faded, 3.5, 3.9), tail = rms(faded, 3.92, 4.0)
+                #expect(early > 0.8 * rms(full, 0.2, 0.6) && late < 0.2 * early && decibels(tail) < -40,
+                        "the fade: \(decibels(early)) dB early, \(decibels(late)) dB late, \(decibels(tail)) dB at the end")
+                // At half the level (−6 dB), and on past the station's own first seconds.
+                let half = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/stream?level=0.5", auth: .cookie(bea))
+                let lowered = try await JoinedStreamTests.decoded(Data(half.bytes))
+                let drop = decibels(rms(lowered, 1, 4)) - decibels(rms(full, 1, 4))
+                #expect(abs(drop + 6) < 1, "level 0.5 lowered the station by \(drop) dB")
+                // The HLS-only station's relay: encoded, ending at its `until`.
+                let hls = try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream?until=6", auth: .cookie(bea))
+                #expect(hls.status == .ok && hls.headers.first(name: .contentType) == "audio/mpeg", "\(hls.status) \(hls.text.prefix(200))")
+                let hlsSeconds = try await Self.probedSeconds(Data(hls.bytes))
+                #expect(abs(hlsSeconds - 6) < 0.2, "the HLS relay lasts \(hlsSeconds) s of the 6 asked for")
+                // A HEAD asks the station nothing; the playlist a browser reads itself has no shape; an end must be 1 s or more.
+                let head = try await client.send(.HEAD, "/api/radio/stations/\(PodcastSite.stationID)/stream?until=30", auth: .cookie(bea))
+                #expect(head.status == .ok && head.headers.first(name: .contentType) == "audio/mpeg" && head.bytes.isEmpty)
+                #expect(try await client.send(.GET, "/api/radio/stations/\(PodcastSite.hlsStationID)/stream?hls=1&until=30", auth: .cookie(bea)).status == .badRequest)
+                #expect(try await client.send(.GET, "/api/radio/stations/\(PodcastSite.stationID)/stream?until=0", auth: .cookie(bea)).status == .badRequest)
+            }
+        }
+    }
+
     @Test("without the owner's allowance, a feed on a private address is refused with a reason")
     func privateAddressRefused() async throws {
         try await Self.withSite { site in

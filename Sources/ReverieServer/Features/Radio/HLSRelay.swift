@@ -118,12 +118,14 @@ struct HLSRelay: Sendable {
     /// ffmpeg and the fetching start only when the body is written (a HEAD starts nothing), and
     /// stop when the listener goes; what ffmpeg makes is handed on as the listener takes it, so a
     /// slow listener slows the fetching rather than filling memory.
-    func remux(_ url: URL, codec: String?, for req: Request, maxBytes: Int) async throws -> Response {
+    /// With `shaping` (ffmpeg's arguments from `pipe:0` to MP3 on `pipe:1`: a level, the sleep
+    /// timer's fade) the sound is encoded so instead of copied.
+    func remux(_ url: URL, codec: String?, shaping: [String]? = nil, for req: Request, maxBytes: Int) async throws -> Response {
         // Read once before answering, so a station that cannot be played says why with its status.
         let first = try await resolve(url)
         // The sound's codec: the variant's CODECS when the master playlist named them, else the directory's.
         let named = (first.codecs ?? codec ?? "").lowercased()
-        let mp3 = named.contains("mp3") || named.contains("mp4a.40.34") || named.contains("mp4a.6b")
+        let mp3 = shaping != nil || named.contains("mp3") || named.contains("mp4a.40.34") || named.contains("mp4a.6b")
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .contentType, value: mp3 ? "audio/mpeg" : "audio/aac")
         headers.replaceOrAdd(name: .cacheControl, value: "no-store")
@@ -132,7 +134,8 @@ struct HLSRelay: Sendable {
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
             let process: FFmpegPipe
             do {
-                process = try FFmpegPipe.remux(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
+                process = try shaping.map { try FFmpegPipe(ffmpeg: ffmpeg, arguments: ["-protocol_whitelist", "pipe"] + $0) }
+                    ?? FFmpegPipe.remux(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
             } catch {
                 try? await writer.write(.error(error))
                 return

@@ -1,4 +1,6 @@
+import AudioRender
 import Foundation
+import Playback
 import ReverieAPI
 import Vapor
 
@@ -14,6 +16,8 @@ struct RadioController: RouteCollection {
     let maxBytes: Int
     /// HLS-only stations: their playlists and segments, and the remux relay.
     let hls: HLSRelay
+    /// The sleep timer's fade, which an `until` ends the stream in.
+    var fade: SleepFade = SleepTimer.fade
     /// Stations as radio-browser last described them, so a stream's reconnects do not ask again.
     let stations = Recent<String, RadioStationInfo>(lifetime: .minutes(10), capacity: 1000)
 
@@ -43,21 +47,38 @@ struct RadioController: RouteCollection {
         return .noContent
     }
 
-    /// `GET /api/radio/stations/{stationID}/stream[?alternate=1][?hls=1]`: the station's stream
-    /// (`url_resolved`, or with `alternate` its listed `url`) through the guarded client, so it
-    /// plays from the server's own address (no mixed content, no private addresses) for as long
-    /// as the person listens. An HLS-only station plays through `HLSRelay`: its playlist with
-    /// `hls=1` (for a browser with HLS built in), else its sound remuxed by ffmpeg into one stream.
+    /// `GET /api/radio/stations/{stationID}/stream[?alternate=1][?hls=1][&until=SECONDS][&level=0–1][&boost=true]`:
+    /// the station's stream (`url_resolved`, or with `alternate` its listed `url`) through the
+    /// guarded client, so it plays from the server's own address (no mixed content, no private
+    /// addresses) for as long as the person listens. An HLS-only station plays through
+    /// `HLSRelay`: its playlist with `hls=1` (for a browser with HLS built in), else its sound
+    /// remuxed by ffmpeg into one stream.
+    ///
+    /// Shaped as a file's rendition is (issue 46): `until` ends it after that many seconds of
+    /// sound, its last seconds the sleep timer's fade; `level` and `boost` set its level. Then
+    /// ffmpeg encodes it as MP3 on the way, so a locked phone, which runs no script and whose
+    /// Web Audio is silent, hears the fade and the level in the bytes. (Not with `hls=1`: the
+    /// browser reads that playlist's segments itself.)
     func stream(req: Request) async throws -> Response {
         _ = try req.user
         let id = try stationID(req)
+        let shape = try req.renditionShape(untilIn: 1...(24 * 3600))
         let station = try await station(id, req)
         let alternate = (try? req.query.get(Int.self, at: "alternate")) == 1
         guard let url = URL(string: alternate ? station.url : station.urlResolved) else { throw APIError.notFound("radio station") }
+        let shaping = shape.until != nil || shape.changesLevel
+            ? AudioFiles.shapedStreamArguments(gain: Double(shape.gain), boost: shape.boost, until: shape.until, fade: fade.seconds, curve: fade.ffmpegCurve)
+            : nil
         if station.hls {
-            if (try? req.query.get(Int.self, at: "hls")) == 1 { return try await hls.playlist(id, url) }
-            return try await hls.remux(url, codec: station.codec, for: req, maxBytes: maxBytes)
+            if (try? req.query.get(Int.self, at: "hls")) == 1 {
+                guard shaping == nil else {
+                    throw APIError(.badRequest, code: "invalid_field", "until, level and boost shape the relayed stream, not the hls=1 playlist.")
+                }
+                return try await hls.playlist(id, url)
+            }
+            return try await hls.remux(url, codec: station.codec, shaping: shaping, for: req, maxBytes: maxBytes)
         }
+        if let shaping { return try await client.shapedRelay(url, ffmpeg: hls.ffmpeg, arguments: shaping, for: req, maxBytes: maxBytes) }
         return try await client.relay(url, for: req, maxBytes: maxBytes)
     }
 
