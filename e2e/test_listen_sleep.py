@@ -28,6 +28,7 @@ from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, PATIENCE, close, open_page, screenshot, sign_in, wait_until
 from listening import COUNT_GRAPHS, RATE, chapter_book, dominant_frequency, level, lock, locked, press, silent_from, wake
+from podcast_fixture import STATION
 from test_listen import make
 
 BOOK = "Three Tones"          # chapters of 10 s: 440, 660, 880 Hz
@@ -518,6 +519,58 @@ def test_a_station_with_no_rendition_fades_out_through_its_gain_while_locked(ser
     wait_deck(page, "!deck.music.playing && !deck.timer && !deck.music.fadeOut", "the timer did not stop the station on waking")
     expect(page.locator(".dock [data-dock-notice]")).to_contain_text("The sleep timer stopped playback at")
     screenshot(page, "listen-sleep-station-woken")
+    close(page)
+
+
+def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_browser, audio_sink):
+    """On an iPhone a station's fade cannot be a gain: Web Audio falls silent when the phone locks.
+    The timer asks the server's relay for the station shaped (issue 46, part 2): it ends after the
+    timer's seconds of sound with the timer's fade in its bytes, which the locked phone plays. The
+    station is the radio-browser fixture's, a 262 Hz tone relayed by the server."""
+    page = listening_page(server, listening_browser, iphone=True)
+    page.evaluate("""async (id) => {
+        const { deck, stationTrack } = await import('/listen/deck.js');
+        await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
+    }""", STATION)
+    wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+    deck(page, "deck.setTimer(15)")
+
+    with audio_sink.record() as recording:
+        recording.wait_for_seconds(1.0)
+        mark = recording.seconds
+        deck(page, "(deck.timer.endsAt = Date.now() + 34_000, deck.retime())")  # test-only, as in the minutes test
+        wait_deck(page, "deck.music.playing && deck.music.rendition && !deck.music.switching && deck.music.transport.src.includes('until=')",
+                  "the station was not switched to its shaped relay")
+        src, graph = deck(page, "[deck.music.transport.src, Boolean(deck.music.graph)]")
+        # What the switch cost: the relay's seconds count from when it started playing.
+        drift = deck(page, "(deck.music.rendition.endsAt - deck.timer.endsAt) / 1000")
+        deck(page, """(window.stalls = [], ['waiting', 'playing'].forEach((type) =>
+            deck.music.audio.addEventListener(type, (e) => window.stalls.push([type, e.timeStamp]))))""")
+        ends = mark + 34.0
+        with locked(page):
+            recording.wait_for_seconds(ends + 3.0)
+        sound = recording.samples()
+        recording.save(ARTIFACTS / "listen-sleep-station-iphone.wav")
+    waited = stalled_seconds(deck(page, "window.stalls"))
+    assert src.startswith(f"/api/radio/stations/{STATION}/stream?until="), src
+    assert not graph, "the station went through Web Audio, which an iPhone silences when it locks"
+
+    end, fit, early, late = fade(band(sound, 262)[int(mark * RATE):])
+    end += mark
+    due = ends + max(0.0, drift) + waited
+    print(f"station on an iPhone: due at {ends:.2f} s (+{drift:.2f} s for the switch, {waited:.2f} s waiting for bytes); "
+          f"faded out at {end:.2f} s (R² {fit:.3f}, {20 * np.log10(late / early):.1f} dB from 25 s to 5 s before)")
+    assert -0.5 < drift < 5.0, f"switching the station to its relay moved its end by {drift:.2f} s"
+    assert waited < 5.0, f"the station's element waited {waited:.2f} s for its bytes"
+    assert due - 1.0 <= end <= due + 2.0, f"the station faded out at {end:.2f} s, due at {due:.2f} s"
+    assert waited > 0.5 or fit > 0.97, f"the fade was not steady (R² {fit:.3f})"
+    assert 20 * np.log10(late / early) == pytest.approx(20 * np.log10(5 / 25), abs=3)
+    stops = silent_from(sound, threshold=-60.0)
+    assert stops is not None and stops <= due + 2.0, f"sound went on to {stops} s"
+
+    # Awake: paused, the timer gone, the stop said.
+    wait_deck(page, "!deck.music.playing && !deck.timer", "the timer did not stop the station on waking")
+    expect(page.locator(".dock [data-dock-notice]")).to_contain_text("The sleep timer stopped playback at")
     close(page)
 
 

@@ -29,7 +29,7 @@ import { api } from "../api.js";
 import { storedJSON } from "../dom.js";
 import { record } from "../player/progress.js";
 import { layFade } from "../player/sleep-timer.js";
-import { gainOf, hasRendition, isRendition, prepareRendition, renditionEnd, shapeOf, shapedSource } from "../player/rendition.js";
+import { gainOf, hasRendition, isRendition, isStationRelay, prepareRendition, renditionEnd, shapeOf, shapedSource } from "../player/rendition.js";
 import { NEEDS_TOUCH, Transport } from "../player/transport.js";
 import * as lockScreen from "./lock-screen.js";
 import { artwork, lockScreenOwner } from "../player/media-session.js";
@@ -398,6 +398,8 @@ class Channel extends EventTarget {
   useSource(src, at = null) {
     const request = { src };
     this.request = request;
+    // A station has no place: its relay, shaped or not, starts where the station is now.
+    if (this.track?.live) return this.switchTo(request, src, 0);
     // (A joined stream is answered at once: no asking first.)
     if (at != null || !isRendition(src) || isStream(src)) return this.switchTo(request, src, at ?? this.heardTo);
     return prepareRendition(src).then(() => (this.request === request ? this.switchTo(request, src, this.heardTo) : false));
@@ -409,7 +411,7 @@ class Channel extends EventTarget {
     // A joined stream (Up Next's, or a rendition through it) is switched to in this task, playing
     // from its place with no script after: a phone locked a moment after a tap still gets there
     // (End of Chapter chosen, then the screen locked). A file's rendition, once made, as before.
-    const now = isStream(src);
+    const now = isStream(src) || isStationRelay(src);
     const switched = now ? this.transport.switchNow(src, { at, play: switching.play })
       : this.transport.switchSource(src, { at: () => switching.at, play: false });
     return switched.then((done) => {
@@ -429,18 +431,23 @@ class Channel extends EventTarget {
       else if (now && switching.at !== at) this.transport.seek(switching.at);  // moved while it loaded
       this.switching = null;
       const until = renditionEnd(current), length = this.transport.duration;
-      // Answered whole (no rendition of a stream): the file it is, and no asking again.
-      this.rendition = until != null && !(length > until + 0.5) ? { until } : null;
-      if (until != null && !this.rendition) {
-        this.noRendition = this.source;
-        this.fileDuration = Number.isFinite(length) && length > 0 ? length : this.fileDuration;
+      if (this.track?.live) {
+        // A station's shaped relay ends `until` seconds of sound from its start: from now.
+        this.rendition = until != null ? { until, endsAt: Date.now() + until * 1000 } : null;
+      } else {
+        // Answered whole (no rendition of a stream): the file it is, and no asking again.
+        this.rendition = until != null && !(length > until + 0.5) ? { until } : null;
+        if (until != null && !this.rendition) {
+          this.noRendition = this.source;
+          this.fileDuration = Number.isFinite(length) && length > 0 ? length : this.fileDuration;
+        }
       }
       if (switching.play) this.transport.play();
       else if (now && !this.transport.paused) this.transport.pause();   // paused while it loaded
       this.changed();
       // Played again while it loaded, after a pause the timer's clock ran on through: its end is
       // now elsewhere (by more than a reload's moment), so it is asked for again.
-      const due = this.rendition && this.deck.timer && switching.play ? this.deck.timerUntil(this) : null;
+      const due = this.rendition && this.deck.timer && switching.play ? this.deck.untilFor(this) : null;
       if (due != null && Math.abs(due - this.rendition.until) > 2) this.deck.retime();
       if (this.noRendition === this.source && this.deck.timer && !this.fadeOut) this.deck.retime();  // its fade by the gain instead
       return true;
@@ -1183,6 +1190,24 @@ class Deck extends EventTarget {
     return until;
   }
 
+  /**
+   * Where the sleep timer ends a station (`channel` on a live track): the seconds of sound from
+   * now its shaped relay plays (1 s to a day), or null. Under a second left, the end of the
+   * rendition already playing, so nothing is asked for again so near the end.
+   */
+  liveUntil(channel) {
+    const left = this.timerEndsIn(channel);
+    if (left == null) return null;
+    if (left < 1) return channel.rendition?.endsAt != null ? (channel.rendition.endsAt - Date.now()) / 1000 : null;
+    return Math.min(left, 86400);
+  }
+
+  /** The end `channel`'s rendition should have now: a second of its file, or for a station the
+   *  seconds of sound from now (null: none). */
+  untilFor(channel) {
+    return channel.track?.live ? this.liveUntil(channel) : this.timerUntil(channel);
+  }
+
   /** Where End of Chapter or End of Episode ends the speech: a second of its file, or null at the
    *  file's end (which needs no rendition). */
   speechEnd() {
@@ -1222,20 +1247,25 @@ class Deck extends EventTarget {
     const src = channel.source;
     if (!src) return null;
     const pending = channel.request ?? channel.switching;
-    const renders = hasRendition(src) && channel.noRendition !== src && !channel.track.live;
-    // No rendition of this source (a station, a streamed episode, a download offline): the fade
-    // through its gain, where Web Audio plays on with the screen locked. Not on an iPhone, whose
-    // Web Audio falls silent when it locks (issue 46): there the sound plays on, plainly, and
-    // the timer stops it when the page runs again (the sheet says so).
+    const live = channel.track.live;
+    // A station relayed by the server is shaped there (its fade in the bytes, as a file's).
+    const renders = channel.noRendition !== src && (live ? isStationRelay(src) : hasRendition(src));
+    // No rendition of this source (a station a browser reads as HLS itself, a streamed episode,
+    // a download offline): the fade through its gain, where Web Audio plays on with the screen
+    // locked. Not on an iPhone, whose Web Audio falls silent when it locks (issue 46): there the
+    // sound plays on, plainly, and the timer stops it when the page runs again (the sheet says so).
     const left = renders || !this.elementVolume || !timer ? null : this.timerEndsIn(channel);
     channel.fadeOutAt(left == null ? null : Date.now() + left * 1000, channel.track.live ? null : channel.heardTo + left * channel.speed);
-    const until = renders && timer ? this.timerUntil(channel) : null;
+    const until = renders && timer ? this.untilFor(channel) : null;
     const wanted = { until, ...channel.levelShape() };
     // Where it is: the level and Boost its address asks for, and the end its rendition has (a file
-    // answered whole for an end has none).
+    // answered whole for an end has none; a station's counts down from its start).
     const now = shapeOf(pending ? pending.src : channel.transport.src);
-    const end = pending ? now.until : channel.rendition?.until ?? null;
-    const sameEnd = until == null ? end == null : end != null && Math.abs(end - until) < RETIME_SLACK;
+    const playingEnd = live ? channel.rendition?.endsAt != null ? (channel.rendition.endsAt - Date.now()) / 1000 : null : channel.rendition?.until ?? null;
+    const end = pending ? now.until : playingEnd;
+    // (A station's end on its way counts from when it starts: kept, however long it takes.)
+    const slack = live && pending && end != null ? Infinity : RETIME_SLACK;
+    const sameEnd = until == null ? end == null : end != null && Math.abs(end - until) < slack;
     if (sameEnd && now.gain === wanted.gain && now.boost === wanted.boost) return null;
     return channel.useSource(shapedSource(src, wanted));
   }

@@ -19,6 +19,13 @@ export function hasRendition(src) {
   return /^\/api\/(library|episodes|winddown|streams)\//.test(src ?? "");
 }
 
+/** Whether `src` is a radio station's stream relayed by the server, which it shapes on the way
+ *  (an `until` there is seconds of sound from the stream's start, a level, Boost); not the hls=1
+ *  playlist a browser with HLS of its own reads. */
+export function isStationRelay(src) {
+  return /^\/api\/radio\/stations\/[^/?#]+\/stream(\?alternate=1)?$/.test(shapedURL(src, {}));
+}
+
 /** The address of `src`'s rendition that ends at `until` seconds (the server keeps tenths). */
 export function renditionURL(src, until) {
   return shapedURL(src, { ...shapeOf(src), until });
