@@ -522,6 +522,48 @@ def test_a_station_with_no_rendition_fades_out_through_its_gain_while_locked(ser
     close(page)
 
 
+def test_a_station_ducks_under_a_book_in_its_relay_on_a_locked_iphone(server, listening_browser, library, audio_sink):
+    """A station under a book on an iPhone: its level in its bytes too (issue 46, part 2). The
+    server's relay of it at the ducked level, no Web Audio on its path, so locked it stays at
+    least 10 dB under itself alone and under the speech."""
+    page = listening_page(server, listening_browser, iphone=True)
+    page.add_init_script(COUNT_GRAPHS)
+    page.reload()
+    with audio_sink.record() as recording:
+        page.evaluate("""async (id) => {
+            const { deck, stationTrack } = await import('/listen/deck.js');
+            await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
+        }""", STATION)
+        wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+        recording.wait_for_seconds(recording.seconds + 1.5)
+        alone = recording.seconds
+        open_book(page, BOOK)
+        page.locator(".chapter", has_text="Chapter 1").click()
+        wait_deck(page, "deck.speech.playing && deck.speech.position > 0.2", "the book did not play")
+        wait_deck(page, "deck.music.transport.src.includes('level=') && !deck.music.switching && deck.music.playing",
+                  "the station never went to its ducked relay")
+        with locked(page):
+            under = recording.seconds
+            recording.wait_for_seconds(under + 3.0)
+        sound = recording.samples()
+    src = deck(page, "deck.music.transport.src")
+    station = band(sound, 262)
+    before = level(station[int((alone - 1.0) * RATE):int(alone * RATE)])
+    during = level(station[int((under + 0.5) * RATE):int((under + 3.0) * RATE)])
+    speech = level(band(sound, 440)[int((under + 0.5) * RATE):int((under + 3.0) * RATE)])
+    print(f"a station ducked on an iPhone, locked: {before:.1f} dBFS alone, {during:.1f} dBFS under speech at {speech:.1f} dBFS")
+    assert src.startswith(f"/api/radio/stations/{STATION}/stream?level=0.2512"), src
+    assert page.evaluate("window.__graphs") == 0, "the station went through Web Audio on the iPhone"
+    assert before - during >= 10, f"the station went down {before - during:.1f} dB under speech"
+    assert speech - during >= 10, f"the station was {speech - during:.1f} dB under the speech"
+    # The speech paused: the station back at its own level, relayed plain.
+    deck(page, "deck.speech.pause()")
+    wait_deck(page, f"deck.music.transport.src === '/api/radio/stations/{STATION}/stream' && !deck.music.switching && deck.music.playing",
+              "the station did not come back to full when the speech paused")
+    deck(page, "deck.pauseAll()")
+    close(page)
+
+
 def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_browser, audio_sink):
     """On an iPhone a station's fade cannot be a gain: Web Audio falls silent when the phone locks.
     The timer asks the server's relay for the station shaped (issue 46, part 2): it ends after the

@@ -793,8 +793,8 @@ class Channel extends EventTarget {
   }
 
   /** Volume × ducking: the element's volume where the browser lets a page set it; where it is
-   *  ignored (an iPhone), the file's rendition at that level, with Boost's limiter, which holds with
-   *  the screen locked (issue 46). A source with no rendition (a station) goes through a Web Audio
+   *  ignored (an iPhone), the file's rendition (a station's shaped relay) at that level, with Boost's
+   *  limiter, which holds with the screen locked (issue 46). A source with none goes through a Web Audio
    *  gain there, and Boost always does on a desktop; so does a sleep timer's fade with no rendition
    *  to carry it (`fadeOut`), as a ramp the audio thread runs to its end while no script does. */
   applyGain() {
@@ -851,11 +851,12 @@ class Channel extends EventTarget {
   }
 
   /** Whether this channel's level is in its file's bytes: the element's volume is ignored (an
-   *  iPhone) and the file has renditions (a station, a streamed episode have none). */
+   *  iPhone) and the file has renditions, or the station is relayed by the server, which shapes it
+   *  on the way (a streamed episode, or an HLS station the browser reads itself, has none). */
   get levelInBytes() {
     const src = this.source;
-    return !this.deck.elementVolume && Boolean(this.track) && !this.track.live && !this.graph
-      && hasRendition(src) && this.noRendition !== src;
+    if (this.deck.elementVolume || !this.track || this.graph || this.noRendition === src) return false;
+    return this.track.live ? isStationRelay(src) : hasRendition(src);
   }
 
   /** The level and Boost the file plays at in its bytes: {gain (whole dB), boost}; none (0, false)
@@ -872,6 +873,7 @@ class Channel extends EventTarget {
   /** Music on an iPhone, not ducked now: the ducked rendition is asked for ahead (made once on the
    *  server), so speech that starts later ducks it within moments, not the making's seconds. */
   prepareDuck() {
+    if (this.track?.live) return;   // (a station's relay is shaped as it is read: nothing to make ahead)
     const ducking = this.deck.ducking;
     if (this !== this.deck.music || this.duck !== 1 || ducking === 1) return;
     const ahead = shapedSource(this.source, { gain: gainOf(this.volume * ducking), boost: this.boost });
