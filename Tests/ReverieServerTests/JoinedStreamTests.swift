@@ -100,6 +100,42 @@ struct JoinedStreamTests {
         }
     }
 
+    @Test("consecutive ranges, as Safari reads a stream, play as the whole does: no gap at a seam, the same samples after it")
+    func seams() async throws {
+        let tone = try await LibraryAPITests.audioFile("tone.mp3", seconds: 3, title: "Tone", frequency: 440)
+        try await withTestApp(.sqlite) { client in
+            let owner = try await client.setUpOwner()
+            let song = try await client.send(.POST, "/api/library?kind=music", data: tone, contentType: "audio/mpeg", auth: .cookie(owner),
+                                             headers: ["X-File-Name": "tone.mp3"]).decode(LibraryUploadResult.self).item
+            let plan = try await client.send(.GET, "/api/streams?parts=library:\(song.id),library:\(song.id)", auth: .cookie(owner))
+                .decode(JoinedStreamInfo.self)
+            let whole = try await client.send(.GET, plan.audioURL, auth: .cookie(owner))
+            // Read in three ranges, split at frames 50 and 90 (1.2 s and 2.16 s in).
+            let seams = [50, 90]
+            var joined = Data()
+            for (from, to) in zip([0] + seams, seams + [whole.bytes.count / 384]) {
+                let part = try await client.send(.GET, plan.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=\(from * 384)-\(to * 384 - 1)"])
+                #expect(part.status == .partialContent && part.bytes.count == (to - from) * 384)
+                joined.append(Data(part.bytes))
+            }
+            #expect(joined.count == whole.bytes.count)
+            let heard = try await Self.decoded(joined), reference = try await Self.decoded(Data(whole.bytes))
+            let rate = Double(heard.sampleRate), level = reference.rms(Int(0.2 * rate)..<Int(1.0 * rate))
+            for seam in seams.map({ Double($0) * JoinedStream.frameSeconds }) {
+                // Every 5 ms around the seam sounds (a fresh encoder's first frame is 23 ms of silence) …
+                let quietest = stride(from: seam - 0.05, to: seam + 0.05, by: 0.005).map { at in
+                    heard.rms(Int(at * rate)..<Int((at + 0.005) * rate))
+                }.min() ?? 0
+                #expect(quietest > 0.5 * level, "at the seam \(seam) s the stream fell to \(decibels(quietest) - decibels(level)) dB")
+                // … and after it the samples are the whole stream's, in time.
+                let after = Int((seam + 0.05) * rate)..<Int((seam + 0.5) * rate)
+                let difference = zip(heard.samples[after], reference.samples[after]).map { $0 - $1 }
+                let apart = sqrt(difference.map { $0 * $0 }.reduce(0, +) / Float(difference.count))
+                #expect(apart < 0.1 * level, "after the seam \(seam) s the stream is \(decibels(apart) - decibels(level)) dB from the whole")
+            }
+        }
+    }
+
     static func decoded(_ mp3: Data) async throws -> AudioBuffer {
         let file = scratchFile("joined.mp3")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

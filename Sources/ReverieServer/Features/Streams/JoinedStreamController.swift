@@ -31,6 +31,10 @@ struct JoinedStreamController: RouteCollection {
 
     /// The most parts one stream joins.
     static let mostParts = 50
+    /// Frames made and dropped before a piece that starts inside its part, about half a second:
+    /// the warm-up of ffmpeg's decoder after its seek into the file (a low-rate MP3's frames
+    /// reach back into those before them) and of the encoder.
+    static let prerollFrames = 21
     /// The most joined-stream answers one person is sent at once (each holds an ffmpeg): a player
     /// reads one or two, and a seek cancels the one before.
     static let mostAtOnce = 8
@@ -170,13 +174,22 @@ struct JoinedStreamController: RouteCollection {
                 while wanted > 0, left > 0 { try await give(silence) }
                 continue
             }
+            // A piece from inside its part starts half a second before it, made and dropped: a
+            // fresh decoder and encoder begin with tens of milliseconds of silence, which a player
+            // reading the stream in consecutive ranges (Safari) would hear at every seam. The
+            // frames after them are the ones a single read makes, in the same places.
+            let preroll = min(piece.frames.lowerBound, Self.prerollFrames)
+            var dropping = preroll * JoinedStream.frameBytes
             // (Chunks as they come: a player switching to the stream waits for its first bytes.)
-            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: piece.frames, file: file),
+            let frames = (piece.frames.lowerBound - preroll)..<piece.frames.upperBound
+            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: frames, file: file),
                                       gathering: 0.005)
             pipe.finishInput()
             do {
                 for await chunk in pipe.output {
-                    try await give(chunk)
+                    let dropped = min(dropping, chunk.count)
+                    dropping -= dropped
+                    if dropped < chunk.count { try await give(chunk.count == dropped ? Data() : Data(chunk.dropFirst(dropped))) }
                     pipe.taken()
                     if wanted == 0 || left == 0 { break }
                 }
