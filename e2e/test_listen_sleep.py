@@ -106,7 +106,7 @@ def amplitudes(samples, window=0.25):
 
 def stalled_seconds(events):
     """Seconds an element spent waiting for its bytes, from its `waiting` and `playing` events
-    ([type, timeStamp in ms], in order); a wait still open at the end counts to the last event."""
+    ([type, timeStamp in ms], in order); a wait with no `playing` after it is not counted."""
     waited, since = 0.0, None
     for kind, stamp in events:
         if kind == "waiting" and since is None:
@@ -584,8 +584,8 @@ def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_b
         wait_deck(page, "deck.music.playing && deck.music.rendition && !deck.music.switching && deck.music.transport.src.includes('until=')",
                   "the station was not switched to its shaped relay")
         src, graph = deck(page, "[deck.music.transport.src, Boolean(deck.music.graph)]")
-        # What the switch cost: the relay's seconds count from when it started playing.
-        drift = deck(page, "(deck.music.rendition.endsAt - deck.timer.endsAt) / 1000")
+        # What the switch cost: the relay's seconds of sound count from when it began to play.
+        drift = deck(page, "(deck.music.rendition.heardFrom + deck.music.rendition.until * 1000 - deck.timer.endsAt) / 1000")
         deck(page, """(window.stalls = [], ['waiting', 'playing'].forEach((type) =>
             deck.music.audio.addEventListener(type, (e) => window.stalls.push([type, e.timeStamp]))))""")
         ends = mark + 34.0
@@ -613,6 +613,32 @@ def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_b
     # Awake: paused, the timer gone, the stop said.
     wait_deck(page, "!deck.music.playing && !deck.timer", "the timer did not stop the station on waking")
     expect(page.locator(".dock [data-dock-notice]")).to_contain_text("The sleep timer stopped playback at")
+    close(page)
+
+
+def test_a_stations_relay_is_asked_for_again_after_a_pause(server, listening_browser):
+    """A station's shaped relay counts seconds of sound, and a pause holds them while the timer's
+    clock runs on: played again, the station is asked for afresh, ending where the timer now ends."""
+    page = listening_page(server, listening_browser, iphone=True)
+    page.evaluate("""async (id) => {
+        const { deck, stationTrack } = await import('/listen/deck.js');
+        await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
+    }""", STATION)
+    wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+    deck(page, "(deck.setTimer(15), deck.timer.endsAt = Date.now() + 40_000, deck.retime())")
+    relay = "deck.music.playing && deck.music.rendition && !deck.music.rendition.stale && !deck.music.switching"
+    wait_deck(page, relay, "the station was not switched to its shaped relay")
+    first = deck(page, "deck.music.transport.src")
+    deck(page, "deck.music.pause()")
+    wait_deck(page, "!deck.music.playing && deck.music.rendition?.stale", "the pause did not leave the relay to be asked for again")
+    # Ten seconds paused, for both clocks the page keeps (test-only: nobody waits them here); the
+    # relay's own seconds of sound did not run.
+    deck(page, "(deck.timer.endsAt -= 10_000, deck.music.rendition.endsAt -= 10_000)")
+    deck(page, "deck.music.play()")
+    wait_deck(page, relay + f" && deck.music.transport.src !== {first!r}", "the station was not asked for again after the pause")
+    until = deck(page, "deck.music.rendition.until")
+    assert 20 < until < 31, f"after the pause the relay ends {until} s on, where the timer has about 29 s left"
+    deck(page, "deck.pauseAll()")
     close(page)
 
 

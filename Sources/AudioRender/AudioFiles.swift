@@ -181,11 +181,12 @@ public struct AudioFiles: Sendable {
     /// ffmpeg's arguments that shape a live stream (a radio station) read from its standard input
     /// as a file's rendition is shaped: at `gain` dB, with Boost, and with an `until` ending that
     /// many seconds of sound into it, its last `fade` seconds falling to silence in `curve`. Out as
-    /// MP3 at 128 kb/s on its standard output. The stream's own clock is set to start at 0 (a
-    /// station's MPEG-TS segments carry the hours it has been on air).
+    /// MP3 at 128 kb/s on its standard output. The stream's clock is its samples counted from 0
+    /// (a station's MPEG-TS segments carry the hours it has been on air, and a segment passed over
+    /// leaves a jump in them): the end is after so many seconds of sound.
     public static func shapedStreamArguments(gain: Double, boost: Bool, until: Double?, fade: Double, curve: String) -> [String] {
         let (filters, cut) = shapeFilters(gain: gain, boost: boost, end: until, fade: fade, curve: curve)
-        return ["-i", "pipe:0", "-vn", "-map", "0:a:0"] + cut + ["-af", (["asetpts=PTS-STARTPTS"] + filters).joined(separator: ",")]
+        return ["-i", "pipe:0", "-vn", "-map", "0:a:0"] + cut + ["-af", (["asetpts=N/SR/TB"] + filters).joined(separator: ",")]
             + renditionEncoder(mp3: true) + ["-f", "mp3", "-id3v2_version", "0", "-map_metadata", "-1", "pipe:1"]
     }
 

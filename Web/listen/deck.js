@@ -302,6 +302,8 @@ class Channel extends EventTarget {
         const resume = !transport.paused;
         track.src = track.fallbacks.shift();
         this.source = track.src;
+        this.rendition = null;     // (the timer's end and the level are asked of the other address)
+        this.noRendition = null;
         transport.load(track.src);
         if (resume) {
           this.error = "The station's stream failed; trying its other address…";
@@ -406,7 +408,7 @@ class Channel extends EventTarget {
   }
 
   switchTo(request, src, at) {
-    const switching = { src, at, play: this.playing || this.starting };
+    const switching = { src, at, play: this.playing || this.starting, asked: Date.now() };
     this.switching = switching;
     // A joined stream (Up Next's, or a rendition through it) is switched to in this task, playing
     // from its place with no script after: a phone locked a moment after a tap still gets there
@@ -427,13 +429,17 @@ class Channel extends EventTarget {
         this.noRendition = this.source;   // no asking again: the fade (and a level) go through the gain
         return this.useSource(this.source, switching.at);
       }
-      if (!done) this.transport.seek(switching.at);  // already the source playing
-      else if (now && switching.at !== at) this.transport.seek(switching.at);  // moved while it loaded
+      const live = Boolean(this.track?.live);
+      if (!done && !live) this.transport.seek(switching.at);  // already the source playing
+      else if (now && !live && switching.at !== at) this.transport.seek(switching.at);  // moved while it loaded
       this.switching = null;
       const until = renditionEnd(current), length = this.transport.duration;
-      if (this.track?.live) {
-        // A station's shaped relay ends `until` seconds of sound from its start: from now.
-        this.rendition = until != null ? { until, endsAt: Date.now() + until * 1000 } : null;
+      if (live) {
+        // A station's shaped relay ends `until` seconds of sound from its start. Its end is
+        // counted from when it was asked for, as the end it is compared with was (the switch's
+        // moment is what its sound ends later by, as a file's rendition's does); `heardFrom` is
+        // when it began to play.
+        this.rendition = until != null ? { until, endsAt: switching.asked + until * 1000, heardFrom: Date.now() } : null;
       } else {
         // Answered whole (no rendition of a stream): the file it is, and no asking again.
         this.rendition = until != null && !(length > until + 0.5) ? { until } : null;
@@ -448,7 +454,8 @@ class Channel extends EventTarget {
       // Played again while it loaded, after a pause the timer's clock ran on through: its end is
       // now elsewhere (by more than a reload's moment), so it is asked for again.
       const due = this.rendition && this.deck.timer && switching.play ? this.deck.untilFor(this) : null;
-      if (due != null && Math.abs(due - this.rendition.until) > 2) this.deck.retime();
+      const planned = live ? this.rendition?.endsAt != null ? (this.rendition.endsAt - Date.now()) / 1000 : null : this.rendition?.until;
+      if (due != null && planned != null && Math.abs(due - planned) > 2) this.deck.retime();
       if (this.noRendition === this.source && this.deck.timer && !this.fadeOut) this.deck.retime();  // its fade by the gain instead
       return true;
     });
@@ -512,6 +519,9 @@ class Channel extends EventTarget {
   onPause() {
     if (this.switching) return;   // a change of source, not a pause
     if (this.transport.ended || !this.track) { this.changed(); return; }
+    // A station's relay counts its seconds of sound, and a pause holds them while the timer's
+    // clock runs on: played again, it is asked for afresh.
+    if (this.track.live && this.rendition) this.rendition.stale = true;
     this.pausedAt = Date.now();
     this.save("pause");
     this.changed();
@@ -687,6 +697,13 @@ class Channel extends EventTarget {
   /** The element played to the end of what it was given: the timer's rendition, or the file. */
   onEnded() {
     if (this.switching) return;
+    // A station's relay that ends well before its time: the station dropped, not the timer's end.
+    // It is asked for again, from now.
+    if (this.track?.live && this.rendition?.endsAt != null && Date.now() < this.rendition.endsAt - 5000) {
+      this.rendition.stale = true;
+      this.deck.retime();
+      return;
+    }
     if (this.rendition) { this.deck.timerReached(this); return; }
     this.trackEnded();
   }
@@ -1263,7 +1280,10 @@ class Deck extends EventTarget {
     // Where it is: the level and Boost its address asks for, and the end its rendition has (a file
     // answered whole for an end has none; a station's counts down from its start).
     const now = shapeOf(pending ? pending.src : channel.transport.src);
-    const playingEnd = live ? channel.rendition?.endsAt != null ? (channel.rendition.endsAt - Date.now()) / 1000 : null : channel.rendition?.until ?? null;
+    // (A station's relay gone stale, paused or dropped, or one the rendition was forgotten of
+    // while its address still asks for an end: to be asked for again.)
+    const stale = live && (channel.rendition?.stale || (!channel.rendition && !pending && now.until != null));
+    const playingEnd = stale ? -1 : live ? channel.rendition?.endsAt != null ? (channel.rendition.endsAt - Date.now()) / 1000 : null : channel.rendition?.until ?? null;
     const end = pending ? now.until : playingEnd;
     // (A station's end on its way counts from when it starts: kept, however long it takes.)
     const slack = live && pending && end != null ? Infinity : RETIME_SLACK;

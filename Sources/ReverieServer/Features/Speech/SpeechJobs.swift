@@ -105,6 +105,10 @@ final class SpeechJobs: Sendable {
             for id in try await repository.notSpoken(by: worker, among: mine) where letGo(id) {
                 logger.info("speech render \(id): ended elsewhere; no longer spoken here")
             }
+        } catch {
+            logger.warning("speech renders: could not look for renders ended elsewhere: \(error)")
+        }
+        do {
             try await repository.heartbeat(worker: worker, at: time)
             for render in try await repository.takeStalled(worker: worker, staleBefore: time.addingTimeInterval(-Self.stalledAfter), at: time) {
                 guard let script = render.script, let format = AudioEncoder.Format(rawValue: render.format) else {

@@ -189,7 +189,7 @@ struct JoinedStreamController: RouteCollection {
                 for await chunk in pipe.output {
                     let dropped = min(dropping, chunk.count)
                     dropping -= dropped
-                    if dropped < chunk.count { try await give(chunk.count == dropped ? Data() : Data(chunk.dropFirst(dropped))) }
+                    if dropped < chunk.count { try await give(Data(chunk.dropFirst(dropped))) }
                     pipe.taken()
                     if wanted == 0 || left == 0 { break }
                 }
