@@ -97,8 +97,12 @@ class ReverieProcess:
             raise RuntimeError(f"reverie serve did not start {what}: {why}:\n" + printed)
 
     def _write(self, line):
-        self._log.write(line)
-        self._log.flush()
+        # (The server's last lines may come after `stop` closed its log: they are let go.)
+        try:
+            self._log.write(line)
+            self._log.flush()
+        except ValueError:
+            pass
 
     def _drain(self):
         for line in self.process.stdout:
