@@ -119,23 +119,11 @@ struct NightStreamController: RouteCollection {
         }
         let settings = settings, now = now, logger = req.logger, streams = streams, longest = longest
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
-            let making = Task {
+            // (The listener going away stops the making.)
+            await pipe.send(to: writer, head: Self.head, feeding: Task {
                 await Self.make(into: pipe, plan: { Self.plan(try await settings.outside.all(ownedBy: user)) },
                                 longest: longest, now: now, logger: logger)
-            }
-            do {
-                try await writer.write(.buffer(ByteBuffer(data: Self.head)))
-                for await chunk in pipe.output {
-                    try await writer.write(.buffer(ByteBuffer(data: chunk)))
-                    pipe.taken()
-                }
-                try await writer.write(.end)
-            } catch {
-                try? await writer.write(.error(error))
-            }
-            // The listener went away: nothing more is made.
-            making.cancel()
-            pipe.stop()
+            })
             streams.end(ticket)
         }))
     }

@@ -140,19 +140,8 @@ struct HLSRelay: Sendable {
                 try? await writer.write(.error(error))
                 return
             }
-            let feeding = Task { await Self.feed(process, from: first, client: client, maxBytes: maxBytes, logger: logger) }
-            do {
-                for await chunk in process.output {
-                    try await writer.write(.buffer(ByteBuffer(data: chunk)))
-                    process.taken()
-                }
-                try await writer.write(.end)
-            } catch {
-                try? await writer.write(.error(error))
-            }
-            // The listener went away, or the stream ended: nothing more is fetched.
-            feeding.cancel()
-            process.stop()
+            // (The listener going away, or the stream ending, stops the fetching.)
+            await process.send(to: writer, feeding: Task { await Self.feed(process, from: first, client: client, maxBytes: maxBytes, logger: logger) })
         }))
     }
 

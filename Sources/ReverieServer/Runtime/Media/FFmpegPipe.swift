@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 import NIOConcurrencyHelpers
+import Vapor
 
 /// One ffmpeg fed through its standard input, what it writes handed on as it writes it: the radio's
 /// remux relay (`remux`) and Bedside's night stream (PCM in, MP3 out).
@@ -91,6 +92,24 @@ final class FFmpegPipe: @unchecked Sendable {
 
     /// The listener took a chunk: the reader may read another.
     func taken() { room.signal() }
+
+    /// Sends `head` (if any) and then what ffmpeg makes to `writer` (a response body) as the
+    /// listener takes it, then the end, or the error that stopped it; after that, whether ffmpeg
+    /// ended or the listener went away, stops `feeding` (what writes ffmpeg's input) and ffmpeg.
+    func send(to writer: any AsyncBodyStreamWriter, head: Data? = nil, feeding: Task<Void, Never>) async {
+        do {
+            if let head { try await writer.write(.buffer(ByteBuffer(data: head))) }
+            for await chunk in output {
+                try await writer.write(.buffer(ByteBuffer(data: chunk)))
+                taken()
+            }
+            try await writer.write(.end)
+        } catch {
+            try? await writer.write(.error(error))
+        }
+        feeding.cancel()
+        stop()
+    }
 
     /// Writes `data` to ffmpeg (waiting while its pipe is full); answers the bytes written.
     func write(_ data: Data) async throws -> Int {

@@ -54,25 +54,14 @@ extension GuardedHTTPClient {
                 try? await writer.write(.error(error))
                 return
             }
-            let feeding = Task {
+            await process.send(to: writer, feeding: Task {
                 do {
                     while let chunk = try await body.next() { _ = try await process.write(Data(chunk.readableBytesView)) }
                 } catch {}
                 process.finishInput()
-            }
-            do {
-                for await chunk in process.output {
-                    try await writer.write(.buffer(ByteBuffer(data: chunk)))
-                    process.taken()
-                }
-                try await writer.write(.end)
-            } catch {
-                try? await writer.write(.error(error))
-            }
+            })
             // The listener went away, or the shaped stream ended: nothing more is fetched.
-            feeding.cancel()
             await body.cancel()
-            process.stop()
         }))
     }
 }
