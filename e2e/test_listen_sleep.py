@@ -104,6 +104,28 @@ def amplitudes(samples, window=0.25):
     return np.array([np.sqrt(np.mean(np.square(samples[start:start + size]))) for start in range(0, len(samples) - size + 1, size)])
 
 
+def play_station(page):
+    """Plays the radio-browser fixture's station (a 262 Hz tone the server relays) in the music player."""
+    page.evaluate("""async (id) => {
+        const { deck, stationTrack } = await import('/listen/deck.js');
+        await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
+    }""", STATION)
+    wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+
+
+def watch_stalls(page):
+    """Listens, from now, for each player's element reporting that it waits for its bytes (its
+    `waiting` and `playing` events, held while locked and read on waking by `stalls`)."""
+    deck(page, """(window.stalls = [[], []], [deck.speech, deck.music].forEach((c, index) => {
+        for (const type of ['waiting', 'playing']) c.audio.addEventListener(type, (e) => window.stalls[index].push([type, e.timeStamp]));
+    }))""")
+
+
+def stalls(page):
+    """Seconds the speech's and the music's elements waited for their bytes since `watch_stalls`."""
+    return [stalled_seconds(events) for events in deck(page, "window.stalls")]
+
+
 def stalled_seconds(events):
     """Seconds an element spent waiting for its bytes, from its `waiting` and `playing` events
     ([type, timeStamp in ms], in order); a wait with no `playing` after it is not counted."""
@@ -310,14 +332,12 @@ def test_a_minutes_timer_fades_the_speech_and_the_music_together_to_its_end(serv
         # What each element itself reports of waiting for its bytes (a starved server or network, in
         # the element's own clock): its sound, so its fade, comes that much later, and no timer can
         # know it. Listened for before the lock: the events are read on waking.
-        deck(page, """(window.stalls = [[], []], [deck.speech, deck.music].forEach((c, index) => {
-            for (const type of ['waiting', 'playing']) c.audio.addEventListener(type, (e) => window.stalls[index].push([type, e.timeStamp]));
-        }))""")
+        watch_stalls(page)
         with locked(page):
             recording.wait_for_seconds(ends + 3.0)
         sound = recording.samples()
         recording.save(ARTIFACTS / "listen-sleep-minutes.wav")
-    stalled = [stalled_seconds(events) for events in deck(page, "window.stalls")]
+    stalled = stalls(page)
     assert 30 < speech_until < 60 and 30 < music_until < 120, (speech_until, music_until)
 
     start = int(mark * RATE)
@@ -530,11 +550,7 @@ def test_a_station_ducks_under_a_book_in_its_relay_on_a_locked_iphone(server, li
     page.add_init_script(COUNT_GRAPHS)
     page.reload()
     with audio_sink.record() as recording:
-        page.evaluate("""async (id) => {
-            const { deck, stationTrack } = await import('/listen/deck.js');
-            await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
-        }""", STATION)
-        wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+        play_station(page)
         recording.wait_for_seconds(recording.seconds + 1.5)
         alone = recording.seconds
         open_book(page, BOOK)
@@ -570,11 +586,7 @@ def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_b
     timer's seconds of sound with the timer's fade in its bytes, which the locked phone plays. The
     station is the radio-browser fixture's, a 262 Hz tone relayed by the server."""
     page = listening_page(server, listening_browser, iphone=True)
-    page.evaluate("""async (id) => {
-        const { deck, stationTrack } = await import('/listen/deck.js');
-        await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
-    }""", STATION)
-    wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+    play_station(page)
     deck(page, "deck.setTimer(15)")
 
     with audio_sink.record() as recording:
@@ -586,14 +598,13 @@ def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_b
         src, graph = deck(page, "[deck.music.transport.src, Boolean(deck.music.graph)]")
         # What the switch cost: the relay's seconds of sound count from when it began to play.
         drift = deck(page, "(deck.music.rendition.heardFrom + deck.music.rendition.until * 1000 - deck.timer.endsAt) / 1000")
-        deck(page, """(window.stalls = [], ['waiting', 'playing'].forEach((type) =>
-            deck.music.audio.addEventListener(type, (e) => window.stalls.push([type, e.timeStamp]))))""")
+        watch_stalls(page)
         ends = mark + 34.0
         with locked(page):
             recording.wait_for_seconds(ends + 3.0)
         sound = recording.samples()
         recording.save(ARTIFACTS / "listen-sleep-station-iphone.wav")
-    waited = stalled_seconds(deck(page, "window.stalls"))
+    waited = stalls(page)[1]
     assert src.startswith(f"/api/radio/stations/{STATION}/stream?until="), src
     assert not graph, "the station went through Web Audio, which an iPhone silences when it locks"
 
@@ -613,6 +624,7 @@ def test_a_station_fades_out_in_its_relay_on_a_locked_iphone(server, listening_b
     # Awake: paused, the timer gone, the stop said.
     wait_deck(page, "!deck.music.playing && !deck.timer", "the timer did not stop the station on waking")
     expect(page.locator(".dock [data-dock-notice]")).to_contain_text("The sleep timer stopped playback at")
+    screenshot(page, "listen-sleep-station-iphone-woken")
     close(page)
 
 
@@ -620,11 +632,7 @@ def test_a_stations_relay_is_asked_for_again_after_a_pause(server, listening_bro
     """A station's shaped relay counts seconds of sound, and a pause holds them while the timer's
     clock runs on: played again, the station is asked for afresh, ending where the timer now ends."""
     page = listening_page(server, listening_browser, iphone=True)
-    page.evaluate("""async (id) => {
-        const { deck, stationTrack } = await import('/listen/deck.js');
-        await deck.music.load([stationTrack({ id, name: 'Owl Radio', hls: false, url: '', urlResolved: '' })], 0, { play: true });
-    }""", STATION)
-    wait_deck(page, "deck.music.playing && deck.music.position > 0.5", "the station did not play")
+    play_station(page)
     deck(page, "(deck.setTimer(15), deck.timer.endsAt = Date.now() + 40_000, deck.retime())")
     relay = "deck.music.playing && deck.music.rendition && !deck.music.rendition.stale && !deck.music.switching"
     wait_deck(page, relay, "the station was not switched to its shaped relay")

@@ -254,6 +254,16 @@ class Channel extends EventTarget {
     const at = this.position, until = this.rendition?.until;
     return until != null && !this.switching && (this.transport.ended || at >= until - 0.3) ? Math.max(at, until) : at;
   }
+  /** The end the rendition playing has: a second of its file; for a station's relay the seconds
+   *  of sound left by the wall clock (-1 once stale: paused or dropped, to be asked for again);
+   *  null with none. */
+  get renditionLeft() {
+    const rendition = this.rendition;
+    if (!rendition) return null;
+    if (!this.track?.live) return rendition.until;
+    return rendition.stale ? -1 : (rendition.endsAt - Date.now()) / 1000;
+  }
+
   /** Where the track ends in the file (the file's end for a whole-file track). */
   get trackEnd() {
     const track = this.track;
@@ -454,8 +464,7 @@ class Channel extends EventTarget {
       // Played again while it loaded, after a pause the timer's clock ran on through: its end is
       // now elsewhere (by more than a reload's moment), so it is asked for again.
       const due = this.rendition && this.deck.timer && switching.play ? this.deck.untilFor(this) : null;
-      const planned = live ? this.rendition?.endsAt != null ? (this.rendition.endsAt - Date.now()) / 1000 : null : this.rendition?.until;
-      if (due != null && planned != null && Math.abs(due - planned) > 2) this.deck.retime();
+      if (due != null && Math.abs(due - this.renditionLeft) > 2) this.deck.retime();
       if (this.noRendition === this.source && this.deck.timer && !this.fadeOut) this.deck.retime();  // its fade by the gain instead
       return true;
     });
@@ -1217,7 +1226,7 @@ class Deck extends EventTarget {
   liveUntil(channel) {
     const left = this.timerEndsIn(channel);
     if (left == null) return null;
-    if (left < 1) return channel.rendition?.endsAt != null ? (channel.rendition.endsAt - Date.now()) / 1000 : null;
+    if (left < 1) return channel.renditionLeft;
     return Math.min(left, 86400);
   }
 
@@ -1282,9 +1291,8 @@ class Deck extends EventTarget {
     const now = shapeOf(pending ? pending.src : channel.transport.src);
     // (A station's relay gone stale, paused or dropped, or one the rendition was forgotten of
     // while its address still asks for an end: to be asked for again.)
-    const stale = live && (channel.rendition?.stale || (!channel.rendition && !pending && now.until != null));
-    const playingEnd = stale ? -1 : live ? channel.rendition?.endsAt != null ? (channel.rendition.endsAt - Date.now()) / 1000 : null : channel.rendition?.until ?? null;
-    const end = pending ? now.until : playingEnd;
+    const forgotten = live && !channel.rendition && !pending && now.until != null;
+    const end = pending ? now.until : forgotten ? -1 : channel.renditionLeft;
     // (A station's end on its way counts from when it starts: kept, however long it takes.)
     const slack = live && pending && end != null ? Infinity : RETIME_SLACK;
     const sameEnd = until == null ? end == null : end != null && Math.abs(end - until) < slack;
