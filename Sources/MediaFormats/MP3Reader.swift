@@ -97,7 +97,7 @@ enum MP3Reader {
 
     /// The first frame header at or after `from` that is followed by another frame (or the end),
     /// so a stray 0xFF in junk is not taken for one.
-    private static func firstFrame(_ source: ByteSource, from: Int64, to: Int64) throws -> (offset: Int64, header: FrameHeader)? {
+    static func firstFrame(_ source: ByteSource, from: Int64, to: Int64) throws -> (offset: Int64, header: FrameHeader)? {
         let window = try source.bytes(at: from, count: Int(min(Int64(maxLeadingJunk + 8192), max(0, to - from))))
         var index = 0
         while index + 4 <= window.count {
@@ -120,7 +120,7 @@ enum MP3Reader {
     /// A summary in the first frame: a Xing or Info header (LAME and most encoders) at the end of
     /// the side information, or a VBRI header (Fraunhofer) 32 bytes after the frame header. Its
     /// frame count (when it gives one) excludes the summary frame, which holds no audio.
-    private static func summary(of frame: [UInt8], header: FrameHeader) -> (present: Bool, frames: UInt32?) {
+    static func summary(of frame: [UInt8], header: FrameHeader) -> (present: Bool, frames: UInt32?) {
         let xingAt = 4 + header.sideInfoLength
         if xingAt + 8 <= frame.count, [FourCC("Xing"), FourCC("Info")].contains(FourCC(frame, xingAt)) {
             let flags = ByteCursor.u32(frame, xingAt + 4)
