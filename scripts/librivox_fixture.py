@@ -8,6 +8,7 @@ allowed to fetch from a private address with REVERIE_ALLOW_PRIVATE_FETCH=1 (`env
 """
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
@@ -78,11 +79,31 @@ class LibriVoxFixture:
         except (TypeError, ValueError, IndexError):
             return handler.send_error(404)
         data = path.read_bytes()
-        handler.send_response(200)
-        handler.send_header("Content-Type", "audio/mpeg")
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
+        # A Range is answered as archive.org answers it (206, a range past the end cut to it), so
+        # the server can read a section's head and start it from a byte, as it does on LibriVox.
+        asked = re.fullmatch(r"bytes=(\d+)-(\d*)", handler.headers.get("Range", ""))
+        if asked and int(asked.group(1)) >= len(data):
+            handler.send_response(416)
+            handler.send_header("Content-Range", f"bytes */{len(data)}")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        try:
+            if asked:
+                first = int(asked.group(1))
+                last = min(len(data) - 1, int(asked.group(2))) if asked.group(2) else len(data) - 1
+                handler.send_response(206)
+                handler.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
+                data = data[first:last + 1]
+            else:
+                handler.send_response(200)
+            handler.send_header("Content-Type", "audio/mpeg")
+            handler.send_header("Accept-Ranges", "bytes")
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server stopped reading (a piece of a joined stream made)
 
     @staticmethod
     def send(handler, status, body):

@@ -112,6 +112,16 @@ public struct JoinedStream: Sendable, Equatable {
     /// shaped: a few frames more than asked (LAME's last frames); the caller keeps the count it
     /// needs.
     public func arguments(part index: Int, frames: Range<Int>, file: String) -> [String] {
+        arguments(part: index, frames: frames, input: ["-i", file], inputStart: 0)
+    }
+
+    /// The same, from an MP3 fed to ffmpeg's standard input (a file on another server, fetched from
+    /// a byte near the piece): `inputStart` is the second of the part's file that input begins at.
+    public func arguments(part index: Int, frames: Range<Int>, pipedFrom inputStart: Double) -> [String] {
+        arguments(part: index, frames: frames, input: ["-protocol_whitelist", "pipe", "-f", "mp3", "-i", "pipe:0"], inputStart: inputStart)
+    }
+
+    private func arguments(part index: Int, frames: Range<Int>, input: [String], inputStart: Double) -> [String] {
         let placed = parts[index]
         let localStart = Double(frames.lowerBound) * Self.frameSeconds
         let seconds = Double(frames.count + 2) * Self.frameSeconds
@@ -122,8 +132,8 @@ public struct JoinedStream: Sendable, Equatable {
             let end = until - (placed.start + localStart)
             filters.append(String(format: "volume=eval=frame:volume='max(0,min(1,(%.6f-t)/%.6f))'", end, max(0.001, shape.fade)))
         }
-        return ["-nostdin", "-ss", String(format: "%.6f", placed.part.from + localStart), "-i", file, "-t", String(format: "%.6f", seconds),
-                "-map", "0:a:0", "-vn"]
+        let seek = max(0, placed.part.from + localStart - inputStart)
+        return ["-nostdin", "-ss", String(format: "%.6f", seek)] + input + ["-t", String(format: "%.6f", seconds), "-map", "0:a:0", "-vn"]
             + (filters.isEmpty ? [] : ["-af", filters.joined(separator: ",")])
             + Self.encoder + ["pipe:1"]
     }

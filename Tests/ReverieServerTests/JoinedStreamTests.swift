@@ -100,6 +100,60 @@ struct JoinedStreamTests {
         }
     }
 
+    @Test("a LibriVox book's sections, on another server, join as a downloaded file does: each its length, the second from where it was asked, a range from inside one fetched with a Range of its own; what cannot be joined says why")
+    func remoteSections() async throws {
+        let parts = [try await LibraryAPITests.audioFile("1.mp3", seconds: 4, title: "one", frequency: 440),
+                     try await LibraryAPITests.audioFile("2.mp3", seconds: 4, title: "two", frequency: 1_320)]
+        let site = try await FixtureSite.start(sections: parts)
+        do {
+            try await withTestApp(.sqlite, adjust: { config in
+                config.allowPrivateFetches = true
+                config.librivoxBaseURL = site.url
+            }) { client in
+                let owner = try await client.setUpOwner()
+                let plan = try await client.send(.GET, "/api/streams?parts=librivox:47/0,librivox:47/1@1,librivox:47", auth: .cookie(owner))
+                    .decode(JoinedStreamInfo.self)
+                try #require(plan.parts.map(\.item) == ["librivox:47/0", "librivox:47/1"], "\(plan)")
+                #expect(plan.stoppedAt == "librivox:47" && plan.stopReason == "A LibriVox book is joined section by section.")
+                // Each section's length is its file's, read from its first bytes (4 s and a frame or two of the encoder's).
+                #expect(abs(plan.parts[0].length - 4.0) < 0.1 && plan.parts[1].from == 1 && abs(plan.parts[1].length - 3.0) < 0.1, "\(plan.parts)")
+                let whole = try await client.send(.GET, plan.audioURL, auth: .cookie(owner))
+                #expect(whole.status == .ok && JoinedStream.isFrames(Data(whole.bytes)))
+                let heard = try await Self.decoded(Data(whole.bytes))
+                let seam = plan.parts[1].start
+                for (at, frequency) in [(0.5, 440.0), (seam - 0.3, 440.0), (seam + 0.3, 1_320.0), (plan.duration - 0.4, 1_320.0)] {
+                    let found = Self.frequency(heard, at: at)
+                    #expect(abs(found - frequency) < frequency * 0.05, "at \(at) s: \(found) Hz")
+                }
+                // The second section is heard from its second 1: the sound there is the file's at 1 s
+                // (a tone's phase aside, the same level), and it lasts to the file's end.
+                #expect(abs(heard.duration - plan.duration) < 0.06)
+                // A range from inside the second section: made from bytes fetched near that second.
+                let from = Int((seam + 1.5) / JoinedStream.frameSeconds) * JoinedStream.frameBytes
+                let tail = try await client.send(.GET, plan.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=\(from)-"])
+                #expect(tail.status == .partialContent && tail.bytes.count == whole.bytes.count - from && JoinedStream.isFrames(Data(tail.bytes)))
+                let rest = try await Self.decoded(Data(tail.bytes))
+                #expect(abs(Self.frequency(rest, at: 0.3) - 1_320) < 66)
+                // … and in time: its samples are the whole stream's from there.
+                let rate = Double(rest.sampleRate), start = Double(from) / Double(JoinedStream.frameBytes) * JoinedStream.frameSeconds
+                let window = Int(0.2 * rate)..<Int(1.0 * rate)
+                let difference = zip(rest.samples[window], heard.samples[(window.lowerBound + Int(start * rate))...]).map { $0 - $1 }
+                let apart = sqrt(difference.map { $0 * $0 }.reduce(0, +) / Float(difference.count))
+                #expect(apart < 0.1 * rest.rms(window), "the range is \(decibels(apart) - decibels(rest.rms(window))) dB from the whole")
+
+                // What cannot be joined: a section the book does not have, a book LibriVox does not have.
+                let missing = try await client.send(.GET, "/api/streams?parts=librivox:47/0,librivox:47/5", auth: .cookie(owner)).decode(JoinedStreamInfo.self)
+                #expect(missing.parts.count == 1 && missing.stopReason == "The book has no such section.")
+                let unknown = try await client.send(.GET, "/api/streams?parts=librivox:48/0", auth: .cookie(owner)).decode(JoinedStreamInfo.self)
+                #expect(unknown.parts.isEmpty && unknown.stopReason == "LibriVox has no such book.")
+            }
+        } catch {
+            await site.stop()
+            throw error
+        }
+        await site.stop()
+    }
+
     @Test("consecutive ranges, as Safari reads a stream, play as the whole does: no gap at a seam, the same samples after it")
     func seams() async throws {
         let tone = try await LibraryAPITests.audioFile("tone.mp3", seconds: 3, title: "Tone", frequency: 440)

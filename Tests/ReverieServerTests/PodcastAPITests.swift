@@ -150,6 +150,11 @@ struct PodcastAPITests {
                 // Streams before it is downloaded, with Range.
                 let streamed = try await client.send(.GET, "/api/episodes/\(moths.id)/audio", auth: .cookie(bea), headers: ["Range": "bytes=0-99"])
                 #expect(streamed.status == .partialContent && streamed.bytes.count == 100)
+                // Joined before it is downloaded: an MP3 on the feed's server, read through the guard (issue 46).
+                let joined = try await client.send(.GET, "/api/streams?parts=podcast:\(moths.id)", auth: .cookie(bea)).decode(JoinedStreamInfo.self)
+                #expect(joined.parts.count == 1 && abs(joined.duration - 6) < 0.2 && joined.stopReason == nil, "\(joined)")
+                let joinedAudio = try await client.send(.GET, joined.audioURL, auth: .cookie(bea), headers: ["Range": "bytes=0-3839"])
+                #expect(joinedAudio.status == .partialContent && JoinedStream.isFrames(Data(joinedAudio.bytes)))
 
                 let queued = try await client.send(.POST, "/api/episodes/\(moths.id)/download", json: EpisodeDownloadRequest(trimSilence: false), auth: .cookie(bea))
                 #expect(queued.status == .accepted, "\(queued.text)")

@@ -137,7 +137,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
                        sounds: bedsideSounds, renditions: renditions, library: bedsideLibrary,
                        nightStreamSeconds: config.nightStreamSeconds, now: now),
         LibraryFeature(progress: progress, library: library, media: media, renditions: renditions, config: config),
-        StreamsFeature(library: library, podcasts: podcasts, config: config),
+        StreamsFeature(library: library, podcasts: podcasts, librivox: librivox.controller, client: outside, config: config),
         librivox,
         QueuesFeature(queues: app.store { FluentQueueRepository(database: $0) }, podcasts: podcasts, library: libraryItems, articles: articles,
                       librivox: librivox.controller),

@@ -1,5 +1,6 @@
 import AudioRender
 import Foundation
+import MediaFormats
 import NIOConcurrencyHelpers
 import Playback
 import ReverieAPI
@@ -15,13 +16,17 @@ extension JoinedStreamInfo: Content {}
 /// item, the second of its file to start from and the seconds it plays for), so the stream's
 /// timeline never depends on what the server has now; a request makes only the parts its range
 /// crosses, from the person's own items, and a part gone meanwhile (an episode's download deleted
-/// once played) is silence, not the end of the stream. Library items and downloaded episodes are
-/// joined; anything else (an episode streamed from its feed, a LibriVox book, an article) ends
-/// the stream before it.
+/// once played) is silence, not the end of the stream. Library items, downloaded episodes, a
+/// LibriVox book's sections (`librivox:<id>/<index>`) and episodes that stream from their feed
+/// (MP3s on another server, `RemoteParts`) are joined; anything else (an article, an M4A on a feed)
+/// ends the stream before it.
 struct JoinedStreamController: RouteCollection {
     let library: LibraryStore
     let podcasts: Store<any PodcastRepository>
     let config: ServerConfig
+    /// A LibriVox book as its catalog describes it (kept a while), by id.
+    let librivoxBook: @Sendable (Int, Request) async throws -> LibriVoxBookInfo?
+    let remote: RemoteParts
     /// The sleep timer's fade, which an `until` ends the stream in.
     var fade: SleepFade = SleepTimer.fade
     var ffmpeg = "ffmpeg"
@@ -78,13 +83,13 @@ struct JoinedStreamController: RouteCollection {
         var asked = try Self.parts(req)
         // A part without its length (a file's rendition through the stream: one part, key alone)
         // has its file's, which must be there.
-        var files: [Int: String] = [:]
+        var files: [Int: Source] = [:]
         for index in asked.indices where asked[index].length == nil {
             guard case .joined(let resolved) = try await resolve(asked[index], req) else {
                 throw APIError(.notFound, code: "not_joinable", "\(asked[index].item) cannot be joined: it is not a file of yours on the server.")
             }
             asked[index] = Asked(item: resolved.asked.item, from: resolved.part.from, length: resolved.part.length)
-            files[index] = resolved.file
+            files[index] = resolved.source
         }
         let parts = asked.map { JoinedStream.Part(name: $0.item, from: $0.from, length: $0.length ?? 0) }
         let stream = JoinedStream(parts, shape: .init(gain: Double(shape.gain), boost: shape.boost, until: shape.until, fade: fade.seconds))
@@ -111,7 +116,7 @@ struct JoinedStreamController: RouteCollection {
         // later one gone meanwhile is silence.
         for (index, piece) in stream.pieces(for: range).enumerated() where files[piece.part] == nil {
             switch try await resolve(asked[piece.part], req) {
-            case .joined(let resolved): files[piece.part] = resolved.file
+            case .joined(let resolved): files[piece.part] = resolved.source
             case .not(let reason) where index == 0:
                 throw APIError(.notFound, code: "not_joinable", "\(asked[piece.part].item) can no longer be joined: \(reason)")
             case .not: break
@@ -127,10 +132,10 @@ struct JoinedStreamController: RouteCollection {
         }
         let silent: Data
         do { silent = try await silence.frame(ffmpeg: ffmpeg) } catch { playing.end(ticket); throw error }
-        let ffmpeg = ffmpeg, logger = req.logger, paths = files, bytes = range, playing = playing
+        let ffmpeg = ffmpeg, logger = req.logger, sources = files, bytes = range, playing = playing, remote = remote
         return Response(status: status, headers: headers, body: .init(asyncStream: { writer in
             do {
-                try await Self.write(stream, files: paths, range: bytes, silent: silent, ffmpeg: ffmpeg) { chunk in
+                try await Self.write(stream, sources: sources, range: bytes, silent: silent, ffmpeg: ffmpeg, remote: remote) { chunk in
                     try await writer.write(.buffer(ByteBuffer(data: chunk)))
                 }
                 try await writer.write(.end)
@@ -144,9 +149,10 @@ struct JoinedStreamController: RouteCollection {
 
     /// Makes bytes `range` of `stream`, piece by piece, handing them to `send` as ffmpeg makes them:
     /// each piece exactly its frames (a file that ends early is made up with silent frames).
-    /// A part with no file (gone meanwhile) is silence too.
-    static func write(_ stream: JoinedStream, files: [Int: String], range: ClosedRange<Int>, silent: Data, ffmpeg: String,
-                      send: (Data) async throws -> Void) async throws {
+    /// A part with no file (gone meanwhile) is silence too; so is one on another server that stops
+    /// answering.
+    static func write(_ stream: JoinedStream, sources: [Int: Source], range: ClosedRange<Int>, silent: Data, ffmpeg: String,
+                      remote: RemoteParts, send: (Data) async throws -> Void) async throws {
         var skip = range.lowerBound % JoinedStream.frameBytes   // into the first frame
         var left = range.count
         // Silence goes out a few seconds at a time, not frame by frame.
@@ -170,7 +176,7 @@ struct JoinedStreamController: RouteCollection {
             // its encoder's tail, or a timer's end, silent anyway.
             let last = stream.parts[piece.part]
             let finalFrame = stream.frames - 1 - last.firstFrame
-            guard let file = files[piece.part], piece.part != stream.parts.count - 1 || piece.frames != finalFrame..<(finalFrame + 1) else {
+            guard let source = sources[piece.part], piece.part != stream.parts.count - 1 || piece.frames != finalFrame..<(finalFrame + 1) else {
                 while wanted > 0, left > 0 { try await give(silence) }
                 continue
             }
@@ -182,9 +188,20 @@ struct JoinedStreamController: RouteCollection {
             var dropping = preroll * JoinedStream.frameBytes
             // (Chunks as they come: a player switching to the stream waits for its first bytes.)
             let frames = (piece.frames.lowerBound - preroll)..<piece.frames.upperBound
-            let pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: frames, file: file),
-                                      gathering: 0.005)
-            pipe.finishInput()
+            let pipe: FFmpegPipe
+            var feeding: Task<Void, Never>?
+            switch source {
+            case .file(let file):
+                pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: frames, file: file), gathering: 0.005)
+                pipe.finishInput()
+            case .remote(let url, let head):
+                // From a byte a little before the piece's first second (exact for a constant rate).
+                let second = stream.parts[piece.part].part.from + Double(frames.lowerBound) * JoinedStream.frameSeconds
+                let (offset, at) = head.byte(before: max(0, second - RemoteParts.lead))
+                pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: frames, pipedFrom: at), gathering: 0.005)
+                feeding = remote.feed(url, from: offset, into: pipe)
+            }
+            defer { feeding?.cancel() }
             do {
                 for await chunk in pipe.output {
                     let dropped = min(dropping, chunk.count)
@@ -215,8 +232,16 @@ struct JoinedStreamController: RouteCollection {
 
     struct Resolved {
         var asked: Asked
-        var file: String
+        var source: Source
         var part: JoinedStream.Part
+    }
+
+    /// Where a part's sound comes from.
+    enum Source: Sendable {
+        /// A file of the server's (its path).
+        case file(String)
+        /// An MP3 on another server, read through the guarded client.
+        case remote(URL, MP3Head)
     }
 
     enum Resolution {
@@ -275,8 +300,10 @@ struct JoinedStreamController: RouteCollection {
     /// an episode of theirs that is ready.
     func resolve(_ asked: Asked, _ req: Request) async throws -> Resolution {
         let user = try req.user
-        guard let key = ItemKey(asked.item), key.part == nil, let id = UUID(uuidString: key.id) else {
-            return .not("Only a whole library item or episode can be joined.")
+        guard let key = ItemKey(asked.item) else { return .not("It is not an item's key.") }
+        if key.kind == .librivox { return try await librivoxSection(key, asked, req) }
+        guard key.part == nil, let id = UUID(uuidString: key.id) else {
+            return .not("Only a whole library item or episode, or a LibriVox book's section, can be joined.")
         }
         let file: String, length: Double
         switch key.kind {
@@ -290,7 +317,9 @@ struct JoinedStreamController: RouteCollection {
             }
             guard let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user), download.status == .ready,
                   let duration = download.duration else {
-                return .not("It streams from its feed: only a downloaded episode is joined.")
+                // Streamed from its feed: joined when it is an MP3.
+                guard let address = episode.enclosureURL, let url = URL(string: address) else { return .not("It has no audio.") }
+                return try await remotePart(url, asked)
             }
             (file, length) = (EpisodeDownload.file(download.id, config).path, duration)
         default:
@@ -298,8 +327,36 @@ struct JoinedStreamController: RouteCollection {
         }
         guard FileManager.default.fileExists(atPath: file) else { return .not("Its file is missing.") }
         guard length > 0 else { return .not("It has no sound to play.") }
+        return placed(asked, .file(file), length: length)
+    }
+
+    /// `asked` from its file of `length` seconds.
+    private func placed(_ asked: Asked, _ source: Source, length: Double) -> Resolution {
         let from = min(asked.from, max(0, length - JoinedStream.frameSeconds))
-        return .joined(Resolved(asked: asked, file: file, part: JoinedStream.Part(name: asked.item, from: from, length: length - from)))
+        return .joined(Resolved(asked: asked, source: source, part: JoinedStream.Part(name: asked.item, from: from, length: length - from)))
+    }
+
+    /// A section of a LibriVox book (`librivox:<id>/<index>`, its index in the book's sections).
+    private func librivoxSection(_ key: ItemKey, _ asked: Asked, _ req: Request) async throws -> Resolution {
+        _ = try req.user
+        guard let index = key.part else { return .not("A LibriVox book is joined section by section.") }
+        guard let id = Int(key.id), let book = try await librivoxBook(id, req) else { return .not("LibriVox has no such book.") }
+        guard book.sections.indices.contains(index), let url = URL(string: book.sections[index].listenURL) else {
+            return .not("The book has no such section.")
+        }
+        return try await remotePart(url, asked)
+    }
+
+    /// An MP3 on another server, or why it cannot be joined.
+    private func remotePart(_ url: URL, _ asked: Asked) async throws -> Resolution {
+        do {
+            let head = try await remote.head(of: url)
+            return placed(asked, .remote(url, head), length: head.duration)
+        } catch let error as RemoteParts.Unjoinable {
+            return .not(error.description)
+        } catch let error as OutsideFetchError {
+            return .not("Its file could not be reached: \(error.description)")
+        }
     }
 }
 

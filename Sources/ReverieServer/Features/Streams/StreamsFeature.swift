@@ -1,3 +1,4 @@
+import ReverieAPI
 import Vapor
 
 /// Joined streams: a person's queued files one after another as one MP3, so the next one plays on
@@ -5,7 +6,10 @@ import Vapor
 struct StreamsFeature: Feature {
     let routes: [any RouteCollection]
 
-    init(library: LibraryStore, podcasts: Store<any PodcastRepository>, config: ServerConfig) {
-        routes = [JoinedStreamController(library: library, podcasts: podcasts, config: config)]
+    init(library: LibraryStore, podcasts: Store<any PodcastRepository>, librivox: LibriVoxController, client: GuardedHTTPClient,
+         config: ServerConfig) {
+        routes = [JoinedStreamController(library: library, podcasts: podcasts, config: config,
+                                         librivoxBook: { id, req in try await librivox.cached(id, req) },
+                                         remote: RemoteParts(client: client, maxBytes: config.maxUploadBytes))]
     }
 }

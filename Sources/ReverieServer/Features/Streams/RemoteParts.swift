@@ -1,0 +1,117 @@
+import Foundation
+import MediaFormats
+import NIOCore
+import Vapor
+
+/// Parts of joined streams that live on another server: a LibriVox section, an episode streamed
+/// from its feed. Each is an MP3 read through the guarded client, never fetched whole: its first
+/// bytes say how long it is and where its audio starts (`MP3Head`, kept a while by address), and a
+/// piece of the stream is made from bytes fetched with a Range near the second it starts at, fed
+/// to ffmpeg as they come.
+struct RemoteParts: Sendable {
+    let client: GuardedHTTPClient
+    /// The most bytes read of one file.
+    let maxBytes: Int
+    let heads = Recent<String, MP3Head>(lifetime: .minutes(30), capacity: 2_000)
+
+    /// Seconds before a piece's first that its bytes are fetched from: the decoder finds a frame
+    /// in them and fills its bit reservoir before the second it must be right from.
+    static let lead = 1.0
+
+    /// Why a file on another server cannot be joined, in a sentence.
+    struct Unjoinable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The MP3 at `url`, read from its first bytes.
+    func head(of url: URL) async throws -> MP3Head {
+        let key = url.absoluteString
+        if let known = heads.value(for: key) { return known }
+        let generation = heads.generation
+        let first = try await bytes(of: url, from: 0, count: MP3Head.headBytes)
+        guard let size = first.size, size > 0 else {
+            throw Unjoinable(description: "Its server does not say how long the file is.")
+        }
+        let head: MP3Head
+        do {
+            let tags = try MP3Head.tagsEnd(first.bytes)
+            if tags >= Int64(first.bytes.count), tags < size {
+                // Tags longer than the head (a large cover): the audio is looked for after them.
+                head = try MP3Head.read(try await bytes(of: url, from: tags, count: MP3Head.headBytes).bytes, at: tags, size: size)
+            } else {
+                head = try MP3Head.read(first.bytes, size: size)
+            }
+        } catch let error as MediaFormatsError {
+            throw Unjoinable(description: "It is not an MP3 the server can join (\(error.description)).")
+        }
+        guard head.duration > 0 else { throw Unjoinable(description: "It has no sound to play.") }
+        heads.store(head, for: key, readAt: generation)
+        return head
+    }
+
+    /// Up to `count` bytes of `url` from byte `from`, and the file's size when its server says it.
+    private func bytes(of url: URL, from: Int64, count: Int) async throws -> (bytes: [UInt8], size: Int64?) {
+        // A server that refuses a range past a short file's end (as some do) is asked for all of it.
+        var answer: (status: Int, headers: HTTPHeaders, body: Handoff)
+        do {
+            answer = try await client.stream(url, range: "bytes=\(from)-\(from + Int64(count) - 1)", maxBytes: maxBytes)
+        } catch OutsideFetchError.status(400, _) {
+            answer = try await client.stream(url, range: nil, maxBytes: maxBytes)
+        }
+        if answer.status == 416 {
+            await answer.body.cancel()
+            answer = try await client.stream(url, range: nil, maxBytes: maxBytes)
+        }
+        var collected: [UInt8] = []
+        var skip = 0
+        let size: Int64?
+        if answer.status == 206 {
+            size = answer.headers.first(name: .contentRange).flatMap(Self.total)
+        } else {
+            // The whole file (a server that does not do ranges): the bytes before `from` are dropped.
+            size = answer.headers.first(name: .contentLength).flatMap { Int64($0) }
+            skip = Int(from)
+        }
+        do {
+            while collected.count < count, let chunk = try await answer.body.next() {
+                var view = chunk.readableBytesView[...]
+                let dropped = min(skip, view.count)
+                view = view.dropFirst(dropped)
+                skip -= dropped
+                collected.append(contentsOf: view.prefix(count - collected.count))
+            }
+        } catch {
+            await answer.body.cancel()
+            throw error
+        }
+        await answer.body.cancel()
+        return (collected, size)
+    }
+
+    /// The size in `Content-Range: bytes START-END/SIZE`.
+    static func total(_ value: String) -> Int64? {
+        value.split(separator: "/").last.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// Feeds `pipe` the bytes of `url` from `offset` to its end as they come (until it is stopped),
+    /// then closes its input.
+    func feed(_ url: URL, from offset: Int64, into pipe: FFmpegPipe) -> Task<Void, Never> {
+        Task {
+            var body: Handoff?
+            do {
+                let answer = try await client.stream(url, range: "bytes=\(offset)-", maxBytes: maxBytes)
+                body = answer.body
+                var skip = answer.status == 206 ? 0 : Int(offset)
+                while !Task.isCancelled, let chunk = try await answer.body.next() {
+                    var view = chunk.readableBytesView[...]
+                    let dropped = min(skip, view.count)
+                    view = view.dropFirst(dropped)
+                    skip -= dropped
+                    if !view.isEmpty { _ = try await pipe.write(Data(view)) }
+                }
+            } catch {}
+            await body?.cancel()
+            pipe.finishInput()
+        }
+    }
+}
