@@ -6,7 +6,8 @@
 //   answer this device saw comes back marked with X-Reverie-Saved-At, so the app can start offline
 //   as the last signed-in person and say that what it shows may be out of date. The app deletes
 //   these answers when someone signs out. Searches (?q=) are not kept: each query would be an
-//   entry, and searching needs the server anyway.
+//   entry, and searching needs the server anyway. Nor is a joined stream's plan (/api/streams):
+//   its audio needs the server, so offline the player keeps each file (a download) on its own.
 // - Audio (Range requests, large files) and every write go straight to the network.
 // - Write's rhyme pack (GET /api/offline/rhymes) is kept by the page in a cache of its own.
 // - A file downloaded for offline (Web/player/downloads.js keeps it under its path) is answered
@@ -14,7 +15,7 @@
 //   ?until=, a level's ?level=) comes from the server while it can be reached, else the whole file
 //   from the device (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v72";
+const CACHE = "reverie-shell-v73";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -132,7 +133,7 @@ self.addEventListener("fetch", (event) => {
   // A backup's zip downloads straight from the server (it can be gigabytes).
   if (/^\/api\/backups\/[^/]+$/.test(url.pathname)) return;
   if (url.pathname.startsWith("/api/")) {
-    event.respondWith(apiRead(request, event, !url.searchParams.has("q")));
+    event.respondWith(apiRead(request, event, !url.searchParams.has("q") && url.pathname !== "/api/streams"));
     return;
   }
   // The server's welcome page (HTTPS and its certificate) is a page of its own, not an app location.

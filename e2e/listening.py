@@ -259,6 +259,13 @@ def dominant_frequency(samples):
     return (peak + offset) * RATE / size
 
 
+def heard_between(sound, *windows):
+    """(dominant frequency, level) of the recording in each window of seconds (start, end): the
+    tone heard before a join and the one after it."""
+    return tuple(value for start, end in windows
+                 for value in (dominant_frequency(sound[int(start * RATE):int(end * RATE)]), level(sound[int(start * RATE):int(end * RATE)])))
+
+
 # MARK: - A locked phone
 
 LOCK_GATE = (Path(__file__).with_name("iphone_lock.js")).read_text()

@@ -7,8 +7,9 @@ sections through the server before anything is downloaded."""
 import pytest
 from playwright.sync_api import expect
 
-from conftest import BINARY, screenshot, sign_in, wait_until
+from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, wait_until
 from librivox_fixture import LibriVoxFixture
+from listening import heard_between, locked
 from reverie_process import ReverieProcess
 from test_listen import make
 
@@ -21,6 +22,10 @@ def server():
     site = LibriVoxFixture([
         {"id": 47, "title": "The Quiet Garden", "author": ("Ada", "Hollow"), "sections": sections},
         {"id": 48, "title": "Quiet Letters", "author": ("Ben", "Hollow"), "sections": []},
+        # Two sections of 20 s, a tone each: the next one plays with the phone locked.
+        {"id": 49, "title": "Tide Tables", "author": ("Cy", "Shore"),
+         "sections": [("Low Water", "Ann Reader", make("t1.mp3", 20, "low", frequency=330)),
+                      ("High Water", "Ben Reader", make("t2.mp3", 20, "high", frequency=880))]},
     ])
     instance = ReverieProcess(BINARY, prefix="reverie-e2e-", librivox=site)
     yield instance
@@ -113,3 +118,65 @@ def test_a_streamed_book_downloaded_plays_on_with_no_network(server, page):
     page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.speech.seek(3.5))")
     wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.speech.index === 1 && deck.speech.playing && deck.speech.position > 0.3)",
                message="the next section did not follow offline")
+
+
+def deck(expression):
+    """`expression` evaluated with the deck (Web/listen/deck.js) in scope."""
+    return f"import('/listen/deck.js').then(({{ deck }}) => {expression})"
+
+
+def test_the_next_section_plays_with_the_phone_locked(server, listening_browser, audio_sink):
+    """Issue 46: a LibriVox book streamed (Listen now) on an iPhone. Each section is a file on
+    LibriVox's servers; the server joins them into one stream, reading each through its guarded
+    client with a Range, so locked across the end of the first (scripts held, Web Audio
+    interrupted) the second still sounds, with no script to start it. On waking, the player shows
+    the section that is sounding."""
+    page = open_page(listening_browser, iphone=True)
+    sign_in(server, page, "Listen")
+    page.get_by_role("link", name="LibriVox").click()
+    page.get_by_role("searchbox", name="Search LibriVox").fill("Tide Tables")
+    page.get_by_role("button", name="Search").click()
+    page.locator(".librivox-book", has_text="Tide Tables").get_by_role("button", name="Listen now").click()
+    wait_until(page, deck("deck.speech.playing && !deck.speech.switching && deck.speech.track.src.startsWith('/api/streams/audio')"),
+               message="the sections were not joined into one stream")
+    queue = page.evaluate(deck("deck.speech.queue.map((track) => [track.title, track.start, track.end, track.shift])"))
+    print(f"the joined sections: {queue}")
+    assert [track[0] for track in queue] == ["Low Water", "High Water"] and abs(queue[1][1] - 20) < 0.2, queue
+    # To 15 s of the first, then locked across its end.
+    page.evaluate(deck("deck.speech.seek(15)"))
+    wait_until(page, deck("deck.speech.playing && !deck.speech.switching && deck.speech.offset > 15.2"), message="the seek did not play on")
+    with audio_sink.record() as recording:
+        with locked(page):
+            recording.wait_for_seconds(9.0)
+            assert page.evaluate(deck("deck.speech.track.title")) == "Low Water", "a script ran while locked"
+        sound = recording.samples()
+    recording.save(ARTIFACTS / "librivox-locked.wav")
+    heard = heard_between(sound, (0.3, 2.5), (6.5, 8.8))
+    print("locked across the sections' join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
+    assert abs(heard[0] - 330) < 5 and heard[1] > -40, "the first section was not heard before its end"
+    assert abs(heard[2] - 880) < 5 and heard[3] > -40, "the next section did not play on with the phone locked"
+    wait_until(page, deck("deck.speech.track.title === 'High Water' && deck.speech.playing"), message="the player did not show the next section on waking")
+    expect(page.locator(".mini[data-channel=speech] .mini-title")).to_have_text("High Water")
+    screenshot(page, "librivox-next-section-after-lock")
+    page.evaluate(deck("deck.pauseAll()"))
+    close(page)
+
+
+def test_a_book_in_up_next_is_joined_section_by_section(server, page):
+    """Issue 46: a LibriVox book in Up Next plays as one stream, its sections its parts, from the
+    section the person is on; the player's queue keeps each section as a track of its own."""
+    sign_in(server, page, "Listen")
+    queues = page.evaluate("fetch('/api/queues').then((answer) => answer.json())")
+    main = queues["queues"][0]["id"]
+    added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": "librivox:49"})
+    assert added.status == 201, added.text()
+    page.goto(f"{server.url}/listen/up-next")
+    expect(page.locator(".queue-entries .queue-title")).to_have_text(["Tide Tables"])
+    page.get_by_role("button", name="Play Up Next").click()
+    wait_until(page, deck("deck.speech.playing && !deck.speech.switching && deck.speech.track.src.startsWith('/api/streams/audio')"),
+               message="the book in Up Next was not joined into one stream")
+    stream = page.evaluate(deck("({ src: deck.speech.track.src, queue: deck.speech.queue.map((track) => [track.title, track.start, track.shift]) })"))
+    print(f"Up Next's stream: {stream}")
+    assert "librivox%3A49%2F0" in stream["src"] and "librivox%3A49%2F1" in stream["src"], stream["src"]
+    assert [track[0] for track in stream["queue"]] == ["Low Water", "High Water"] and abs(stream["queue"][1][1] - 20) < 0.2, stream
+    page.evaluate(deck("deck.pauseAll()"))

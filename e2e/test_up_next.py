@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
-from listening import RATE, chapter_book, dominant_frequency, level, locked
+from listening import chapter_book, heard_between, locked
 
 SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify(note)}).then((answer) => answer.json())"""
@@ -230,8 +230,7 @@ def test_the_next_item_plays_with_the_phone_locked(server, listening_browser, au
             assert page.evaluate(deck(page, "deck.speech.track.album")) == "Low Tide", "a script ran while locked"
         sound = recording.samples()
     recording.save(ARTIFACTS / "up-next-locked.wav")
-    first, second = sound[int(0.3 * RATE):int(2.5 * RATE)], sound[int(7.0 * RATE):int(9.5 * RATE)]
-    heard = (dominant_frequency(first), level(first), dominant_frequency(second), level(second))
+    heard = heard_between(sound, (0.3, 2.5), (7.0, 9.5))
     print("locked across the join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
     assert abs(heard[0] - 330) < 5 and heard[1] > -40, "the first book was not heard before its end"
     assert abs(heard[2] - 550) < 5 and heard[3] > -40, "the next book did not play on with the phone locked"
@@ -279,11 +278,10 @@ def test_the_next_song_plays_with_the_phone_locked(server, listening_browser, au
             recording.wait_for_seconds(7.0)
         sound = recording.samples()
     recording.save(ARTIFACTS / "next-song-locked.wav")
-    before, after = sound[int(0.3 * RATE):int(1.8 * RATE)], sound[int(5.0 * RATE):int(6.8 * RATE)]
-    heard = (dominant_frequency(before), dominant_frequency(after), level(after))
-    print("locked across the songs' join: {:.0f} Hz, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
+    heard = heard_between(sound, (0.3, 1.8), (5.0, 6.8))
+    print("locked across the songs' join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
     assert abs(heard[0] - tones[first]) < 5, f"{first} was not heard first"
-    assert abs(heard[1] - tones[second]) < 5 and heard[2] > -40, f"{second} did not play on with the phone locked"
+    assert abs(heard[2] - tones[second]) < 5 and heard[3] > -40, f"{second} did not play on with the phone locked"
     wait_until(page, deck(page, f"deck.music.track.title === {second!r}"), message="the player did not show the next song on waking")
     page.evaluate(deck(page, "deck.music.pause()"))
     close(page)

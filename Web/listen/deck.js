@@ -163,22 +163,32 @@ function isStream(src) {
 /** The most songs one joined stream holds. */
 const JOINED_SONGS = 50;
 
+/** The part of a joined stream (GET /api/streams) a track is, when it is a file of its own the
+ *  server can join: a song (`library:<id>`) or a LibriVox book's section (`librivox:<id>/<index>`). */
+function partKey(track) {
+  if (track.shift != null || track.live) return null;
+  if (track.item?.startsWith("library:") && track.chapter == null) return track.item;
+  if (track.item?.startsWith("librivox:") && track.chapter != null) return `${track.item}/${track.chapter}`;
+  return null;
+}
+
 /**
- * `tracks` (songs of the library, each its own file) placed in the one stream the server joins
- * them into (GET /api/streams): each with its `shift` (where its second 0 falls in the stream) and
- * its `file`; null when fewer than two can be joined. Those from the first the server could not
- * join on are left out (the caller keeps them in their own files).
+ * `tracks` (songs of the library or a LibriVox book's sections, each its own file) placed in the
+ * one stream the server joins them into (GET /api/streams): each with its `shift` (where its
+ * second 0 falls in the stream) and its `file`; null when fewer than two can be joined. Those from
+ * the first the server could not join on are left out (the caller keeps them in their own files).
  */
 async function joinedTracks(tracks) {
   const run = [];
   for (const track of tracks) {
-    if (!track.item?.startsWith("library:") || track.shift != null || track.live) break;
+    if (!partKey(track)) break;
     run.push(track);
   }
   if (run.length < 2) return null;
-  const plan = await api(`/api/streams?${new URLSearchParams({ parts: run.map((track) => track.item).join(",") })}`);
-  // (Each part must be the song asked for in its place: the tracks are matched to the parts so.)
-  if (plan.parts.length < 2 || matching(plan.parts, run.map((track) => track.item)) !== plan.parts.length) return null;
+  const keys = run.map(partKey);
+  const plan = await api(`/api/streams?${new URLSearchParams({ parts: keys.join(",") })}`);
+  // (Each part must be the track asked for in its place: the tracks are matched to the parts so.)
+  if (plan.parts.length < 2 || matching(plan.parts, keys) !== plan.parts.length) return null;
   return plan.parts.map((part, index) => inStream(run[index], part, plan.audioURL, index === plan.parts.length - 1));
 }
 
@@ -192,6 +202,12 @@ export function inStream(track, part, src, last) {
     ...rest, src, start: Math.max(part.from, track.start) + shift, end: last ? null : (track.end ?? part.from + part.length) + shift,
     shift, file: { src: track.src, start: track.start, end: track.end },
   };
+}
+
+/** A track as it is in its own file (one placed in a joined stream carries its `file`). */
+export function fileTrack(track) {
+  const { shift, file, ...rest } = track;
+  return file ? { ...rest, ...file } : track;
 }
 
 /** Music items as a queue. */
@@ -945,8 +961,17 @@ class Channel extends EventTarget {
     this.speed = SPEEDS[this.kind].includes(state.speed) ? state.speed : 1;
     this.transport.rate = this.speed;
     this.volume = typeof state.volume === "number" ? Math.max(0, Math.min(1, state.volume)) : 1;
+    const index = Math.max(0, Math.min(state.index | 0, state.queue.length - 1));
+    let at = state.position ?? null;
+    const saved = state.queue[index];
+    if (saved?.shift != null && saved.file && !saved.queue) {
+      // Songs or a LibriVox book's sections in a joined stream come back in their own files (those
+      // a device keeps play offline); online they are joined again once restored.
+      if (at != null) at = Math.max(saved.file.start ?? 0, at - saved.shift);
+      state.queue = state.queue.map(fileTrack);
+    }
     this.setQueue(state.queue);
-    this.loadTrack(Math.max(0, Math.min(state.index | 0, state.queue.length - 1)), { at: state.position ?? null, restoring: true });
+    this.loadTrack(index, { at, restoring: true });
     // Smart rewind counts from the pause, or from when the page went away while playing.
     this.pausedAt = state.pausedAt ?? state.savedAt ?? null;
   }
@@ -1000,8 +1025,9 @@ class Deck extends EventTarget {
     this.elementVolume = elementVolumeWorks();  // false on iOS: levels go through Web Audio (the check is volume.js's)
     this.music = new Channel(this, "music");
     this.speech = new Channel(this, "speech");
-    this.joiningMusic = false;
-    this.music.addEventListener("track", () => { this.joinMusic(); });
+    this.music.addEventListener("track", () => { this.joinRun(this.music); });
+    // (A LibriVox book in Up Next is joined by the queue, with what comes after it: ./queues.js.)
+    this.speech.addEventListener("track", () => { if (!this.speech.track?.queue) this.joinRun(this.speech); });
     this.flags = { musicWasPlaying: false, speechWasPlaying: false };
     this.shows = "nothing";
     this.ducking = Number(localStorage.getItem(DUCK_KEY) ?? 0.25);
@@ -1086,29 +1112,31 @@ class Deck extends EventTarget {
   }
 
   /** Plays the songs `items` from `index`, the first from its own file at once (within the tap);
-   *  it and those after it are then joined into one stream (`joinMusic`). */
+   *  it and those after it are then joined into one stream (`joinRun`). */
   playMusic(items, index) {
     return this.music.load(musicTracks(items), index, { play: true });
   }
 
-  /** The music is on a song in its own file with songs after it (one just picked, or the end of a
-   *  joined stream): it and up to 49 after it are joined by the server into one stream (as Up
-   *  Next's, ./queues.js), so the next song plays on a locked phone, and playback moves there in
-   *  place (a moment's gap, near the song's start). Each song keeps its own file when the server
-   *  cannot be reached. */
-  async joinMusic() {
-    const music = this.music, first = music.track;
-    if (this.joiningMusic) { this.rejoinMusic = true; return; }
-    if (!first || first.live || first.shift != null || !music.hasNext || music.restoring) return;
-    this.joiningMusic = true;
+  /** The channel is on a track in its own file with tracks after it the server can join (a song
+   *  just picked, a LibriVox book's section, or the end of a joined stream): it and up to 49 after
+   *  it are joined by the server into one stream (as Up Next's, ./queues.js), so the next plays on
+   *  a locked phone, and playback moves there in place (a moment's gap, near the track's start).
+   *  Each track keeps its own file when the server cannot be reached. */
+  async joinRun(channel) {
+    const first = channel.track;
+    if (channel.joining) { channel.rejoin = true; return; }
+    if (!first || !partKey(first) || !channel.hasNext) return;
+    // (One restored after a reload is joined once its file is known, still paused.)
+    if (channel.restoring) { channel.transport.on("loadedmetadata", () => this.joinRun(channel), { once: true }); return; }
+    channel.joining = true;
     try {
-      const joined = await joinedTracks(music.queue.slice(music.index, music.index + JOINED_SONGS)).catch(() => null);
-      if (!joined || music.track !== first || music.switching) return;
-      const queue = [...music.queue.slice(0, music.index), ...joined, ...music.queue.slice(music.index + joined.length)];
-      await music.rebase(queue, music.index, joined[0].src, music.position + joined[0].shift);
+      const joined = await joinedTracks(channel.queue.slice(channel.index, channel.index + JOINED_SONGS)).catch(() => null);
+      if (!joined || channel.track !== first || channel.switching) return;
+      const queue = [...channel.queue.slice(0, channel.index), ...joined, ...channel.queue.slice(channel.index + joined.length)];
+      await channel.rebase(queue, channel.index, joined[0].src, channel.position + joined[0].shift);
     } finally {
-      this.joiningMusic = false;
-      if (this.rejoinMusic) { this.rejoinMusic = false; this.joinMusic(); }
+      channel.joining = false;
+      if (channel.rejoin) { channel.rejoin = false; this.joinRun(channel); }
     }
   }
 

@@ -13,7 +13,7 @@
 
 import { api } from "../api.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
-import { bookTracks, deck, episodeTracks, inStream, librivoxTracks, matching, toFile } from "./deck.js";
+import { bookTracks, deck, episodeTracks, fileTrack, inStream, librivoxTracks, matching, toFile } from "./deck.js";
 import { localPosition } from "../player/progress.js";
 import { render as renderSpeech } from "../speech.js";
 import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
@@ -22,8 +22,10 @@ import { itemKey, parseItemKey } from "../item-key.js";
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
 /** Entries the server can join into one stream (a book, an episode: it joins those whose audio it
  *  has, and says where it stopped), and how many after the current one a stream holds. */
-const JOINABLE = new Set(["book", "episode"]);
+const JOINABLE = new Set(["book", "episode", "librivox"]);
 const JOIN_AHEAD = 12;
+/** The most parts one joined stream holds (the server's limit). */
+const MOST_PARTS = 50;
 
 /** The person's queues as last read: Up Next first. Listeners hear "change". */
 class Queues extends EventTarget {
@@ -244,35 +246,44 @@ class Queues extends EventTarget {
       const ahead = stream.entries.slice(stream.entries.indexOf(entry.id) + 1);
       if (ahead.every((id, index) => following[index]?.id === id) && (ahead.length >= 2 || ahead.length >= following.length)) return;
     }
-    const parts = [{ entry, tracks: speech.queue.filter((track) => track.entry === entry.id).map(fileTrack), from: 0 }];
+    // A LibriVox book's sections before the one playing stay in their own files, ahead of the stream.
+    const own = speech.queue.filter((track) => track.entry === entry.id).map(fileTrack);
+    const at = entry.kind === "librivox" ? Math.max(0, own.findIndex((track) => track.id === current.id)) : 0;
+    const before = own.slice(0, at);
+    const parts = streamParts(entry, own.slice(at), 0);
     for (const next of following) {
       const tracks = await this.tracksOf(session, next);
       if (!tracks.length) break;
       const first = tracks.startIndex ?? 0;
-      parts.push({ entry: next, tracks: tracks.slice(first), from: tracks.startAt ?? tracks[first].start ?? 0 });
+      parts.push(...streamParts(next, tracks.slice(first), tracks.startAt ?? tracks[first].start ?? 0));
     }
+    parts.splice(MOST_PARTS);
     let plan = null;
     if (parts.length > 1) {
-      const asked = parts.map(({ entry: part, from }) => (from > 0 ? `${part.item}@${from.toFixed(3)}` : part.item)).join(",");
+      const asked = parts.map(({ key, from }) => (from > 0 ? `${key}@${from.toFixed(3)}` : key)).join(",");
       plan = await api(`/api/streams?${new URLSearchParams({ parts: asked })}`);
-      // (Each part must be the entry asked for in its place: the tracks are matched to the parts so.)
-      if (!(plan.parts.length > 1) || matching(plan.parts, parts.map((part) => part.entry.item)) !== plan.parts.length) plan = null;
+      // (Each part must be the one asked for in its place: the tracks are matched to the parts so.)
+      if (!(plan.parts.length > 1) || matching(plan.parts, parts.map((part) => part.key)) !== plan.parts.length) plan = null;
     }
     if (this.session !== session || speech.track !== current || speech.switching) { session.rejoin = true; return; }
     const playingIn = current.shift != null ? current.src : null;
-    if ((plan?.audioURL ?? null) === playingIn) { session.stream = plan && { audioURL: plan.audioURL, entries: parts.slice(0, plan.parts.length).map((part) => part.entry.id) }; return; }
+    const joined = plan && { audioURL: plan.audioURL, entries: [...new Set(parts.slice(0, plan.parts.length).map((part) => part.entry.id))] };
+    if ((plan?.audioURL ?? null) === playingIn) { session.stream = joined; return; }
     if (!plan && playingIn == null) return;
-    // The tracks placed in the stream (or, with nothing to join, in the entry's own file).
-    let queue = parts[0].tracks;
+    // The tracks placed in the stream (or, with nothing to join, in the entry's own files), then
+    // the last joined entry's sections the stream could not take, in their own files.
+    let queue = [...before, ...parts.filter((part) => part.entry === entry).flatMap((part) => part.tracks)];
     if (plan) {
-      queue = plan.parts.flatMap((part, index) => parts[index].tracks.map((track, at, all) =>
-        inStream(track, part, plan.audioURL, index === plan.parts.length - 1 && at === all.length - 1)));
+      const last = parts[plan.parts.length - 1].entry;
+      queue = [...before, ...plan.parts.flatMap((part, index) => parts[index].tracks.map((track, at, all) =>
+        inStream(track, part, plan.audioURL, index === plan.parts.length - 1 && at === all.length - 1))),
+      ...parts.slice(plan.parts.length).filter((part) => part.entry === last).flatMap((part) => part.tracks)];
     }
     const index = queue.findIndex((track) => track.id === current.id);
     if (index < 0) return;
-    const at = speech.itemPosition + (queue[index].shift ?? 0);
-    session.stream = plan && { audioURL: plan.audioURL, entries: parts.slice(0, plan.parts.length).map((part) => part.entry.id) };
-    await speech.rebase(queue, index, queue[index].src, at);
+    const position = speech.itemPosition + (queue[index].shift ?? 0);
+    session.stream = joined;
+    await speech.rebase(queue, index, queue[index].src, position);
     // Back on its own file, the next entry is added behind it again.
     if (!plan) this.extend();
   }
@@ -539,11 +550,14 @@ class TrackSource {
   }
 }
 
-/** A track as it is in its own file (one placed in a joined stream carries its `file`). */
-function fileTrack(track) {
-  const { shift, file, ...rest } = track;
-  return file ? { ...rest, ...file } : track;
+/** An entry's `tracks` (from the one to start with, `from` seconds into it) as the parts of a joined
+ *  stream: a book or an episode is one file, its tracks its chapters; a LibriVox book's sections
+ *  are a file each (`librivox:<id>/<index>`). */
+function streamParts(entry, tracks, from) {
+  if (entry.kind !== "librivox") return [{ entry, key: entry.item, tracks, from }];
+  return tracks.map((track, index) => ({ entry, key: `${entry.item}/${track.chapter}`, tracks: [track], from: index === 0 ? from : 0 }));
 }
+
 
 /** `tracks` tagged with their queue and entry (an id of the entry's own). */
 function tagged(tracks, entry, queueID) {
