@@ -25,6 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # can take minutes to get there; the wait ends at the line, so only a server that never starts
 # waits this long.
 STARTUP_TIMEOUT = 180  # seconds
+# Where a server that crashes leaves its backtrace (Swift's backtracer writes `reverie-<pid>-*.log`
+# there) and its log beside it: `stop` then fails, so no crash passes unseen.
+CRASHES = ROOT / ".build" / "test-logs" / "crashes"
+
+
+class ServerCrashed(RuntimeError):
+    """The server crashed while it ran, or as it stopped."""
 
 
 def call(url, method="GET", body=None, headers=None):
@@ -67,6 +74,9 @@ class ReverieProcess:
         if https:
             env.update(REVERIE_TLS="on", REVERIE_TLS_PORT="0")
         env.update(environment or {})  # e.g. REVERIE_ENV=development, REVERIE_TLS_NAMES=reverie.test
+        CRASHES.mkdir(parents=True, exist_ok=True)
+        self.started = time.time()
+        env.setdefault("SWIFT_BACKTRACE", f"enable=yes,interactive=no,output-to={CRASHES}")
         self.process = subprocess.Popen([str(binary), "serve", "--port", "0", "--data-dir", str(self.data)],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         self.url = None
@@ -131,18 +141,30 @@ class ReverieProcess:
             time.sleep(0.5)
 
     def stop(self):
+        """Stops the server and removes its data; raises ServerCrashed (after that) when it crashed,
+        with its backtrace and log kept in CRASHES."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+                self.process.wait()
+        # (A file of an earlier server's with the same pid is older than this one.)
+        crashes = sorted(path for path in CRASHES.glob(f"reverie-{self.process.pid}-*.log") if path.stat().st_mtime >= self.started)
+        if crashes:
+            self._log.flush()
+            shutil.copy(self.log_path, CRASHES / f"reverie-{self.process.pid}.server.log")
         self._log.close()
         shutil.rmtree(self.data, ignore_errors=True)
         if self.librivox_owned:
             self.librivox.stop()
         if self.podcasts_owned:
             self.podcasts.stop()
+        if crashes:
+            first = crashes[0].read_text(errors="replace").splitlines()
+            crashed = next((line for line in first if "crashed" in line), first[0] if first else "")
+            raise ServerCrashed(f"the server crashed ({crashed.strip()}): its backtrace is {crashes[0]}, its log beside it")
 
     def __enter__(self):
         return self
