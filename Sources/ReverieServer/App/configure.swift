@@ -177,6 +177,10 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.lifecycle.use(JobWorkersLifecycle(workers: workers))
     for handler in features.flatMap(\.lifecycle) { app.lifecycle.use(handler) }
     app.lifecycle.use(WarmupLifecycle())
+    // Last, so it stops first: the requests under way are answered before the jobs stop and the
+    // database closes.
+    let underWay = RequestsUnderWay()
+    app.lifecycle.use(underWay)
 
     // MARK: - HTTP
     app.http.server.configuration.hostname = config.host
@@ -204,6 +208,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.middleware = Middlewares()
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(APIErrorMiddleware())
+    app.middleware.use(underWay)
     app.middleware.use(PlainHTTPGuard(registry: httpsRegistry))
     app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory, routes: app.routes, cache: app.files))
     app.middleware.use(SessionAuthenticator(tokens: tokens, sessionLifetime: config.sessionLifetime, signIns: signIns, now: now))
