@@ -29,8 +29,10 @@ def server():
     ])
     instance = ReverieProcess(BINARY, prefix="reverie-e2e-", librivox=site)
     yield instance
-    instance.stop()
-    site.stop()
+    try:
+        instance.stop()
+    finally:
+        site.stop()
 
 
 def test_search_and_add_a_book_with_its_sections_as_chapters(server, page):

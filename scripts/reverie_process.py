@@ -64,6 +64,7 @@ class ReverieProcess:
         if shared_sleep_cache:
             (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
         self.log_path = self.data / "server.log"
+        self._stopped = False
         self._log = open(self.log_path, "w")
         # REVERIE_PATIENCE: the server waits ten times its usual for fixture hosts and first
         # sounds, as the machine running the tests may be busy for a minute.
@@ -143,6 +144,9 @@ class ReverieProcess:
     def stop(self):
         """Stops the server and removes its data; raises ServerCrashed (after that) when it crashed,
         with its backtrace and log kept in CRASHES."""
+        if self._stopped:
+            return
+        self._stopped = True
         if self.process.poll() is None:
             self.process.terminate()
             try:

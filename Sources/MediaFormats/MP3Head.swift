@@ -17,6 +17,9 @@ public struct MP3Head: Sendable, Equatable {
     /// The summary gave the length (a variable-rate file's is then right, though its bytes are
     /// not evenly spread over its seconds).
     public var counted: Bool
+    /// Every frame holds as many bytes (LAME's "Info" summary, or none): a second's byte is then
+    /// known from the rate. A variable-rate file ("Xing", "VBRI") is read from its start.
+    public var constantRate: Bool
 
     /// How many bytes to ask for first: the tags in front of most files (covers are the big ones)
     /// fit, or the audio is found within them.
@@ -47,27 +50,32 @@ public struct MP3Head: Sendable, Equatable {
         }
         let frame = try source.bytes(at: first.offset, count: max(first.header.length, 58))
         let summary = MP3Reader.summary(of: frame, header: first.header)
+        let xingAt = 4 + first.header.sideInfoLength
+        let variable = summary.present && !(xingAt + 4 <= frame.count && FourCC(frame, xingAt) == FourCC("Info"))
         let audioStart = first.offset + (summary.present ? Int64(first.header.length) : 0)
         let audioBytes = max(0, size - audioStart)
         let perFrame = Double(first.header.samplesPerFrame) / Double(first.header.sampleRate)
         let counted = summary.frames.map { first.header.plausible(frames: Int64($0), inBytes: audioBytes) } ?? false
         let duration = counted ? Double(summary.frames!) * perFrame : Double(audioBytes) * 8 / Double(first.header.bitrate)
         return MP3Head(audioStart: audioStart, size: size, duration: duration, sampleRate: first.header.sampleRate,
-                       samplesPerFrame: first.header.samplesPerFrame, counted: counted)
+                       samplesPerFrame: first.header.samplesPerFrame, counted: counted, constantRate: !variable)
     }
 
     /// Average bytes of audio per second.
     public var bytesPerSecond: Double { duration > 0 ? Double(size - audioStart) / duration : 0 }
 
-    /// Where to start reading for second `seconds`: a byte at or before it (by the average rate,
-    /// exact for a constant-rate file), and the second that byte is at. A decoder fed from there
-    /// finds the next frame and plays on; `seconds - at` is what it drops first.
+    /// Where to start reading for second `seconds`: a byte before it, and the second the first
+    /// frame after that byte starts at. A decoder fed from there finds that frame and plays on;
+    /// `seconds - at` is what it drops first. In a constant-rate file the byte is half a frame
+    /// before the frame's start (frames differ by a byte of padding, so the rate places a frame's
+    /// start within a byte); a variable-rate file's bytes are not spread evenly over its seconds,
+    /// so it is read from its start.
     public func byte(before seconds: Double) -> (offset: Int64, at: Double) {
-        guard seconds > 0, bytesPerSecond > 0 else { return (audioStart, 0) }
+        guard seconds > 0, bytesPerSecond > 0, constantRate else { return (audioStart, 0) }
         let frame = Double(samplesPerFrame) / Double(sampleRate)
-        // Whole frames before it (a decoder resynchronises at the next frame after the byte).
         let frames = (min(seconds, duration) / frame).rounded(.down)
-        let offset = audioStart + Int64((frames * frame * bytesPerSecond).rounded(.down))
+        guard frames >= 1 else { return (audioStart, 0) }
+        let offset = audioStart + Int64(((frames - 0.5) * frame * bytesPerSecond).rounded(.down))
         return (min(offset, max(audioStart, size - 1)), frames * frame)
     }
 

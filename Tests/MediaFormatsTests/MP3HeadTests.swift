@@ -22,11 +22,15 @@ struct MP3HeadTests {
         // A variable-rate file with an Info header is exact; a constant-rate one without is its bytes at its rate.
         #expect(abs(head.duration - whole.duration) < (variable ? 0.03 : 0.1), "\(head.duration) against \(whole.duration)")
         #expect(head.counted == !codec.contains("-write_xing"))
-        // Each second's byte starts a frame's worth of bytes at most before its frame (exact for a constant rate).
+        // A constant rate's second is half a frame after its byte; a variable rate is read from its start.
+        #expect(head.constantRate == !variable)
         let (offset, at) = head.byte(before: 10)
-        #expect(at <= 10 && at > 9.9 && offset > head.audioStart && offset < Int64(bytes.count))
-        if !variable {
-            #expect(abs(Double(offset - head.audioStart) / head.bytesPerSecond - at) < 0.03)
+        if variable {
+            #expect(offset == head.audioStart && at == 0)
+        } else {
+            #expect(at <= 10 && at > 9.9 && offset > head.audioStart && offset < Int64(bytes.count))
+            let frame = Double(head.samplesPerFrame) / Double(head.sampleRate)
+            #expect(abs(Double(offset - head.audioStart) / head.bytesPerSecond - (at - frame / 2)) < 0.002)
         }
         #expect(head.byte(before: 0) == (head.audioStart, 0))
     }

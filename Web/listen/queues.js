@@ -257,13 +257,14 @@ class Queues extends EventTarget {
       const first = tracks.startIndex ?? 0;
       parts.push(...streamParts(next, tracks.slice(first), tracks.startAt ?? tracks[first].start ?? 0));
     }
-    parts.splice(MOST_PARTS);
+    // (The server joins at most 50 files; those after them stay in the queue in their own files.)
+    const sent = parts.slice(0, MOST_PARTS);
     let plan = null;
-    if (parts.length > 1) {
-      const asked = parts.map(({ key, from }) => (from > 0 ? `${key}@${from.toFixed(3)}` : key)).join(",");
+    if (sent.length > 1) {
+      const asked = sent.map(({ key, from }) => (from > 0 ? `${key}@${from.toFixed(3)}` : key)).join(",");
       plan = await api(`/api/streams?${new URLSearchParams({ parts: asked })}`);
       // (Each part must be the one asked for in its place: the tracks are matched to the parts so.)
-      if (!(plan.parts.length > 1) || matching(plan.parts, parts.map((part) => part.key)) !== plan.parts.length) plan = null;
+      if (!(plan.parts.length > 1) || matching(plan.parts, sent.map((part) => part.key)) !== plan.parts.length) plan = null;
     }
     if (this.session !== session || speech.track !== current || speech.switching) { session.rejoin = true; return; }
     const playingIn = current.shift != null ? current.src : null;
@@ -400,6 +401,9 @@ class Queues extends EventTarget {
       this.remove(session.queueID, finished).catch(() => {});
       // Its tracks behind the player are no longer needed (once the advance has run its course).
       queueMicrotask(() => { if (deck.speech.track?.entry === session.entryID) deck.speech.dropBefore(); });
+      this.join();
+    } else if (track.shift == null && deck.speech.hasNext && deck.speech.queue[deck.speech.index + 1]?.entry === track.entry) {
+      // A LibriVox book's section past the end of its stream (at most 50 files in one): the rest joined.
       this.join();
     }
     this.extend();

@@ -340,7 +340,14 @@ struct JoinedStreamController: RouteCollection {
     private func librivoxSection(_ key: ItemKey, _ asked: Asked, _ req: Request) async throws -> Resolution {
         _ = try req.user
         guard let index = key.part else { return .not("A LibriVox book is joined section by section.") }
-        guard let id = Int(key.id), let book = try await librivoxBook(id, req) else { return .not("LibriVox has no such book.") }
+        guard let id = Int(key.id) else { return .not("LibriVox has no such book.") }
+        let found: LibriVoxBookInfo?
+        do {
+            found = try await librivoxBook(id, req)
+        } catch let error as OutsideFetchError {
+            return .not("LibriVox could not be reached: \(error.description)")
+        }
+        guard let book = found else { return .not("LibriVox has no such book.") }
         guard book.sections.indices.contains(index), let url = URL(string: book.sections[index].listenURL) else {
             return .not("The book has no such section.")
         }
@@ -356,6 +363,10 @@ struct JoinedStreamController: RouteCollection {
             return .not(error.description)
         } catch let error as OutsideFetchError {
             return .not("Its file could not be reached: \(error.description)")
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return .not("Its file could not be read: \(error)")
         }
     }
 }

@@ -93,24 +93,33 @@ struct RemoteParts: Sendable {
         value.split(separator: "/").last.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 
-    /// Feeds `pipe` the bytes of `url` from `offset` to its end as they come (until it is stopped),
-    /// then closes its input.
+    /// Feeds `pipe` the bytes of `url` from `offset` to its end as they come (until it is stopped,
+    /// or the task cancelled), then closes its input. A range that does not start where it was
+    /// asked (a file changed since its head was read) feeds nothing: the piece is silence.
     func feed(_ url: URL, from offset: Int64, into pipe: FFmpegPipe) -> Task<Void, Never> {
         Task {
-            var body: Handoff?
             do {
                 let answer = try await client.stream(url, range: "bytes=\(offset)-", maxBytes: maxBytes)
-                body = answer.body
-                var skip = answer.status == 206 ? 0 : Int(offset)
-                while !Task.isCancelled, let chunk = try await answer.body.next() {
-                    var view = chunk.readableBytesView[...]
-                    let dropped = min(skip, view.count)
-                    view = view.dropFirst(dropped)
-                    skip -= dropped
-                    if !view.isEmpty { _ = try await pipe.write(Data(view)) }
+                let body = answer.body
+                try await withTaskCancellationHandler {
+                    var skip = 0
+                    if answer.status == 206 {
+                        guard GuardedHTTPClient.rangeStart(answer.headers) == Int(offset) else { return }
+                    } else {
+                        skip = Int(offset)  // the whole file: the bytes before `offset` are dropped
+                    }
+                    while !Task.isCancelled, let chunk = try await body.next() {
+                        var view = chunk.readableBytesView[...]
+                        let dropped = min(skip, view.count)
+                        view = view.dropFirst(dropped)
+                        skip -= dropped
+                        if !view.isEmpty { _ = try await pipe.write(Data(view)) }
+                    }
+                } onCancel: {
+                    Task { await body.cancel() }
                 }
+                await body.cancel()
             } catch {}
-            await body?.cancel()
             pipe.finishInput()
         }
     }
