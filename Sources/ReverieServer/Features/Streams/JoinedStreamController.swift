@@ -56,8 +56,8 @@ struct JoinedStreamController: RouteCollection {
         let asked = try Self.parts(req)
         var joined: [Resolved] = []
         var stop: (item: String, reason: String)?
-        for part in asked {
-            switch try await resolve(part, req) {
+        for (part, resolution) in zip(asked, try await resolveAll(asked, req)) {
+            switch resolution {
             case .joined(let resolved): joined.append(resolved)
             case .not(let reason): stop = (part.item, reason)
             }
@@ -294,6 +294,29 @@ struct JoinedStreamController: RouteCollection {
     /// address and the one answered here are the same string).
     static func formEncoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._")) ?? text
+    }
+
+    /// Parts resolved at once at most: each on another server is a request for its head.
+    static let resolvingAtOnce = 6
+
+    /// Each part's resolution, in order, `resolvingAtOnce` at a time (a LibriVox book's sections
+    /// are each read from LibriVox's servers: one after another, 50 would take a while).
+    func resolveAll(_ asked: [Asked], _ req: Request) async throws -> [Resolution] {
+        try await withThrowingTaskGroup(of: (Int, Resolution).self) { group in
+            var results = [Resolution?](repeating: nil, count: asked.count)
+            var next = 0
+            func add() {
+                let index = next
+                group.addTask { (index, try await self.resolve(asked[index], req)) }
+                next += 1
+            }
+            while next < min(Self.resolvingAtOnce, asked.count) { add() }
+            while let (index, resolution) = try await group.next() {
+                results[index] = resolution
+                if next < asked.count { add() }
+            }
+            return results.map { $0 ?? .not("It could not be looked up.") }
+        }
     }
 
     /// Whether `asked` can be joined, and what from: the person's library item, or the download of
