@@ -12,7 +12,9 @@ SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-T
 def test_listening_plays_on_through_saved_articles(server, browser):
     page = open_page(browser)
     sign_in(server, page, "Listen")
-    older = page.evaluate(SAVE, {"title": "Queue one", "text": "The harbour lights came on one by one."})
+    # (Long enough to be still reading when the test pauses it, on a busy machine too.)
+    older = page.evaluate(SAVE, {"title": "Queue one", "text": "The harbour lights came on one by one. The boats came in "
+                                 "slowly, one after another, and the gulls settled on the wall. Night fell over the water."})
     newer = page.evaluate(SAVE, {"title": "Queue two", "text": "A short note to hear."})
     page.goto(f"{server.url}/listen/articles/{newer['id']}?action=listen")
     expect(page.get_by_role("heading", name="Queue two", level=1)).to_be_visible()
@@ -22,7 +24,7 @@ def test_listening_plays_on_through_saved_articles(server, browser):
     expect(page.get_by_role("heading", name="Queue one", level=1)).to_be_visible(timeout=180_000)
     assert page.url.endswith(f"/listen/articles/{older['id']}?action=listen")
     wait_until(page, "document.querySelector('.reader-text .w.spoken') !== null", message="the next article did not play")
+    page.get_by_role("button", name="Pause").click()
     finished = page.evaluate(f"fetch('/api/articles/{newer['id']}').then((answer) => answer.json())")
     assert finished["summary"]["status"] == "finished"
-    page.get_by_role("button", name="Pause").click()
     close(page)
