@@ -168,6 +168,23 @@ class Recording:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=0.02)  # returns at once if parec stops: the check above says so
 
+    def wait_until_heard(self, frequency, seconds=2.0, timeout=60.0, message=None):
+        """Returns once the recording's last `seconds` are a tone of `frequency` (within 5 Hz, louder
+        than −40 dBFS); fails after `timeout` without it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self.seconds
+            if end >= seconds:
+                last = self.samples(end - seconds, end)
+                if abs(dominant_frequency(last) - frequency) < 5 and level(last) > -40:
+                    return
+            if self.process.poll() is not None:
+                raise AssertionError(f"parec stopped (exit {self.process.returncode}) at {self.seconds:.2f} s")
+            if time.monotonic() > deadline:
+                raise AssertionError(message or f"{frequency} Hz was not heard within {timeout} s")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=0.1)
+
     def samples(self, start=0.0, end=None):
         """The recording from `start` to `end` seconds (default: all so far) as floats in [-1, 1)."""
         first = int(start * RATE)
@@ -257,6 +274,23 @@ def dominant_frequency(samples):
     left, middle, right = np.log(spectrum[peak - 1:peak + 2] + 1e-12)
     offset = 0.5 * (left - right) / (left - 2 * middle + right) if left - 2 * middle + right else 0.0
     return (peak + offset) * RATE / size
+
+
+def locked_across_a_join(page, sink, then, artifact, unchanged, timeout=60.0):
+    """Locks `page` and records what it plays until the tone `then` (the next item, which only the
+    stream can bring while no script runs) has sounded for 2 s; while still locked, `unchanged`
+    (an expression and the value it had) shows no script ran. Saves the recording to `artifact`
+    and returns (frequency, level) of its first seconds (the item before the join, from 0.3 to
+    2.5 s) and of its last 2 s."""
+    with sink.record() as recording:
+        with locked(page):
+            recording.wait_until_heard(then, timeout=timeout, message="the next item did not play on with the phone locked")
+            expression, value = unchanged
+            assert page.evaluate(expression) == value, "a script ran while locked"
+        sound = recording.samples()
+    recording.save(artifact)
+    end = len(sound) / RATE
+    return heard_between(sound, (0.3, 2.5), (end - 2.0, end))
 
 
 def heard_between(sound, *windows):

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, wait_until
 from librivox_fixture import LibriVoxFixture
-from listening import heard_between, locked
+from listening import locked_across_a_join
 from reverie_process import ReverieProcess
 from test_listen import make
 
@@ -147,13 +147,7 @@ def test_the_next_section_plays_with_the_phone_locked(server, listening_browser,
     # To 15 s of the first, then locked across its end.
     page.evaluate(deck("deck.speech.seek(15)"))
     wait_until(page, deck("deck.speech.playing && !deck.speech.switching && deck.speech.offset > 15.2"), message="the seek did not play on")
-    with audio_sink.record() as recording:
-        with locked(page):
-            recording.wait_for_seconds(9.0)
-            assert page.evaluate(deck("deck.speech.track.title")) == "Low Water", "a script ran while locked"
-        sound = recording.samples()
-    recording.save(ARTIFACTS / "librivox-locked.wav")
-    heard = heard_between(sound, (0.3, 2.5), (6.5, 8.8))
+    heard = locked_across_a_join(page, audio_sink, 880, ARTIFACTS / "librivox-locked.wav", (deck("deck.speech.track.title"), "Low Water"))
     print("locked across the sections' join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
     assert abs(heard[0] - 330) < 5 and heard[1] > -40, "the first section was not heard before its end"
     assert abs(heard[2] - 880) < 5 and heard[3] > -40, "the next section did not play on with the phone locked"

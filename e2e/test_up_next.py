@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
-from listening import chapter_book, heard_between, locked
+from listening import chapter_book, heard_between, locked, locked_across_a_join
 
 SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify(note)}).then((answer) => answer.json())"""
@@ -224,13 +224,7 @@ def test_the_next_item_plays_with_the_phone_locked(server, listening_browser, au
     # To 16 s of the first (a person who skipped ahead), then locked across its end.
     page.evaluate(deck(page, "deck.speech.seek(16)"))
     wait_until(page, deck(page, "deck.speech.playing && !deck.speech.switching && deck.speech.offset > 16.2"), message="the seek did not play on")
-    with audio_sink.record() as recording:
-        with locked(page):
-            recording.wait_for_seconds(10.0)
-            assert page.evaluate(deck(page, "deck.speech.track.album")) == "Low Tide", "a script ran while locked"
-        sound = recording.samples()
-    recording.save(ARTIFACTS / "up-next-locked.wav")
-    heard = heard_between(sound, (0.3, 2.5), (7.0, 9.5))
+    heard = locked_across_a_join(page, audio_sink, 550, ARTIFACTS / "up-next-locked.wav", (deck(page, "deck.speech.track.album"), "Low Tide"))
     print("locked across the join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
     assert abs(heard[0] - 330) < 5 and heard[1] > -40, "the first book was not heard before its end"
     assert abs(heard[2] - 550) < 5 and heard[3] > -40, "the next book did not play on with the phone locked"
