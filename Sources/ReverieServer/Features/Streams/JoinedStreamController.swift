@@ -315,7 +315,7 @@ struct JoinedStreamController: RouteCollection {
                 results[index] = resolution
                 if next < asked.count { add() }
             }
-            return results.map { $0 ?? .not("It could not be looked up.") }
+            return results.compactMap { $0 }  // (each index answered once)
         }
     }
 

@@ -74,11 +74,7 @@ struct RemoteParts: Sendable {
         }
         do {
             while collected.count < count, let chunk = try await answer.body.next() {
-                var view = chunk.readableBytesView[...]
-                let dropped = min(skip, view.count)
-                view = view.dropFirst(dropped)
-                skip -= dropped
-                collected.append(contentsOf: view.prefix(count - collected.count))
+                collected.append(contentsOf: Self.past(&skip, in: chunk).prefix(count - collected.count))
             }
         } catch {
             await answer.body.cancel()
@@ -86,6 +82,15 @@ struct RemoteParts: Sendable {
         }
         await answer.body.cancel()
         return (collected, size)
+    }
+
+    /// The bytes of `chunk` after the first `skip` (those before the byte asked for, from a server
+    /// that answered the whole file where a range was asked), counting `skip` down.
+    static func past(_ skip: inout Int, in chunk: ByteBuffer) -> ByteBufferView.SubSequence {
+        let view = chunk.readableBytesView
+        let dropped = min(skip, view.count)
+        skip -= dropped
+        return view.dropFirst(dropped)
     }
 
     /// The size in `Content-Range: bytes START-END/SIZE`.
@@ -109,11 +114,8 @@ struct RemoteParts: Sendable {
                         skip = Int(offset)  // the whole file: the bytes before `offset` are dropped
                     }
                     while !Task.isCancelled, let chunk = try await body.next() {
-                        var view = chunk.readableBytesView[...]
-                        let dropped = min(skip, view.count)
-                        view = view.dropFirst(dropped)
-                        skip -= dropped
-                        if !view.isEmpty { _ = try await pipe.write(Data(view)) }
+                        let bytes = Self.past(&skip, in: chunk)
+                        if !bytes.isEmpty { _ = try await pipe.write(Data(bytes)) }
                     }
                 } onCancel: {
                     Task { await body.cancel() }
