@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
-from listening import chapter_book, heard_between, locked, locked_across_a_join
+from listening import chapter_book, locked_across_a_join
 
 SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify(note)}).then((answer) => answer.json())"""
@@ -267,12 +267,8 @@ def test_the_next_song_plays_with_the_phone_locked(server, listening_browser, au
                message="the songs were not joined into one stream")
     page.evaluate(deck(page, "deck.music.seek(5)"))
     wait_until(page, deck(page, "deck.music.playing && !deck.music.switching && deck.music.offset > 5.2"), message="the seek did not play on")
-    with audio_sink.record() as recording:
-        with locked(page):
-            recording.wait_for_seconds(7.0)
-        sound = recording.samples()
-    recording.save(ARTIFACTS / "next-song-locked.wav")
-    heard = heard_between(sound, (0.3, 1.8), (5.0, 6.8))
+    heard = locked_across_a_join(page, audio_sink, tones[second], ARTIFACTS / "next-song-locked.wav",
+                                 (deck(page, "deck.music.track.title"), first))
     print("locked across the songs' join: {:.0f} Hz at {:.1f} dBFS, then {:.0f} Hz at {:.1f} dBFS".format(*heard))
     assert abs(heard[0] - tones[first]) < 5, f"{first} was not heard first"
     assert abs(heard[2] - tones[second]) < 5 and heard[3] > -40, f"{second} did not play on with the phone locked"
