@@ -19,9 +19,9 @@ export function audioFormat() {
  * finished render (its audioURL, captionsURL, timelineURL, warnings). `progress(fraction)` hears
  * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
  * phrase) can be played while the rest is spoken (play it with `playOpening`, then hand over with
- * `continueAfterOpening`); or, given `live(url)` instead, where the whole plays as it is spoken,
- * once its first phrase is (…/live: from its first byte to its end in one stream, with no
- * handover, so a locked phone hears it all; it has no length and no seeking). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
+ * `continueAfterOpening`); `live(url)` hears, once and at once, where the whole plays as it is
+ * spoken (…/live: from its first byte to its end in one stream, with no handover, so a locked
+ * phone hears it all; not seekable until done). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
  * the wait early (rejects with an error named "AbortError") and lets go of the render: the server
  * hears so (DELETE), stops speaking what nobody else waits for, and counts it no more. An abort
  * is told at once; `cancelled()` is looked at between polls. Leaving the page lets go too. A
@@ -42,24 +42,22 @@ export async function render(text, { voice, rate }, { progress = () => {}, openi
     }
   }
   if (render.status !== "rendering") return finished(render, over, progress);
+  if (live && render.liveURL) live(render.liveURL);
   const followed = { id: render.id };
   following.add(followed);
   const letGoOnAbort = () => letGo(followed);
   signal?.addEventListener("abort", letGoOnAbort);
   try {
-    let heard = !opening && !live;
+    let heard = !opening;
     while (render.status === "rendering") {
       if (over()) {
         letGo(followed);
         throw stopped();
       }
       progress(render.progress);
-      // (The live stream once the first phrase is spoken: asked sooner, it would wait for it and,
-      // on a voice that takes longer than the server waits, fail.)
       if (!heard && render.firstPhraseURL) {
         heard = true;
-        if (live && render.liveURL) live(render.liveURL);
-        else if (opening) opening(render.firstPhraseURL);
+        opening(render.firstPhraseURL);
       }
       // Asked often until the opening is there (it comes within a second), then calmly.
       await pause(heard ? 400 : 100, signal);

@@ -103,8 +103,8 @@ def test_a_piece_begins_as_it_is_spoken_and_plays_on_with_no_handover(server, br
 
 def test_a_piece_goes_on_past_its_first_phrase_with_the_phone_locked(server, audio_sink, listening_browser):
     """Recorded under the iPhone lock model (issue 46), locked as soon as the voice sounds, while
-    the rest of the piece is still being spoken: after the first phrase the voice is heard for
-    about as long as the next two phrases last, with no script running. (Before, the opening played and then 75 s
+    the rest of the piece is still being spoken: the phrases after the first are heard, each where
+    the piece's timeline puts it, with no script running. (Before, the opening played and then 75 s
     of silence: handing over to the rest was a script's job.)"""
     page = open_page(listening_browser, iphone=True)
     page.add_init_script(WATCH)
@@ -133,17 +133,13 @@ def test_a_piece_goes_on_past_its_first_phrase_with_the_phone_locked(server, aud
         sound = recording.samples()
     recording.save(ARTIFACTS / "bedside-piece-locked.wav")  # to listen to when it fails
     close(page)
-    # What was heard after the first phrase: the voice for as long as the phrases after it last
-    # (each 50 ms window above −40 dBFS counted; the room is silence), wherever a busy machine
-    # may have placed them.
-    first_end = next(end for start, end in phrases if end > position)
-    after = sound[int((locked_at + first_end - position + 0.2) * RATE):]
-    windows = [after[index:index + RATE // 20] for index in range(0, len(after) - RATE // 20, RATE // 20)]
-    voiced = sum(1 for window in windows if level(window) > -40) / 20
-    expected = sum(end - start for start, end in later)
-    print(f"locked at {position:.2f} s of the piece; the phrases after its first: {later}; "
-          f"voice heard after it for {voiced:.1f} s of their {expected:.1f} s")
-    assert voiced >= 0.6 * expected, "the piece did not go on past its first phrase with the phone locked"
+    print(f"locked at {position:.2f} s of the piece; phrases after it: {later}")
+    for start, end in later:
+        if end - start < 0.6:
+            continue
+        said = sound[int((locked_at + start - position + 0.25) * RATE):int((locked_at + end - position - 0.25) * RATE)]
+        print(f"  the phrase at {start:.1f}–{end:.1f} s: {level(said):.1f} dBFS")
+        assert level(said) > -40, f"the phrase at {start:.1f} s of the piece was not heard with the phone locked"
 
 
 def test_a_tap_while_a_piece_starts_turns_it_all_off_at_once(server, browser):

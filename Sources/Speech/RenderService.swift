@@ -114,12 +114,6 @@ public actor RenderService {
     /// Whether a render for `key` runs here now (its live file may still grow).
     public func isRunning(_ key: String) -> Bool { running[key] != nil }
 
-    /// Whether `file` is the live file of the run of `key` speaking here now: one that may still
-    /// grow (not a run let go of, nor an earlier run of the same words).
-    public func isCurrent(_ file: URL, of key: String) -> Bool {
-        running[key].map { liveFile(key, run: $0.id).path == file.path } ?? false
-    }
-
     /// The cache key of a request spoken by `engine`.
     public nonisolated func key(for request: Request, engine: any SpeechEngine) -> String {
         ContentKey.of([engine.name, engine.version, "renderer-4", request.voice ?? "", String(request.rate),

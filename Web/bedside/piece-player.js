@@ -43,7 +43,6 @@ export class PiecePlayer {
   /** Follows the voice once the scene is drawn. */
   mount() {
     this.transport.on("ended", () => this.pieceEnded());
-    this.transport.on("error", () => this.liveBroke());
     this.unfollow = follow(this.transport, () => this.paintCaption());
   }
 
@@ -202,32 +201,8 @@ export class PiecePlayer {
     this.claim.release();
   }
 
-  /**
-   * The piece heard as it was spoken was cut off (the network, the server, or its render failed):
-   * once the finished render is there, it goes on from the same second in that; a render that
-   * failed says so.
-   */
-  async liveBroke() {
-    const preparation = this.preparation;
-    if (!holdsLive(this.transport) || !preparation?.begun || this.bedside.machine.phase !== "playing") return;
-    const token = this.token, at = this.transport.position;
-    try {
-      const prepared = await preparation.spoken;
-      if (token !== this.token) return;
-      this.timeline = prepared.timeline;
-      this.transport.load(prepared.render.audioURL, { at });
-      if ((await this.transport.play()) === "failed") throw new Error("The piece could not play.");
-    } catch (problem) {
-      if (token !== this.token || problem?.name === "AbortError") return;
-      this.silenceVoice();
-      this.bedside.status(`${problem.message || "The piece could not play."} Tap the leaf to try again.`);
-      this.bedside.dispatch("failed");
-    }
-  }
-
   pieceEnded() {
     if (this.bedside.machine.phase !== "playing") return;
-    this.token += 1;  // the piece is over: nothing of its start acts any more
     const title = this.piece ? this.piece.title : "The piece";
     // (One heard as it was spoken has no length but where it ended.)
     const length = Number.isFinite(this.transport.duration) ? this.transport.duration : this.transport.position;

@@ -183,32 +183,21 @@ struct SpeechController: RouteCollection {
     /// it is made from its first byte and ending where the render does, with no length, like a
     /// radio stream: a player plays it through by itself, so a locked phone hears the whole. The
     /// first bytes are waited for (up to `firstPhraseWait`). Once done, it sends the finished audio
-    /// (307 to `…/audio`); a render that failed or was let go of answers 409. One that fails or is
-    /// taken over by another server while it is sent is cut off (an error for the player, not an
-    /// end that would count as the piece heard to its end); one let go of just ends.
+    /// (307 to `…/audio`); a render that failed or was let go of answers 409.
     func live(req: Request) async throws -> Response {
         var render = try await self.render(req)
-        let user = try req.user
         let service = speech.service, key = render.cacheKey, renders = speechRenders.outside
         let deadline = ContinuousClock.now + firstPhraseWait
         var file: URL?
-        var rowAsked = ContinuousClock.now
-        while render.status == .rendering {
+        while render.status == .rendering, file == nil {
             file = await service.liveFile(of: key)
             if file != nil { break }
             guard ContinuousClock.now < deadline else {
                 throw APIError(.conflict, code: "not_ready", "The first phrase is not spoken yet; try again in a moment.", headers: ["Retry-After": "2"])
             }
             try await Task.sleep(for: .milliseconds(30))
-            // (Its row: ended or let go of meanwhile? Read at most once a second.)
-            if ContinuousClock.now - rowAsked >= .seconds(1) {
-                render = try await renders.find(render.id, ownedBy: user) ?? render
-                rowAsked = ContinuousClock.now
-            }
+            if await !service.isRunning(key) { render = try await renders.find(render.id, ownedBy: req.user) ?? render }
         }
-        // The render may have been let go of meanwhile (and the same words be spoken now for
-        // another render, whose file that would be): its row says.
-        if file != nil { render = try await renders.find(render.id, ownedBy: user) ?? render }
         switch render.status {
         case .done: return req.redirect(to: "/api/speech/renders/\(render.id.uuidString.lowercased())/audio", redirectType: .temporary)
         case .failed: throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
@@ -224,18 +213,14 @@ struct SpeechController: RouteCollection {
             try? handle.close()
             return Response(status: .ok, headers: headers)
         }
-        let id = render.id, worker = render.worker
-        let spokenHere = await service.isCurrent(file, of: key)
-        // (Managed: a listener gone, a read failing or the render cut short end the response with
-        // the error.)
+        let id = render.id, user = try req.user
+        // (Managed: a listener gone, or a read failing, ends the response with the error.)
         return Response(status: .ok, headers: headers, body: .init(managedAsyncStream: { writer in
             defer { try? handle.close() }
-            // The file grows while it is the live file of the run speaking the render here, or
-            // (spoken by another server) while the row says that server still speaks it, and in
-            // either case while the row says it is still being spoken (read again at most once a
-            // second). A run let go of, another run of the same words, or the render let go of or
-            // taken over by another server is a file that grows no more.
-            var rowAsked = ContinuousClock.now
+            // It grows while this server speaks it, or (spoken by another) while its row says so,
+            // read again at most once a second.
+            var rowAsked = ContinuousClock.now - .seconds(2)
+            var rowSays = true
             var grows = true
             while true {
                 let bytes = try handle.read(upToCount: 1 << 16) ?? Data()
@@ -246,25 +231,17 @@ struct SpeechController: RouteCollection {
                 // At the end of what is written: wait for more while it grows; once it no longer
                 // does, read once more (its last frames may have come meanwhile), then end.
                 if !grows { break }
-                if spokenHere { grows = await service.isCurrent(file, of: key) }
-                if grows, ContinuousClock.now - rowAsked >= .seconds(1) {
-                    let row = try? await renders.find(id, ownedBy: user)
-                    grows = row?.status == .rendering && (spokenHere || row?.worker == worker)
-                    rowAsked = ContinuousClock.now
+                if await service.isRunning(key) {
+                    grows = true
+                } else {
+                    if ContinuousClock.now - rowAsked >= .seconds(1) {
+                        rowSays = (try? await renders.find(id, ownedBy: user))?.status == .rendering
+                        rowAsked = ContinuousClock.now
+                    }
+                    grows = rowSays
                 }
                 if grows { try await Task.sleep(for: .milliseconds(40)) }
             }
-            // Whole only when the render ended well: its row says so (written just after the run
-            // ends, so it is waited for a while). One its person let go of ends quietly too: they
-            // moved on, and their page no longer plays it.
-            let patience = ContinuousClock.now + .seconds(10)
-            while true {
-                let row = try await renders.find(id, ownedBy: user)
-                if row?.status == .done || row?.error == Self.stoppedReason { return }
-                guard row?.status == .rendering, row?.worker == worker, ContinuousClock.now < patience else { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            throw SpeechError.synthesisFailed("the render ended before its end: failed, let go of or taken over")
         }))
     }
 
