@@ -19,15 +19,13 @@ export function audioFormat() {
  * finished render (its audioURL, captionsURL, timelineURL, warnings). `progress(fraction)` hears
  * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
  * phrase) can be played while the rest is spoken (play it with `playOpening`, then hand over with
- * `continueAfterOpening`); `live(url)` hears, once and at once, where the whole plays as it is
- * spoken (…/live: from its first byte to its end in one stream, with no handover, so a locked
- * phone hears it all; not seekable until done). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
+ * `continueAfterOpening`). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
  * the wait early (rejects with an error named "AbortError") and lets go of the render: the server
  * hears so (DELETE), stops speaking what nobody else waits for, and counts it no more. An abort
  * is told at once; `cancelled()` is looked at between polls. Leaving the page lets go too. A
  * person has two renders running at most: a third waits for one to finish.
  */
-export async function render(text, { voice, rate }, { progress = () => {}, opening = null, live = null, cancelled = () => false, signal = null } = {}) {
+export async function render(text, { voice, rate }, { progress = () => {}, opening = null, cancelled = () => false, signal = null } = {}) {
   const over = () => cancelled() || Boolean(signal?.aborted);
   const body = { text, rate: rate || 1, format: audioFormat() };
   if (voice) body.voice = voice;
@@ -42,7 +40,6 @@ export async function render(text, { voice, rate }, { progress = () => {}, openi
     }
   }
   if (render.status !== "rendering") return finished(render, over, progress);
-  if (live && render.liveURL) live(render.liveURL);
   const followed = { id: render.id };
   following.add(followed);
   const letGoOnAbort = () => letGo(followed);
@@ -127,11 +124,6 @@ export async function playOpening(transport, url) {
 /** Whether `transport` holds a render's opening (…/first), whose end is not the end of what is said. */
 export function holdsOpening(transport) {
   return /\/api\/speech\/renders\/[^/]+\/first$/.test(transport.src || "");
-}
-
-/** Whether `transport` holds a render heard as it is spoken (…/live), which ends where the render does. */
-export function holdsLive(transport) {
-  return /\/api\/speech\/renders\/[^/]+\/live$/.test(transport.src || "");
 }
 
 /**

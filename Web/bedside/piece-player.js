@@ -1,8 +1,8 @@
 // Bedside's pieces: a meditation or poem spoken by the server's speech pipeline with the room's
 // sound under the voice, the captions following the audio's own clock, the listening log, the lock
-// screen, and the fade when the Leaf/Masks machine stops a piece. A piece plays as soon as the
-// server has spoken its first phrase, as one stream sent while the rest is spoken (issue 31), to
-// its end with no script to hand it on, so a locked phone hears it all (issue 46). The voice plays through the playback core's transport
+// screen, and the fade when the Leaf/Masks machine stops a piece. A piece's opening plays as soon
+// as the server has spoken it, while the rest is spoken, and the whole render goes on from where
+// the opening ended (issue 31). The voice plays through the playback core's transport
 // (Web/player/transport.js), which also claims the lock screen for the piece.
 
 import { announce } from "../dom.js";
@@ -10,7 +10,7 @@ import { artwork } from "../player/media-session.js";
 import { record } from "../player/progress.js";
 import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
-import { captionAt, captionHTML, follow, holdsLive, playOpening } from "../speech.js";
+import { captionAt, captionHTML, continueAfterOpening, follow, holdsOpening, playOpening } from "../speech.js";
 import * as mode from "./mode.js";
 import { PiecePreparation } from "./piece-preparation.js";
 import { COLORS, ICONS, MODE_NAME } from "./scene.js";
@@ -59,9 +59,8 @@ export class PiecePlayer {
 
   /**
    * Speaks a random piece of `modeName` (or the one chosen in My Content): the room's sound at
-   * once, and the piece as soon as its first phrase is spoken, heard as it is spoken to its end
-   * (the finished render, when it was done first). A piece still on its way for this mode and
-   * voice is taken up.
+   * once, the piece's opening as soon as it is spoken, and the whole render from where the opening
+   * ended once it is ready. A piece still on its way for this mode and voice is taken up.
    */
   async start(modeName) {
     const token = ++this.token;
@@ -91,7 +90,7 @@ export class PiecePlayer {
       progress: (fraction) => {
         if (live() && !preparation.begun && fraction < 1) this.bedside.status(`Preparing “${preparation.piece.title}”… ${Math.round(fraction * 100)}%`);
       },
-      live: (url) => { if (live()) this.startAsSpoken(url, preparation, modeName, token); },
+      opening: (url) => { if (live()) this.startWithOpening(url, preparation, modeName, token); },
     });
     try {
       const prepared = await preparation.spoken;
@@ -99,9 +98,16 @@ export class PiecePlayer {
       this.piece = prepared.piece;
       this.timeline = prepared.timeline;
       this.showTitle(prepared.piece);
-      // Heard as it was spoken: it plays on to its end, its captions shown from now.
-      if (preparation.begun && holdsLive(this.transport)) return this.paintCaption();
-      this.transport.load(prepared.render.audioURL);
+      if (holdsOpening(this.transport)) {
+        // The whole goes on from where the opening ended (paused there when the person paused it).
+        const now = await continueAfterOpening(this.transport, prepared.render.audioURL, { cancelled: () => !live() });
+        if (!live()) return;
+        this.paintCaption();
+        if (preparation.begun && now === "ended") this.pieceEnded();  // the opening held all the piece says
+        if (preparation.begun) return;
+      } else {
+        this.transport.load(prepared.render.audioURL);
+      }
       this.voiceLevel.set(1);
       const played = await this.transport.play();
       if (played === "aborted" || !live()) return;  // replaced or paused meanwhile
@@ -140,10 +146,10 @@ export class PiecePlayer {
     this.preparation = null;
   }
 
-  /** Plays the piece as it is spoken (`url`: its live stream); once it sounds, it has begun. */
-  async startAsSpoken(url, preparation, modeName, token) {
+  /** Plays the opening while the rest is spoken; once it sounds, the piece has begun. */
+  async startWithOpening(url, preparation, modeName, token) {
     this.voiceLevel.set(1);
-    // Refused, or replaced by the finished render already: the finished one's own play decides.
+    // Refused, or replaced by the whole already: the whole's own play decides.
     if (!(await playOpening(this.transport, url)) || token !== this.token) return;
     this.piece = preparation.piece;
     this.showTitle(preparation.piece);
@@ -202,11 +208,10 @@ export class PiecePlayer {
   }
 
   pieceEnded() {
-    if (this.bedside.machine.phase !== "playing") return;
+    // An opening's end is not the piece's: the whole goes on from there when it is ready.
+    if (this.bedside.machine.phase !== "playing" || holdsOpening(this.transport)) return;
     const title = this.piece ? this.piece.title : "The piece";
-    // (One heard as it was spoken has no length but where it ended.)
-    const length = Number.isFinite(this.transport.duration) ? this.transport.duration : this.transport.position;
-    if (this.piece) record(itemKey("bedside", this.piece.id), "ended", length);
+    if (this.piece) record(itemKey("bedside", this.piece.id), "ended", this.transport.duration || this.transport.position);
     this.piece = null;
     this.timeline = null;
     this.paintCaption();

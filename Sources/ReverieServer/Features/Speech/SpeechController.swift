@@ -37,7 +37,6 @@ struct SpeechController: RouteCollection {
         renders.delete(":renderID", use: letGo)
         renders.get(":renderID", "audio", use: audio)
         renders.get(":renderID", "first", use: first)
-        renders.get(":renderID", "live", use: live)
         renders.get(":renderID", "captions.vtt", use: captions)
         renders.get(":renderID", "timeline", use: timeline)
     }
@@ -179,72 +178,6 @@ struct SpeechController: RouteCollection {
         }
     }
 
-    /// `GET …/live`: the whole render as MP3 while it is spoken (`RenderService.liveFile`), sent as
-    /// it is made from its first byte and ending where the render does, with no length, like a
-    /// radio stream: a player plays it through by itself, so a locked phone hears the whole. The
-    /// first bytes are waited for (up to `firstPhraseWait`). Once done, it sends the finished audio
-    /// (307 to `…/audio`); a render that failed or was let go of answers 409.
-    func live(req: Request) async throws -> Response {
-        var render = try await self.render(req)
-        let service = speech.service, key = render.cacheKey, renders = speechRenders.outside
-        let deadline = ContinuousClock.now + firstPhraseWait
-        var file: URL?
-        while render.status == .rendering, file == nil {
-            file = await service.liveFile(of: key)
-            if file != nil { break }
-            guard ContinuousClock.now < deadline else {
-                throw APIError(.conflict, code: "not_ready", "The first phrase is not spoken yet; try again in a moment.", headers: ["Retry-After": "2"])
-            }
-            try await Task.sleep(for: .milliseconds(30))
-            if await !service.isRunning(key) { render = try await renders.find(render.id, ownedBy: req.user) ?? render }
-        }
-        switch render.status {
-        case .done: return req.redirect(to: "/api/speech/renders/\(render.id.uuidString.lowercased())/audio", redirectType: .temporary)
-        case .failed: throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
-        case .rendering: break
-        }
-        guard let file, let handle = try? FileHandle(forReadingFrom: file) else {
-            throw APIError(.conflict, code: "not_ready", "The render's live audio is not there yet; try again in a moment.", headers: ["Retry-After": "2"])
-        }
-        var headers = HTTPHeaders()
-        headers.replaceOrAdd(name: .contentType, value: "audio/mpeg")
-        headers.replaceOrAdd(name: .cacheControl, value: "no-store")
-        if req.method == .HEAD {
-            try? handle.close()
-            return Response(status: .ok, headers: headers)
-        }
-        let id = render.id, user = try req.user
-        // (Managed: a listener gone, or a read failing, ends the response with the error.)
-        return Response(status: .ok, headers: headers, body: .init(managedAsyncStream: { writer in
-            defer { try? handle.close() }
-            // It grows while this server speaks it, or (spoken by another) while its row says so,
-            // read again at most once a second.
-            var rowAsked = ContinuousClock.now - .seconds(2)
-            var rowSays = true
-            var grows = true
-            while true {
-                let bytes = try handle.read(upToCount: 1 << 16) ?? Data()
-                if !bytes.isEmpty {
-                    try await writer.writeBuffer(ByteBuffer(data: bytes))
-                    continue
-                }
-                // At the end of what is written: wait for more while it grows; once it no longer
-                // does, read once more (its last frames may have come meanwhile), then end.
-                if !grows { break }
-                if await service.isRunning(key) {
-                    grows = true
-                } else {
-                    if ContinuousClock.now - rowAsked >= .seconds(1) {
-                        rowSays = (try? await renders.find(id, ownedBy: user))?.status == .rendering
-                        rowAsked = ContinuousClock.now
-                    }
-                    grows = rowSays
-                }
-                if grows { try await Task.sleep(for: .milliseconds(40)) }
-            }
-        }))
-    }
-
     func captions(req: Request) async throws -> Response {
         let (_, files, _) = try await finished(req)
         return try await media.serve(files.captions.path, type: "text/vtt; charset=utf-8", name: nil, for: req)
@@ -294,7 +227,6 @@ struct SpeechController: RouteCollection {
                                 format: render.format, characters: render.characters, durationMs: render.durationMs, warnings: warnings,
                                 error: render.error, createdAt: render.createdAt ?? Date(timeIntervalSince1970: 0),
                                 audioURL: done ? base + "/audio" : nil, captionsURL: done ? base + "/captions.vtt" : nil,
-                                timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil,
-                                liveURL: status == .rendering ? base + "/live" : nil)
+                                timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil)
     }
 }
