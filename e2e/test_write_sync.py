@@ -55,8 +55,14 @@ def test_sync_off_on_a_shared_computer_and_back_on_with_a_conflict(server, page)
     # Sync on again: the new song goes up, and the edit made on both sides keeps both.
     expect_error(page, 412, r"/api/compositions/[0-9A-Fa-f-]+$")  # the edit made on both sides
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Settings").click()
-    page.get_by_label("Sync this device's songs with the server").check()
+    # A tap, then what it leads to (the switch settles once the songs are sent): asserting the
+    # state at the instant of the tap raced the sending; a refusal shows its words here.
+    switch = page.get_by_label("Sync this device's songs with the server")
+    switch.click()
     done = page.locator("[data-sync-done]")
+    expect(page.locator('[data-sync-done]:not([hidden]), [data-for="sync"]:not([hidden])')).to_be_visible()
+    expect(page.locator('[data-for="sync"]')).to_be_hidden()
+    expect(switch).to_be_checked()
     expect(done).to_contain_text("1 new song sent")
     expect(done).to_contain_text("this device's version is kept as “Shared Song (conflict copy)”")
     titles = sorted(s["title"] for s in page.evaluate("fetch('/api/compositions').then(r => r.json())"))
