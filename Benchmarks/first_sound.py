@@ -5,8 +5,8 @@ playing, in Chromium against the release server with the real voice (Piper), the
 
   - Listen: a song from the library (a plain file: the floor any area could reach; the peer the
     others are read against).
-  - Bedside: Content off → a meditation: the voice of a piece never spoken on this server (its
-    opening phrase is spoken first, the rest after it).
+  - Bedside: Content off → a meditation: the voice of a piece never spoken on this server (heard
+    as it is spoken, in one stream from its first phrase: …/live).
   - Wind Down: an item never played (spoken as it plays, from its first phrase).
   - Meditate: Start of a 5-minute session (its one file, made from the narration kept at warm-up).
   - Articles: Listen on a pasted article never spoken (its first part spoken first).

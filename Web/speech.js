@@ -19,13 +19,15 @@ export function audioFormat() {
  * finished render (its audioURL, captionsURL, timelineURL, warnings). `progress(fraction)` hears
  * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
  * phrase) can be played while the rest is spoken (play it with `playOpening`, then hand over with
- * `continueAfterOpening`). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
+ * `continueAfterOpening`); or, given `live(url)` instead, where the whole plays as it is spoken,
+ * once its first phrase is (…/live: from its first byte to its end in one stream, with no
+ * handover, so a locked phone hears it all; it has no length and no seeking). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
  * the wait early (rejects with an error named "AbortError") and lets go of the render: the server
  * hears so (DELETE), stops speaking what nobody else waits for, and counts it no more. An abort
  * is told at once; `cancelled()` is looked at between polls. Leaving the page lets go too. A
  * person has two renders running at most: a third waits for one to finish.
  */
-export async function render(text, { voice, rate }, { progress = () => {}, opening = null, cancelled = () => false, signal = null } = {}) {
+export async function render(text, { voice, rate }, { progress = () => {}, opening = null, live = null, cancelled = () => false, signal = null } = {}) {
   const over = () => cancelled() || Boolean(signal?.aborted);
   const body = { text, rate: rate || 1, format: audioFormat() };
   if (voice) body.voice = voice;
@@ -45,16 +47,19 @@ export async function render(text, { voice, rate }, { progress = () => {}, openi
   const letGoOnAbort = () => letGo(followed);
   signal?.addEventListener("abort", letGoOnAbort);
   try {
-    let heard = !opening;
+    let heard = !opening && !live;
     while (render.status === "rendering") {
       if (over()) {
         letGo(followed);
         throw stopped();
       }
       progress(render.progress);
+      // (The live stream once the first phrase is spoken: asked sooner, it would wait for it and,
+      // on a voice that takes longer than the server waits, fail.)
       if (!heard && render.firstPhraseURL) {
         heard = true;
-        opening(render.firstPhraseURL);
+        if (live && render.liveURL) live(render.liveURL);
+        else if (opening) opening(render.firstPhraseURL);
       }
       // Asked often until the opening is there (it comes within a second), then calmly.
       await pause(heard ? 400 : 100, signal);
@@ -124,6 +129,11 @@ export async function playOpening(transport, url) {
 /** Whether `transport` holds a render's opening (…/first), whose end is not the end of what is said. */
 export function holdsOpening(transport) {
   return /\/api\/speech\/renders\/[^/]+\/first$/.test(transport.src || "");
+}
+
+/** Whether `transport` holds a render heard as it is spoken (…/live), which ends where the render does. */
+export function holdsLive(transport) {
+  return /\/api\/speech\/renders\/[^/]+\/live$/.test(transport.src || "");
 }
 
 /**

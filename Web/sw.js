@@ -15,7 +15,7 @@
 //   ?until=, a level's ?level=) comes from the server while it can be reached, else the whole file
 //   from the device (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v73";
+const CACHE = "reverie-shell-v74";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -127,7 +127,8 @@ self.addEventListener("fetch", (event) => {
   }
   if (request.method !== "GET" || url.origin !== location.origin || request.headers.has("Range")) return;
   // Media streams straight from the server (the player seeks with Range).
-  if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/(audio|loop)$/.test(url.pathname)) return;
+  // (A speech render heard as it is spoken, …/live, too: it is sent as it is made, never kept.)
+  if (url.pathname.startsWith("/audio/") || /^\/api\/.*\/(audio|loop|live)$/.test(url.pathname)) return;
   // A manifest for another app icon comes from the server as asked (the shell keeps the plain one).
   if (url.pathname === "/manifest.webmanifest" && url.search) return;
   // A backup's zip downloads straight from the server (it can be gigabytes).

@@ -76,6 +76,7 @@ import pytest  # noqa: E402
 from playwright.sync_api import expect  # noqa: E402
 
 from conftest import CHROMIUM, PHONE, close, expect_error, open_page, patient, screenshot, settled, sign_in, wait_for, wait_until  # noqa: E402
+from test_listening_harness import tone  # noqa: E402
 
 SMALL = {"width": 320, "height": 568}
 # eSpeak NG speaks a five-minute meditation in about a second (Piper, the default voice, takes
@@ -126,9 +127,13 @@ def wait_leaf(page, icon, timeout=90):
 
 
 def wait_whole(page):
-    """Waits until the voice plays the piece's whole render, handed over from its opening (issue 31)."""
-    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return v.currentSrc.endsWith('/audio') && v.readyState >= 1 && !v.paused; })()",
-               timeout=90, message="the whole render never took over from the opening")
+    """Waits until the voice plays the piece (heard as it is spoken, …/live, or the finished
+    render, …/audio, when it was done first) and the page has the finished render's timeline:
+    the captions show (issues 31 and 46)."""
+    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return /\\/(live|audio)$/.test(v.currentSrc) && v.readyState >= 1 && !v.paused; })()",
+               timeout=90, message="the piece never played")
+    wait_until(page, "!document.querySelector('.bs-caption').hidden", timeout=90,
+               message="the captions never showed: the page never had the finished render's timeline")
 
 
 def voice_playing(page):
@@ -730,10 +735,15 @@ def test_the_browser_alarm_answers_the_shared_cases(server, browser):
     assert problems == [], "\n".join(problems)
 
 
+SILENT_VOICE = re.compile(r"/api/speech/renders/[^/]+/(audio|live)$")
+"""The voice's addresses, for a test that gives it a silent file of a known length (`finish_piece`
+seeks in it: a piece heard as it is spoken has no length to seek in until it ends)."""
+
+
 def finish_piece(page):
-    """Lets the playing piece reach its end (the last half second of the real audio)."""
-    wait_whole(page)
-    wait_until(page, "document.querySelector('.bs-voice').duration > 1")
+    """Lets the playing piece reach its end (its last 0.3 s; the voice is a file at SILENT_VOICE)."""
+    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return /\\/(live|audio)$/.test(v.currentSrc) && !v.paused && v.duration > 1; })()",
+               timeout=90, message="the piece never played")
     page.evaluate("(() => { const v = document.querySelector('.bs-voice'); v.currentTime = v.duration - 0.3; v.play(); })()")
 
 
@@ -743,6 +753,7 @@ def test_alarm_rings_and_greets_only_after_completed_content(server, browser):
     played to its end since the alarm was set. A piece stopped by hand clears that."""
     page = open_page(browser, service_workers="block")  # page.route sees the night's stream refused
     without_night(page)
+    page.route(SILENT_VOICE, lambda route: route.fulfill(body=tone(440, 4.0, amplitude=0.0), content_type="audio/wav"))
     page.clock.install(time=datetime(2026, 11, 23, 22, 0, 0))
     open_bedside(server, page, clock24=False)
     page.get_by_role("button", name="Alarm").click()

@@ -82,7 +82,7 @@ def test_the_chime_ducks_under_the_greeting(server, audio_sink, listening_browse
     page.route(re.compile(r"/api/bedside/sounds/chime(\?.*)?$"), lambda route: route.fulfill(
         body=tones.setdefault(level_of(route.request.url), tone(440, 30, amplitude=0.5 * level_of(route.request.url))),
         content_type="audio/wav"))
-    page.route(re.compile(r"/api/speech/renders/[^/]+/audio$"),
+    page.route(re.compile(r"/api/speech/renders/[^/]+/(audio|live)$"),
                lambda route: route.fulfill(body=tone(440, 4.0, amplitude=0.0), content_type="audio/wav"))
     page.clock.install(time=datetime(2026, 11, 23, 22, 0, 0))
     open_bedside(server, page, room="silence", contentCompletedSuccessfully=True,
@@ -126,7 +126,7 @@ def test_a_piece_turned_off_fades_out_and_on_an_iphone_stops(server, audio_sink,
     voice. The whole render's audio is a steady tone here, so the fade is what changes its level."""
     page = open_page(listening_browser, iphone=iphone, service_workers="block")
     page.add_init_script(COUNT_GRAPHS)
-    page.route(re.compile(r"/api/speech/renders/[^/]+/audio$"), lambda route: route.fulfill(body=tone(440, 60), content_type="audio/wav"))
+    page.route(re.compile(r"/api/speech/renders/[^/]+/(audio|live)$"), lambda route: route.fulfill(body=tone(440, 60), content_type="audio/wav"))
     open_bedside(server, page, room="silence")
     page.get_by_role("button", name="Content off. Play a meditation").click()
     wait_leaf(page, "leafFilled")
@@ -166,7 +166,7 @@ def test_on_an_iphone_the_room_and_the_voice_hold_their_levels_locked(server, au
     page = open_page(listening_browser, iphone=True, service_workers="block")
     page.add_init_script(COUNT_GRAPHS)
     voice_level = 0.25  # the tone's amplitude: about −15 dBFS
-    page.route(re.compile(r"/api/speech/renders/[^/]+/audio$"),
+    page.route(re.compile(r"/api/speech/renders/[^/]+/(audio|live)$"),
                lambda route: route.fulfill(body=tone(660, 60, amplitude=voice_level), content_type="audio/wav"))
     open_bedside(server, page, room="brown", roomVolume=1.0)
     with audio_sink.record() as recording:

@@ -72,35 +72,54 @@ public struct AudioEncoder: Sendable {
     /// still being made. `finish()` moves the file into place; a stream never finished leaves
     /// nothing behind.
     public func stream(_ format: Format, sampleRate: Int, to destination: URL) throws -> Stream {
-        try Stream(ffmpeg: ffmpeg, format: format, sampleRate: sampleRate, destination: destination)
+        try Stream(ffmpeg: ffmpeg, output: format.codecArguments + ["-f", format.container], sampleRate: sampleRate, destination: destination)
+    }
+
+    /// ffmpeg's output settings for a live MP3: constant rate with no Xing frame and no tag (nothing
+    /// at its start stands for a length not known yet), each frame written out as it is made.
+    public static let liveMP3Output = ["-c:a", "libmp3lame", "-b:a", "128k", "-id3v2_version", "0", "-write_xing", "0",
+                                       "-flush_packets", "1", "-f", "mp3"]
+
+    /// A live MP3 written at `destination` itself as it is encoded, for readers who send it on
+    /// while it grows (a speech render heard as it is spoken). It is not moved anywhere at its end;
+    /// one cancelled is removed.
+    public func liveMP3(sampleRate: Int, to destination: URL) throws -> Stream {
+        try Stream(ffmpeg: ffmpeg, output: Self.liveMP3Output, sampleRate: sampleRate, destination: destination, inPlace: true)
     }
 
     /// A stream to `destination` started by the first stretch written (whose sample rate it
     /// takes), for audio made a stretch at a time by one task.
-    public func sink(_ format: Format, to destination: URL) -> Sink { Sink(encoder: self, format: format, destination: destination) }
+    public func sink(_ format: Format, to destination: URL) -> Sink {
+        Sink(start: { try self.stream(format, sampleRate: $0, to: destination) },
+             whole: { try await self.encode($0, as: format, to: destination) })
+    }
+
+    /// A live MP3 (`liveMP3`) at `destination`, started by the first stretch written.
+    public func liveSink(to destination: URL) -> Sink {
+        Sink(start: { try self.liveMP3(sampleRate: $0, to: destination) }, whole: { _ in })
+    }
 
     public final class Sink: @unchecked Sendable {
-        let encoder: AudioEncoder
-        let format: Format
-        let destination: URL
+        private let start: (Int) throws -> Stream
+        private let whole: (AudioBuffer) async throws -> Void
         private var stream: Stream?
 
-        init(encoder: AudioEncoder, format: Format, destination: URL) {
-            (self.encoder, self.format, self.destination) = (encoder, format, destination)
+        init(start: @escaping (Int) throws -> Stream, whole: @escaping (AudioBuffer) async throws -> Void) {
+            (self.start, self.whole) = (start, whole)
         }
 
         /// Queues a stretch for the file; true for the first.
         @discardableResult
         public func write(_ buffer: AudioBuffer) throws -> Bool {
             let first = stream == nil
-            if first { stream = try encoder.stream(format, sampleRate: buffer.sampleRate, to: destination) }
+            if first { stream = try start(buffer.sampleRate) }
             stream?.write(buffer)
             return first
         }
 
-        /// Finishes the file; when nothing was written, encodes `whole` instead.
+        /// Finishes the file; when nothing was written, encodes `whole` instead (a live sink: nothing).
         public func finish(else whole: @autoclosure () -> AudioBuffer) async throws {
-            if let stream { try await stream.finish() } else { try await encoder.encode(whole(), as: format, to: destination) }
+            if let stream { try await stream.finish() } else { try await self.whole(whole()) }
         }
 
         /// Stops, leaving nothing behind.
@@ -114,22 +133,28 @@ public struct AudioEncoder: Sendable {
         private let partial: URL
         private let errors: URL
         private let destination: URL
+        /// Written at `destination` itself (a live file read as it grows), not moved there at the end.
+        private let inPlace: Bool
         /// Writes go through one queue, in order, off the caller's thread (a full pipe blocks).
         private let queue = DispatchQueue(label: "reverie.encoder-stream")
         public let sampleRate: Int
 
-        init(ffmpeg: String, format: Format, sampleRate: Int, destination: URL) throws {
+        init(ffmpeg: String, output: [String], sampleRate: Int, destination: URL, inPlace: Bool = false) throws {
             guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
             let folder = destination.deletingLastPathComponent()
             let name = ".\(destination.lastPathComponent).\(UUID().uuidString)"
-            partial = folder.appendingPathComponent(name + ".part")
+            partial = inPlace ? destination : folder.appendingPathComponent(name + ".part")
             errors = folder.appendingPathComponent(name + ".log")
             self.destination = destination
+            self.inPlace = inPlace
             self.sampleRate = sampleRate
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0"]
-                + format.codecArguments + ["-f", format.container, partial.path]
+            // (Live: raw samples need no probing, and probing would hold the output back until
+            // seconds of audio had come; the file starts with the first stretch.)
+            let probe = inPlace ? ["-probesize", "32", "-analyzeduration", "0"] : []
+            process.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + probe
+                + ["-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0"] + output + [partial.path]
             let pipe = Pipe()
             process.standardInput = pipe
             process.standardOutput = FileHandle.nullDevice
@@ -166,6 +191,10 @@ public struct AudioEncoder: Sendable {
                     self.process.waitUntilExit()
                     continuation.resume(returning: (self.process.terminationStatus, self.failure))
                 }
+            }
+            if inPlace, failure == nil, status == 0 {
+                try? FileManager.default.removeItem(at: errors)
+                return
             }
             defer { cleanUp() }
             if let failure { throw failure }

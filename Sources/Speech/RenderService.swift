@@ -79,6 +79,47 @@ public actor RenderService {
         self.engines = engines
         self.directory = directory
         self.encoder = encoder
+        // Live files a stopped server left behind (one being spoken now is younger).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(Self.livePrefix) {
+            let file = directory.appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? .distantPast
+            if modified < Date().addingTimeInterval(-3600) { try? FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// Live files are hidden files beside the cache's entries: `.live-<key>-<run>.mp3`.
+    private static let livePrefix = ".live-"
+
+    /// Where a run of a render is written as live MP3 while it is spoken (`liveMP3`): from its
+    /// first phrase on, growing, so a player hears the whole from its first byte and no script has
+    /// to hand it from an opening to the rest. Removed when the run ends; readers that opened it
+    /// read on. Each run has its own (one let go of may still be removing its own).
+    nonisolated func liveFile(_ key: String, run: UUID) -> URL {
+        directory.appendingPathComponent("\(Self.livePrefix)\(key)-\(run.uuidString.lowercased()).mp3")
+    }
+
+    /// The live file of the render of `key` being spoken: this server's run's, else the newest one
+    /// another server sharing the directory writes. Nil when there is none (yet).
+    public func liveFile(of key: String) -> URL? {
+        if let run = running[key] {
+            let file = liveFile(key, run: run.id)
+            return FileManager.default.fileExists(atPath: file.path) ? file : nil
+        }
+        let prefix = "\(Self.livePrefix)\(key)-"
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(prefix) }
+        return names.map { directory.appendingPathComponent($0) }.max { a, b in
+            let date = { (url: URL) in (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast }
+            return date(a) < date(b)
+        }
+    }
+
+    /// Whether a render for `key` runs here now (its live file may still grow).
+    public func isRunning(_ key: String) -> Bool { running[key] != nil }
+
+    /// Whether `file` is the live file of the run of `key` speaking here now: one that may still
+    /// grow (not a run let go of, nor an earlier run of the same words).
+    public func isCurrent(_ file: URL, of key: String) -> Bool {
+        running[key].map { liveFile(key, run: $0.id).path == file.path } ?? false
     }
 
     /// The cache key of a request spoken by `engine`.
@@ -217,11 +258,15 @@ public actor RenderService {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let audioFile = scratch.appendingPathComponent("audio.\(request.format.fileExtension)")
         let sink = encoder.sink(request.format, to: audioFile)
+        let liveFile = liveFile(key, run: run)
+        let live = encoder.liveSink(to: liveFile)
         do {
             // The encoder takes each finished stretch while the next phrases are spoken.
             let rendered = try await ScriptRenderer(engine: engine).render(request.script, voice: request.voice, rate: request.rate) { done, total in
                 Task { await self.setProgress(key, run: run, total == 0 ? 0 : 0.95 * Double(done) / Double(total)) }
             } output: { chunk in
+                // The live file is for hearing it sooner: when it fails, the render goes on without it.
+                _ = try? live.write(chunk.audio)
                 if try sink.write(chunk.audio) {
                     let opening = WAVFile.encode(chunk.audio)
                     try opening.write(to: scratch.appendingPathComponent("first.wav"))
@@ -229,6 +274,9 @@ public actor RenderService {
                 }
             }
             let finishing = ContinuousClock.now
+            // The live file's last frames are written before the run ends, so its readers, who read
+            // until it ends, miss none.
+            try? await live.finish(else: rendered.audio)
             try await sink.finish(else: rendered.audio)
             try Data(rendered.timeline.webVTT.utf8).write(to: scratch.appendingPathComponent("captions.vtt"))
             let encoder = JSONEncoder()
@@ -248,10 +296,13 @@ public actor RenderService {
             profile.finishing = (ContinuousClock.now - finishing).seconds
             profile.total += profile.finishing
             entry.profile = profile
+            try? FileManager.default.removeItem(at: liveFile)
             return entry
         } catch {
+            live.cancel()
             sink.cancel()
             try? FileManager.default.removeItem(at: scratch)
+            try? FileManager.default.removeItem(at: liveFile)
             throw error
         }
     }

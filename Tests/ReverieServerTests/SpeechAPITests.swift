@@ -141,6 +141,72 @@ struct SpeechAPITests {
         }
     }
 
+    @Test("the whole render is sent as MP3 while it is spoken, from its first byte to its end; once done it is the finished audio (issue 46)",
+          .timeLimit(.minutes(10)), arguments: TestDatabase.all)
+    func live(database: TestDatabase) async throws {
+        let engine = GatedEngine(passing: ["Come in and sit down.", "Breathe."])
+        try await withTestApp(database, speech: SpeechEngines([engine])) { client in
+            let ada = try await client.setUpOwner()
+            let grace = try await client.addUser("grace", by: ada)
+            let render = try await client.startRender("(0.5s) Come in and sit down. (1s) Now rest a while here.", format: "m4a", as: ada)
+                .decode(SpeechRenderInfo.self)
+            let id = render.id.uuidString.lowercased()
+            #expect(render.liveURL == "/api/speech/renders/\(id)/live")
+            let liveURL = try #require(render.liveURL)
+            // Asked at once, while the second phrase waits at the gate: the stream is not over
+            // while the render is not (it waits for the rest rather than ending after the opening).
+            let ended = NIOLockedValueBox(false)
+            let heard = Task {
+                defer { ended.withLockedValue { $0 = true } }
+                return try await client.send(.GET, liveURL, auth: .cookie(ada))
+            }
+            _ = try await client.send(.GET, "/api/speech/renders/\(id)/first", auth: .cookie(ada))   // the opening is spoken
+            try await eventually("the second phrase at the gate") { engine.asked.count >= 2 ? true : nil }
+            // What is spoken so far is in the live file already (the opening's 1.5 s is about 24 KB
+            // at 128 kb/s), not held back until more comes.
+            let cache = client.app.speech.service.directory
+            try await eventually("the opening in the live file") { () -> Bool? in
+                let names = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasPrefix(".live-") }
+                let sizes = names.compactMap { try? FileManager.default.attributesOfItem(atPath: cache.appendingPathComponent($0).path)[.size] as? Int }
+                return sizes.contains { $0 > 12_000 } ? true : nil
+            }
+            #expect(!ended.withLockedValue { $0 }, "the live stream ended with only the opening spoken")
+            #expect(try await client.send(.GET, liveURL, auth: .cookie(grace)).status == .notFound, "another person's render")
+
+            // One let go of while it is heard (or still awaited): its stream ends, even though the
+            // same words are spoken again at once by a new run (whose own stream that is), and
+            // asking for it again says why.
+            let stopped = try await client.startRender("Breathe. (1s) And the rest is never said.", as: ada).decode(SpeechRenderInfo.self)
+            let cut = Task { try? await client.send(.GET, try #require(stopped.liveURL), auth: .cookie(ada)) }
+            try await eventually("the first phrase spoken") { engine.asked.contains("Breathe.") ? true : nil }
+            _ = try await client.send(.DELETE, "/api/speech/renders/\(stopped.id)", auth: .cookie(ada))
+            let again = try await client.startRender("Breathe. (1s) And the rest is never said.", as: ada).decode(SpeechRenderInfo.self)
+            #expect(again.status == .rendering)
+            if let cutShort = await cut.value {
+                #expect(cutShort.status != .ok || cutShort.bytes.count < 64 * 1024, "\(cutShort.status)")
+            }
+            let gone = try await client.send(.GET, try #require(stopped.liveURL), auth: .cookie(ada))
+            #expect(gone.status == .conflict && gone.error?.code == "render_failed", "\(gone.text)")
+
+            engine.open()
+            let done = try await client.waitForRender(render.id, as: ada)
+            #expect(done.liveURL == nil)
+            let reply = try await heard.value
+            #expect(reply.status == .ok && reply.headers.first(name: .contentType) == "audio/mpeg", "\(reply.text.prefix(200))")
+            #expect(reply.headers.first(name: .acceptRanges) == nil)
+            // All of it: the leading pause, both phrases and the pause between, as the finished render.
+            let audio = try await JoinedStreamTests.decoded(Data(reply.bytes))
+            #expect(abs(audio.duration - Double(try #require(done.durationMs)) / 1000) < 0.15, "\(audio.duration) s")
+            #expect(audio.samples.prefix(AudioBuffer.sampleCount(0.4, audio.sampleRate)).allSatisfy { abs($0) < 0.01 })
+            let secondPhrase = Int((0.5 + 1.0 + 1.0 + 0.4) * Double(audio.sampleRate))
+            #expect(audio.samples[secondPhrase..<(secondPhrase + 2000)].contains { abs($0) > 0.1 }, "the second phrase")
+
+            // Asked once done: the finished audio.
+            let after = try await client.send(.GET, liveURL, auth: .cookie(ada))
+            #expect(after.status == .temporaryRedirect && after.headers.first(name: .location) == "/api/speech/renders/\(id)/audio")
+        }
+    }
+
     @Test("audio answers byte ranges with 206, and an impossible range with 416")
     func ranges() async throws {
         try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
@@ -227,7 +293,7 @@ struct SpeechAPITests {
             let grace = try await client.addUser("grace", by: ada)
             let render = try await client.startRender("Mine alone.", as: ada).decode(SpeechRenderInfo.self)
             _ = try await client.waitForRender(render.id, as: ada)
-            for suffix in ["", "/audio", "/first", "/captions.vtt", "/timeline"] {
+            for suffix in ["", "/audio", "/first", "/live", "/captions.vtt", "/timeline"] {
                 let reply = try await client.send(.GET, "/api/speech/renders/\(render.id)\(suffix)", auth: .cookie(grace))
                 #expect(reply.status == .notFound && reply.error?.code == "not_found", "\(suffix)")
             }

@@ -1,8 +1,8 @@
 // Bedside's pieces: a meditation or poem spoken by the server's speech pipeline with the room's
 // sound under the voice, the captions following the audio's own clock, the listening log, the lock
-// screen, and the fade when the Leaf/Masks machine stops a piece. A piece's opening plays as soon
-// as the server has spoken it, while the rest is spoken, and the whole render goes on from where
-// the opening ended (issue 31). The voice plays through the playback core's transport
+// screen, and the fade when the Leaf/Masks machine stops a piece. A piece plays as soon as the
+// server has spoken its first phrase, as one stream sent while the rest is spoken (issue 31), to
+// its end with no script to hand it on, so a locked phone hears it all (issue 46). The voice plays through the playback core's transport
 // (Web/player/transport.js), which also claims the lock screen for the piece.
 
 import { announce } from "../dom.js";
@@ -10,7 +10,7 @@ import { artwork } from "../player/media-session.js";
 import { record } from "../player/progress.js";
 import { Transport } from "../player/transport.js";
 import { MediaLevel } from "../player/volume.js";
-import { captionAt, captionHTML, continueAfterOpening, follow, holdsOpening, playOpening } from "../speech.js";
+import { captionAt, captionHTML, follow, holdsLive, playOpening } from "../speech.js";
 import * as mode from "./mode.js";
 import { PiecePreparation } from "./piece-preparation.js";
 import { COLORS, ICONS, MODE_NAME } from "./scene.js";
@@ -43,6 +43,7 @@ export class PiecePlayer {
   /** Follows the voice once the scene is drawn. */
   mount() {
     this.transport.on("ended", () => this.pieceEnded());
+    this.transport.on("error", () => this.liveBroke());
     this.unfollow = follow(this.transport, () => this.paintCaption());
   }
 
@@ -59,8 +60,9 @@ export class PiecePlayer {
 
   /**
    * Speaks a random piece of `modeName` (or the one chosen in My Content): the room's sound at
-   * once, the piece's opening as soon as it is spoken, and the whole render from where the opening
-   * ended once it is ready. A piece still on its way for this mode and voice is taken up.
+   * once, and the piece as soon as its first phrase is spoken, heard as it is spoken to its end
+   * (the finished render, when it was done first). A piece still on its way for this mode and
+   * voice is taken up.
    */
   async start(modeName) {
     const token = ++this.token;
@@ -90,7 +92,7 @@ export class PiecePlayer {
       progress: (fraction) => {
         if (live() && !preparation.begun && fraction < 1) this.bedside.status(`Preparing “${preparation.piece.title}”… ${Math.round(fraction * 100)}%`);
       },
-      opening: (url) => { if (live()) this.startWithOpening(url, preparation, modeName, token); },
+      live: (url) => { if (live()) this.startAsSpoken(url, preparation, modeName, token); },
     });
     try {
       const prepared = await preparation.spoken;
@@ -98,16 +100,9 @@ export class PiecePlayer {
       this.piece = prepared.piece;
       this.timeline = prepared.timeline;
       this.showTitle(prepared.piece);
-      if (holdsOpening(this.transport)) {
-        // The whole goes on from where the opening ended (paused there when the person paused it).
-        const now = await continueAfterOpening(this.transport, prepared.render.audioURL, { cancelled: () => !live() });
-        if (!live()) return;
-        this.paintCaption();
-        if (preparation.begun && now === "ended") this.pieceEnded();  // the opening held all the piece says
-        if (preparation.begun) return;
-      } else {
-        this.transport.load(prepared.render.audioURL);
-      }
+      // Heard as it was spoken: it plays on to its end, its captions shown from now.
+      if (preparation.begun && holdsLive(this.transport)) return this.paintCaption();
+      this.transport.load(prepared.render.audioURL);
       this.voiceLevel.set(1);
       const played = await this.transport.play();
       if (played === "aborted" || !live()) return;  // replaced or paused meanwhile
@@ -146,10 +141,10 @@ export class PiecePlayer {
     this.preparation = null;
   }
 
-  /** Plays the opening while the rest is spoken; once it sounds, the piece has begun. */
-  async startWithOpening(url, preparation, modeName, token) {
+  /** Plays the piece as it is spoken (`url`: its live stream); once it sounds, it has begun. */
+  async startAsSpoken(url, preparation, modeName, token) {
     this.voiceLevel.set(1);
-    // Refused, or replaced by the whole already: the whole's own play decides.
+    // Refused, or replaced by the finished render already: the finished one's own play decides.
     if (!(await playOpening(this.transport, url)) || token !== this.token) return;
     this.piece = preparation.piece;
     this.showTitle(preparation.piece);
@@ -207,11 +202,36 @@ export class PiecePlayer {
     this.claim.release();
   }
 
+  /**
+   * The piece heard as it was spoken was cut off (the network, the server, or its render failed):
+   * once the finished render is there, it goes on from the same second in that; a render that
+   * failed says so.
+   */
+  async liveBroke() {
+    const preparation = this.preparation;
+    if (!holdsLive(this.transport) || !preparation?.begun || this.bedside.machine.phase !== "playing") return;
+    const token = this.token, at = this.transport.position;
+    try {
+      const prepared = await preparation.spoken;
+      if (token !== this.token) return;
+      this.timeline = prepared.timeline;
+      this.transport.load(prepared.render.audioURL, { at });
+      if ((await this.transport.play()) === "failed") throw new Error("The piece could not play.");
+    } catch (problem) {
+      if (token !== this.token || problem?.name === "AbortError") return;
+      this.silenceVoice();
+      this.bedside.status(`${problem.message || "The piece could not play."} Tap the leaf to try again.`);
+      this.bedside.dispatch("failed");
+    }
+  }
+
   pieceEnded() {
-    // An opening's end is not the piece's: the whole goes on from there when it is ready.
-    if (this.bedside.machine.phase !== "playing" || holdsOpening(this.transport)) return;
+    if (this.bedside.machine.phase !== "playing") return;
+    this.token += 1;  // the piece is over: nothing of its start acts any more
     const title = this.piece ? this.piece.title : "The piece";
-    if (this.piece) record(itemKey("bedside", this.piece.id), "ended", this.transport.duration || this.transport.position);
+    // (One heard as it was spoken has no length but where it ended.)
+    const length = Number.isFinite(this.transport.duration) ? this.transport.duration : this.transport.position;
+    if (this.piece) record(itemKey("bedside", this.piece.id), "ended", length);
     this.piece = null;
     this.timeline = null;
     this.paintCaption();

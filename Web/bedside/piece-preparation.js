@@ -1,7 +1,8 @@
 // A Bedside piece on its way: chosen from the pool (or the one chosen in My Content), then spoken by
-// the server's speech pipeline, its opening ready to play while the rest is spoken. It goes on
+// the server's speech pipeline, heard as it is spoken (its live stream, from its first byte to its
+// end, so no script hands it on from an opening: issue 46). It goes on
 // while the person changes their mind, so a start of the same mode with the same voice takes it up
-// where it is (issue 31): a tap, a tap for Off, a tap again, and the opening plays at once again,
+// where it is (issue 31): a tap, a tap for Off, a tap again, and it plays from its start at once again,
 // without choosing another piece or asking for a second render.
 
 import { api } from "../api.js";
@@ -59,7 +60,7 @@ export class PiecePreparation {
     this.kind = kind;
     this.settings = settings;
     this.piece = piece;
-    this.opening = null;    // where the opening (to the end of the first phrase) plays, once spoken
+    this.live = null;       // where the whole plays as it is spoken, while it is
     this.done = false;      // the whole render and its timeline are here
     this.begun = false;     // the piece has sounded: nobody takes it up again
     this.dropped = false;   // nobody will: it lets go of its render
@@ -77,14 +78,14 @@ export class PiecePreparation {
   }
 
   /**
-   * `watcher` ({ piece(piece), progress(fraction), opening(url) }, each optional) hears what
-   * happens from now on, and at once what already happened: the piece chosen, and the opening
-   * while the whole is still being spoken. The watcher before it hears no more.
+   * `watcher` ({ piece(piece), progress(fraction), live(url) }, each optional) hears what
+   * happens from now on, and at once what already happened: the piece chosen, and where it is
+   * heard as it is spoken while it still is. The watcher before it hears no more.
    */
   watch(watcher) {
     this.watcher = watcher;
     if (this.piece) watcher.piece?.(this.piece);
-    if (this.opening && !this.done) watcher.opening?.(this.opening);
+    if (this.live && !this.done) watcher.live?.(this.live);
   }
 
   /**
@@ -116,9 +117,9 @@ export class PiecePreparation {
     if (kept) return { piece: this.piece, render: { audioURL: kept.audioURL }, timeline: kept.timeline };
     const spoken = await speak(this.piece.script, this.settings, {
       progress: (fraction) => this.watcher?.progress?.(fraction),
-      opening: (url) => {
-        this.opening = url;
-        this.watcher?.opening?.(url);
+      live: (url) => {
+        this.live = url;
+        this.watcher?.live?.(url);
       },
       signal: this.letGo.signal,
     });

@@ -41,11 +41,15 @@ public struct SpeechRenderInfo: Codable, Sendable, Equatable {
     /// `…/first`: the opening up to the end of the first phrase, as WAV, present as soon as the
     /// first phrase is spoken (while the rest renders) and after.
     public var firstPhraseURL: String?
+    /// `…/live`: the whole render as MP3, sent as it is spoken and ending where it does, so a
+    /// player hears it from its first byte to its end with no handover (present while rendering).
+    public var liveURL: String?
 
     public init(id: UUID, status: Status, progress: Double, engine: String, voice: String?, rate: Double, format: String,
                 characters: Int, durationMs: Int?, warnings: [Warning], error: String?, createdAt: Date,
-                audioURL: String?, captionsURL: String?, timelineURL: String?, firstPhraseURL: String? = nil) {
+                audioURL: String?, captionsURL: String?, timelineURL: String?, firstPhraseURL: String? = nil, liveURL: String? = nil) {
         self.firstPhraseURL = firstPhraseURL
+        self.liveURL = liveURL
         self.id = id
         self.status = status
         self.progress = progress

@@ -37,6 +37,7 @@ struct SpeechController: RouteCollection {
         renders.delete(":renderID", use: letGo)
         renders.get(":renderID", "audio", use: audio)
         renders.get(":renderID", "first", use: first)
+        renders.get(":renderID", "live", use: live)
         renders.get(":renderID", "captions.vtt", use: captions)
         renders.get(":renderID", "timeline", use: timeline)
     }
@@ -178,6 +179,95 @@ struct SpeechController: RouteCollection {
         }
     }
 
+    /// `GET …/live`: the whole render as MP3 while it is spoken (`RenderService.liveFile`), sent as
+    /// it is made from its first byte and ending where the render does, with no length, like a
+    /// radio stream: a player plays it through by itself, so a locked phone hears the whole. The
+    /// first bytes are waited for (up to `firstPhraseWait`). Once done, it sends the finished audio
+    /// (307 to `…/audio`); a render that failed or was let go of answers 409. One that fails or is
+    /// taken over by another server while it is sent is cut off (an error for the player, not an
+    /// end that would count as the piece heard to its end); one let go of just ends.
+    func live(req: Request) async throws -> Response {
+        var render = try await self.render(req)
+        let user = try req.user
+        let service = speech.service, key = render.cacheKey, renders = speechRenders.outside
+        let deadline = ContinuousClock.now + firstPhraseWait
+        var file: URL?
+        var rowAsked = ContinuousClock.now
+        while render.status == .rendering {
+            file = await service.liveFile(of: key)
+            if file != nil { break }
+            guard ContinuousClock.now < deadline else {
+                throw APIError(.conflict, code: "not_ready", "The first phrase is not spoken yet; try again in a moment.", headers: ["Retry-After": "2"])
+            }
+            try await Task.sleep(for: .milliseconds(30))
+            // (Its row: ended or let go of meanwhile? Read at most once a second.)
+            if ContinuousClock.now - rowAsked >= .seconds(1) {
+                render = try await renders.find(render.id, ownedBy: user) ?? render
+                rowAsked = ContinuousClock.now
+            }
+        }
+        // The render may have been let go of meanwhile (and the same words be spoken now for
+        // another render, whose file that would be): its row says.
+        if file != nil { render = try await renders.find(render.id, ownedBy: user) ?? render }
+        switch render.status {
+        case .done: return req.redirect(to: "/api/speech/renders/\(render.id.uuidString.lowercased())/audio", redirectType: .temporary)
+        case .failed: throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
+        case .rendering: break
+        }
+        guard let file, let handle = try? FileHandle(forReadingFrom: file) else {
+            throw APIError(.conflict, code: "not_ready", "The render's live audio is not there yet; try again in a moment.", headers: ["Retry-After": "2"])
+        }
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "audio/mpeg")
+        headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        if req.method == .HEAD {
+            try? handle.close()
+            return Response(status: .ok, headers: headers)
+        }
+        let id = render.id, worker = render.worker
+        let spokenHere = await service.isCurrent(file, of: key)
+        // (Managed: a listener gone, a read failing or the render cut short end the response with
+        // the error.)
+        return Response(status: .ok, headers: headers, body: .init(managedAsyncStream: { writer in
+            defer { try? handle.close() }
+            // The file grows while it is the live file of the run speaking the render here, or
+            // (spoken by another server) while the row says that server still speaks it, and in
+            // either case while the row says it is still being spoken (read again at most once a
+            // second). A run let go of, another run of the same words, or the render let go of or
+            // taken over by another server is a file that grows no more.
+            var rowAsked = ContinuousClock.now
+            var grows = true
+            while true {
+                let bytes = try handle.read(upToCount: 1 << 16) ?? Data()
+                if !bytes.isEmpty {
+                    try await writer.writeBuffer(ByteBuffer(data: bytes))
+                    continue
+                }
+                // At the end of what is written: wait for more while it grows; once it no longer
+                // does, read once more (its last frames may have come meanwhile), then end.
+                if !grows { break }
+                if spokenHere { grows = await service.isCurrent(file, of: key) }
+                if grows, ContinuousClock.now - rowAsked >= .seconds(1) {
+                    let row = try? await renders.find(id, ownedBy: user)
+                    grows = row?.status == .rendering && (spokenHere || row?.worker == worker)
+                    rowAsked = ContinuousClock.now
+                }
+                if grows { try await Task.sleep(for: .milliseconds(40)) }
+            }
+            // Whole only when the render ended well: its row says so (written just after the run
+            // ends, so it is waited for a while). One its person let go of ends quietly too: they
+            // moved on, and their page no longer plays it.
+            let patience = ContinuousClock.now + .seconds(10)
+            while true {
+                let row = try await renders.find(id, ownedBy: user)
+                if row?.status == .done || row?.error == Self.stoppedReason { return }
+                guard row?.status == .rendering, row?.worker == worker, ContinuousClock.now < patience else { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw SpeechError.synthesisFailed("the render ended before its end: failed, let go of or taken over")
+        }))
+    }
+
     func captions(req: Request) async throws -> Response {
         let (_, files, _) = try await finished(req)
         return try await media.serve(files.captions.path, type: "text/vtt; charset=utf-8", name: nil, for: req)
@@ -227,6 +317,7 @@ struct SpeechController: RouteCollection {
                                 format: render.format, characters: render.characters, durationMs: render.durationMs, warnings: warnings,
                                 error: render.error, createdAt: render.createdAt ?? Date(timeIntervalSince1970: 0),
                                 audioURL: done ? base + "/audio" : nil, captionsURL: done ? base + "/captions.vtt" : nil,
-                                timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil)
+                                timelineURL: done ? base + "/timeline" : nil, firstPhraseURL: opening ? base + "/first" : nil,
+                                liveURL: status == .rendering ? base + "/live" : nil)
     }
 }
