@@ -185,6 +185,21 @@ class Recording:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=0.1)
 
+    def wait_until_below(self, dbfs, seconds=1.0, timeout=60.0, message=None):
+        """Returns once the recording's last `seconds` are quieter than `dbfs`; fails after `timeout`
+        without it (a level set by a script is heard later on a busy machine)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self.seconds
+            if end >= seconds and level(self.samples(end - seconds, end)) < dbfs:
+                return
+            if self.process.poll() is not None:
+                raise AssertionError(f"parec stopped (exit {self.process.returncode}) at {self.seconds:.2f} s")
+            if time.monotonic() > deadline:
+                raise AssertionError(message or f"never below {dbfs:.1f} dBFS within {timeout} s")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=0.1)
+
     def samples(self, start=0.0, end=None):
         """The recording from `start` to `end` seconds (default: all so far) as floats in [-1, 1)."""
         first = int(start * RATE)
