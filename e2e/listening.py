@@ -171,32 +171,26 @@ class Recording:
     def wait_until_heard(self, frequency, seconds=2.0, timeout=60.0, message=None):
         """Returns once the recording's last `seconds` are a tone of `frequency` (within 5 Hz, louder
         than −40 dBFS); fails after `timeout` without it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            end = self.seconds
-            if end >= seconds:
-                last = self.samples(end - seconds, end)
-                if abs(dominant_frequency(last) - frequency) < 5 and level(last) > -40:
-                    return
-            if self.process.poll() is not None:
-                raise AssertionError(f"parec stopped (exit {self.process.returncode}) at {self.seconds:.2f} s")
-            if time.monotonic() > deadline:
-                raise AssertionError(message or f"{frequency} Hz was not heard within {timeout} s")
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=0.1)
+        self._wait_for_last(seconds, lambda last: abs(dominant_frequency(last) - frequency) < 5 and level(last) > -40,
+                            timeout, message or f"{frequency} Hz was not heard within {timeout} s")
 
     def wait_until_below(self, dbfs, seconds=1.0, timeout=60.0, message=None):
         """Returns once the recording's last `seconds` are quieter than `dbfs`; fails after `timeout`
         without it (a level set by a script is heard later on a busy machine)."""
+        self._wait_for_last(seconds, lambda last: level(last) < dbfs,
+                            timeout, message or f"never below {dbfs:.1f} dBFS within {timeout} s")
+
+    def _wait_for_last(self, seconds, check, timeout, message):
+        """Returns once `check` holds for the recording's last `seconds`; fails with `message` after `timeout`."""
         deadline = time.monotonic() + timeout
         while True:
             end = self.seconds
-            if end >= seconds and level(self.samples(end - seconds, end)) < dbfs:
+            if end >= seconds and check(self.samples(end - seconds, end)):
                 return
             if self.process.poll() is not None:
                 raise AssertionError(f"parec stopped (exit {self.process.returncode}) at {self.seconds:.2f} s")
             if time.monotonic() > deadline:
-                raise AssertionError(message or f"never below {dbfs:.1f} dBFS within {timeout} s")
+                raise AssertionError(message)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=0.1)
 
