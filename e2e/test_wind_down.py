@@ -304,7 +304,19 @@ def test_end_of_content_ends_where_the_story_does_not_by_the_wall_clock(server, 
     page.clock.run_for(1000)
     expect(player.locator(".player-timer-label")).to_have_text("Sleep timer")
     expect(player.locator(".player-status")).not_to_contain_text("sleep timer stopped")
-    close(page)
+    # Heard through: this device's place on the server is the story's end (its ended event).
+    # Tapped again, on another page of the same device, it plays from its beginning, not from its
+    # last second (which ended it at once, and made a timer set then End of Content).
+    wait_until(page, "fetch('/api/progress/winddown:story_night_train?device=computer').then(r => r.json())"
+                     ".then(b => b.finished && b.devicePosition >= 89)")
+    again = open_page(browser)
+    open_wind_down(server, again)
+    again.locator('[data-item="story_night_train"].wd-card').first.click()
+    replay = again.get_by_role("dialog", name="The Slow Night Train, player")
+    expect(replay.get_by_role("button", name="Pause", exact=True)).to_be_visible()
+    wait_until(again, "document.querySelector('.player-audio').currentTime > 1")
+    assert player_time(again) < 30, f"a story heard through went on from {player_time(again):.1f} s, not its beginning"
+    close(page, again)
 
 
 def test_sleep_timer_counts_down_fades_and_stops_on_the_clock(server, browser):

@@ -23,6 +23,16 @@ import { downloadHTML, wireDownload } from "../player/download-button.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
+/** A place this close to the end (or past it) is the end: heard through. */
+const HEARD_THROUGH_SECONDS = 1;
+
+/** Where a play goes on from a saved `place`: the start again when the place is the item's end
+ *  (heard through: an ended event's place is the item's length), as a finished book starts over
+ *  in Listen; null when there is none. */
+function goOnFrom(place, duration) {
+  if (place == null) return null;
+  return duration > 0 && place >= duration - HEARD_THROUGH_SECONDS ? 0 : place;
+}
 
 /** Where an End of Content timer's rendition ends: a tenth of a second or two before the item's
  *  end (the server answers the whole file for an end within 0.1 s of it), or null for an item too
@@ -116,7 +126,7 @@ export class Player {
     this.transport.load(options.src);
     // One tap plays (`autoplay`): started here, inside the tap (a phone allows sound only from
     // one), from this device's own place or the item's; the server's answer can only add an offer.
-    const guess = options.startAt ?? localPosition(options.item) ?? options.position ?? 0;
+    const guess = options.startAt ?? goOnFrom(localPosition(options.item), options.duration) ?? goOnFrom(options.position, options.duration) ?? 0;
     // This play is not told to the server until it has answered where the person is: told
     // first, it would be the latest place, and another device's could no longer be offered.
     this.asking = true;
@@ -131,7 +141,7 @@ export class Player {
     this.asking = false;
     if (this.transport.playing) this.save("play");
     // A place the person chose (a book's chapter) wins: a saved place is for reopening only.
-    const start = options.startAt ?? (server ? (server.devicePosition ?? (server.finished ? 0 : server.position ?? 0)) : guess);
+    const start = options.startAt ?? (server ? (goOnFrom(server.devicePosition, options.duration) ?? (server.finished ? 0 : server.position ?? 0)) : guess);
     if (server?.offer && options.startAt == null) this.offer(server.offer, server.position);
     // Playing already: move only when the server knows this device's place better, and the
     // person has not moved it since.
