@@ -9,7 +9,7 @@ server, and after closing the app the station comes back paused."""
 import pytest
 from playwright.sync_api import expect
 
-from conftest import BINARY, expect_error, screenshot, sign_in, wait_for, wait_until
+from conftest import BINARY, close, expect_error, open_page, screenshot, sign_in, wait_for, wait_until
 from podcast_fixture import BROKEN_STATION, HLS_STATION, STATION, PodcastFixture
 from reverie_process import ReverieProcess
 
@@ -186,3 +186,29 @@ def test_radio_favourite_play_fail_over_and_reopen_paused(server, site, page):
     page.clock.run_for(3_000)  # … and three seconds on the page's clock: any timer the restore set comes due
     assert page.evaluate("import('/listen/deck.js').then(({ deck }) => deck.music.playing)") is False
     expect(page.locator(".radio-playing")).to_contain_text("Paused: Owl Radio Backup")
+
+
+def test_an_hls_station_on_an_iphone_plays_the_relay_that_holds_its_fade(server, site, browser):
+    """An iPhone ignores an element's volume and silences Web Audio when it locks, so a station's
+    level and its sleep timer's fade must be in the bytes, and only the server's relay shapes
+    them. There an HLS-only station plays the server's remux, even though the browser has HLS of
+    its own (as Safari does; faked here, so the choice is tested whatever this Chromium reads),
+    and a timer then asks the relay for its end (issue 46)."""
+    page = open_page(browser, iphone=True)
+    page.add_init_script("""{ const own = HTMLMediaElement.prototype.canPlayType;
+        HTMLMediaElement.prototype.canPlayType = function (type) { return /mpegurl/i.test(type) ? "maybe" : own.call(this, type); }; }""")
+    sign_in(server, page, "Listen")
+    page.get_by_role("link", name="Radio").click()
+    station = page.locator("[data-results] .station").filter(has_text="Owl Radio HLS")
+    station.get_by_role("button", name="Play").click()
+    relay = f"/api/radio/stations/{HLS_STATION}/stream"
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.music.playing && deck.music.audio.currentTime > 1"
+                     f" && deck.music.audio.src.endsWith('{relay}'))",
+               message="the HLS station did not play through the server's relay on an iPhone")
+    page.locator(".dock").get_by_role("link").first.click()
+    page.get_by_role("button", name="Sleep timer").click()
+    page.get_by_role("button", name="15 minutes").click()
+    wait_until(page, "import('/listen/deck.js').then(({ deck }) => deck.music.playing"
+                     f" && new URL(deck.music.audio.src).pathname === '{relay}' && new URL(deck.music.audio.src).searchParams.has('until'))",
+               message="the sleep timer's end was not asked of the relay")
+    close(page)

@@ -1,7 +1,9 @@
+import AudioRender
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+import Playback
 @testable import ReverieServer
 import Testing
 import Vapor
@@ -25,12 +27,13 @@ struct HLSRelayTests {
     }
 
     /// Runs the remux relay on `site`'s `live.m3u8` to its end; answers what it made.
-    static func relayed(_ site: LocalSite, stillLimit: Double? = nil) async throws -> Data {
+    /// With `shaping`, the relay a sleep timer or a level asks for (an MP3).
+    static func relayed(_ site: LocalSite, stillLimit: Double? = nil, shaping: [String]? = nil) async throws -> Data {
         var policy = GuardedHTTPClient.Policy().patient(10)
         policy.allowPrivate = true
         let client = GuardedHTTPClient(policy: policy, group: MultiThreadedEventLoopGroup.singleton)
         let first = try await HLSRelay(client: client).resolve(site.url.appendingPathComponent("live.m3u8"))
-        let process = try FFmpegPipe.remux(ffmpeg: "ffmpeg", format: "adts")
+        let process = try FFmpegPipe.relay(ffmpeg: "ffmpeg", format: "adts", shaping: shaping)
         let feeding = Task {
             await HLSRelay.feed(process, from: first, client: client, maxBytes: 1 << 24, logger: Logger(label: "hls-test"), stillLimit: stillLimit)
         }
@@ -73,6 +76,42 @@ struct HLSRelayTests {
             let expected = lengths[2...7].compactMap(Double.init).reduce(0, +)
             let seconds = try await PodcastAPITests.probedSeconds(bytes)
             #expect(abs(seconds - expected) < 0.3, "the remux holds \(seconds) s of the \(expected) s fed")
+        } catch {
+            await site.stop()
+            throw error
+        }
+        await site.stop()
+    }
+
+    @Test("shaped for an iPhone: the relay of a finished list at a quarter's level (12 dB down) ends after the timer's seconds, falling to silence")
+    func shaped() async throws {
+        let (folder, _) = try Self.segments(frequency: 440, seconds: 10)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let site = try await LocalSite.start { app in
+            app.get(":name") { req async throws -> Response in
+                let name = req.parameters.get("name") == "live.m3u8" ? "all.m3u8" : req.parameters.get("name") ?? ""
+                return try await req.fileio.asyncStreamFile(at: folder.appendingPathComponent(name).path)
+            }
+        }
+        do {
+            func heard(_ bytes: Data) async throws -> AudioBuffer {
+                let file = scratchFile("relay.bin")
+                try bytes.write(to: file)
+                let wav = try await CommandRunner.live.run("ffmpeg", ["-v", "error", "-i", file.path, "-ac", "1", "-f", "wav", "-"], nil)
+                return try WAVFile.decode(wav.output)
+            }
+            func level(_ buffer: AudioBuffer, _ from: Double, _ to: Double) -> Double {
+                decibels(buffer.rms(AudioBuffer.sampleCount(from, buffer.sampleRate)..<AudioBuffer.sampleCount(to, buffer.sampleRate)))
+            }
+            let plain = try await heard(try await Self.relayed(site))
+            let fade = SleepTimer.fade
+            let shaped = try await heard(try await Self.relayed(site, shaping: AudioFiles.shapedStreamArguments(
+                gain: -12, boost: false, until: 4, fade: fade.seconds, curve: fade.ffmpegCurve)))
+            #expect(abs(plain.duration - 10) < 0.3 && abs(shaped.duration - 4) < 0.2, "\(plain.duration) s plain, \(shaped.duration) s shaped")
+            // (The 30 s fade runs over all of a stream this short: 12 dB down and more from its start.)
+            let first = level(shaped, 0.1, 0.5) - level(plain, 0.1, 0.5)
+            #expect(first < -12 && first > -20, "\(first) dB in its first half second")
+            #expect(level(shaped, 3.8, 3.95) < level(plain, 3.8, 3.95) - 30, "not silent at its end")
         } catch {
             await site.stop()
             throw error

@@ -113,11 +113,13 @@ export function episodeTracks(podcast, episode, chapters = [], kept = [], transc
 /**
  * A radio station in the music player: relayed by the server, its listed address the fallback.
  * An HLS-only station plays its playlist (through the server) where the browser has HLS built in
- * (Safari), else the server's remux of it into one stream, which is also the fallback.
+ * (Safari), else the server's remux of it into one stream, which is also the fallback. Where the
+ * element ignores its volume (an iPhone), always the remux: only the relay carries a level and the
+ * sleep timer's fade in its bytes, which is all a locked iPhone plays (issue 46).
  */
 export function stationTrack(station) {
   const src = `/api/radio/stations/${station.id}/stream`;
-  const native = station.hls && document.createElement("audio").canPlayType("application/vnd.apple.mpegurl") !== "";
+  const native = station.hls && elementVolumeWorks() && document.createElement("audio").canPlayType("application/vnd.apple.mpegurl") !== "";
   return {
     id: `radio:${station.id}`, item: null, book: null, chapter: null, title: station.name, artist: station.country || "Internet radio",
     album: "Radio", src: native ? `${src}?hls=1` : src, artwork: null, start: 0, end: null, live: true,

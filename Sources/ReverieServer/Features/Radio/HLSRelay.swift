@@ -134,8 +134,7 @@ struct HLSRelay: Sendable {
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
             let process: FFmpegPipe
             do {
-                process = try shaping.map { try FFmpegPipe(ffmpeg: ffmpeg, arguments: ["-protocol_whitelist", "pipe"] + $0) }
-                    ?? FFmpegPipe.remux(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts")
+                process = try FFmpegPipe.relay(ffmpeg: ffmpeg, format: mp3 ? "mp3" : "adts", shaping: shaping)
             } catch {
                 try? await writer.write(.error(error))
                 return
