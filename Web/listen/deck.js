@@ -53,6 +53,8 @@ export const TIMER_OPTIONS = [15, 30, 45, 60, "chapter", "episode"];
 const AT_END = 0.05;
 /** A rendition whose end moved by less than this (seconds) is kept rather than asked for again. */
 const RETIME_SLACK = 0.5;
+/** A station's relay is asked for at a new level at most this often (ms) while its slider moves. */
+const RELAY_LEVEL_EVERY = 400;
 const SAVE_LOCAL_EVERY = 5000;
 const SAVE_SERVER_EVERY = 15_000;
 const STATE_KEYS = { music: "playbackState_Music", speech: "playbackState_Speech" };
@@ -848,7 +850,7 @@ class Channel extends EventTarget {
         const pending = this.request ?? this.switching;
         const { gain, boost } = this.levelShape();
         const now = shapeOf(pending ? pending.src : this.transport.src);
-        if (now.gain !== gain || now.boost !== boost) this.deck.reshape(this);
+        if (now.gain !== gain || now.boost !== boost) this.reshapeLevel();
         this.prepareDuck();
       }
       return;
@@ -876,6 +878,21 @@ class Channel extends EventTarget {
       return;
     }
     layFade(output.gain, now, this.fadeOut.endsAt, gain);
+  }
+
+  /** Plays the source at the level (and Boost) now asked for. A file's rendition is played from
+   *  the same place at each whole dB; a station's relay is a new connection each time, so while
+   *  its slider moves it is asked for at once, then at most every RELAY_LEVEL_EVERY ms, and at
+   *  the level the slider stopped on: a drag across 20 dB reconnects a few times, not 20. */
+  reshapeLevel() {
+    if (!this.track?.live) { this.deck.reshape(this); return; }
+    const wait = (this.levelHeldUntil ?? 0) - Date.now();
+    if (wait > 0) {
+      if (!this.levelTimer) this.levelTimer = setTimeout(() => { this.levelTimer = null; this.applyGain(); }, wait);
+      return;
+    }
+    this.levelHeldUntil = Date.now() + RELAY_LEVEL_EVERY;
+    this.deck.reshape(this);
   }
 
   /** The sleep timer's fade through the gain, ending at `endsAt` (wall ms) at `until` seconds of
