@@ -180,6 +180,12 @@ class Recording:
         self._wait_for_last(seconds, lambda last: level(last) < dbfs,
                             timeout, message or f"never below {dbfs:.1f} dBFS within {timeout} s")
 
+    def wait_until_sounding(self, other_than, seconds=1.0, timeout=60.0, message=None):
+        """Returns once the recording's last `seconds` sound (louder than −45 dBFS) and are not the
+        tone `other_than` (within 5 Hz): a voice after a tone; fails after `timeout` without it."""
+        self._wait_for_last(seconds, lambda last: level(last) > -45 and abs(dominant_frequency(last) - other_than) >= 5,
+                            timeout, message or f"nothing but {other_than} Hz or silence was heard within {timeout} s")
+
     def _wait_for_last(self, seconds, check, timeout, message):
         """Returns once `check` holds for the recording's last `seconds`; fails with `message` after `timeout`."""
         deadline = time.monotonic() + timeout

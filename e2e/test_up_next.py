@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import ARTIFACTS, BINARY, close, open_page, screenshot, sign_in, start_server, wait_until
-from listening import chapter_book, locked_across_a_join
+from listening import chapter_book, level, locked, locked_across_a_join
 
 SAVE = """(note) => fetch('/api/articles', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify(note)}).then((answer) => answer.json())"""
@@ -240,6 +240,54 @@ def test_the_next_item_plays_with_the_phone_locked(server, listening_browser, au
     wait_until(page, f"fetch('/api/library/{books[2]['id']}').then((answer) => answer.json()).then((book) => book.progress && book.progress.position > 1 && book.progress.position < 20)",
                message="the second book's place was not kept in its own seconds")
     screenshot(page, "up-next-joined-after-lock")
+    close(page)
+
+
+def test_an_article_after_a_book_plays_with_the_phone_locked(server, listening_browser, audio_sink):
+    """A book of 20 s (a tone) and then an article in Up Next on an iPhone: the article's parts are
+    spoken ahead, and once they are, it is joined into the stream after the book (issue 46). Locked
+    across the book's end, the article's voice is heard with no script to start it; on waking the
+    book has left the queue, and once the article is heard through it is read and the queue done."""
+    folder = Path(tempfile.mkdtemp(prefix="reverie-joined-"))
+    page = open_page(listening_browser, iphone=True)
+    sign_in(server, page, "Listen")
+    path = chapter_book(folder, "Low Tide.m4b", tones=(330,), chapter_seconds=20.0, title="Low Tide")
+    answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
+    assert answer.ok, answer.text()
+    book = answer.json()["item"]
+    note = page.evaluate(SAVE, {"title": "Night note", "text": "The tide goes out under the moon.\n\nThe boats rest on the sand until morning comes."})
+    main = page.evaluate(QUEUES)["queues"][0]["id"]
+    for item in (f"library:{book['id']}", f"article:{note['id']}"):
+        added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": item})
+        assert added.status == 201, added.text()
+
+    page.goto(f"{server.url}/listen/up-next")
+    expect(shown(page)).to_have_text(["Low Tide", "Night note"])
+    page.get_by_role("button", name="Play Up Next").click()
+    wait_until(page, deck(page, "deck.speech.playing && !deck.speech.switching && deck.speech.track.src.startsWith('/api/streams/audio')"
+                                " && deck.speech.queue.some((track) => track.album === 'Night note' && track.shift != null)"),
+               message="the article was not joined into the stream after the book")
+    parts = page.evaluate(deck(page, "deck.speech.queue.filter((track) => track.album === 'Night note').length"))
+    # To 16 s of the book, then locked across its end.
+    page.evaluate(deck(page, "deck.speech.seek(16)"))
+    wait_until(page, deck(page, "deck.speech.playing && !deck.speech.switching && deck.speech.offset > 16.2"), message="the seek did not play on")
+    with audio_sink.record() as recording:
+        with locked(page):
+            recording.wait_until_heard(330, seconds=1.0, message="the book was not heard before its end")
+            recording.wait_until_sounding(330, message="the article's voice did not follow the book with the phone locked")
+            assert page.evaluate(deck(page, "deck.speech.track.album")) == "Low Tide", "a script ran while locked"
+        sound = recording.samples()
+    recording.save(ARTIFACTS / "up-next-article-locked.wav")
+    end = len(sound) / 48_000
+    print(f"an article joined after a book ({parts} spoken parts), locked: {level(sound[int((end - 1) * 48_000):]):.1f} dBFS of voice after the tone")
+    # Awake: the article sounds and is shown; the book is played and gone from the queue.
+    wait_until(page, deck(page, "deck.speech.track.album === 'Night note'"), message="the page did not follow the stream on waking")
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.map((entry) => entry.title).join() === 'Night note')",
+               message="the book did not leave Up Next")
+    # Heard through: read, and the queue done.
+    wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 0)", message="the queue did not play to its end")
+    wait_until(page, f"fetch('/api/articles/{note['id']}').then((answer) => answer.json()).then((article) => article.summary.status === 'finished')",
+               message="the article heard through was not marked read")
     close(page)
 
 

@@ -2,6 +2,7 @@ import AudioRender
 import Foundation
 @testable import ReverieServer
 import ReverieAPI
+import Speech
 import Testing
 import Vapor
 
@@ -97,6 +98,40 @@ struct JoinedStreamTests {
             // Gone where the range starts: said so.
             let gone = try await client.send(.GET, plan.audioURL, auth: .cookie(owner), headers: ["Range": "bytes=\(150 * 384)-"])
             #expect(gone.status == .notFound && gone.text.contains("not_joinable"), "\(gone.text)")
+        }
+    }
+
+    @Test("an article's spoken part joins once it is spoken: a song, then a finished render (its tone after the song's); a render still being spoken, or another person's, ends the plan before it, with why")
+    func spoken() async throws {
+        let song = try await LibraryAPITests.audioFile("low.mp3", seconds: 3, title: "Low", frequency: 440)
+        let engine = GatedEngine()
+        try await withTestApp(.sqlite, speech: SpeechEngines([engine])) { client in
+            let owner = try await client.setUpOwner()
+            let item = try await client.send(.POST, "/api/library?kind=music", data: song, contentType: "audio/mpeg", auth: .cookie(owner),
+                                             headers: ["X-File-Name": "low.mp3"]).decode(LibraryUploadResult.self).item
+            let started = try await client.startRender("Breathe in slowly now and let the day go.", format: "mp3", as: owner).decode(SpeechRenderInfo.self)
+            let spoken = "speech:\(started.id.uuidString.lowercased())"
+            let asked = "/api/streams?parts=library:\(item.id),\(spoken)"
+            let waiting = try await client.send(.GET, asked, auth: .cookie(owner)).decode(JoinedStreamInfo.self)
+            #expect(waiting.parts.map(\.item) == ["library:\(item.id)"] && waiting.stoppedAt == spoken && waiting.stopReason == "It is still being spoken.",
+                    "\(waiting)")
+            engine.open()
+            let render = try await client.waitForRender(started.id, as: owner)
+            let seconds = Double(try #require(render.durationMs)) / 1000
+            let plan = try await client.send(.GET, asked, auth: .cookie(owner)).decode(JoinedStreamInfo.self)
+            #expect(plan.parts.map(\.item) == ["library:\(item.id)", spoken] && plan.stoppedAt == nil, "\(plan)")
+            #expect(abs(plan.parts[1].length - seconds) < 0.05 && abs(plan.duration - plan.parts[1].start - seconds) < 0.05, "\(plan)")
+            // The song's tone, then the spoken part's (the test engine speaks 330 Hz).
+            let heard = try await Self.decoded(Data(try await client.send(.GET, plan.audioURL, auth: .cookie(owner)).bytes))
+            #expect(abs(Self.frequency(heard, at: 1.5) - 440) < 22)
+            #expect(abs(Self.frequency(heard, at: plan.parts[1].start + 0.6) - 330) < 17)
+            // Another person's render is not theirs to join.
+            let other = try await client.addUser("bob", by: owner)
+            let theirs = try await client.send(.GET, "/api/streams?parts=\(spoken)", auth: .cookie(other)).decode(JoinedStreamInfo.self)
+            #expect(theirs.parts.isEmpty && theirs.stopReason == "It is not a render of yours.")
+            #expect(try await client.send(.GET, plan.audioURL, auth: .cookie(other)).status == .notFound)
+            let wrong = try await client.send(.GET, "/api/streams?parts=speech:nothing", auth: .cookie(owner))
+            #expect(wrong.status == .badRequest && wrong.text.contains("speech:<render id>"), "\(wrong.text)")
         }
     }
 

@@ -22,7 +22,7 @@ import { itemKey, parseItemKey } from "../item-key.js";
 const KIND_NAMES = { episode: "episode", book: "book", librivox: "book", article: "article" };
 /** Entries the server can join into one stream (a book, an episode: it joins those whose audio it
  *  has, and says where it stopped), and how many after the current one a stream holds. */
-const JOINABLE = new Set(["book", "episode", "librivox"]);
+const JOINABLE = new Set(["book", "episode", "librivox", "article"]);
 const JOIN_AHEAD = 12;
 /** The most parts one joined stream holds (the server's limit). */
 const MOST_PARTS = 50;
@@ -235,6 +235,9 @@ class Queues extends EventTarget {
     if (!current || current.queue !== session.queueID || speech.restoring) return;
     const entry = this.list(session.queueID)?.entries.find((known) => known.id === current.entry);
     if (!entry || !JOINABLE.has(entry.kind)) return;
+    // An article spoken part by part as it plays (not reached through a stream) has only its
+    // parts spoken so far in the player: it goes on by script, and is joined from the next entry.
+    if (entry.kind === "article" && current.shift == null) return;
     const following = [];
     for (const next of this.upcoming()) {
       if (!JOINABLE.has(next.kind) || following.length >= JOIN_AHEAD) break;
@@ -248,12 +251,12 @@ class Queues extends EventTarget {
     }
     // A LibriVox book's sections before the one playing stay in their own files, ahead of the stream.
     const own = speech.queue.filter((track) => track.entry === entry.id).map(fileTrack);
-    const at = entry.kind === "librivox" ? Math.max(0, own.findIndex((track) => track.id === current.id)) : 0;
+    const at = entry.kind === "librivox" || entry.kind === "article" ? Math.max(0, own.findIndex((track) => track.id === current.id)) : 0;
     const before = own.slice(0, at);
     const parts = streamParts(entry, own.slice(at), 0);
     for (const next of following) {
-      const tracks = await this.tracksOf(session, next);
-      if (!tracks.length) break;
+      const tracks = next.kind === "article" ? this.spokenAhead(session, next) : await this.tracksOf(session, next);
+      if (!tracks?.length) break;
       const first = tracks.startIndex ?? 0;
       parts.push(...streamParts(next, tracks.slice(first), tracks.startAt ?? tracks[first].start ?? 0));
     }
@@ -294,6 +297,27 @@ class Queues extends EventTarget {
     session.tracks ??= new Map();
     if (!session.tracks.has(entry.id)) session.tracks.set(entry.id, itemTracks(entry, session.queueID).catch(() => []));
     return session.tracks.get(entry.id);
+  }
+
+  /**
+   * An article's tracks once every part of it is spoken (null until then): the parts are spoken
+   * now, one after another, so that it can join the stream and a locked phone goes on into it
+   * (issue 46); once they are, the stream is joined again. An article that cannot be spoken ahead
+   * (the server out of reach, a part that failed, parts kept on the device) goes on by script.
+   */
+  spokenAhead(session, entry) {
+    session.spoken ??= new Map();
+    let ahead = session.spoken.get(entry.id);
+    if (!ahead) {
+      ahead = { tracks: null };
+      session.spoken.set(entry.id, ahead);
+      articleTracks(entry, session.queueID).then((tracks) => {
+        if (!tracks.length || tracks.some((track) => !track.render)) return;
+        ahead.tracks = tracks;
+        if (this.session === session) this.join();
+      }, () => {});
+    }
+    return ahead.tracks;
   }
 
   /**
@@ -537,6 +561,7 @@ class TrackSource {
     const chapter = this.article.chapters[part.chapter];
     return [{
       id: `article:${id}/${part.index}/${made.id}`, item: null, book: itemKey("article", id), article: id, part: part.index, chapter: null,
+      render: file ? null : made.id,
       title: this.article.chapters.length > 1 && chapter?.title ? `${summary.title}: ${chapter.title}` : summary.title,
       artist: summary.source || "Article", album: summary.title, src: made.audioURL, artwork: null, start: 0, end: null,
     }];
@@ -558,8 +583,18 @@ class TrackSource {
  *  stream: a book or an episode is one file, its tracks its chapters; a LibriVox book's sections
  *  are a file each (`librivox:<id>/<index>`). */
 function streamParts(entry, tracks, from) {
+  if (entry.kind === "article") return tracks.map((track, index) => ({ entry, key: `speech:${track.render}`, tracks: [track], from: index === 0 ? from : 0 }));
   if (entry.kind !== "librivox") return [{ entry, key: entry.item, tracks, from }];
   return tracks.map((track, index) => ({ entry, key: `${entry.item}/${track.chapter}`, tracks: [track], from: index === 0 ? from : 0 }));
+}
+
+/** Every spoken part of an article entry, each spoken now in turn (a person has two renders at a
+ *  time: the other stays free), as the tracks its source gives one by one as it plays. */
+async function articleTracks(entry, queueID) {
+  const source = new TrackSource(entry, queueID);
+  const tracks = [];
+  for (let batch = await source.next(); batch.length; batch = await source.next()) tracks.push(...batch);
+  return tracks;
 }
 
 

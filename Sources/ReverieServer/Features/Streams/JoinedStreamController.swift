@@ -17,12 +17,16 @@ extension JoinedStreamInfo: Content {}
 /// timeline never depends on what the server has now; a request makes only the parts its range
 /// crosses, from the person's own items, and a part gone meanwhile (an episode's download deleted
 /// once played) is silence, not the end of the stream. Library items, downloaded episodes, a
-/// LibriVox book's sections (`librivox:<id>/<index>`) and episodes that stream from their feed
-/// (MP3s on another server, `RemoteParts`) are joined; anything else (an article, an M4A on a feed)
-/// ends the stream before it.
+/// LibriVox book's sections (`librivox:<id>/<index>`), episodes that stream from their feed
+/// (MP3s on another server, `RemoteParts`) and finished speech renders (`speech:<render id>`, an
+/// article's spoken parts) are joined; anything else (an M4A on a feed, a render still being
+/// spoken) ends the stream before it.
 struct JoinedStreamController: RouteCollection {
     let library: LibraryStore
     let podcasts: Store<any PodcastRepository>
+    /// Speech renders' rows, and their cached files (`speech:` parts).
+    let speechRenders: Store<any SpeechRenderRepository>
+    let speech: SpeechJobs
     let config: ServerConfig
     /// A LibriVox book as its catalog describes it (kept a while), by id.
     let librivoxBook: @Sendable (Int, Request) async throws -> LibriVoxBookInfo?
@@ -261,8 +265,8 @@ struct JoinedStreamController: RouteCollection {
         return try pieces.map { piece in
             let halves = piece.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(halves[0]).lowercased()
-            guard ItemKey(key) != nil else {
-                throw APIError(.badRequest, code: "invalid_field", "parts: “\(key.prefix(60))” is not an item's key (library:<id>, podcast:<id>).")
+            guard ItemKey(key) != nil || renderID(key) != nil else {
+                throw APIError(.badRequest, code: "invalid_field", "parts: “\(key.prefix(60))” is not an item's key (library:<id>, podcast:<id>, speech:<render id>).")
             }
             var from = 0.0, length: Double?
             if halves.count == 2 {
@@ -281,6 +285,14 @@ struct JoinedStreamController: RouteCollection {
             return Asked(item: key, from: from, length: length)
         }
     }
+
+    /// The render a `speech:<render id>` part names; nil for any other key.
+    static func renderID(_ key: String) -> UUID? {
+        guard key.hasPrefix(speechPrefix) else { return nil }
+        return UUID(uuidString: String(key.dropFirst(speechPrefix.count)))
+    }
+
+    static let speechPrefix = "speech:"
 
     /// The parts' text in an address, as the web app writes it: `key@seconds` (to the millisecond).
     static func partsText(_ parts: [Asked]) -> String {
@@ -323,6 +335,7 @@ struct JoinedStreamController: RouteCollection {
     /// an episode of theirs that is ready.
     func resolve(_ asked: Asked, _ req: Request) async throws -> Resolution {
         let user = try req.user
+        if let render = Self.renderID(asked.item) { return try await spokenPart(render, asked, req) }
         guard let key = ItemKey(asked.item) else { return .not("It is not an item's key.") }
         if key.kind == .librivox { return try await librivoxSection(key, asked, req) }
         guard key.part == nil, let id = UUID(uuidString: key.id) else {
@@ -351,6 +364,22 @@ struct JoinedStreamController: RouteCollection {
         guard FileManager.default.fileExists(atPath: file) else { return .not("Its file is missing.") }
         guard length > 0 else { return .not("It has no sound to play.") }
         return placed(asked, .file(file), length: length)
+    }
+
+    /// A speech render of the person's once it is spoken (an article's part in Up Next): its audio file.
+    private func spokenPart(_ id: UUID, _ asked: Asked, _ req: Request) async throws -> Resolution {
+        guard let render = try await speechRenders.on(req).find(id, ownedBy: try req.user) else { return .not("It is not a render of yours.") }
+        switch render.status {
+        case .rendering: return .not("It is still being spoken.")
+        case .failed: return .not("Its render failed: \(render.error ?? "unknown reason").")
+        case .done: break
+        }
+        guard let format = AudioEncoder.Format(rawValue: render.format), let files = speech.service.files(render.cacheKey, format: format),
+              let milliseconds = render.durationMs else {
+            return .not("Its audio is no longer kept: speak it again.")
+        }
+        guard milliseconds > 0 else { return .not("It has no sound to play.") }
+        return placed(asked, .file(files.audio.path), length: Double(milliseconds) / 1000)
     }
 
     /// `asked` from its file of `length` seconds.
