@@ -8,7 +8,8 @@ playing, in Chromium against the release server with the real voice (Piper), the
   - Bedside: Content off → a meditation: the voice of a piece never spoken on this server (heard
     as it is spoken, in one stream from its first phrase: …/live).
   - Wind Down: an item never played (spoken as it plays, from its first phrase).
-  - Meditate: Start of a 5-minute session (its one file, made from the narration kept at warm-up).
+  - Meditate: Start of a 5-minute session (its one file, made at Start from the narration kept at
+    warm-up; the second of silence its player plays within the tap is not its first sound).
   - Articles: Listen on a pasted article never spoken (its first part spoken first).
 
 The time is from the click's event on the page to the element's `playing` event (the browser
@@ -38,7 +39,7 @@ GOAL_SECONDS = 1.0
 ROUNDS = 3
 PASSWORD = "a long enough password"
 
-# Every element's first `playing` after the latest click, in page time (ms).
+# Every element's `playing` after the latest click, in page time (ms), with what it played.
 WATCH = """(() => {
   window.__tap = null;
   window.__played = [];
@@ -48,7 +49,7 @@ WATCH = """(() => {
   HTMLMediaElement.prototype.play = function (...args) {
     if (!this.__watched) {
       this.__watched = true;
-      this.addEventListener('playing', () => window.__played.push({ element: this, at: performance.now() }));
+      this.addEventListener('playing', () => window.__played.push({ element: this, at: performance.now(), src: this.currentSrc }));
     }
     return play.apply(this, args);
   };
@@ -56,7 +57,8 @@ WATCH = """(() => {
 
 # Seconds from the click to the first `playing` of an element matching the selector, or null yet.
 FIRST = """(selector) => {
-  const hit = window.__played.find((entry) => entry.element.matches(selector));
+  // (Not the second of silence a player plays within the tap to be let play later: no sound.)
+  const hit = window.__played.find((entry) => entry.element.matches(selector) && !/silence/.test(entry.src));
   return hit && window.__tap != null ? (hit.at - window.__tap) / 1000 : null;
 }"""
 

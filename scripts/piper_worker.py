@@ -6,11 +6,13 @@ stdout : {"ready": true, "pid": 123, "sample_rate": 22050, "voice": "en_US-joe-m
          {"id": 1, "sample_rate": 22050, "bytes": N, "words": [[start_sample, end_sample], ...]}
          followed by N bytes: the samples, int16 little-endian mono                         (per request)
          {"id": 1, "error": "...", "bytes": 0}                                             (on failure)
+stdin  : {"id": 2, "text": "...", "first": true}   a render's opening: spoken before the requests
+                                                    waiting (after other openings waiting)
 stdin  : {"cancel": 1}       request 1 is no longer wanted: unless it is begun, it is answered
 stdout : {"id": 1, "cancelled": true, "bytes": 0}   at once with this and never spoken
 
 Requests may arrive while one is spoken (the server queues the next one); they are answered in
-order. A thread reads them as they come, so a cancel reaches a request still waiting its turn.
+order, openings first. A thread reads them as they come, so a cancel reaches a request still waiting its turn.
 
 Text arrives as JSON data, never through a shell. Word boundaries come from Piper's phoneme
 alignments: phonemes between two spaces form one spoken word.
@@ -108,7 +110,7 @@ class Requests:
 
     def __init__(self, replies):
         self.replies = replies
-        self.waiting = collections.deque()   # (id or None, line)
+        self.waiting = collections.deque()   # (id or None, line, whether an opening)
         self.cancelled = set()
         self.ended = False
         self.changed = threading.Condition()
@@ -128,8 +130,13 @@ class Requests:
                 elif request_id is not None and request_id in self.cancelled:
                     self.cancelled.discard(request_id)
                     self.replies.send({"id": request_id, "cancelled": True, "bytes": 0})
+                elif isinstance(request, dict) and request.get("first") is True:
+                    # An opening goes before the others waiting, after the openings already there.
+                    at = sum(1 for entry in self.waiting if entry[2])
+                    self.waiting.insert(at, (request_id, line, True))
+                    self.changed.notify()
                 else:
-                    self.waiting.append((request_id, line))
+                    self.waiting.append((request_id, line, False))
                     self.changed.notify()
         with self.changed:
             self.ended = True

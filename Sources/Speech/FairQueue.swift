@@ -47,4 +47,7 @@ struct FairQueue<Element> {
 /// `ScriptRenderer` around each render, read by engines with more than one worker.
 public enum SpeechRequests {
     @TaskLocal public static var group = ""
+    /// The request is a render's first phrase, which a person is waiting to hear (its opening):
+    /// an engine with a pool speaks it before the phrases already waiting (issue 46, first sound).
+    @TaskLocal public static var opening = false
 }

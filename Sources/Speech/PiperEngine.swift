@@ -158,10 +158,10 @@ public actor PiperEngine: SpeechEngine {
     /// workers' replies are read side by side.
     public nonisolated func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
         guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
-        let group = SpeechRequests.group
+        let group = SpeechRequests.group, opening = SpeechRequests.opening
         var retried = false
         while true {
-            let slot = try await acquire(group: group)
+            let slot = try await acquire(group: group, opening: opening)
             let worker: WorkerConnection
             let id: Int
             do {
@@ -171,7 +171,9 @@ public actor PiperEngine: SpeechEngine {
                 await release(slot)
                 throw error
             }
-            var request = try JSONSerialization.data(withJSONObject: ["id": id, "text": text, "length_scale": Self.lengthScale(rate: rate)] as [String: Any])
+            var fields: [String: Any] = ["id": id, "text": text, "length_scale": Self.lengthScale(rate: rate)]
+            if opening { fields["first"] = true }   // the worker speaks it before those waiting in its input
+            var request = try JSONSerialization.data(withJSONObject: fields)
             request.append(0x0A)
             let reply = await withTaskCancellationHandler {
                 await worker.send(request, id: id)
@@ -264,8 +266,10 @@ public actor PiperEngine: SpeechEngine {
     /// A slot with room (an idle warm worker first, then any idle one, then one with a request
     /// already), or a wait in the render's turn for one. A cancelled wait leaves the line at once
     /// and throws `CancellationError`.
-    private func acquire(group: String) async throws -> Int {
-        let open = slots.indices.filter { slots[$0].held < Self.depth }
+    /// A render's opening never waits in the line: it goes to the worker holding the fewest
+    /// requests, past its depth if need be, and that worker speaks it next.
+    private func acquire(group: String, opening: Bool = false) async throws -> Int {
+        let open = slots.indices.filter { opening || slots[$0].held < Self.depth }
         if let index = open.min(by: { rank(slots[$0]) < rank(slots[$1]) }) {
             slots[index].held += 1
             return index
@@ -296,7 +300,7 @@ public actor PiperEngine: SpeechEngine {
 
     /// Hands the slot's room to the next waiting request, or frees it.
     private func release(_ index: Int) {
-        if let next = queue.dequeue() {
+        if slots[index].held <= Self.depth, let next = queue.dequeue() {
             next.continuation.resume(returning: index)
         } else {
             slots[index].held -= 1

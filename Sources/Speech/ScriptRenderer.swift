@@ -329,7 +329,10 @@ public struct ScriptRenderer: Sendable {
                 let index = asked, text = texts[index]
                 group.addTask {
                     try Task.checkCancellation()
-                    return (index, try await engine.synthesize(text, voice: voice, rate: rate))
+                    // The first phrase is what the person waits for: spoken before others' phrases waiting.
+                    return (index, try await SpeechRequests.$opening.withValue(index == 0) {
+                        try await engine.synthesize(text, voice: voice, rate: rate)
+                    })
                 }
                 asked += 1
             }

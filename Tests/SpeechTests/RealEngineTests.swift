@@ -119,6 +119,42 @@ struct RealEngineTests {
         await #expect(throws: SpeechError.self) { _ = try await dying.synthesize("Hello.", voice: nil, rate: 1) }
     }
 
+    @Test("a render's opening is spoken next, before the phrases of a long render already waiting for the worker (first sound)")
+    func openingGoesFirst() async throws {
+        let engine = PiperEngine(configuration: .repository(repositoryRoot))
+        _ = try await engine.synthesize("Warm up.", voice: nil, rate: 1)
+        actor Order {
+            var heard: [String] = []
+            func add(_ name: String) { heard.append(name) }
+        }
+        let order = Order()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // A long render asks ahead: one phrase spoken, one in the worker's input, two in line.
+            for phrase in 1...4 {
+                group.addTask {
+                    _ = try await SpeechRequests.$group.withValue("long") {
+                        try await engine.synthesize("Phrase \(phrase) of the long story drifts on over the quiet hills tonight.", voice: nil, rate: 1)
+                    }
+                    await order.add("long \(phrase)")
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(120)
+            while await engine.busyWorkerProcessIDs.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            // Then a person taps something new: its first phrase.
+            group.addTask {
+                _ = try await SpeechRequests.$group.withValue("new") {
+                    try await SpeechRequests.$opening.withValue(true) { try await engine.synthesize("Hello there.", voice: nil, rate: 1) }
+                }
+                await order.add("opening")
+            }
+            try await group.waitForAll()
+        }
+        let heard = await order.heard
+        // After at most the phrase being spoken when it was asked; in turn it would come after three.
+        #expect((heard.firstIndex(of: "opening") ?? 9) <= 1, "\(heard)")
+        await engine.shutdown()
+    }
+
     @Test("two workers render the same script as one does, phrase by phrase: pauses exact, every phrase at −16 LUFS and faded")
     func poolMatchesOneWorker() async throws {
         let script = (0..<6).map { "Sentence \($0 + 1) drifts by like a slow cloud over the hill. (\(0.3 + Double($0) * 0.2)s)" }.joined(separator: "\n")
