@@ -255,7 +255,11 @@ def test_an_article_after_a_book_plays_with_the_phone_locked(server, listening_b
     answer = page.request.post(f"{server.url}/api/library", data=path.read_bytes(), headers={"Content-Type": "audio/mp4", "X-File-Name": path.name})
     assert answer.ok, answer.text()
     book = answer.json()["item"]
-    note = page.evaluate(SAVE, {"title": "Night note", "text": "The tide goes out under the moon.\n\nThe boats rest on the sand until morning comes."})
+    # Two spoken parts: the first is kept short (about 240 characters) so its voice starts at once.
+    note = page.evaluate(SAVE, {"title": "Night note", "text": (
+        "The tide goes out under the moon, and the harbour grows quiet. The last of the gulls fold their wings on the posts, "
+        "the ropes creak against the pier, and a lamp still burns in the window of the net loft above the slipway.\n\n"
+        "The boats rest on the sand until morning comes, and the water slowly finds its way back in.")})
     main = page.evaluate(QUEUES)["queues"][0]["id"]
     for item in (f"library:{book['id']}", f"article:{note['id']}"):
         added = page.request.post(f"{server.url}/api/queues/{main}/entries", data={"item": item})
@@ -268,6 +272,11 @@ def test_an_article_after_a_book_plays_with_the_phone_locked(server, listening_b
                                 " && deck.speech.queue.some((track) => track.album === 'Night note' && track.shift != null)"),
                message="the article was not joined into the stream after the book")
     parts = page.evaluate(deck(page, "deck.speech.queue.filter((track) => track.album === 'Night note').length"))
+    assert parts == 2, f"the article was joined as {parts} parts"
+    # Each part heard once (a part given again by the article's part-by-part source would repeat).
+    page.evaluate(deck(page, """(window.parts = [], deck.speech.addEventListener('track', () => {
+        const track = deck.speech.track, last = window.parts.at(-1);
+        if (track?.album === 'Night note' && !(last && last.track === track)) window.parts.push({ track, part: track.part }); }))"""))
     # To 16 s of the book, then locked across its end.
     page.evaluate(deck(page, "deck.speech.seek(16)"))
     wait_until(page, deck(page, "deck.speech.playing && !deck.speech.switching && deck.speech.offset > 16.2"), message="the seek did not play on")
@@ -288,6 +297,8 @@ def test_an_article_after_a_book_plays_with_the_phone_locked(server, listening_b
     wait_until(page, f"{QUEUES}.then((answer) => answer.queues[0].entries.length === 0)", message="the queue did not play to its end")
     wait_until(page, f"fetch('/api/articles/{note['id']}').then((answer) => answer.json()).then((article) => article.summary.status === 'finished')",
                message="the article heard through was not marked read")
+    heard = page.evaluate("window.parts.map((entry) => entry.part)")
+    assert heard == [0, 1], f"each part of the article once, in order: {heard}"
     close(page)
 
 

@@ -7,6 +7,8 @@ struct FairQueue<Element> {
     private var turns: [String] = []
 
     var isEmpty: Bool { turns.isEmpty }
+    /// Waiters in the line, of every group.
+    var count: Int { waiting.values.reduce(0) { $0 + $1.count } }
 
     mutating func enqueue(_ element: Element, group: String) {
         if waiting[group] == nil { turns.append(group) }
@@ -47,7 +49,9 @@ struct FairQueue<Element> {
 /// `ScriptRenderer` around each render, read by engines with more than one worker.
 public enum SpeechRequests {
     @TaskLocal public static var group = ""
-    /// The request is a render's first phrase, which a person is waiting to hear (its opening):
-    /// an engine with a pool speaks it before the phrases already waiting (issue 46, first sound).
+    /// The request is a render's first phrase (`ScriptRenderer` marks every render's), which a
+    /// person who tapped is usually waiting to hear: an engine with a pool speaks it before the
+    /// phrases already waiting (issue 46, first sound). One phrase per render, so a render spoken
+    /// ahead that nobody waits for yet goes first once too.
     @TaskLocal public static var opening = false
 }

@@ -152,6 +152,9 @@ public actor PiperEngine: SpeechEngine {
     }
 
     /// The process ids of workers now speaking a phrase.
+    /// Requests waiting for a worker's room (not yet in any worker's hands).
+    public var waitingRequests: Int { queue.count }
+
     public var busyWorkerProcessIDs: [Int32] { slots.filter { $0.held > 0 }.compactMap { $0.worker?.process.processIdentifier } }
 
     /// Speaks a phrase on the next free worker. The reply is decoded outside the actor, so the

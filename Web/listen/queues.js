@@ -288,6 +288,12 @@ class Queues extends EventTarget {
     const position = speech.itemPosition + (queue[index].shift ?? 0);
     session.stream = joined;
     await speech.rebase(queue, index, queue[index].src, position);
+    // An article joined here has all its parts in the queue: the source that gives them part by
+    // part (made for the track loaded ahead, or on a reload) has none left to add.
+    for (const id of joined?.entries ?? []) {
+      const source = session.sources.get(id);
+      if (source?.entry.kind === "article") source.done = true;
+    }
     // Back on its own file, the next entry is added behind it again.
     if (!plan) this.extend();
   }
@@ -386,8 +392,10 @@ class Queues extends EventTarget {
     if (!this.session && track?.queue && !this.starting) {
       this.session = this.newSession(track.queue, track.entry);
       if (track.article) {
+        // Its parts after the last one the player came back with (a joined article, all of them).
         const entry = { id: track.entry, item: itemKey("article", track.article), kind: "article", title: track.album };
-        this.session.sources.set(track.entry, new TrackSource(entry, track.queue, { after: track.part }));
+        const queued = deck.speech.queue.filter((known) => known.entry === track.entry && known.part != null).map((known) => known.part);
+        this.session.sources.set(track.entry, new TrackSource(entry, track.queue, { after: Math.max(track.part, ...queued) }));
       }
     }
     return this.session;
@@ -417,6 +425,9 @@ class Queues extends EventTarget {
       for (const passed of new Set(deck.speech.queue.slice(0, deck.speech.index).map((known) => known.entry))) {
         if (!passed || passed === track.entry || passed === finished || session.done.has(passed)) continue;
         session.done.add(passed);
+        // (An article passed through in the stream was heard to its end: read.)
+        const heard = deck.speech.queue.slice(0, deck.speech.index).findLast((known) => known.entry === passed);
+        if (heard?.article) this.finishedArticle(null, heard);
         this.remove(session.queueID, passed).catch(() => {});
       }
       // An article heard to its end is read; one skipped is not.

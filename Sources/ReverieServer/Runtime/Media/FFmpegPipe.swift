@@ -18,15 +18,15 @@ final class FFmpegPipe: @unchecked Sendable {
     private let room = DispatchSemaphore(value: 0)
     private let stopped = NIOLockedValueBox(false)
 
-    /// An ffmpeg copying the sound of what it is fed (MPEG-TS, packed audio or fragmented MP4
-    /// segments, one after another) into one stream of `format` on its standard output.
-    /// The remux, or with `shaping` (`AudioFiles.shapedStreamArguments`) an MP3 of the sound at a
-    /// level, ending faded: an HLS station's relay either way.
+    /// An HLS station's relay: the remux (`format`), or with `shaping`
+    /// (`AudioFiles.shapedStreamArguments`) an MP3 of the sound at a level, ending faded.
     static func relay(ffmpeg: String, format: String, shaping: [String]?) throws -> FFmpegPipe {
         guard let shaping else { return try remux(ffmpeg: ffmpeg, format: format) }
         return try FFmpegPipe(ffmpeg: ffmpeg, arguments: ["-protocol_whitelist", "pipe"] + shaping)
     }
 
+    /// An ffmpeg copying the sound of what it is fed (MPEG-TS, packed audio or fragmented MP4
+    /// segments, one after another) into one stream of `format` on its standard output.
     static func remux(ffmpeg: String, format: String) throws -> FFmpegPipe {
         // ffmpeg reads only its standard input: whatever a segment says, it opens nothing else.
         try FFmpegPipe(ffmpeg: ffmpeg, arguments: ["-protocol_whitelist", "pipe", "-i", "pipe:0",
