@@ -16,7 +16,7 @@ import { renderArticles } from "../articles/articles.js";
 import { renderUpNext } from "./up-next.js";
 import { queueButtonsHTML, wireQueueButtons } from "./queues.js";
 import { downloadHTML, mimeOf, wireDownload } from "../player/download-button.js";
-import { localPosition, record } from "../player/progress.js";
+import { heardThrough, localPosition, record } from "../player/progress.js";
 import { clock, length } from "../player/time.js";
 import { followJob } from "../jobs.js";
 import { sendFile } from "../upload.js";
@@ -349,7 +349,7 @@ class ListenScreen {
     const local = localPosition(itemKey("library", book.id));
     const server = book.progress && !book.progress.finished ? book.progress.position : null;
     const place = local ?? server;
-    return place && place < book.duration - 1 ? place : null;
+    return place && !heardThrough(place, book.duration) ? place : null;
   }
 
   chapterAt(position) {

@@ -14,7 +14,7 @@
 import { api } from "../api.js";
 import { announce, escapeHTML, storedJSON } from "../dom.js";
 import { bookTracks, deck, episodeTracks, fileTrack, inStream, librivoxTracks, matching, toFile } from "./deck.js";
-import { localPosition } from "../player/progress.js";
+import { heardThrough, localPosition } from "../player/progress.js";
 import { render as renderSpeech } from "../speech.js";
 import { downloads, keptArticle, keptTimeMap } from "../player/downloads.js";
 import { itemKey, parseItemKey } from "../item-key.js";
@@ -633,7 +633,7 @@ async function itemTracks(entry, queueID) {
 function placed(tracks, item, book) {
   const server = book.progress && !book.progress.finished ? book.progress.position : null;
   const place = localPosition(item) ?? server;
-  if (place == null || !(place > 0.5) || place >= (book.duration || Infinity) - 1) return tracks;
+  if (place == null || !(place > 0.5) || heardThrough(place, book.duration)) return tracks;
   const index = tracks.findIndex((track) => place >= track.start && (track.end == null || place < track.end));
   return Object.assign(tracks, { startIndex: Math.max(0, index), startAt: place });
 }

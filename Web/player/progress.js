@@ -22,6 +22,12 @@ export function deviceName() {
   return name;
 }
 
+/** Whether a saved `place` (seconds) is an item's end: within a second of its `duration`, or past
+ *  it (an ended event's place is the item's length). A play from there starts the item again. */
+export function heardThrough(place, duration) {
+  return duration > 0 && place >= duration - 1;
+}
+
 /** The position this device last reached in an item (seconds), or null. */
 export function localPosition(item) {
   return load(LOCAL, {})[item] ?? null;

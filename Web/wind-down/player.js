@@ -13,7 +13,7 @@
 import { PAUSE_ICON, PLAY_ICON } from "../areas.js";
 import { announce, escapeHTML, setImmersive } from "../dom.js";
 import { SLEEP_FADE_SECONDS, SLEEP_REARM_SECONDS, layFade, sleepTimerClock, sleepTimerLength, sleepTimerResume, offlineFadeNote, timerDialog } from "../player/sleep-timer.js";
-import { flush, localPosition, record, serverProgress } from "../player/progress.js";
+import { flush, heardThrough, localPosition, record, serverProgress } from "../player/progress.js";
 import { clock } from "../player/time.js";
 import { artwork } from "../player/media-session.js";
 import { renditionURL } from "../player/rendition.js";
@@ -23,15 +23,13 @@ import { downloadHTML, wireDownload } from "../player/download-button.js";
 
 export const TIMER_OPTIONS = [15, 30, 45, 60, "end"];
 const SAVE_EVERY = 15_000;
-/** A place this close to the end (or past it) is the end: heard through. */
-const HEARD_THROUGH_SECONDS = 1;
 
 /** Where a play goes on from a saved `place`: the start again when the place is the item's end
  *  (heard through: an ended event's place is the item's length), as a finished book starts over
  *  in Listen; null when there is none. */
 function goOnFrom(place, duration) {
   if (place == null) return null;
-  return duration > 0 && place >= duration - HEARD_THROUGH_SECONDS ? 0 : place;
+  return heardThrough(place, duration) ? 0 : place;
 }
 
 /** Where an End of Content timer's rendition ends: a tenth of a second or two before the item's
