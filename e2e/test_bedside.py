@@ -130,7 +130,7 @@ def wait_whole(page):
     """Waits until the voice plays the piece (heard as it is spoken, …/live, or the finished
     render, …/audio, when it was done first) and the page has the finished render's timeline:
     the captions show (issues 31 and 46)."""
-    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return /\\/(live|audio)$/.test(v.currentSrc) && v.readyState >= 1 && !v.paused; })()",
+    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return /\\/(live|audio)(#t=[0-9.]+)?$/.test(v.currentSrc) && v.readyState >= 1 && !v.paused; })()",
                timeout=90, message="the piece never played")
     wait_until(page, "!document.querySelector('.bs-caption').hidden", timeout=90,
                message="the captions never showed: the page never had the finished render's timeline")
@@ -742,7 +742,7 @@ seeks in it: a piece heard as it is spoken has no length to seek in until it end
 
 def finish_piece(page):
     """Lets the playing piece reach its end (its last 0.3 s; the voice is a file at SILENT_VOICE)."""
-    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return /\\/(live|audio)$/.test(v.currentSrc) && !v.paused && v.duration > 1; })()",
+    wait_until(page, "(() => { const v = document.querySelector('.bs-voice'); return /\\/(live|audio)(#t=[0-9.]+)?$/.test(v.currentSrc) && !v.paused && v.duration > 1; })()",
                timeout=90, message="the piece never played")
     page.evaluate("(() => { const v = document.querySelector('.bs-voice'); v.currentTime = v.duration - 0.3; v.play(); })()")
 

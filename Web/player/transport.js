@@ -134,12 +134,16 @@ export class Transport extends EventTarget {
   // MARK: - Transport
 
   /** Loads `src` (a play follows with `play()`); `at` seconds is where it starts once its length
-   *  is known. The speed carries over. */
+   *  is known. The speed carries over. The place is also in the address (a media fragment,
+   *  `#t=`), so the element starts there itself: a play asked for at once could otherwise begin
+   *  from the file's start, on a busy phone, before the length's event reaches the script (and
+   *  with the page locked, never reach it). The held place still applies it, clamped into the
+   *  file, where the fragment lies past the end. */
   load(src, { at = null } = {}) {
     this.pause();  // (a new source stops the old without a pause event of its own)
     this.pending = at;
     this.recovery = null;
-    this.element.src = src;
+    this.element.src = at > 0 && Number.isFinite(at) && !src.includes("#") ? `${src}#t=${at.toFixed(3)}` : src;
     this.forgetQueuedEvents();
     this.element.playbackRate = this.speed;
   }
