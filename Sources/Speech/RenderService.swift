@@ -136,6 +136,17 @@ public actor RenderService {
         return (audio, folder.appendingPathComponent("captions.vtt"), folder.appendingPathComponent("timeline.json"))
     }
 
+    /// The live MP3 a finished render was heard through while it was spoken, kept with it: the
+    /// same bytes, now with a length, so a player that was hearing it can read on by byte ranges.
+    /// Nil for a render stored without one (its live file failed, or it was stored by an earlier
+    /// version).
+    public nonisolated func keptLive(_ key: String) -> URL? {
+        let file = directory.appendingPathComponent(key).appendingPathComponent(Self.keptLiveName)
+        return FileManager.default.fileExists(atPath: file.path) ? file : nil
+    }
+
+    private static let keptLiveName = "live.mp3"
+
     /// The finished render for a key, with its length from the timeline, if it is on disk.
     public nonisolated func cached(_ key: String, format: AudioEncoder.Format) -> Entry? {
         guard let files = files(key, format: format),
@@ -276,7 +287,7 @@ public actor RenderService {
             let finishing = ContinuousClock.now
             // The live file's last frames are written before the run ends, so its readers, who read
             // until it ends, miss none.
-            try? await live.finish(else: rendered.audio)
+            let liveWhole = (try? await live.finish(else: rendered.audio)) != nil
             try await sink.finish(else: rendered.audio)
             try Data(rendered.timeline.webVTT.utf8).write(to: scratch.appendingPathComponent("captions.vtt"))
             let encoder = JSONEncoder()
@@ -296,7 +307,13 @@ public actor RenderService {
             profile.finishing = (ContinuousClock.now - finishing).seconds
             profile.total += profile.finishing
             entry.profile = profile
-            try? FileManager.default.removeItem(at: liveFile)
+            // The live file is kept beside the finished audio: a player that was hearing it, and
+            // reads on past what it holds (a read resumed at a byte), gets these bytes, not the
+            // finished file's (`keptLive`). Its readers keep reading it where it now is.
+            let kept = final.appendingPathComponent(Self.keptLiveName)
+            if !liveWhole || (try? FileManager.default.moveItem(at: liveFile, to: kept)) == nil {
+                try? FileManager.default.removeItem(at: liveFile)
+            }
             return entry
         } catch {
             live.cancel()

@@ -141,7 +141,7 @@ struct SpeechAPITests {
         }
     }
 
-    @Test("the whole render is sent as MP3 while it is spoken, from its first byte to its end; once done it is the finished audio (issue 46)",
+    @Test("the whole render is sent as MP3 while it is spoken, from its first byte to its end; once done the same MP3 is kept, with byte ranges (issue 46)",
           .timeLimit(.minutes(10)), arguments: TestDatabase.all)
     func live(database: TestDatabase) async throws {
         let engine = GatedEngine(passing: ["Come in and sit down.", "Breathe."])
@@ -201,9 +201,17 @@ struct SpeechAPITests {
             let secondPhrase = Int((0.5 + 1.0 + 1.0 + 0.4) * Double(audio.sampleRate))
             #expect(audio.samples[secondPhrase..<(secondPhrase + 2000)].contains { abs($0) > 0.1 }, "the second phrase")
 
-            // Asked once done: the finished audio.
+            // Asked once done: the same MP3, kept, now with its length and byte ranges, so a player
+            // that was hearing it and reads on from a byte gets the bytes it was reading (the
+            // finished M4A there would be other bytes, or none).
             let after = try await client.send(.GET, liveURL, auth: .cookie(ada))
-            #expect(after.status == .temporaryRedirect && after.headers.first(name: .location) == "/api/speech/renders/\(id)/audio")
+            #expect(after.status == .ok && after.headers.first(name: .contentType) == "audio/mpeg", "\(after.status)")
+            #expect(Data(after.bytes) == Data(reply.bytes))
+            let middle = reply.bytes.count / 2
+            let readOn = try await client.send(.GET, liveURL, auth: .cookie(ada), headers: ["Range": "bytes=\(middle)-"])
+            #expect(readOn.status == .partialContent, "\(readOn.status)")
+            #expect(Data(readOn.bytes) == Data(reply.bytes.dropFirst(middle)))
+            #expect(try await client.send(.GET, liveURL, auth: .cookie(grace)).status == .notFound, "another person's render, done")
         }
     }
 

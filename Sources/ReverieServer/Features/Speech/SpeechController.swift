@@ -182,8 +182,9 @@ struct SpeechController: RouteCollection {
     /// `GET …/live`: the whole render as MP3 while it is spoken (`RenderService.liveFile`), sent as
     /// it is made from its first byte and ending where the render does, with no length, like a
     /// radio stream: a player plays it through by itself, so a locked phone hears the whole. The
-    /// first bytes are waited for (up to `firstPhraseWait`). Once done, it sends the finished audio
-    /// (307 to `…/audio`); a render that failed or was let go of answers 409. One that fails or is
+    /// first bytes are waited for (up to `firstPhraseWait`). Once done, it sends the same MP3, kept,
+    /// as a file with Range (or, for a render kept without it, 307 to `…/audio`); a render that
+    /// failed or was let go of answers 409. One that fails or is
     /// taken over by another server while it is sent is cut off (an error for the player, not an
     /// end that would count as the piece heard to its end); one let go of just ends.
     func live(req: Request) async throws -> Response {
@@ -210,7 +211,13 @@ struct SpeechController: RouteCollection {
         // another render, whose file that would be): its row says.
         if file != nil { render = try await renders.find(render.id, ownedBy: user) ?? render }
         switch render.status {
-        case .done: return req.redirect(to: "/api/speech/renders/\(render.id.uuidString.lowercased())/audio", redirectType: .temporary)
+        case .done:
+            // The live MP3 it was heard through, kept, with Range: a player that was hearing it
+            // and reads on from a byte gets the same bytes it had (the finished file, in its own
+            // format, would be other bytes at that offset, or none: an early end). Without one,
+            // the finished audio.
+            if let kept = service.keptLive(key) { return try await media.serve(kept.path, type: "audio/mpeg", name: nil, for: req) }
+            return req.redirect(to: "/api/speech/renders/\(render.id.uuidString.lowercased())/audio", redirectType: .temporary)
         case .failed: throw APIError(.conflict, code: "render_failed", "This render failed: \(render.error ?? "unknown reason"). Start a new one.")
         case .rendering: break
         }
