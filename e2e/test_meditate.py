@@ -414,6 +414,35 @@ def test_a_sound_that_fails_can_go_on_without_it_and_rings_the_bell_at_the_end(s
     assert sent[0][1]["completed_fully"] and sent[0][1]["actual_duration_seconds"] == 300, sent
 
 
+def test_the_session_is_prepared_while_its_length_is_shown(server, page):
+    """The setup asks for a plan of the length shown as it opens, and again when another length is
+    chosen, so the server makes that session's one file while the person is still choosing: Start
+    plays the plan asked for then (its seed's sound), with no plan to wait for at the tap."""
+    plans = []
+    page.on("requestfinished", lambda request: plans.append(request) if "/api/meditation/plan?" in request.url else None)
+    sounds = []
+    page.on("request", lambda request: sounds.append(request.url) if "/api/meditation/plan/audio?" in request.url else None)
+    open_meditate(server, page)
+    expect(page.get_by_role("radio", name="5 minutes")).to_be_checked()
+    # The first plan on a new server waits for the narration Piper speaks.
+    wait_for(page, lambda: any("minutes=5" in request.url for request in plans), timeout=120,
+             message="no plan was asked for while the setup showed")
+    page.get_by_text("10minutes").click()
+    wait_for(page, lambda: any("minutes=10" in request.url for request in plans),
+             message="choosing 10 minutes asked for no plan")
+    asked_before_start = len(plans)
+    prepared = plans[-1].response().json()
+    assert prepared["durationMinutes"] == 10, prepared
+    page.get_by_role("button", name="Start").click()
+    expect(page.locator("[data-phase]")).to_have_text("Introduction")
+    wait_until(page, f"{SOUND} && !{SOUND}.paused && {SOUND}.currentTime > 0.2", message="the session's sound never played")
+    assert len(plans) == asked_before_start, [request.url for request in plans]
+    assert sounds and all(f"seed={prepared['seed']}" in url and "minutes=10" in url for url in sounds), (prepared["seed"], sounds)
+    page.get_by_role("button", name="End").click()
+    page.get_by_role("button", name="End Session").click()
+    expect(page.get_by_role("heading", name="Session ended")).to_be_visible()
+
+
 def test_start_plays_under_the_phones_tap_rule(server, browser):
     """On a phone, sound may start only inside a tap (listening.IPHONE_TAP_RULE): Start unlocks the
     session's element in its tap, so the sound plays when the plan arrives, after the tap; Pause

@@ -86,6 +86,7 @@ class MeditateScreen {
     this.run = null;
     this.player = null;
     this.timer = null;
+    this.prepared = null;     // {minutes, plan: a promise of it or null}: asked for while the setup shows
     this.savedSecond = null;  // the whole second of the heard position last saved
     this.reducedMotion = matchMedia("(prefers-reduced-motion: reduce)").matches;
     this.onVisible = () => { if (document.visibilityState === "visible") this.update(); };
@@ -140,14 +141,29 @@ class MeditateScreen {
       this.stopDownload = wireDownload(place, downloadKey(minutes), () => sessionDownload(minutes));
     };
     offerDownload(config.duration);
+    this.prepare(config.duration);
     for (const input of this.container.querySelectorAll('input[name="length"]')) {
       input.addEventListener("change", () => {
         localStorage.setItem(CONFIG_KEY, JSON.stringify({ duration: Number(input.value) }));
         offerDownload(Number(input.value));
+        this.prepare(Number(input.value));
       });
     }
     this.container.querySelector('[data-action="start"]').addEventListener("click", () => this.start());
     this.loadHistory(this.container.querySelector("[data-history]"));
+  }
+
+  /**
+   * Asks for a plan of the length shown, before Start: the server makes its session's one file
+   * as soon as it answers, so by the time the person taps Start the sound is there, not made then
+   * (a second or two). A length downloaded here needs none; a plan that could not be had is
+   * asked for again at Start.
+   */
+  prepare(minutes) {
+    this.prepared = keptPlan(minutes) ? null : {
+      minutes,
+      plan: api(`/api/meditation/plan?session=${SESSION}&minutes=${minutes}`).catch(() => null),
+    };
   }
 
   async loadHistory(box, { kept = null } = {}) {
@@ -185,9 +201,12 @@ class MeditateScreen {
     error.hidden = true;
     // A downloaded length plays its kept plan, whose sound is on this device, network or not.
     let plan = keptPlan(minutes);
+    // (The plan asked for while the length was shown is used once: each session is its own.)
+    const prepared = this.prepared?.minutes === minutes ? this.prepared.plan : null;
+    this.prepared = null;
     if (!plan) {
       try {
-        plan = await api(`/api/meditation/plan?session=${SESSION}&minutes=${minutes}`);
+        plan = (await prepared) ?? await api(`/api/meditation/plan?session=${SESSION}&minutes=${minutes}`);
         localStorage.setItem(`meditation-plan-${minutes}`, JSON.stringify(plan));
       } catch (problem) {
         // Offline: the last plan for this length still works (its sound may already be cached).
