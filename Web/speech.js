@@ -20,8 +20,11 @@ export function audioFormat() {
  * how far it is; `opening(url)` hears, once, where the opening (up to the end of the first
  * phrase) can be played while the rest is spoken (play it with `playOpening`, then hand over with
  * `continueAfterOpening`); or, given `live(url)` instead, where the whole plays as it is spoken,
- * once its first phrase is (…/live: from its first byte to its end in one stream, with no
- * handover, so a locked phone hears it all; it has no length and no seeking). `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
+ * as soon as the render is started (…/live: from its first byte to its end in one stream, with no
+ * handover, so a locked phone hears it all; it has no length and no seeking). The stream waits
+ * on the server for the first phrase, up to 30 s, so its first bytes come as they are made, not
+ * at the next poll after; a voice slower than that fails it (409), and the finished render is
+ * the player's to play. `cancelled()` turning true, or `signal` (an AbortSignal) aborting, ends
  * the wait early (rejects with an error named "AbortError") and lets go of the render: the server
  * hears so (DELETE), stops speaking what nobody else waits for, and counts it no more. An abort
  * is told at once; `cancelled()` is looked at between polls. Leaving the page lets go too. A
@@ -54,12 +57,15 @@ export async function render(text, { voice, rate }, { progress = () => {}, openi
         throw stopped();
       }
       progress(render.progress);
-      // (The live stream once the first phrase is spoken: asked sooner, it would wait for it and,
-      // on a voice that takes longer than the server waits, fail.)
-      if (!heard && render.firstPhraseURL) {
+      // The live stream at once (it waits on the server for the first phrase); the opening once
+      // the first phrase is spoken (asked sooner, it would wait for it and, on a voice that takes
+      // longer than the server waits, fail).
+      if (!heard && live && render.liveURL) {
         heard = true;
-        if (live && render.liveURL) live(render.liveURL);
-        else if (opening) opening(render.firstPhraseURL);
+        live(render.liveURL);
+      } else if (!heard && opening && render.firstPhraseURL) {
+        heard = true;
+        opening(render.firstPhraseURL);
       }
       // Asked often until the opening is there (it comes within a second), then calmly.
       await pause(heard ? 400 : 100, signal);
