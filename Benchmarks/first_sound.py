@@ -17,7 +17,9 @@ playing, in Chromium against the release server with the real voice (Piper), the
 The time is from the click's event on the page to the element's `playing` event (the browser
 has data and plays; the sound card's own latency, a few tens of ms, comes after either way).
 Each area runs three times (a new piece, item or article each time, so nothing is cached by an
-earlier run; each Meditate session is ended before the next); the median is printed beside the
+earlier run; each Meditate session is ended before the next), each tap on a quiet server (the
+server and its helpers under 5 % of a core: a Wind Down item an earlier round started goes on
+being made, and a person at night is alone on their server); the median is printed beside the
 floor's.
 
     .venv/bin/python Benchmarks/first_sound.py [--binary .build/release/reverie]
@@ -83,6 +85,48 @@ def upload(server, cookie, path):
         assert answer.status in (200, 201), answer.status
 
 
+def cpu_seconds(root):
+    """CPU seconds used so far by process `root` and every process under it (the server, its
+    Piper workers, its ffmpegs), from /proc."""
+    parents, used = {}, {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    total, family = 0.0, {root}
+    grew = True  # (a child's pid may be lower than its parent's: walk until nothing is added)
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in family and pid not in family:
+                family.add(pid)
+                grew = True
+    for pid in family:
+        total += used.get(pid, 0.0)
+    return total
+
+
+def wait_quiet(pid, timeout=180):
+    """Waits until the server and its helpers are idle (under 5 % of a core over half a second):
+    what an earlier round left speaking (a Wind Down item goes on being made for everyone) is not
+    measured as this tap's wait. A person at night is alone on their server."""
+    deadline = time.monotonic() + timeout
+    before = cpu_seconds(pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = cpu_seconds(pid)
+        if now - before < 0.025:
+            return
+        before = now
+    print(f"the server was still busy after {timeout} s; measured anyway", file=sys.stderr)
+
+
 def wait_first(page, selector, timeout=120):
     """Polls through evaluate (the app's CSP refuses a string evaluated as script, which
     wait_for_function is)."""
@@ -119,6 +163,7 @@ def main():
             times = []
             try:
                 for round_ in range(rounds):
+                    wait_quiet(server.process.pid)
                     tap(round_)
                     times.append(wait_first(page, selector))
                     if reset:
@@ -180,7 +225,7 @@ def main():
         browser.close()
 
     floor = statistics.median(results["Listen (a song)"] or [float("nan")])
-    print(f"First sound after a tap (median of {ROUNDS}; goal <= {GOAL_SECONDS:.1f} s), release server, Piper's voice, warm:")
+    print(f"First sound after a tap (median of {ROUNDS}; goal <= {GOAL_SECONDS:.1f} s), release server, Piper's voice, warm and quiet:")
     for area, times in results.items():
         if not times:
             print(f"  {area:26s} not measured (above)")
