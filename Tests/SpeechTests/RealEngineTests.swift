@@ -119,23 +119,23 @@ struct RealEngineTests {
         await #expect(throws: SpeechError.self) { _ = try await dying.synthesize("Hello.", voice: nil, rate: 1) }
     }
 
-    @Test("a render's opening is spoken next, before the phrases of a long render already waiting for the worker (first sound)")
-    func openingGoesFirst() async throws {
-        let engine = PiperEngine(configuration: .repository(repositoryRoot))
-        _ = try await engine.synthesize("Warm up.", voice: nil, rate: 1)
+    /// A long render asks four phrases (`phrase`) ahead: the worker speaks one and holds one in
+    /// its input, two wait in line. Then a person taps something new: its opening is asked. Answers
+    /// how many long phrases had been heard when it was asked (on a busy machine one may have
+    /// ended meanwhile) and the order all were heard in ("long N", "opening").
+    static func openingAfterALongRender(_ engine: PiperEngine, phrase: String) async throws -> (before: Int, heard: [String]) {
         actor Order {
             var heard: [String] = []
             func add(_ name: String) { heard.append(name) }
         }
         let order = Order()
         let before = try await withThrowingTaskGroup(of: Void.self, returning: Int.self) { group in
-            // A long render asks ahead: one phrase spoken, one in the worker's input, two in line.
-            for phrase in 1...4 {
+            for index in 1...4 {
                 group.addTask {
                     _ = try await SpeechRequests.$group.withValue("long") {
-                        try await engine.synthesize("Phrase \(phrase) of the long story drifts on over the quiet hills tonight.", voice: nil, rate: 1)
+                        try await engine.synthesize("Phrase \(index) \(phrase)", voice: nil, rate: 1)
                     }
-                    await order.add("long \(phrase)")
+                    await order.add("long \(index)")
                 }
             }
             // (Once the worker holds two and two wait for its room, however long a busy machine takes.)
@@ -143,8 +143,6 @@ struct RealEngineTests {
             while await engine.waitingRequests < 2, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            // Then a person taps something new: its first phrase. (On a busy machine a long
-            // phrase may have ended meanwhile: those heard by now are counted.)
             let before = await order.heard.count
             group.addTask {
                 _ = try await SpeechRequests.$group.withValue("new") {
@@ -155,7 +153,14 @@ struct RealEngineTests {
             try await group.waitForAll()
             return before
         }
-        let heard = await order.heard
+        return (before, await order.heard)
+    }
+
+    @Test("a render's opening is spoken next, before the phrases of a long render already waiting for the worker (first sound)")
+    func openingGoesFirst() async throws {
+        let engine = PiperEngine(configuration: .repository(repositoryRoot))
+        _ = try await engine.synthesize("Warm up.", voice: nil, rate: 1)
+        let (before, heard) = try await Self.openingAfterALongRender(engine, phrase: "of the long story drifts on over the quiet hills tonight.")
         // After at most the phrase being spoken when it was asked (or, should that one end just
         // as it is asked, the next): in turn it would come after three, the one spoken, the one
         // in the worker's input and one of those in line.
@@ -171,43 +176,12 @@ struct RealEngineTests {
         #expect(engine.concurrency == 1)
         let kept = try #require(await engine.openingWorkerProcessID)
         #expect(await engine.workerProcessIDs.count == 2)
-        actor Order {
-            var heard: [String] = []
-            func add(_ name: String) { heard.append(name) }
-        }
-        let order = Order()
-        let before = try await withThrowingTaskGroup(of: Void.self, returning: Int.self) { group in
-            // A long render asks ahead: one phrase spoken (about 8 s of speech on one thread), one
-            // in the worker's input, two in line.
-            for phrase in 1...4 {
-                group.addTask {
-                    _ = try await SpeechRequests.$group.withValue("long") {
-                        try await engine.synthesize("Phrase \(phrase) of the long story drifts on over the quiet hills tonight, "
-                                                    + "past the sleeping farms, the still mill pond and the old stone bridge by the river.",
-                                                    voice: nil, rate: 1)
-                    }
-                    await order.add("long \(phrase)")
-                }
-            }
-            let deadline = ContinuousClock.now + .seconds(120)
-            while await engine.waitingRequests < 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let before = await order.heard.count
-            group.addTask {
-                _ = try await SpeechRequests.$group.withValue("new") {
-                    try await SpeechRequests.$opening.withValue(true) { try await engine.synthesize("Hello there.", voice: nil, rate: 1) }
-                }
-                await order.add("opening")
-            }
-            try await group.waitForAll()
-            return before
-        }
-        let heard = await order.heard
+        // Each long phrase about 8 s of speech, on one thread.
+        let (before, heard) = try await Self.openingAfterALongRender(
+            engine, phrase: "of the long story drifts on over the quiet hills tonight, past the sleeping farms, the still mill pond and the old stone bridge by the river.")
         // Without the kept worker it would come after the phrase being spoken (the pool's one
         // worker speaks it next).
         #expect(heard.firstIndex(of: "opening") == before, "asked after \(before) were heard: \(heard)")
-        // Only openings go to it: the long render's phrases all waited for the pool's worker.
         #expect(await engine.openingWorkerProcessID == kept)
         await engine.shutdown()
     }
