@@ -174,6 +174,9 @@ public actor PiperEngine: SpeechEngine {
         slots.compactMap { slot in slot.worker.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil } }
     }
 
+    /// How many requests the worker kept for openings has been handed (openings, and only they).
+    public private(set) var openingWorkerRequests = 0
+
     /// The process id of the worker kept for openings, while it runs.
     public var openingWorkerProcessID: Int32? {
         slots.last.flatMap { $0.forOpenings ? $0.worker : nil }.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil }
@@ -304,6 +307,7 @@ public actor PiperEngine: SpeechEngine {
         if opening, let index = slots.indices.last, slots[index].forOpenings {
             if slots[index].held == 0, slots[index].worker?.process.isRunning == true {
                 slots[index].held += 1
+                openingWorkerRequests += 1
                 return index
             }
             // (One that died, or was never started, starts again for the next opening.)
