@@ -2,6 +2,7 @@ import AudioRender
 import Foundation
 import ReverieAPI
 import Speech
+import SharedCases
 @testable import ReverieServer
 import Testing
 import Vapor
@@ -194,6 +195,33 @@ struct MeditationPlanTests {
             #expect(try await client.send(.GET, "/api/meditation/plan/audio?session=basic-breathing&minutes=5", auth: .cookie(ada)).status == .badRequest)
             #expect(try await client.send(.GET, "/api/meditation/plan/audio?session=nope&minutes=5&seed=1", auth: .cookie(ada)).status == .badRequest)
             #expect(try await client.send(.GET, plan.sound.url).status == .unauthorized)
+        }
+    }
+
+    @Test("the next session of each length is made ahead: the next plan asked without a seed is that one, its sound made before anyone asks for it")
+    func madeAhead() async throws {
+        try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: true)])) { client in
+            let ada = try await client.setUpOwner()
+            let audio = client.app.meditationAudio
+            func plan(_ minutes: Int, seed: Int? = nil) async throws -> MeditationPlan {
+                try await client.send(.GET, "/api/meditation/plan?session=basic-breathing&minutes=\(minutes)" + (seed.map { "&seed=\($0)" } ?? ""),
+                                      auth: .cookie(ada)).decode(MeditationPlan.self)
+            }
+            let first = try await plan(5)
+            let next = try #require(await audio.seedAhead("basic-breathing/5"), "no session of 5 minutes made ahead")
+            #expect(await audio.seedAhead("basic-breathing/10") == nil)
+            try await eventually("the session ahead made") { await audio.isMade(session: "basic-breathing", minutes: 5, seed: next) ? true : nil }
+            // A plan of a seed of its own leaves the one ahead where it is.
+            #expect(try await plan(5, seed: 42).seed == 42)
+            #expect(await audio.seedAhead("basic-breathing/5") == next)
+            // The next plan is the one made ahead: its sound is there before the player asks.
+            let second = try await plan(5)
+            #expect(second.seed == next && second.seed != first.seed)
+            #expect(await audio.isMade(session: "basic-breathing", minutes: 5, seed: second.seed))
+            #expect(try await client.send(.GET, second.sound.url, auth: .cookie(ada)).status == .ok)
+            // And another is made ahead for the plan after.
+            let after = try #require(await audio.seedAhead("basic-breathing/5"))
+            #expect(after != next)
         }
     }
 

@@ -28,6 +28,9 @@ actor MeditationAudio {
     private let files: AudioFiles
     private var made: [String: File] = [:]
     private var making: [String: Task<File, any Error>] = [:]
+    /// The seed of the next session of each session and length ("basic-breathing/5"), whose file
+    /// is made ahead: a plan asked without a seed takes it, so its sound is there at Start.
+    private var ahead: [String: Int] = [:]
 
     static let bellFile = "bell-v1.m4a", silenceFile = "silence-1s-v1.m4a"
 
@@ -44,12 +47,7 @@ actor MeditationAudio {
     /// `totalSeconds`, the file ending when the bell has rung. Made once per schedule (the same
     /// plan and seed give the same file) and kept for a day; concurrent requests share the work.
     func session(cues: [ScheduledCue], totalSeconds: Int) async throws -> File {
-        var parts: [(name: String, file: File, at: Double)] = []
-        for cue in cues { parts.append((cue.audioFile, try await file(cue.audioFile), cue.atSeconds)) }
-        let bell = try await file(manifest.shared.bell)
-        parts.append((manifest.shared.bell, bell, Double(totalSeconds)))
-        let length = Double(totalSeconds) + Double(bell.durationMs) / 1000
-        let key = "session-" + ContentKey.of(parts.map { "\($0.file.url.lastPathComponent)@\($0.at)" } + [String(length), "v1"])
+        let (key, parts, length) = try await sessionParts(cues: cues, totalSeconds: totalSeconds)
         if let file = made[key], FileManager.default.fileExists(atPath: file.url.path) { return file }
         if let running = making[key] { return try await running.value }
         let url = sessionDirectory.appendingPathComponent("\(key).m4a")
@@ -67,6 +65,46 @@ actor MeditationAudio {
         let file = try await task.value
         made[key] = file
         return file
+    }
+
+    /// The seed made ahead for `length` ("session/minutes"), taken (the next plan makes another).
+    func takeAhead(_ length: String) -> Int? { ahead.removeValue(forKey: length) }
+
+    /// Makes the session of `seed` ahead for the next plan of `length`: its file now, in the
+    /// background (a plan taking it meanwhile, and its sound's request, join the making).
+    func makeAhead(_ length: String, seed: Int, cues: [ScheduledCue], totalSeconds: Int) {
+        ahead[length] = seed
+        Task { _ = try? await self.session(cues: cues, totalSeconds: totalSeconds) }
+    }
+
+    /// The seed made ahead for `length`, left in place.
+    func seedAhead(_ length: String) -> Int? { ahead[length] }
+
+    /// Whether the session of `seed` for that session and length is made (its file on disk).
+    func isMade(session: String, minutes: Int, seed: Int) async -> Bool {
+        guard let variant = try? manifest.variant(session: session, minutes: minutes) else { return false }
+        let cues = Self.cues(variant, seed: seed, lengths: await lengths())
+        guard let key = try? await sessionParts(cues: cues, totalSeconds: variant.totalSeconds).key else { return false }
+        return made[key].map { FileManager.default.fileExists(atPath: $0.url.path) } ?? false
+    }
+
+    /// The cue schedule of `seed` (the same seed, the same schedule).
+    static func cues(_ variant: MeditationManifest.Variant, seed: Int, lengths: [String: Double]) -> [ScheduledCue] {
+        var random = SeededGenerator(seed: UInt64(seed))
+        return CueScheduler.schedule(variant, length: { lengths[$0] ?? 0 }, using: &random)
+    }
+
+    /// The parts of a session (each cue's file at its moment, the bell at the end), its length,
+    /// and the key of its file.
+    private func sessionParts(cues: [ScheduledCue], totalSeconds: Int) async throws
+        -> (key: String, parts: [(name: String, file: File, at: Double)], length: Double) {
+        var parts: [(name: String, file: File, at: Double)] = []
+        for cue in cues { parts.append((cue.audioFile, try await file(cue.audioFile), cue.atSeconds)) }
+        let bell = try await file(manifest.shared.bell)
+        parts.append((manifest.shared.bell, bell, Double(totalSeconds)))
+        let length = Double(totalSeconds) + Double(bell.durationMs) / 1000
+        let key = "session-" + ContentKey.of(parts.map { "\($0.file.url.lastPathComponent)@\($0.at)" } + [String(length), "v1"])
+        return (key, parts, length)
     }
 
     /// The file for a manifest name (`sessions/basic-breathing/intro-welcome`, `shared/bell`),

@@ -45,7 +45,7 @@ struct MeditationController: RouteCollection {
     /// `sound` is the whole session as one file (`GET /api/meditation/plan/audio` with the same
     /// session, minutes and seed), which is what the player plays.
     func plan(req: Request) async throws -> MeditationPlan {
-        let (session, minutes, variant, seed, cues, lengths) = try await schedule(req)
+        let (session, minutes, variant, seed, cues, lengths) = try await schedule(req, takingAhead: true)
         func described(_ file: String) -> MeditationPlan.Audio {
             MeditationPlan.Audio(audioFile: file, url: "/audio/meditation/\(file)", durationMs: lengths[file].map { Int(($0 * 1000).rounded()) })
         }
@@ -55,8 +55,17 @@ struct MeditationController: RouteCollection {
         let sound = MeditationPlan.Audio(
             audioFile: "session", url: "/api/meditation/plan/audio?session=\(session)&minutes=\(minutes)&seed=\(seed)",
             durationMs: whole ? bell.durationMs.map { variant.totalSeconds * 1000 + $0 } : nil)
-        // The player asks for the sound next: its making starts now, and that ask joins it.
-        if whole { Task { [audio] in _ = try? await audio.session(cues: cues, totalSeconds: variant.totalSeconds) } }
+        // The player asks for the sound next: its making starts now, and that ask joins it (a
+        // session made ahead is made already). A plan asked without a seed took the one made
+        // ahead: the next plan's is made ahead now.
+        if whole {
+            Task { [audio] in _ = try? await audio.session(cues: cues, totalSeconds: variant.totalSeconds) }
+        }
+        if whole, try req.queryInteger("seed", in: Self.seeds) == nil {
+            let next = Int.random(in: Self.seeds)
+            await audio.makeAhead("\(session)/\(minutes)", seed: next, cues: MeditationAudio.cues(variant, seed: next, lengths: lengths),
+                                  totalSeconds: variant.totalSeconds)
+        }
         return MeditationPlan(
             sessionType: session, name: definition?.name ?? session, durationMinutes: minutes, totalSeconds: variant.totalSeconds, seed: seed,
             phases: zip(variant.phases, variant.phaseStarts).map { phase, start in
@@ -83,8 +92,9 @@ struct MeditationController: RouteCollection {
         }
     }
 
-    /// The session, length, variant, seed and cue schedule a plan request names.
-    private func schedule(_ req: Request) async throws
+    /// The session, length, variant, seed and cue schedule a plan request names. Without a seed,
+    /// `takingAhead` takes the one whose session was made ahead for the next plan, if any.
+    private func schedule(_ req: Request, takingAhead: Bool = false) async throws
         -> (session: String, minutes: Int, variant: MeditationManifest.Variant, seed: Int, cues: [ScheduledCue], lengths: [String: Double]) {
         _ = try req.user
         let session = try req.queryString("session", maximumLength: 100) ?? "basic-breathing"
@@ -97,12 +107,13 @@ struct MeditationController: RouteCollection {
         } catch {
             throw APIError(.badRequest, code: "invalid_field", "\(error.description)")
         }
-        let seed = try req.queryInteger("seed", in: Self.seeds) ?? Int.random(in: Self.seeds)
+        var seed = try req.queryInteger("seed", in: Self.seeds)
+        if seed == nil, takingAhead { seed = await audio.takeAhead("\(session)/\(minutes)") }
+        let chosen = seed ?? Int.random(in: Self.seeds)
         let lengths = await audio.lengths()
-        var random = SeededGenerator(seed: UInt64(seed))
-        let cues = CueScheduler.schedule(variant, length: { lengths[$0] ?? 0 }, using: &random)
-        return (session, minutes, variant, seed, cues, lengths)
+        return (session, minutes, variant, chosen, MeditationAudio.cues(variant, seed: chosen, lengths: lengths), lengths)
     }
+
 
     func manifestFile(req: Request) async throws -> Response {
         let response = Response(status: .ok)
