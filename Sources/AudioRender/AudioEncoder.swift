@@ -155,7 +155,7 @@ public struct AudioEncoder: Sendable {
             let probe = inPlace ? ["-probesize", "32", "-analyzeduration", "0"] : []
             process.arguments = ["-hide_banner", "-loglevel", "error", "-y"] + probe
                 + ["-f", "f32le", "-ar", String(sampleRate), "-ac", "1", "-i", "pipe:0"] + output + [partial.path]
-            let pipe = Pipe()
+            let pipe = Pipe.closedOnExec()
             process.standardInput = pipe
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: errors)

@@ -31,7 +31,7 @@ public struct CommandRunner: Sendable {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: path)
                     process.arguments = arguments
-                    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+                    let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec(), stderr = Pipe.closedOnExec()
                     process.standardInput = stdin
                     process.standardOutput = stdout
                     process.standardError = stderr
@@ -64,5 +64,20 @@ public struct CommandRunner: Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+}
+
+extension Pipe {
+    /// A pipe whose ends are closed in every program started after it (`FD_CLOEXEC`). Without it,
+    /// a process another task starts meanwhile (a Piper worker, another ffmpeg) inherits both ends
+    /// and keeps them open for its whole life, so a reader waiting for the end of this child's
+    /// output never sees it: a command that exited is never answered. The child it is made for
+    /// gets its end as 0, 1 or 2, made again by the start without the flag.
+    public static func closedOnExec() -> Pipe {
+        let pipe = Pipe()
+        for descriptor in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+        }
+        return pipe
     }
 }

@@ -407,7 +407,7 @@ final class WorkerConnection: @unchecked Sendable {
         environment["PYTHONUNBUFFERED"] = "1"
         environment["REVERIE_PIPER_THREADS"] = String(threads)
         process.environment = environment
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice

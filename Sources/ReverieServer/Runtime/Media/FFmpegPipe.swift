@@ -40,7 +40,7 @@ final class FFmpegPipe: @unchecked Sendable {
         guard let path = CommandRunner.locate(ffmpeg) else { throw AudioRenderError.toolMissing(ffmpeg) }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-hide_banner", "-loglevel", "error"] + arguments
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe.closedOnExec(), stdout = Pipe.closedOnExec()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
