@@ -57,7 +57,7 @@ public actor PiperEngine: SpeechEngine {
 
         /// The threads of the worker kept for openings on a machine with `cores` cores: every core,
         /// up to four (a phrase is spoken little sooner on more); none on one core, where it would
-        /// only take turns with the pool's one worker. It holds the voice too (about 200 MB more).
+        /// only take turns with the pool's one worker. It holds the voice too (about 310 MB more).
         public static func openingThreads(cores: Int) -> Int { cores > 1 ? min(cores, 4) : 0 }
 
         /// `.venv/bin/python` and `scripts/piper_worker.py` under `root` (the repository).
@@ -177,9 +177,12 @@ public actor PiperEngine: SpeechEngine {
     /// How many requests the worker kept for openings has been handed (openings, and only they).
     public private(set) var openingWorkerRequests = 0
 
+    /// The slot of the worker kept for openings (the last), if there is one.
+    private var openingSlot: Int? { slots.last?.forOpenings == true ? slots.count - 1 : nil }
+
     /// The process id of the worker kept for openings, while it runs.
     public var openingWorkerProcessID: Int32? {
-        slots.last.flatMap { $0.forOpenings ? $0.worker : nil }.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil }
+        openingSlot.flatMap { slots[$0].worker }.flatMap { $0.process.isRunning ? $0.process.processIdentifier : nil }
     }
 
     /// The process ids of workers now speaking a phrase.
@@ -304,7 +307,7 @@ public actor PiperEngine: SpeechEngine {
     /// that one runs and speaks nothing, else to the pool's worker holding the fewest requests,
     /// past its depth if need be, and that worker speaks it next.
     private func acquire(group: String, opening: Bool = false) async throws -> Int {
-        if opening, let index = slots.indices.last, slots[index].forOpenings {
+        if opening, let index = openingSlot {
             if slots[index].held == 0, slots[index].worker?.process.isRunning == true {
                 slots[index].held += 1
                 openingWorkerRequests += 1

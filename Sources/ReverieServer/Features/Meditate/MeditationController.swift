@@ -45,7 +45,7 @@ struct MeditationController: RouteCollection {
     /// `sound` is the whole session as one file (`GET /api/meditation/plan/audio` with the same
     /// session, minutes and seed), which is what the player plays.
     func plan(req: Request) async throws -> MeditationPlan {
-        let (session, minutes, variant, seed, cues, lengths) = try await schedule(req, takingAhead: true)
+        let (session, minutes, variant, seed, asked, cues, lengths) = try await schedule(req, takingAhead: true)
         func described(_ file: String) -> MeditationPlan.Audio {
             MeditationPlan.Audio(audioFile: file, url: "/audio/meditation/\(file)", durationMs: lengths[file].map { Int(($0 * 1000).rounded()) })
         }
@@ -61,7 +61,7 @@ struct MeditationController: RouteCollection {
         if whole {
             Task { [audio] in _ = try? await audio.session(cues: cues, totalSeconds: variant.totalSeconds) }
         }
-        if whole, try req.queryInteger("seed", in: Self.seeds) == nil {
+        if whole, !asked {
             let next = Int.random(in: Self.seeds)
             await audio.makeAhead("\(session)/\(minutes)", seed: next, cues: MeditationAudio.cues(variant, seed: next, lengths: lengths),
                                   totalSeconds: variant.totalSeconds)
@@ -83,7 +83,7 @@ struct MeditationController: RouteCollection {
         guard (try req.queryInteger("seed", in: Self.seeds)) != nil else {
             throw APIError(.badRequest, code: "invalid_field", "seed: say which plan (its seed) the sound is for.")
         }
-        let (_, _, variant, _, cues, _) = try await schedule(req)
+        let (_, _, variant, _, _, cues, _) = try await schedule(req)
         do {
             let file = try await audio.session(cues: cues, totalSeconds: variant.totalSeconds)
             return try await media.serve(file.url.path, type: file.contentType, name: nil, for: req)
@@ -92,10 +92,11 @@ struct MeditationController: RouteCollection {
         }
     }
 
-    /// The session, length, variant, seed and cue schedule a plan request names. Without a seed,
-    /// `takingAhead` takes the one whose session was made ahead for the next plan, if any.
+    /// The session, length, variant, seed (and whether the request named it) and cue schedule a
+    /// plan request names. Without a seed, `takingAhead` takes the one whose session was made
+    /// ahead for the next plan, if any.
     private func schedule(_ req: Request, takingAhead: Bool = false) async throws
-        -> (session: String, minutes: Int, variant: MeditationManifest.Variant, seed: Int, cues: [ScheduledCue], lengths: [String: Double]) {
+        -> (session: String, minutes: Int, variant: MeditationManifest.Variant, seed: Int, asked: Bool, cues: [ScheduledCue], lengths: [String: Double]) {
         _ = try req.user
         let session = try req.queryString("session", maximumLength: 100) ?? "basic-breathing"
         guard let minutes = try req.queryInteger("minutes", in: 1...Self.longestPlanned / 60) else {
@@ -107,13 +108,12 @@ struct MeditationController: RouteCollection {
         } catch {
             throw APIError(.badRequest, code: "invalid_field", "\(error.description)")
         }
-        var seed = try req.queryInteger("seed", in: Self.seeds)
-        if seed == nil, takingAhead { seed = await audio.takeAhead("\(session)/\(minutes)") }
-        let chosen = seed ?? Int.random(in: Self.seeds)
+        let asked = try req.queryInteger("seed", in: Self.seeds)
+        let ahead = asked == nil && takingAhead ? await audio.takeAhead("\(session)/\(minutes)") : nil
+        let seed = asked ?? ahead ?? Int.random(in: Self.seeds)
         let lengths = await audio.lengths()
-        return (session, minutes, variant, chosen, MeditationAudio.cues(variant, seed: chosen, lengths: lengths), lengths)
+        return (session, minutes, variant, seed, asked != nil, MeditationAudio.cues(variant, seed: seed, lengths: lengths), lengths)
     }
-
 
     func manifestFile(req: Request) async throws -> Response {
         let response = Response(status: .ok)
