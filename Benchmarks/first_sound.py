@@ -22,7 +22,7 @@ server and its helpers under 5 % of a core: a Wind Down item an earlier round st
 being made, and a person at night is alone on their server); the median is printed beside the
 floor's.
 
-    .venv/bin/python Benchmarks/first_sound.py [--binary .build/release/reverie]
+    .venv/bin/python Benchmarks/first_sound.py [--binary .build/release/reverie] [--only 'Wind Down']
 """
 
 import argparse
@@ -142,6 +142,7 @@ def wait_first(page, selector, timeout=120):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", default=str(ROOT / ".build/release/reverie"))
+    parser.add_argument("--only", default="", help="measure only the areas whose names hold this (e.g. 'Wind'); the floor always")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -160,6 +161,8 @@ def main():
         page = context.new_page()
 
         def measure(area, selector, tap, reset=None, rounds=ROUNDS):
+            if args.only.lower() not in area.lower() and not area.startswith("Listen"):
+                return
             times = []
             try:
                 for round_ in range(rounds):
