@@ -151,6 +151,20 @@ public struct ScriptRenderer: Sendable {
             return max(0.25, min(foreseen, safe))
         }
 
+        /// How long phrase `index` is likely to last, from the voice's pace in the phrases spoken so
+        /// far, erring long (as `scale`'s safe bound does); nil before any was spoken.
+        func estimate(_ index: Int) -> Double? {
+            guard spokenLetters > 0 else { return nil }
+            return 1.25 * spokenSeconds / Double(spokenLetters) * Double(letters[index])
+        }
+
+        /// After `scale(before: index, lasting: estimated, …)` was asked with an estimate (the pauses
+        /// placed before the phrase was spoken), the phrase's real length, in the pace and the beat.
+        mutating func settle(_ index: Int, estimated: Double, lasting seconds: Double) {
+            if beats[index] == 0 { spokenSeconds += seconds - estimated }
+            pendingBeat = max(0, beats[index] - seconds)
+        }
+
         /// The factor on the pauses after the last phrase, with `placed` seconds of audio
         /// placed; nil when there are none (the end is padded with silence instead).
         /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long.
@@ -304,6 +318,8 @@ public struct ScriptRenderer: Sendable {
 
         var placer: Placer?
         var handedOn = 0          // samples of the placer's audio handed to `output`
+        // The second phrase's length as guessed when the pauses before it were placed ahead of it.
+        var guessedSecond: Double?
         var waiting: [Int: SynthesizedSpeech] = [:]
         var sampleRate: Int?
 
@@ -348,11 +364,22 @@ public struct ScriptRenderer: Sendable {
                     sampleRate = phraseRate
                     let shaped = shape(speech, sampleRate: phraseRate)
                     if placer == nil { placer = Placer(segments: parsed.segments, sampleRate: phraseRate, pauseScale: 1) }
-                    if fitting != nil {
+                    if let guessed = guessedSecond, placed == 1 {
+                        fitting?.settle(placed, estimated: guessed, lasting: shaped.audio.duration)
+                    } else if fitting != nil {
                         placer!.pauseScale = fitting!.scale(before: placed, lasting: shaped.audio.duration, placed: placer!.audio.duration)
                     }
                     placer!.place(shaped)
                     placed += 1
+                }
+                // Heard as it is made: the pauses after the first phrase are placed before the
+                // second is spoken, its length guessed, so the first stretch handed on holds them
+                // too (a player waiting for so many seconds of sound starts on the first phrase).
+                // Later pauses are placed with their phrase, the fit's guesses made good by then.
+                if output != nil, placed == 1, total > 1, guessedSecond == nil, var fit = fitting, let guess = fit.estimate(1) {
+                    placer!.pauseScale = fit.scale(before: 1, lasting: guess, placed: placer!.audio.duration)
+                    placer!.placePauses(leadingMargin: AudioBuffer.sampleCount(edgeFade / 2, placer!.sampleRate))
+                    (fitting, guessedSecond) = (fit, guess)
                 }
                 profile.shaping += seconds(since: shapingStart)
                 if let placer { try await handOn(placer) }

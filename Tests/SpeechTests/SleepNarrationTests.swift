@@ -32,6 +32,36 @@ struct SleepNarrationTests {
         for pause in shorter.timeline.pauses { #expect(pause.seconds > 0) }
     }
 
+    @Test("heard as it is made, the first stretch holds the first phrase and the pauses after it, placed before the second phrase is spoken; the whole still lasts exactly the length asked for")
+    func firstStretchHoldsItsPauses() async throws {
+        let engine = HeldEngine(passing: "Settle in.")
+        let chunks = Locked<[RenderedChunk]>([])
+        let render = Task {
+            try await ScriptRenderer(engine: engine).render(script, fitting: 40, output: { chunk in chunks.withLockedValue { $0.append(chunk) } })
+        }
+        // Only the first phrase is spoken until the engine is let go: whatever is handed on by
+        // then was placed without the second.
+        var waited = 0
+        while chunks.withLockedValue({ $0.isEmpty }) {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+            #expect(waited < 6000, "nothing was handed on in a minute")
+            if waited >= 6000 { break }
+        }
+        let first = try #require(chunks.withLockedValue { $0.first })
+        let phrase = try await ToneEngine().synthesize("Settle in.", voice: nil, rate: 1).audio.duration
+        #expect(first.phrasesDone == 1)
+        // The script's 2 s after it, stretched toward the 40 s asked (2.5 times here): at least
+        // the 2 s as written, where the phrase alone is under one.
+        #expect(first.audio.duration >= phrase + 2, "the first stretch: \(first.audio.duration) s")
+        engine.letGo()
+        let rendered = try await render.value
+        #expect(rendered.audio.samples.count == AudioBuffer.sampleCount(40, rendered.audio.sampleRate))
+        #expect(chunks.withLockedValue { $0.flatMap(\.audio.samples) } == rendered.audio.samples)
+        let voiceToVoice = Double(rendered.timeline.phrases[1].startMs - rendered.timeline.phrases[0].endMs) / 1000
+        #expect(abs(voiceToVoice - rendered.timeline.pauses[0].seconds) < 0.02, "the pause heard is the pause placed: \(voiceToVoice)")
+    }
+
     @Test("a script ending on a phrase ends with it; one without pauses is padded with silence; a script whose rest runs longer than foreseen still fits")
     func fittingEnds() async throws {
         let ending = "Settle in. (2s) Let the body rest. (4s) Breathe."
@@ -118,5 +148,19 @@ struct SleepNarrationTests {
         let speech = try await ScriptRenderer(engine: ToneEngine()).render(script, rate: 0.9)
         #expect(rendered.audio.samples.count == speech.audio.samples.count)
         for phrase in rendered.timeline.phrases { #expect(abs(try heardLoudness(rendered, phrase) - (-16)) < 1) }
+    }
+}
+
+/// The tone engine, holding every phrase but one until `letGo()`.
+final class HeldEngine: SpeechEngine, @unchecked Sendable {
+    let name = "held", version = "1"
+    let passing: String
+    private let free = Locked(false)
+    init(passing: String) { self.passing = passing }
+    func letGo() { free.withLockedValue { $0 = true } }
+    func voices() async throws -> [Voice] { try await ToneEngine().voices() }
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        while text != passing, !free.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        return try await ToneEngine().synthesize(text, voice: voice, rate: rate)
     }
 }
