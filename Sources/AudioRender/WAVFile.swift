@@ -2,7 +2,7 @@ import Foundation
 
 /// RIFF/WAVE reading and writing.
 ///
-/// Writes 16-bit PCM mono. Reads PCM 8/16/24/32-bit and IEEE float 32/64-bit, mono or more channels
+/// Writes mono 16-bit PCM, or 32-bit float (`Sample.float32`). Reads PCM 8/16/24/32-bit and IEEE float 32/64-bit, mono or more channels
 /// (mixed down to mono). Spec: Microsoft's "Multimedia Programming Interface and Data
 /// Specifications 1.0" (RIFF), WAVE_FORMAT_PCM = 1, WAVE_FORMAT_IEEE_FLOAT = 3, EXTENSIBLE = 0xFFFE.
 public enum WAVFile {
@@ -17,10 +17,35 @@ public enum WAVFile {
     /// The size of `header`: a WAV's samples begin this many bytes in.
     public static let headerSize = 44
 
-    /// The header of a 16-bit PCM mono WAV of `samples` samples, which may be written before them
-    /// (a file that grows as the samples are made).
-    public static func header(sampleRate: Int, samples: Int) -> [UInt8] {
-        let dataSize = samples * 2
+    /// How a written WAV holds its samples.
+    public enum Sample: Sendable {
+        /// 16-bit PCM (WAVE_FORMAT_PCM): 2 bytes a sample.
+        case pcm16
+        /// 32-bit IEEE float (WAVE_FORMAT_IEEE_FLOAT): 4 bytes a sample, twice the bytes for a
+        /// second of sound (a player that waits for so many bytes before it starts starts sooner).
+        case float32
+
+        public var bytes: Int { self == .pcm16 ? 2 : 4 }
+        var code: UInt16 { self == .pcm16 ? 1 : 3 }
+
+        /// The samples' bytes, little-endian; PCM clips outside −1…1 (float keeps them as they are).
+        public func encode(_ samples: [Float]) -> [UInt8] {
+            switch self {
+            case .pcm16: return WAVFile.pcm16(samples)
+            case .float32:
+                var bytes = [UInt8](repeating: 0, count: samples.count * 4)
+                for (index, sample) in samples.enumerated() {
+                    withUnsafeBytes(of: sample.bitPattern.littleEndian) { bytes.replaceSubrange((4 * index)..<(4 * index + 4), with: $0) }
+                }
+                return bytes
+            }
+        }
+    }
+
+    /// The header of a mono WAV of `samples` samples (16-bit PCM unless `sample` says otherwise),
+    /// which may be written before them (a file that grows as the samples are made).
+    public static func header(sampleRate: Int, samples: Int, sample: Sample = .pcm16) -> [UInt8] {
+        let dataSize = samples * sample.bytes
         var bytes: [UInt8] = []
         bytes.reserveCapacity(headerSize)
         func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
@@ -28,7 +53,7 @@ public enum WAVFile {
         bytes.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(clamping: 36 + dataSize))
         bytes.append(contentsOf: Array("WAVE".utf8))
         bytes.append(contentsOf: Array("fmt ".utf8)); u32(16)
-        u16(1); u16(1); u32(UInt32(sampleRate)); u32(UInt32(sampleRate * 2)); u16(2); u16(16)
+        u16(sample.code); u16(1); u32(UInt32(sampleRate)); u32(UInt32(sampleRate * sample.bytes)); u16(UInt16(sample.bytes)); u16(UInt16(8 * sample.bytes))
         bytes.append(contentsOf: Array("data".utf8)); u32(UInt32(clamping: dataSize))
         return bytes
     }

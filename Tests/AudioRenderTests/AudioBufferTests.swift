@@ -107,6 +107,16 @@ struct WAVFileTests {
         #expect(worst <= 1.0 / 32767 + 1e-6)
     }
 
+    @Test("a float file written keeps every sample exactly, at four bytes a sample")
+    func floatRoundTrip() throws {
+        let tone = Signals.sine(440, seconds: 0.25)
+        let header = WAVFile.header(sampleRate: tone.sampleRate, samples: tone.samples.count, sample: .float32)
+        let bytes = WAVFile.Sample.float32.encode(tone.samples)
+        #expect(bytes.count == 4 * tone.samples.count && header.count == WAVFile.headerSize)
+        let decoded = try WAVFile.decode(Data(header + bytes))
+        #expect(decoded.sampleRate == tone.sampleRate && decoded.samples == tone.samples)
+    }
+
     @Test("float and stereo files are read and mixed to mono")
     func floatStereo() throws {
         var data = Data("RIFF".utf8) + le32(36 + 16) + Data("WAVE".utf8) + Data("fmt ".utf8) + le32(16)

@@ -16,22 +16,19 @@ struct SleepFadeTests {
 
     static let shared = try! SharedCases.load("sleep-timer-cases.json", as: Shared.self)
 
-    @Test("the live file's rendition scales each sample by the shared fade's gain with that many seconds left", arguments: shared.fade.gains)
-    func liveSamples(_ row: SleepFadeCases.Gain) {
+    @Test("the live file's rendition scales each sample by the shared fade's gain with that many seconds left, in either sample format",
+          arguments: shared.fade.gains, [WAVFile.Sample.pcm16, .float32])
+    func liveSamples(_ row: SleepFadeCases.Gain, format: WAVFile.Sample) throws {
         #expect(Self.shared.fade.seconds == SleepTimer.fade.seconds)
         // 100 samples a second: the fade's 30 s are 3,000 samples ending at sample 10,000, and
         // samples past the end (a row with less than nothing left) are silence too.
-        let rate = 100, end = 10_000, value: Int16 = 16_000
+        let rate = 100, end = 10_000, value: Float = 16_000.0 / 32_768
         let fadeStart = end - AudioBuffer.sampleCount(SleepTimer.fade.seconds, rate)
-        var bytes = [UInt8](repeating: 0, count: 2 * (end + 1_000))
-        for index in 0..<(bytes.count / 2) {
-            let bits = UInt16(bitPattern: value)
-            (bytes[2 * index], bytes[2 * index + 1]) = (UInt8(bits & 0xFF), UInt8(bits >> 8))
-        }
-        LiveSleepAudio.fade(&bytes, firstSample: 0, fadeStart: fadeStart, end: end)
+        var bytes = format.encode([Float](repeating: value, count: end + 1_000))
+        LiveSleepAudio.fade(&bytes, sample: format, firstSample: 0, fadeStart: fadeStart, end: end)
+        let samples = try WAVFile.decode(Data(WAVFile.header(sampleRate: rate, samples: end + 1_000, sample: format) + bytes)).samples
         let sample = end - Int((row.left * Double(rate)).rounded())
-        let heard = Int16(bitPattern: UInt16(bytes[2 * sample]) | UInt16(bytes[2 * sample + 1]) << 8)
-        #expect(abs(Double(heard) - Double(value) * row.gain) <= 1, "sample \(sample): \(heard)")
+        #expect(abs(Double(samples[sample]) - Double(value) * row.gain) <= 1.0 / 32_768, "sample \(sample): \(samples[sample])")
     }
 
     @Test("a rendition's file names the fade, and a changed fade makes a new file that fades by it instead of answering the old one")

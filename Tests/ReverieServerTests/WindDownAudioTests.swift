@@ -169,22 +169,22 @@ struct WindDownAudioTests {
             // come while the rest waits.
             let start = try await client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=0-43"])
             #expect(start.status == .partialContent, "\(start.text.prefix(200))")
-            #expect(start.headers.first(name: .contentRange) == "bytes 0-43/\(44 + 300 * 22050 * 2)")
+            #expect(start.headers.first(name: .contentRange) == "bytes 0-43/\(44 + 300 * 22050 * 4)", "float samples: 4 bytes each")
             #expect(start.headers.contentType?.description == "audio/wav" && start.bytes.count == 44)
             let speaking = try await eventually("the first phrase made") {
                 let entry = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
                 return (entry.audio.made ?? 0) > 0.5 ? entry : nil
             }
             #expect(speaking.audio.state == "speaking" && (speaking.audio.made ?? 0) < 60, "\(speaking.audio)")
-            let bytes = 44 + Int((speaking.audio.made ?? 0) * 22050) * 2
+            let bytes = 44 + Int((speaking.audio.made ?? 0) * 22050) * 4
             let opening = try await client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=0-\(bytes - 1)"])
             #expect(opening.status == .partialContent && opening.bytes.count == bytes)
-            let heard = Array(try WAVFile.decode(opening.bytes).samples.prefix((bytes - 44) / 2))
+            let heard = Array(try WAVFile.decode(opening.bytes).samples.prefix((bytes - 44) / 4))
             #expect(heard.contains { abs($0) > 0.05 }, "the opening has the voice")
 
             // A seek (or Continue Listening) far past what is made (the rest waits for the gate):
             // the answer is those bytes of the whole once the voice gets there.
-            let deepFrom = 44 + 200 * 22050 * 2 + 1, deepTo = deepFrom + 9_999   // (an odd start: mid-sample)
+            let deepFrom = 44 + 200 * 22050 * 4 + 1, deepTo = deepFrom + 9_999   // (an odd start: mid-sample)
             let waiting = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
             #expect((waiting.audio.made ?? 0) < 200, "those bytes were not made yet: \(waiting.audio)")
             async let deep = client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=\(deepFrom)-\(deepTo)"])
@@ -194,7 +194,7 @@ struct WindDownAudioTests {
             #expect(seek.status == .partialContent && seek.bytes.count == 10_000)
             let whole = try await client.send(.GET, live, auth: .cookie(owner))
             #expect(seek.bytes == whole.bytes[deepFrom...deepTo], "the bytes a seek waited for are the whole's")
-            #expect(whole.status == .ok && whole.bytes.count == 44 + 300 * 22050 * 2)
+            #expect(whole.status == .ok && whole.bytes.count == 44 + 300 * 22050 * 4)
             let samples = try WAVFile.decode(whole.bytes).samples
             #expect(Array(samples.prefix(heard.count)) == heard, "the opening heard is the start of the whole")
             let made = try await eventually("the whole item kept") {
@@ -217,7 +217,7 @@ struct WindDownAudioTests {
             #expect(tail.peak <= before.peak * 0.11 + 1e-4, "the last tenth of a second is at a tenth or less")
             // A range past the end is refused with the size; an item with no fixed length is not spoken live.
             let past = try await client.send(.GET, live + "?until=100", auth: .cookie(owner), headers: ["Range": "bytes=9000000-"])
-            #expect(past.status == .rangeNotSatisfiable && past.headers.first(name: "Content-Range") == "bytes */\(44 + 100 * 22050 * 2)")
+            #expect(past.status == .rangeNotSatisfiable && past.headers.first(name: "Content-Range") == "bytes */\(44 + 100 * 22050 * 4)")
             _ = try await client.send(.PUT, "/api/winddown/meditation_garden/script", json: ["script": "Walk slowly. (2s) Rest. (3s)"], auth: .cookie(owner))
             let notLive = try await client.send(.GET, "/api/winddown/meditation_garden/live/audio", auth: .cookie(owner))
             #expect(notLive.status == .notFound && notLive.text.contains("not_live"))

@@ -13,7 +13,16 @@ import Vapor
 ///
 /// The sleep timer's rendition of it (`?until=`) is the same file ending at that second, fading to
 /// silence on the way out by `SleepTimer.fade`, as `Renditions` makes them of a finished file.
+///
+/// Its samples are 32-bit floats (`sample`), not 16-bit: Chromium starts a WAV only once it holds
+/// about 224 KiB of it, whatever its rate, which is 5.2 s of 22.05 kHz 16-bit mono and 2.6 s of
+/// float. The render's first stretch (its first phrase and the pauses after it, 3.5–5 s) then
+/// holds that much, and the item starts as soon as its first phrase is spoken, not after the
+/// second. It costs twice the bytes on the first play only (88 kB a second); the kept file is an M4A.
 enum LiveSleepAudio {
+    /// How a live file written now holds its samples (one written before by 16-bit is still read).
+    static let sample = WAVFile.Sample.float32
+
     /// Writes a render's mix as it is handed on, and counts it (how much is made, without asking
     /// the disk).
     final class Writer: @unchecked Sendable {
@@ -35,14 +44,15 @@ enum LiveSleepAudio {
         func write(_ audio: AudioBuffer) throws {
             try lock.withLock {
                 if handle == nil {
-                    let header = WAVFile.header(sampleRate: audio.sampleRate, samples: AudioBuffer.sampleCount(seconds, audio.sampleRate))
+                    let header = WAVFile.header(sampleRate: audio.sampleRate, samples: AudioBuffer.sampleCount(seconds, audio.sampleRate),
+                                                sample: LiveSleepAudio.sample)
                     guard FileManager.default.createFile(atPath: url.path, contents: Data(header)) else {
                         throw WindDownError.liveAudioUnwritable
                     }
                     handle = try FileHandle(forWritingTo: url)
                     try handle?.seekToEnd()
                 }
-                try handle?.write(contentsOf: WAVFile.pcm16(audio.samples))
+                try handle?.write(contentsOf: LiveSleepAudio.sample.encode(audio.samples))
                 written += audio.samples.count
                 sampleRate = audio.sampleRate
             }
@@ -56,21 +66,34 @@ enum LiveSleepAudio {
         }
     }
 
-    /// The whole length a live file's header gives (sample rate, samples); nil before it is there.
-    static func header(_ url: URL) -> (sampleRate: Int, samples: Int)? {
+    /// What a live file's header says: its sample rate, its whole length, and how its samples are held.
+    struct Header {
+        let sampleRate: Int, samples: Int, sample: WAVFile.Sample
+        /// The file's size once all of it is made.
+        var size: Int { WAVFile.headerSize + samples * sample.bytes }
+    }
+
+    /// The header of a live file; nil before it is there.
+    static func header(_ url: URL) -> Header? {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
         return header(handle)
     }
 
-    static func header(_ handle: FileHandle) -> (sampleRate: Int, samples: Int)? {
+    static func header(_ handle: FileHandle) -> Header? {
         guard (try? handle.seek(toOffset: 0)) != nil,
               let data = try? handle.read(upToCount: WAVFile.headerSize), data.count == WAVFile.headerSize else { return nil }
         let bytes = [UInt8](data)
         func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
-        let rate = u32(24)
+        let rate = u32(24), code = Int(bytes[20]) | Int(bytes[21]) << 8, bits = Int(bytes[34]) | Int(bytes[35]) << 8
+        let sample: WAVFile.Sample
+        switch (code, bits) {
+        case (1, 16): sample = .pcm16
+        case (3, 32): sample = .float32
+        default: return nil
+        }
         guard rate > 0 else { return nil }
-        return (rate, u32(40) / 2)
+        return Header(sampleRate: rate, samples: u32(40) / sample.bytes, sample: sample)
     }
 
     /// Bytes in the file now.
@@ -101,7 +124,7 @@ enum LiveSleepAudio {
     static func response(_ url: URL, until: Double?, for request: Request, firstSound: Duration = .seconds(30),
                          growing: @escaping @Sendable () async -> Bool) async throws -> Response {
         let deadline = ContinuousClock.now + firstSound
-        var opened: (Reading, (sampleRate: Int, samples: Int))?
+        var opened: (Reading, Header)?
         while opened == nil {
             if let handle = try? FileHandle(forReadingFrom: url) {
                 let reading = Reading(handle)
@@ -112,13 +135,14 @@ enum LiveSleepAudio {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        let (reading, (rate, allSamples)) = opened!
+        let (reading, file) = opened!
+        let (rate, allSamples, width) = (file.sampleRate, file.samples, file.sample.bytes)
         // A timer's rendition ends where `Renditions` would end one of a finished file (the whole
         // item, unfaded, for an end at or past its own).
         let end = until.flatMap { Renditions.end($0, duration: Double(allSamples) / Double(rate)) }
         let samples = end.map { min(allSamples, AudioBuffer.sampleCount($0, rate)) } ?? allSamples
         let fadeStart = end == nil ? samples : max(0, samples - AudioBuffer.sampleCount(SleepTimer.fade.seconds, rate))
-        let size = WAVFile.headerSize + samples * 2
+        let size = WAVFile.headerSize + samples * width
         let range: ClosedRange<Int>
         var status = HTTPResponseStatus.ok
         switch request.headers.first(name: .range).map({ Request.byteRange($0, size: size) }) ?? .whole {
@@ -127,9 +151,10 @@ enum LiveSleepAudio {
         case let .part(part):
             (range, status) = (part, .partialContent)
         }
-        let header = WAVFile.header(sampleRate: rate, samples: samples)
+        let header = WAVFile.header(sampleRate: rate, samples: samples, sample: file.sample)
         let response = Response(status: status, body: .init(managedAsyncStream: { writer in
-            try await send(reading, range: range, header: header, samples: samples, fadeStart: fadeStart, growing: growing, to: writer)
+            try await send(reading, range: range, header: header, sample: file.sample, samples: samples, fadeStart: fadeStart,
+                           growing: growing, to: writer)
         }, count: range.count))
         response.headers.contentType = HTTPMediaType(type: "audio", subType: "wav")
         response.headers.replaceOrAdd(name: .acceptRanges, value: "bytes")
@@ -143,8 +168,8 @@ enum LiveSleepAudio {
     /// Most bytes read and sent at a time.
     static let piece = 1 << 18
 
-    private static func send(_ reading: Reading, range: ClosedRange<Int>, header: [UInt8], samples: Int, fadeStart: Int,
-                             growing: @escaping @Sendable () async -> Bool, to writer: any AsyncBodyStreamWriter) async throws {
+    private static func send(_ reading: Reading, range: ClosedRange<Int>, header: [UInt8], sample format: WAVFile.Sample, samples: Int,
+                             fadeStart: Int, growing: @escaping @Sendable () async -> Bool, to writer: any AsyncBodyStreamWriter) async throws {
         var position = range.lowerBound
         let end = range.upperBound + 1
         let headerSize = WAVFile.headerSize
@@ -155,51 +180,62 @@ enum LiveSleepAudio {
         }
         guard position < end else { return }
         let handle = reading.handle
+        let width = format.bytes
         // Whole samples are read (a fade scales samples), and the bytes asked for sent of them.
-        let lastSample = min(samples, (end - headerSize + 1) / 2)
-        var sample = (position - headerSize) / 2
+        let lastSample = min(samples, (end - headerSize + width - 1) / width)
+        var sample = (position - headerSize) / width
         var grew = ContinuousClock.now
         while position < end {
-            let available = min(lastSample, max(0, reading.size - headerSize) / 2)
+            let available = min(lastSample, max(0, reading.size - headerSize) / width)
             guard available > sample else {
                 if await growing(), ContinuousClock.now - grew < stall {
                     try await Task.sleep(for: .milliseconds(50))
                     continue
                 }
                 // One last look: the render may have written its end and stopped meanwhile.
-                guard min(lastSample, max(0, reading.size - headerSize) / 2) > sample else { throw Stopped() }
+                guard min(lastSample, max(0, reading.size - headerSize) / width) > sample else { throw Stopped() }
                 continue
             }
             grew = ContinuousClock.now
-            let count = min(available - sample, piece / 2)
-            try handle.seek(toOffset: UInt64(headerSize + sample * 2))
-            var bytes = [UInt8](try handle.read(upToCount: count * 2) ?? Data())
-            guard bytes.count == count * 2 else { throw Stopped() }
-            if sample + count > fadeStart { fade(&bytes, firstSample: sample, fadeStart: fadeStart, end: samples) }
-            let from = position - (headerSize + sample * 2)
-            let to = min(bytes.count, end - (headerSize + sample * 2))
+            let count = min(available - sample, piece / width)
+            try handle.seek(toOffset: UInt64(headerSize + sample * width))
+            var bytes = [UInt8](try handle.read(upToCount: count * width) ?? Data())
+            guard bytes.count == count * width else { throw Stopped() }
+            if sample + count > fadeStart { fade(&bytes, sample: format, firstSample: sample, fadeStart: fadeStart, end: samples) }
+            let from = position - (headerSize + sample * width)
+            let to = min(bytes.count, end - (headerSize + sample * width))
             try await writer.writeBuffer(ByteBuffer(bytes: bytes[from..<to]))
-            position = headerSize + sample * 2 + to
+            position = headerSize + sample * width + to
             sample += count
         }
     }
 
-    /// Scales 16-bit samples (the first is sample `firstSample`) by the timer's fade
+    /// Scales samples held as `sample` says (the first is sample `firstSample`) by the timer's fade
     /// (`SleepTimer.fade`): full until `fadeStart`, then its gain down to silence at `end`. The
     /// fade's length is `fadeStart` to `end` (less than the fade's seconds in a file that short: the
     /// whole fade then happens in it, as ffmpeg's does in `Renditions`).
-    static func fade(_ bytes: inout [UInt8], firstSample: Int, fadeStart: Int, end: Int) {
+    static func fade(_ bytes: inout [UInt8], sample format: WAVFile.Sample, firstSample: Int, fadeStart: Int, end: Int) {
         let fade = SleepTimer.fade
         // The fade's seconds still to go, per sample before the end.
         let secondsPerSample = fade.seconds / Double(max(1, end - fadeStart))
-        for index in 0..<(bytes.count / 2) {
+        let width = format.bytes
+        for index in 0..<(bytes.count / width) {
             let sample = firstSample + index
             guard sample >= fadeStart else { continue }
             let gain = fade.gain(left: Double(end - sample) * secondsPerSample)
-            let value = Int16(bitPattern: UInt16(bytes[2 * index]) | UInt16(bytes[2 * index + 1]) << 8)
-            let scaled = UInt16(bitPattern: Int16((Double(value) * gain).rounded()))
-            bytes[2 * index] = UInt8(scaled & 0xFF)
-            bytes[2 * index + 1] = UInt8(scaled >> 8)
+            let at = width * index
+            switch format {
+            case .pcm16:
+                let value = Int16(bitPattern: UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8)
+                let scaled = UInt16(bitPattern: Int16((Double(value) * gain).rounded()))
+                bytes[at] = UInt8(scaled & 0xFF)
+                bytes[at + 1] = UInt8(scaled >> 8)
+            case .float32:
+                var bits: UInt32 = 0
+                for byte in 0..<4 { bits |= UInt32(bytes[at + byte]) << (8 * UInt32(byte)) }
+                let scaled = (Float(bitPattern: bits) * Float(gain)).bitPattern
+                for byte in 0..<4 { bytes[at + byte] = UInt8((scaled >> (8 * UInt32(byte))) & 0xFF) }
+            }
         }
     }
 }

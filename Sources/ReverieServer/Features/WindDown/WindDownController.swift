@@ -132,7 +132,7 @@ struct WindDownController: RouteCollection {
         guard let source, let live = await sleepAudio.live(source) else {
             throw APIError(.notFound, code: "not_live", "“\(item.title)” is not spoken as it plays; play /api/winddown/\(item.id)/audio.")
         }
-        let complete = LiveSleepAudio.header(live.url).map { LiveSleepAudio.size(live.url) >= WAVFile.headerSize + $0.samples * 2 } ?? false
+        let complete = LiveSleepAudio.header(live.url).map { LiveSleepAudio.size(live.url) >= $0.size } ?? false
         if !complete, !live.growing {
             if case .ready = await sleepAudio.state(of: source).state {
                 throw APIError(.conflict, code: "audio_made", "“\(item.title)” is made now; play /api/winddown/\(item.id)/audio.")
