@@ -36,18 +36,19 @@ struct SleepNarrationTests {
     func firstStretchHoldsItsPauses() async throws {
         let engine = HeldEngine(passing: "Settle in.")
         let chunks = Locked<[RenderedChunk]>([])
+        let (handedOn, handing) = AsyncStream.makeStream(of: RenderedChunk.self)
+        defer { engine.letGo() }  // (whatever happens, no phrase is left waiting)
         let render = Task {
-            try await ScriptRenderer(engine: engine).render(script, fitting: 40, output: { chunk in chunks.withLockedValue { $0.append(chunk) } })
+            defer { handing.finish() }  // a render that fails ends the stretches: the test says so, not hangs
+            return try await ScriptRenderer(engine: engine).render(script, fitting: 40, output: { chunk in
+                chunks.withLockedValue { $0.append(chunk) }
+                handing.yield(chunk)
+            })
         }
         // Only the first phrase is spoken until the engine is let go: whatever is handed on by
         // then was placed without the second.
-        var waited = 0
-        while chunks.withLockedValue({ $0.isEmpty }) {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
-            #expect(waited < 6000, "nothing was handed on in a minute")
-            if waited >= 6000 { break }
-        }
+        var stretches = handedOn.makeAsyncIterator()
+        _ = try #require(await stretches.next(), "nothing was handed on")
         let first = try #require(chunks.withLockedValue { $0.first })
         let phrase = try await ToneEngine().synthesize("Settle in.", voice: nil, rate: 1).audio.duration
         #expect(first.phrasesDone == 1)
@@ -155,12 +156,28 @@ struct SleepNarrationTests {
 final class HeldEngine: SpeechEngine, @unchecked Sendable {
     let name = "held", version = "1"
     let passing: String
-    private let free = Locked(false)
+    /// Whether it was let go, and the phrases waiting for it meanwhile.
+    private let gate = Locked((free: false, waiting: [CheckedContinuation<Void, Never>]()))
     init(passing: String) { self.passing = passing }
-    func letGo() { free.withLockedValue { $0 = true } }
+    func letGo() {
+        let waiting = gate.withLockedValue { gate in
+            gate.free = true
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for phrase in waiting { phrase.resume() }
+    }
     func voices() async throws -> [Voice] { try await ToneEngine().voices() }
     func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
-        while text != passing, !free.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        if text != passing {
+            await withCheckedContinuation { phrase in
+                let free = gate.withLockedValue { gate in
+                    if !gate.free { gate.waiting.append(phrase) }
+                    return gate.free
+                }
+                if free { phrase.resume() }
+            }
+        }
         return try await ToneEngine().synthesize(text, voice: voice, rate: rate)
     }
 }
