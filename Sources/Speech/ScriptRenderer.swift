@@ -376,10 +376,10 @@ public struct ScriptRenderer: Sendable {
                 // second is spoken, its length guessed, so the first stretch handed on holds them
                 // too (a player waiting for so many seconds of sound starts on the first phrase).
                 // Later pauses are placed with their phrase, the fit's guesses made good by then.
-                if output != nil, placed == 1, total > 1, guessedSecond == nil, var fit = fitting, let guess = fit.estimate(1) {
-                    placer!.pauseScale = fit.scale(before: 1, lasting: guess, placed: placer!.audio.duration)
+                if output != nil, placed == 1, total > 1, guessedSecond == nil, let guess = fitting?.estimate(1) {
+                    placer!.pauseScale = fitting!.scale(before: 1, lasting: guess, placed: placer!.audio.duration)
                     placer!.placePauses(leadingMargin: AudioBuffer.sampleCount(edgeFade / 2, placer!.sampleRate))
-                    (fitting, guessedSecond) = (fit, guess)
+                    guessedSecond = guess
                 }
                 profile.shaping += seconds(since: shapingStart)
                 if let placer { try await handOn(placer) }
