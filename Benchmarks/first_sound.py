@@ -7,7 +7,8 @@ playing, in Chromium against the release server with the real voice (Piper), the
     others are read against).
   - Bedside: Content off → a meditation: the voice of a piece never spoken on this server (heard
     as it is spoken, in one stream from its first phrase: …/live).
-  - Wind Down: an item never played (spoken as it plays, from its first phrase).
+  - Wind Down: an item never played (spoken as it plays, from its first phrase); and a seek to
+    80 % of one never played, once it starts (that part spoken first).
   - Meditate: Start of a 5-minute session, tapped at once (its one file, asked for as the setup
     opened, is still being made from the narration kept at warm-up), and tapped after the setup
     has been open 3 s, as a person choosing a length (the file made meanwhile). The second of
@@ -66,7 +67,22 @@ FIRST = """(selector) => {
   return hit && window.__tap != null ? (hit.at - window.__tap) / 1000 : null;
 }"""
 
+# Seconds from setting the element's time (as the scrubber does) until it plays on from there.
+SEEK = """async (fraction) => {
+  const element = document.querySelector('.player-audio');
+  const target = element.duration * fraction;
+  const asked = performance.now();
+  element.currentTime = target;
+  while (performance.now() - asked < 120000) {
+    if (!element.seeking && !element.paused && element.currentTime > target + 0.05) return (performance.now() - asked) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return null;
+}"""
+
 WIND_DOWN_ITEMS = ["story_candle_room", "meditation_gratitude", "affirmation_peaceful"]
+# Long stories never played, for a seek to 80 % while the voice is still near the start.
+FAR_ITEMS = ["story_night_train", "story_rainforest_rain", "story_cabin_fire"]
 ARTICLE = ("The harbour was quiet when the last boat came in. Gulls stood on the posts and watched the water. "
            "An old man coiled a rope on the pier and hummed a song his father used to sing. ")
 
@@ -199,6 +215,25 @@ def main():
             page.goto(server.url + "/wind-down")
             page.locator(f'[data-item="{WIND_DOWN_ITEMS[round_]}"].wd-card').first.click()
         measure("Wind Down (first play)", ".player-audio", wind_down)
+
+        # Wind Down: once an item never played starts, a seek to 80 % of it (the voice is minutes
+        # of the item short of there): from the seek to its sound.
+        area = "Wind Down (far seek)"
+        if args.only.lower() in area.lower():
+            times = []
+            try:
+                for round_ in range(ROUNDS):
+                    wait_quiet(server.process.pid)
+                    page.goto(server.url + "/wind-down")
+                    page.locator(f'[data-item="{FAR_ITEMS[round_]}"].wd-card').first.click()
+                    wait_first(page, ".player-audio")
+                    seconds = page.evaluate(SEEK, 0.8)
+                    if seconds is None:
+                        raise RuntimeError("no sound within 120 s of the seek")
+                    times.append(seconds)
+            except Exception as problem:
+                print(f"{area}: {str(problem).splitlines()[0]}", file=sys.stderr)
+            results[area] = times
 
         # Meditate: Start, at once and after a moment on the setup (each session ended after, or
         # the next opening offers to resume it).

@@ -116,6 +116,29 @@ public struct SleepBed: Sendable, Equatable {
             return samples
         }
 
+        /// Moves on `length` samples without making them, so a render of a later part of the item
+        /// carries on the same bed from there: the tones turned on at once, the noise run through
+        /// (its recurrence has no shortcut; no more than a few hundredths of a second for an hour).
+        public mutating func skip(_ length: Int) {
+            let length = max(0, min(length, count - position))
+            guard length > 0 else { return }
+            for index in partials.indices {
+                var p = partials[index]
+                // Rotations by `length` steps: the angle's own cosine and sine, from those of one step.
+                let turn = Double(length) * atan2(p.ds, p.dc), swellTurn = Double(length) * atan2(p.dss, p.dsc)
+                (p.c, p.s) = (p.c * cos(turn) - p.s * sin(turn), p.s * cos(turn) + p.c * sin(turn))
+                (p.sc, p.ss) = (p.sc * cos(swellTurn) - p.ss * sin(swellTurn), p.ss * cos(swellTurn) + p.sc * sin(swellTurn))
+                partials[index] = p
+            }
+            if noise > 0 {
+                for _ in 0..<length {
+                    brown = brown * leak + (generator.unit() * 2 - 1) * 0.02
+                    smooth += (brown - smooth) * lowPass
+                }
+            }
+            position += length
+        }
+
         mutating func nextUnfaded(_ length: Int) -> [Float] {
             let length = max(0, min(length, count - position))
             var samples = [Float](repeating: 0, count: length)

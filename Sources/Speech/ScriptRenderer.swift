@@ -39,6 +39,82 @@ public struct RenderedChunk: Sendable {
     public var phrasesDone: Int
 }
 
+/// Lets a fitted render in progress be cut short so another speaks the rest of its script at
+/// once: a person seeking far into a Wind Down item still being made hears the part they asked
+/// for within a second or two, not once the voice gets there. The render ends before the phrase
+/// foreseen at the asked second, fitted to end exactly there; the other render speaks from that
+/// phrase on, fitted to what is left (`render(…, from:)`).
+public final class RenderCuts: @unchecked Sendable {
+    /// Where a render was cut: the phrase (of the whole script) the rest begins with, and the
+    /// second (from this render's start) it begins at.
+    public struct Cut: Sendable, Equatable {
+        public var phrase: Int, seconds: Double
+    }
+
+    /// A cut asked for near `seconds`, answered once by the render.
+    struct Request: Sendable {
+        let seconds: Double
+        let continuation: CheckedContinuation<Cut?, Never>
+        func answer(_ cut: Cut?) { continuation.resume(returning: cut) }
+    }
+
+    private let lock = NSLock()
+    private var requests: [Request] = []
+    private var watcher: CheckedContinuation<Request?, Never>?
+    private var ended = false
+
+    public init() {}
+
+    /// Asks the render to end near `seconds` from its start; the cut made, or nil when the render
+    /// has passed there, cannot fit either side, or has ended.
+    public func cut(near seconds: Double) async -> Cut? {
+        await withCheckedContinuation { continuation in
+            let request = Request(seconds: seconds, continuation: continuation)
+            let waiting: CheckedContinuation<Request?, Never>? = lock.withLock {
+                if ended { return nil }
+                if let watcher {
+                    self.watcher = nil
+                    return watcher
+                }
+                requests.append(request)
+                return nil
+            }
+            if let waiting { waiting.resume(returning: request) } else if lock.withLock({ ended }) { request.answer(nil) }
+        }
+    }
+
+    /// The next request, for the render; nil when it ends or its watch is cancelled.
+    func next() async -> Request? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Request?, Never>) in
+                let ready: Request?? = lock.withLock {
+                    if !requests.isEmpty { return .some(requests.removeFirst()) }
+                    if ended || Task.isCancelled { return .some(nil) }
+                    watcher = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            lock.withLock { () -> CheckedContinuation<Request?, Never>? in
+                defer { watcher = nil }
+                return watcher
+            }?.resume(returning: nil)
+        }
+    }
+
+    /// The render ended: any cut still asked gets no, and none is taken after.
+    func end() {
+        let (waiting, watching) = lock.withLock { () -> ([Request], CheckedContinuation<Request?, Never>?) in
+            ended = true
+            defer { (requests, watcher) = ([], nil) }
+            return (requests, watcher)
+        }
+        waiting.forEach { $0.answer(nil) }
+        watching?.resume(returning: nil)
+    }
+}
+
 /// Turns a script into finished speech.
 ///
 /// The phrases are spoken side by side, as many at once as the engine has workers, and put back
@@ -106,6 +182,8 @@ public struct ScriptRenderer: Sendable {
         var lettersAhead: Int, pausesAhead: Double, beatsAhead: Double
         /// What the last phrase's beat leaves after it, placed with the next phrase's pauses.
         var pendingBeat = 0.0
+        /// Phrases whose pauses before them are placed (`scale` asked).
+        var consumed = 0
 
         init(target: Double, segments: [ScriptSegment]) {
             var letters: [Int] = [], before: [Double] = [], beats: [Double] = [], running = 0.0
@@ -132,6 +210,7 @@ public struct ScriptRenderer: Sendable {
         /// lasts `seconds`, placed after `placed` seconds of audio.
         mutating func scale(before index: Int, lasting seconds: Double, placed: Double) -> Double {
             let beat = beats[index]
+            consumed = index + 1
             if beat > 0 {
                 beatsAhead -= beat
             } else {
@@ -152,10 +231,10 @@ public struct ScriptRenderer: Sendable {
         }
 
         /// How long phrase `index` is likely to last, from the voice's pace in the phrases spoken so
-        /// far, erring long (as `scale`'s safe bound does); nil before any was spoken.
-        func estimate(_ index: Int) -> Double? {
-            guard spokenLetters > 0 else { return nil }
-            return 1.25 * spokenSeconds / Double(spokenLetters) * Double(letters[index])
+        /// far (a usual voice's before any, as when the first was on a beat), erring long (as
+        /// `scale`'s safe bound does).
+        func estimate(_ index: Int) -> Double {
+            1.25 * (spokenLetters > 0 ? spokenSeconds / Double(spokenLetters) : Self.usualPace) * Double(letters[index])
         }
 
         /// After `scale(before: index, lasting: estimated, …)` was asked with an estimate (the pauses
@@ -163,6 +242,53 @@ public struct ScriptRenderer: Sendable {
         mutating func settle(_ index: Int, estimated: Double, lasting seconds: Double) {
             if beats[index] == 0 { spokenSeconds += seconds - estimated }
             pendingBeat = max(0, beats[index] - seconds)
+        }
+
+        /// A voice's usual seconds per letter, for placing a seam before any phrase is spoken.
+        static let usualPace = 0.07
+
+        /// How long phrase `index` is foreseen to last at `pace` (a beat's phrase, the beat).
+        func foreseen(_ index: Int, pace: Double) -> Double { beats[index] > 0 ? beats[index] : pace * Double(letters[index]) }
+
+        /// Where this fit could end near `seconds` so another render speaks the rest from there:
+        /// the first phrase not yet placed whose voice would still sound at `seconds` as the rest
+        /// is foreseen now (the pace so far, the pauses scaled alike), and the phrases before it
+        /// still fitting, with their pauses, into `seconds`; the rest, from that phrase on with
+        /// the pauses after it, into what is left. Nil when no such seam exists.
+        func seam(near seconds: Double, placed: Double) -> Int? {
+            let count = letters.count
+            guard consumed < count, seconds > placed, seconds < target else { return nil }
+            let pace = spokenLetters > 0 ? spokenSeconds / Double(spokenLetters) : Self.usualPace
+            let speech = (consumed..<count).reduce(0) { $0 + foreseen($1, pace: pace) }
+            let factor = pausesAhead > 0 ? max(0.25, (target - placed - pendingBeat - speech) / pausesAhead) : 1
+            var time = placed + pendingBeat
+            var seam: Int?
+            for index in consumed..<count {
+                time += factor * pausesBefore[index]
+                time += foreseen(index, pace: pace)
+                if time > seconds { seam = index; break }
+            }
+            guard let seam, seam > 0 else { return nil }
+            // Each side fits if its speech runs a quarter long with its pauses at a quarter (as `scale`'s safe bound).
+            func fits(_ phrases: Range<Int>, pausesAfter: Double, room: Double) -> Bool {
+                let speech = phrases.reduce(0) { $0 + (beats[$1] > 0 ? beats[$1] : 1.25 * pace * Double(letters[$1])) }
+                let pauses = phrases.dropFirst(phrases.lowerBound == seam ? 1 : 0).reduce(0) { $0 + pausesBefore[$1] } + pausesAfter
+                return speech + 0.25 * pauses <= room
+            }
+            guard fits(consumed..<seam, pausesAfter: pausesBefore[seam], room: seconds - placed - pendingBeat),
+                  fits(seam..<count, pausesAfter: pausesAfter, room: target - seconds) else { return nil }
+            return seam
+        }
+
+        /// This fit ended before phrase `phrase`, lasting `target` in all: the pauses between it
+        /// and the phrase before become the last pauses; what was spoken and placed is kept.
+        func cut(before phrase: Int, target: Double, segments: [ScriptSegment]) -> Fitting {
+            var fit = Fitting(target: target, segments: segments)
+            (fit.spokenSeconds, fit.spokenLetters, fit.pendingBeat, fit.consumed) = (spokenSeconds, spokenLetters, pendingBeat, consumed)
+            fit.lettersAhead = fit.letters[consumed...].reduce(0, +)
+            fit.pausesAhead = fit.pausesBefore[consumed...].reduce(0, +) + fit.pausesAfter
+            fit.beatsAhead = fit.beats[consumed...].reduce(0, +)
+            return fit
         }
 
         /// The factor on the pauses after the last phrase, with `placed` seconds of audio
@@ -202,7 +328,7 @@ public struct ScriptRenderer: Sendable {
 
     /// Lays phrases and pauses end to end, in the script's order, keeping the timeline.
     struct Placer {
-        let segments: [ScriptSegment]
+        var segments: [ScriptSegment]
         let sampleRate: Int
         /// The factor on the pauses placed next.
         var pauseScale: Double
@@ -287,31 +413,51 @@ public struct ScriptRenderer: Sendable {
     ///   - fitting: a length in seconds the audio must have: the pauses are scaled alike (each by
     ///     at least a quarter of what the script says, see `Fitting`) so the speech and pauses
     ///     add up to it.
+    ///   - first: renders the script from that phrase on (the pauses before it left out).
+    ///   - cuts: lets another render take over the rest of this one, fitted, while it is made.
     ///   - progress: called after each phrase is spoken with (phrases done, phrases in all).
     ///   - output: hears the finished audio in order, a stretch at a time, while the rest is
     ///     spoken (the first stretch ends with the first phrase); all of it is also returned.
     /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long;
     ///   `CancellationError` when the task is cancelled (checked before each phrase is spoken).
     public func render(_ script: String, voice: String? = nil, rate: Double = 1, fitting target: Double? = nil,
+                       from first: Int = 0, cuts: RenderCuts? = nil,
                        progress: @Sendable (Int, Int) -> Void = { _, _ in },
                        output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
         guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
-        let parsed = try parser.parse(script)
+        var parsed = try parser.parse(script)
+        if first > 0 {
+            var phrases = 0
+            guard let start = parsed.segments.firstIndex(where: { segment in
+                guard case .phrase = segment else { return false }
+                phrases += 1
+                return phrases == first + 1
+            }) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
+            parsed.segments.removeFirst(start)
+        }
         // Requests of this render take turns with other renders' in the engine's pool.
         let group = SpeechRequests.group.isEmpty ? UUID().uuidString : SpeechRequests.group
+        defer { cuts?.end() }
         return try await SpeechRequests.$group.withValue(group) {
-            try await assemble(parsed, voice: voice, rate: rate, fitting: target, progress: progress, output: output)
+            try await assemble(parsed, voice: voice, rate: rate, fitting: target, first: first, cuts: target == nil ? nil : cuts,
+                               progress: progress, output: output)
         }
     }
 
-    private func assemble(_ parsed: ParsedScript, voice: String?, rate: Double, fitting target: Double?,
+    /// What a render's task group hears: a phrase spoken, or someone asking to cut it.
+    private enum Event: Sendable {
+        case spoken(Int, SynthesizedSpeech)
+        case cut(RenderCuts.Request?)
+    }
+
+    private func assemble(_ parsed: ParsedScript, voice: String?, rate: Double, fitting target: Double?, first: Int, cuts: RenderCuts?,
                           progress: @Sendable (Int, Int) -> Void,
                           output: (@Sendable (RenderedChunk) async throws -> Void)?) async throws -> RenderedSpeech {
         let started = ContinuousClock.now
         var profile = RenderProfile()
         func seconds(since start: ContinuousClock.Instant) -> Double { (ContinuousClock.now - start).seconds }
         let texts = parsed.phrases.map(\.text)
-        let total = texts.count
+        var total = texts.count
         progress(0, total)
         let engine = engine
         var fitting = target.map { Fitting(target: $0, segments: parsed.segments) }
@@ -333,7 +479,7 @@ public struct ScriptRenderer: Sendable {
             profile.handingOn += seconds(since: start)
         }
 
-        try await withThrowingTaskGroup(of: (Int, SynthesizedSpeech).self) { group in
+        try await withThrowingTaskGroup(of: Event.self) { group in
             // Twice as many phrases as the engine speaks at once are asked, so a worker that
             // finishes finds the next phrase waiting; the pool's turns keep other renders fair.
             let ahead = 2 * max(1, engine.concurrency)
@@ -346,14 +492,58 @@ public struct ScriptRenderer: Sendable {
                 group.addTask {
                     try Task.checkCancellation()
                     // The first phrase is what the person waits for: spoken before others' phrases waiting.
-                    return (index, try await SpeechRequests.$opening.withValue(index == 0) {
+                    return .spoken(index, try await SpeechRequests.$opening.withValue(index == 0) {
                         try await engine.synthesize(text, voice: voice, rate: rate)
                     })
                 }
                 asked += 1
             }
+            if let cuts { group.addTask { .cut(await cuts.next()) } }
+            // A cut asked before the first phrase is placed (the pace and the rate not known yet);
+            // answered no if the render ends first, or fails.
+            var heldCut: RenderCuts.Request?
+            defer { heldCut?.answer(nil) }
+            /// Ends this render before the phrase foreseen at the asked second, if it fits, and
+            /// answers where; the phrases after it, asked already, are let go unheard.
+            func cut(_ request: RenderCuts.Request) {
+                // The second phrase still to come after the pauses placed for it counts at its guess.
+                let coming = placed < (fitting?.consumed ?? 0) ? guessedSecond ?? 0 : 0
+                guard let fit = fitting, let placing = placer,
+                      let seam = fit.seam(near: request.seconds, placed: placing.audio.duration + coming) else {
+                    return request.answer(nil)
+                }
+                // The seam on a whole sample, as the parts are written at whole samples.
+                let at = Double(AudioBuffer.sampleCount(request.seconds, placing.sampleRate)) / Double(placing.sampleRate)
+                var phrases = 0
+                let end = parsed.segments.firstIndex { segment in
+                    guard case .phrase = segment else { return false }
+                    phrases += 1
+                    return phrases == seam + 1
+                }!
+                let kept = Array(parsed.segments[..<end])
+                fitting = fit.cut(before: seam, target: at, segments: kept)
+                placer!.segments = kept
+                total = seam
+                request.answer(.init(phrase: first + seam, seconds: at))
+            }
             while asked < min(ahead, total) { try ask() }
-            while let (index, speech) = try await group.next() {
+            while placed < total, let event = try await group.next() {
+                let (index, speech): (Int, SynthesizedSpeech)
+                switch event {
+                case let .cut(request):
+                    guard let request else { continue }
+                    if let cuts { group.addTask { .cut(await cuts.next()) } }
+                    if placer != nil {
+                        cut(request)
+                    } else {
+                        heldCut?.answer(nil)
+                        heldCut = request
+                    }
+                    continue
+                case let .spoken(spokenIndex, spokenSpeech):
+                    guard spokenIndex < total else { continue }
+                    (index, speech) = (spokenIndex, spokenSpeech)
+                }
                 spoken += 1
                 progress(spoken, total)
                 if asked < total { try ask() }
@@ -381,9 +571,15 @@ public struct ScriptRenderer: Sendable {
                     placer!.placePauses(leadingMargin: AudioBuffer.sampleCount(edgeFade / 2, placer!.sampleRate))
                     guessedSecond = guess
                 }
+                if let request = heldCut, placer != nil {
+                    heldCut = nil
+                    cut(request)
+                }
                 profile.shaping += seconds(since: shapingStart)
                 if let placer { try await handOn(placer) }
             }
+            // The phrases a cut let go, and the watch for cuts, end with the render.
+            group.cancelAll()
         }
         profile.speaking = seconds(since: started)
 

@@ -35,21 +35,22 @@ public struct SleepNarration: Sendable {
         let bedGain: Float
         var ducker: Mixing.Ducker
         var limiter: AudioBuffer.Limiter
-        let count: Int
 
-        init(_ narration: SleepNarration, count: Int, sampleRate: Int) {
+        /// The mix of an item `count` samples long, from sample `offset` on (a part of it; the
+        /// bed carries on from there).
+        init(_ narration: SleepNarration, count: Int, offset: Int = 0, sampleRate: Int) {
             bed = SleepBed.Stream(narration.bed, count: count, sampleRate: sampleRate)
+            bed.skip(offset)
             bedGain = amplitude(decibels: narration.bedLoudness - narration.bed.loudness(sampleRate: sampleRate))
             ducker = Mixing.Ducker(sampleRate: sampleRate, duck: narration.duck)
             limiter = AudioBuffer.Limiter(sampleRate: sampleRate, ceiling: ScriptRenderer.ceiling)
-            self.count = count
         }
 
         /// Takes the next stretch of voice; returns the mix as far as it is settled.
         mutating func push(_ voice: [Float]) -> [Float] { limiter.push(mixed(ducker.push(voice))) }
 
-        /// The rest of the mix.
-        mutating func finish() -> [Float] { limiter.push(mixed(ducker.finish(length: count))) + limiter.finish() }
+        /// The rest of the mix, for a voice `length` samples long in all.
+        mutating func finish(length: Int) -> [Float] { limiter.push(mixed(ducker.finish(length: length))) + limiter.finish() }
 
         mutating func mixed(_ ducked: (voice: [Float], gains: [Float])) -> [Float] {
             var output = ducked.voice
@@ -59,16 +60,28 @@ public struct SleepNarration: Sendable {
         }
     }
 
+    /// A later part of a fitted item, spoken by a render of its own (a person seeking far into
+    /// an item still being made): from phrase `phrase` of the script, beginning `offset` seconds
+    /// into an item `whole` seconds long. The bed carries on there as it would in one render.
+    public struct Part: Sendable, Equatable {
+        public var phrase: Int, offset: Double, whole: Double
+        public init(phrase: Int, offset: Double, whole: Double) { (self.phrase, self.offset, self.whole) = (phrase, offset, whole) }
+    }
+
     /// Renders `script`, to last exactly `seconds` when given (else as long as it takes).
-    /// - Parameter output: hears the finished mix in order, a stretch at a time, while the rest
-    ///   is spoken (when `seconds` is given; otherwise all at once at the end).
-    public func render(_ script: String, seconds: Double?, voice: String? = nil,
+    /// - Parameters:
+    ///   - part: renders only that part of a fitted item, lasting `seconds`.
+    ///   - cuts: lets another render take over the rest of this one while it is made (see `RenderCuts`).
+    ///   - output: hears the finished mix in order, a stretch at a time, while the rest
+    ///     is spoken (when `seconds` is given; otherwise all at once at the end).
+    public func render(_ script: String, seconds: Double?, part: Part? = nil, cuts: RenderCuts? = nil, voice: String? = nil,
                        progress: @Sendable (Int, Int) -> Void = { _, _ in },
                        output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
-        let mixing = MixState(self, seconds: seconds, output: output)
+        let mixing = MixState(self, seconds: part?.whole ?? seconds, offset: part?.offset ?? 0, output: output)
         // Only a render of a known length can be mixed as it comes (the bed fades out at the end).
         let take: (@Sendable (RenderedChunk) async throws -> Void)? = seconds == nil ? nil : { @Sendable chunk in try await mixing.take(chunk) }
-        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, progress: progress, output: take)
+        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, from: part?.phrase ?? 0, cuts: cuts,
+                                               progress: progress, output: take)
         speech.audio = try await mixing.finish(speech.audio, phrases: speech.timeline.phrases.count)
         return speech
     }
@@ -76,7 +89,8 @@ public struct SleepNarration: Sendable {
     /// The mix of one render, fed by the renderer's stretches one after another.
     final class MixState: @unchecked Sendable {
         let narration: SleepNarration
-        let seconds: Double?
+        /// The whole item's length (the bed fades out at its end), and where this render begins in it.
+        let seconds: Double?, offset: Double
         let output: (@Sendable (RenderedChunk) async throws -> Void)?
         var mix: Mix?
         var mixed: [Float] = []
@@ -84,15 +98,17 @@ public struct SleepNarration: Sendable {
         var marks: [(end: Int, phrasesDone: Int)] = []
         var received = 0, phrasesDone = 0
 
-        init(_ narration: SleepNarration, seconds: Double?, output: (@Sendable (RenderedChunk) async throws -> Void)?) {
-            (self.narration, self.seconds, self.output) = (narration, seconds, output)
+        init(_ narration: SleepNarration, seconds: Double?, offset: Double, output: (@Sendable (RenderedChunk) async throws -> Void)?) {
+            (self.narration, self.seconds, self.offset, self.output) = (narration, seconds, offset, output)
         }
 
         /// A stretch of the fitted voice (only when the length is known from the start).
         func take(_ chunk: RenderedChunk) async throws {
             guard let seconds else { preconditionFailure("a render of no set length is mixed whole, at the end") }
             let rate = chunk.audio.sampleRate
-            if mix == nil { mix = Mix(narration, count: AudioBuffer.sampleCount(seconds, rate), sampleRate: rate) }
+            if mix == nil {
+                mix = Mix(narration, count: AudioBuffer.sampleCount(seconds, rate), offset: AudioBuffer.sampleCount(offset, rate), sampleRate: rate)
+            }
             received += chunk.audio.samples.count
             marks.append((received, chunk.phrasesDone))
             try await handOn(mix!.push(chunk.audio.samples), sampleRate: rate)
@@ -107,7 +123,7 @@ public struct SleepNarration: Sendable {
                 marks.append((received, phrases))
                 try await handOn(mix!.push(voice.samples), sampleRate: voice.sampleRate)
             }
-            try await handOn(mix!.finish(), sampleRate: voice.sampleRate)
+            try await handOn(mix!.finish(length: received), sampleRate: voice.sampleRate)
             return AudioBuffer(sampleRate: voice.sampleRate, samples: mixed)
         }
 

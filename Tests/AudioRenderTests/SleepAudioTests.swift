@@ -52,6 +52,24 @@ struct SleepAudioTests {
         for index in 1..<bedOnly.count { #expect(abs(bedOnly[index] - bedOnly[index - 1]) < 0.0005) }
     }
 
+    @Test("a bed skipped ahead (a later part of an item rendered first) carries on with the samples it would have made, and still fades out at the item's end")
+    func skippedBed() {
+        let rate = 8000, count = rate * 600
+        var made = SleepBed.Stream(.night, count: count, sampleRate: rate)
+        var skipped = made
+        let through = made.next(rate * 450 + 17)
+        skipped.skip(rate * 450 + 17)
+        #expect(skipped.position == made.position)
+        let later = made.next(rate * 150), carried = skipped.next(rate * 150)
+        #expect(later.count == carried.count && carried.count == rate * 150 - 17)
+        let peak = later.map { abs($0) }.max() ?? 0
+        #expect(peak > 0 && zip(later, carried).allSatisfy { abs($0 - $1) <= peak * 1e-6 }, "the same bed from there")
+        #expect(carried.last == 0 && through.count == rate * 450 + 17, "faded out at the item's end")
+        // Skipping past the end stops there.
+        skipped.skip(count)
+        #expect(skipped.position == count && skipped.next(10).isEmpty)
+    }
+
     @Test("made a stretch at a time, the bed, its ducking and the limiter give the same samples as all at once")
     func stretches() {
         let rate = 8000

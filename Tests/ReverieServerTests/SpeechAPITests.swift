@@ -20,11 +20,12 @@ final class GatedEngine: SpeechEngine {
         var speaking = 0
     }
     private let state = NIOLockedValueBox(State())
-    /// Phrases spoken at once, without waiting for the gate.
+    /// Phrases spoken at once, without waiting for the gate; with `openings`, each render's first too.
     private let passing: Set<String>
+    private let openings: Bool
 
-    init(open: Bool = false, passing: Set<String> = []) {
-        self.passing = passing
+    init(open: Bool = false, passing: Set<String> = [], openings: Bool = false) {
+        (self.passing, self.openings) = (passing, openings)
         state.withLockedValue { $0.open = open }
     }
 
@@ -43,7 +44,8 @@ final class GatedEngine: SpeechEngine {
             $0.speaking += 1
         }
         defer { state.withLockedValue { $0.speaking -= 1 } }
-        while !passing.contains(text), !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
+        let passes = passing.contains(text) || (openings && SpeechRequests.opening)
+        while !passes, !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
         let sampleRate = 22050
         let seconds = 0.2 * Double(max(1, text.split(separator: " ").count))
         let samples = (0..<AudioBuffer.sampleCount(seconds, sampleRate)).map { Float(0.3 * sin(2 * Double.pi * 330 * Double($0) / Double(sampleRate))) }

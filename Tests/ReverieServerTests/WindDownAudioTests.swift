@@ -224,6 +224,48 @@ struct WindDownAudioTests {
         }
     }
 
+    @Test("a seek far into an item spoken for the first time is spoken first: its bytes come while the voice before it still waits, and the whole is still one item of its length, kept in order")
+    func farSeek() async throws {
+        // Each render's first phrase is spoken at once; every other phrase waits for the gate.
+        let engine = GatedEngine(open: false, openings: true)
+        try await withTestApp(.sqlite, speech: SpeechEngines([engine])) { client in
+            let owner = try await client.setUpOwner()
+            let live = "/api/winddown/breathing_478/live/audio"
+            let start = try await client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=0-43"])
+            #expect(start.status == .partialContent)
+            _ = try await eventually("the first phrase made") {
+                let entry = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+                return (entry.audio.made ?? 0) > 0.5 ? entry : nil
+            }
+            let askedBefore = engine.calls
+            // 200 s into the 300: answered while the phrases before it still wait at the gate.
+            let deepFrom = 44 + 200 * 22050 * 4, deepTo = deepFrom + 4 * 22050 - 1
+            let seek = try await client.send(.GET, live, auth: .cookie(owner), headers: ["Range": "bytes=\(deepFrom)-\(deepTo)"])
+            #expect(seek.status == .partialContent && seek.bytes.count == 4 * 22050)
+            let heard = try WAVFile.decode(Data(WAVFile.header(sampleRate: 22050, samples: 22050, sample: .float32)) + seek.bytes).samples
+            #expect(heard.contains { abs($0) > 0.1 }, "the voice at the second asked for")
+            let entry = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+            #expect(entry.audio.state == "speaking" && (entry.audio.made ?? 0) < 60, "the voice before it still waits: \(entry.audio)")
+            #expect(engine.calls > askedBefore, "the part asked for was spoken by a render of its own")
+            // The rest is spoken; the whole is one item, the seek's bytes in their place.
+            engine.open()
+            let whole = try await client.send(.GET, live, auth: .cookie(owner))
+            #expect(whole.status == .ok && whole.bytes.count == 44 + 300 * 22050 * 4)
+            #expect(Array(whole.bytes[deepFrom...deepTo]) == Array(seek.bytes))
+            let samples = try WAVFile.decode(whole.bytes).samples
+            // No gap of digital silence where the parts meet (the bed plays under everything).
+            let seam = 200 * 22050
+            #expect(samples[(seam - 2205)..<seam].contains { $0 != 0 } && samples[seam..<(seam + 2205)].contains { $0 != 0 })
+            let made = try await eventually("the whole item kept") {
+                let entry = try await client.send(.GET, "/api/winddown/breathing_478", auth: .cookie(owner)).decode(Entry.self)
+                return entry.audio.state == "ready" ? entry : nil
+            }
+            #expect(made.item.duration == 300)
+            let kept = try await client.send(.GET, "/api/winddown/breathing_478/audio", auth: .cookie(owner))
+            #expect(kept.status == .ok && kept.bytes.count > 10_000)
+        }
+    }
+
     @Test("an owner's script (no set length) is being prepared until its render exists; its audio answers 409 with Retry-After meanwhile, and so does a catalog item's whole file while it is spoken")
     func preparing() async throws {
         try await withTestApp(.sqlite, speech: SpeechEngines([GatedEngine(open: false)])) { client in

@@ -1,6 +1,7 @@
 import AudioRender
 import Foundation
 import Speech
+import SpokenScript
 import Testing
 
 @Suite("Fitting speech to a length, and sleep narration over a bed")
@@ -61,6 +62,51 @@ struct SleepNarrationTests {
         #expect(chunks.withLockedValue { $0.flatMap(\.audio.samples) } == rendered.audio.samples)
         let voiceToVoice = Double(rendered.timeline.phrases[1].startMs - rendered.timeline.phrases[0].endMs) / 1000
         #expect(abs(voiceToVoice - rendered.timeline.pauses[0].seconds) < 0.02, "the pause heard is the pause placed: \(voiceToVoice)")
+    }
+
+    @Test("a fitted render cut for a far seek: the part asked for is spoken by a render of its own while the voice before it still waits; the first part ends exactly at the seam, the rest lasts exactly what is left, and every phrase is heard once, in order")
+    func cutForASeek() async throws {
+        let lines = (1...12).map { "Line \($0) of the story is told slowly. (6s)" }
+        let story = lines.joined(separator: "\n")
+        let phrases = try ScriptParser().parse(story).phrases.map(\.text)
+        // Every phrase but the first of each render waits until the engine is let go.
+        let engine = HeldEngine(passing: phrases[0], openings: true)
+        defer { engine.letGo() }
+        let cuts = RenderCuts()
+        let narration = SleepNarration(engine: engine)
+        let (handedOn, handing) = AsyncStream.makeStream(of: RenderedChunk.self)
+        let whole = Task {
+            defer { handing.finish() }
+            return try await narration.render(story, seconds: 120, cuts: cuts, output: { handing.yield($0) })
+        }
+        var stretches = handedOn.makeAsyncIterator()
+        _ = try #require(await stretches.next(), "the first phrase was handed on")
+        // Behind what is made: no cut.
+        #expect(await cuts.cut(near: 0.5) == nil)
+        let cut = try #require(await cuts.cut(near: 80), "a cut near 80 s")
+        #expect(cut.seconds == 80)
+        // The phrase foreseen at 80 s, as the whole would place it (the tone's pace is even).
+        let unsplit = try await SleepNarration(engine: ToneEngine()).render(story, seconds: 120)
+        let foreseen = try #require(unsplit.timeline.phrases.firstIndex { Double($0.endMs) / 1000 > 80 })
+        #expect(abs(cut.phrase - foreseen) <= 1, "cut before phrase \(cut.phrase); the whole has phrase \(foreseen) at 80 s")
+        // The rest, spoken first: its opening passes while the whole's phrases still wait.
+        let (restHanded, restHanding) = AsyncStream.makeStream(of: RenderedChunk.self)
+        let rest = Task {
+            defer { restHanding.finish() }
+            return try await narration.render(story, seconds: 40, part: .init(phrase: cut.phrase, offset: 80, whole: 120),
+                                              output: { restHanding.yield($0) })
+        }
+        var restStretches = restHanded.makeAsyncIterator()
+        let opening = try #require(await restStretches.next(), "the rest's opening was handed on while the voice before it waits")
+        #expect(opening.audio.peak > 0.1, "the voice of the phrase at the seam")
+        engine.letGo()
+        let (before, after) = (try await whole.value, try await rest.value)
+        #expect(before.audio.samples.count == AudioBuffer.sampleCount(80, before.audio.sampleRate))
+        #expect(after.audio.samples.count == AudioBuffer.sampleCount(40, after.audio.sampleRate))
+        #expect(before.timeline.phrases.map(\.text) + after.timeline.phrases.map(\.text) == phrases)
+        #expect(try #require(after.timeline.phrases.first).startMs < 50, "the rest begins with its phrase at the seam")
+        // Once a render has ended, nothing is cut.
+        #expect(await cuts.cut(near: 100) == nil)
     }
 
     @Test("a script ending on a phrase ends with it; one without pauses is padded with silence; a script whose rest runs longer than foreseen still fits")
@@ -152,13 +198,15 @@ struct SleepNarrationTests {
     }
 }
 
-/// The tone engine, holding every phrase but one until `letGo()`.
+/// The tone engine, holding every phrase but one (and each render's first, with `openings`) until `letGo()`.
 final class HeldEngine: SpeechEngine, @unchecked Sendable {
     let name = "held", version = "1"
     let passing: String
+    /// Whether each render's first phrase passes too.
+    let openings: Bool
     /// Whether it was let go, and the phrases waiting for it meanwhile.
     private let gate = Locked((free: false, waiting: [CheckedContinuation<Void, Never>]()))
-    init(passing: String) { self.passing = passing }
+    init(passing: String, openings: Bool = false) { (self.passing, self.openings) = (passing, openings) }
     func letGo() {
         let waiting = gate.withLockedValue { gate in
             gate.free = true
@@ -169,7 +217,7 @@ final class HeldEngine: SpeechEngine, @unchecked Sendable {
     }
     func voices() async throws -> [Voice] { try await ToneEngine().voices() }
     func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
-        if text != passing {
+        if text != passing, !(openings && SpeechRequests.opening) {
             await withCheckedContinuation { phrase in
                 let free = gate.withLockedValue { gate in
                     if !gate.free { gate.waiting.append(phrase) }

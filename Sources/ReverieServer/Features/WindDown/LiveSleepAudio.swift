@@ -24,37 +24,81 @@ enum LiveSleepAudio {
     static let sample = WAVFile.Sample.float32
 
     /// Writes a render's mix as it is handed on, and counts it (how much is made, without asking
-    /// the disk).
+    /// the disk). A far seek may have the rest of a part spoken by a render of its own
+    /// (`split(at:)`): the file is then written in parts, each from where it begins, and what is
+    /// made is counted part by part.
     final class Writer: @unchecked Sendable {
         let url: URL
         let seconds: Double
         private let lock = NIOLock()
         private var handle: FileHandle?
-        private var written = 0, sampleRate = 0
+        private var rate = 0
+        /// Where each part begins (in samples, in order; the first at 0) and how much of it is made.
+        /// A part ends where the next begins.
+        private var parts: [(start: Int, made: Int)] = [(0, 0)]
 
         /// (The render removed any file an earlier one left before it started.)
         init(url: URL, seconds: Double) {
             (self.url, self.seconds) = (url, seconds)
         }
 
-        /// Seconds written so far.
-        var madeSeconds: Double { lock.withLock { sampleRate > 0 ? Double(written) / Double(sampleRate) : 0 } }
+        /// Seconds made from the start on, without a gap.
+        var madeSeconds: Double { lock.withLock { rate > 0 ? Double(madeOn(from: 0)) / Double(rate) : 0 } }
 
-        /// Appends a stretch of the mix; the first also writes the header for the whole length.
-        func write(_ audio: AudioBuffer) throws {
+        /// The samples' rate, once the first stretch is written.
+        var sampleRate: Int? { lock.withLock { rate > 0 ? rate : nil } }
+
+        /// The sample where what is made from `sample` on, without a gap, ends (`sample` itself
+        /// when that is not made yet).
+        func available(from sample: Int) -> Int { lock.withLock { madeOn(from: sample) } }
+
+        private func madeOn(from sample: Int) -> Int {
+            guard var index = parts.lastIndex(where: { $0.start <= sample }) else { return sample }
+            var end = sample
+            while index < parts.count {
+                let part = parts[index]
+                let partEnd = part.start + part.made
+                guard partEnd >= end else { return end }
+                end = partEnd
+                // A part wholly made runs on into the next.
+                let boundary = index + 1 < parts.count ? parts[index + 1].start : Int.max
+                guard partEnd >= boundary else { return end }
+                index += 1
+            }
+            return end
+        }
+
+        /// A new part begins at `sample` (the part that held it now ends there).
+        func split(at sample: Int) {
+            lock.withLock {
+                guard !parts.contains(where: { $0.start == sample }) else { return }
+                parts.append((sample, 0))
+                parts.sort { $0.start < $1.start }
+            }
+        }
+
+        /// Appends a stretch of the mix to the part that begins at `part` (samples); the first
+        /// stretch written also writes the header for the whole length. Nothing is written past
+        /// the part's end.
+        func write(_ audio: AudioBuffer, part: Int = 0) throws {
             try lock.withLock {
+                let total = AudioBuffer.sampleCount(seconds, audio.sampleRate)
                 if handle == nil {
-                    let header = WAVFile.header(sampleRate: audio.sampleRate, samples: AudioBuffer.sampleCount(seconds, audio.sampleRate),
-                                                sample: LiveSleepAudio.sample)
+                    let header = WAVFile.header(sampleRate: audio.sampleRate, samples: total, sample: LiveSleepAudio.sample)
                     guard FileManager.default.createFile(atPath: url.path, contents: Data(header)) else {
                         throw WindDownError.liveAudioUnwritable
                     }
                     handle = try FileHandle(forWritingTo: url)
-                    try handle?.seekToEnd()
                 }
-                try handle?.write(contentsOf: LiveSleepAudio.sample.encode(audio.samples))
-                written += audio.samples.count
-                sampleRate = audio.sampleRate
+                rate = audio.sampleRate
+                guard let index = parts.firstIndex(where: { $0.start == part }) else { return }
+                let end = index + 1 < parts.count ? parts[index + 1].start : total
+                let from = parts[index].start + parts[index].made
+                let count = max(0, min(audio.samples.count, end - from))
+                guard count > 0 else { return }
+                try handle?.seek(toOffset: UInt64(WAVFile.headerSize + from * LiveSleepAudio.sample.bytes))
+                try handle?.write(contentsOf: LiveSleepAudio.sample.encode(Array(audio.samples.prefix(count))))
+                parts[index].made += count
             }
         }
 
@@ -120,8 +164,13 @@ enum LiveSleepAudio {
     /// Answers a player's request for the live file at `url` (its `Range`, and `until` for a
     /// timer's rendition). `growing()` says whether the render is still making it: bytes not
     /// there yet are waited for while it is, and the response is cut short if it stops first.
-    /// Waits up to `firstSound` for the render's first stretch.
+    /// Waits up to `firstSound` for the render's first stretch. `writer` gives the render's
+    /// writer while it is under way, which says which samples are made (a file written in parts
+    /// has gaps until it is whole); `reach` hears the second a request begins at when that is
+    /// not made yet (a far seek, which may have that part spoken first).
     static func response(_ url: URL, until: Double?, for request: Request, firstSound: Duration = .seconds(30),
+                         writer: @escaping @Sendable () async -> Writer? = { nil },
+                         reach: @escaping @Sendable (Double) async -> Void = { _ in },
                          growing: @escaping @Sendable () async -> Bool) async throws -> Response {
         let deadline = ContinuousClock.now + firstSound
         var opened: (Reading, Header)?
@@ -152,9 +201,18 @@ enum LiveSleepAudio {
             (range, status) = (part, .partialContent)
         }
         let header = WAVFile.header(sampleRate: rate, samples: samples, sample: file.sample)
-        let response = Response(status: status, body: .init(managedAsyncStream: { writer in
+        // The end of what is made from a sample on.
+        let writer = await writer()
+        let made: @Sendable (Int) -> Int = { sample in
+            writer?.available(from: sample) ?? max(0, reading.size - WAVFile.headerSize) / file.sample.bytes
+        }
+        let first = max(0, range.lowerBound - WAVFile.headerSize) / width
+        if range.lowerBound >= WAVFile.headerSize, first < samples, made(first) <= first, await growing() {
+            await reach(Double(first) / Double(rate))
+        }
+        let response = Response(status: status, body: .init(managedAsyncStream: { bodyWriter in
             try await send(reading, range: range, header: header, sample: file.sample, samples: samples, fadeStart: fadeStart,
-                           growing: growing, to: writer)
+                           made: made, growing: growing, to: bodyWriter)
         }, count: range.count))
         response.headers.contentType = HTTPMediaType(type: "audio", subType: "wav")
         response.headers.replaceOrAdd(name: .acceptRanges, value: "bytes")
@@ -169,7 +227,8 @@ enum LiveSleepAudio {
     static let piece = 1 << 18
 
     private static func send(_ reading: Reading, range: ClosedRange<Int>, header: [UInt8], sample format: WAVFile.Sample, samples: Int,
-                             fadeStart: Int, growing: @escaping @Sendable () async -> Bool, to writer: any AsyncBodyStreamWriter) async throws {
+                             fadeStart: Int, made: @escaping @Sendable (Int) -> Int, growing: @escaping @Sendable () async -> Bool,
+                             to writer: any AsyncBodyStreamWriter) async throws {
         var position = range.lowerBound
         let end = range.upperBound + 1
         let headerSize = WAVFile.headerSize
@@ -186,14 +245,14 @@ enum LiveSleepAudio {
         var sample = (position - headerSize) / width
         var grew = ContinuousClock.now
         while position < end {
-            let available = min(lastSample, max(0, reading.size - headerSize) / width)
+            let available = min(lastSample, made(sample))
             guard available > sample else {
                 if await growing(), ContinuousClock.now - grew < stall {
                     try await Task.sleep(for: .milliseconds(50))
                     continue
                 }
                 // One last look: the render may have written its end and stopped meanwhile.
-                guard min(lastSample, max(0, reading.size - headerSize) / width) > sample else { throw Stopped() }
+                guard min(lastSample, made(sample)) > sample else { throw Stopped() }
                 continue
             }
             grew = ContinuousClock.now

@@ -122,9 +122,9 @@ actor SleepAudio {
 
     /// The file a `speaking` source's mix grows in, and whether it is being made now; nil for a
     /// source that is not spoken while it plays.
-    func live(_ source: Source) async -> (url: URL, growing: Bool)? {
+    func live(_ source: Source) async -> (url: URL, growing: Bool, writer: LiveSleepAudio.Writer?)? {
         guard case .script(_, seconds: .some) = source, let key = try? await key(source) else { return nil }
-        return (liveURL(key), making[key] != nil)
+        return (liveURL(key), making[key] != nil, writers[key])
     }
 
     nonisolated func liveURL(_ key: String) -> URL { liveDirectory.appendingPathComponent("\(key).wav") }
@@ -132,7 +132,74 @@ actor SleepAudio {
     /// The live files being written, by render key.
     private var writers: [String: LiveSleepAudio.Writer] = [:]
 
-    /// Seconds of a `speaking` source made so far (0 before it starts); nil for any other.
+    /// A part of a live render: where it begins in the item, its render (which may be cut
+    /// short, see `RenderCuts`), and the mix it makes.
+    final class LivePart: Sendable {
+        /// Where it begins, in samples and in seconds.
+        let sample: Int, start: Double
+        let cuts: RenderCuts
+        let task: Task<AudioBuffer, any Error>
+        init(sample: Int, start: Double, cuts: RenderCuts, task: Task<AudioBuffer, any Error>) {
+            (self.sample, self.start, self.cuts, self.task) = (sample, start, cuts, task)
+        }
+    }
+
+    /// The parts of each live render under way, by render key, in order of where they begin; and
+    /// the cuts asked of them and not answered yet (the render waits for those before it ends).
+    private var liveParts: [String: [LivePart]] = [:]
+    private var cutting: [String: Int] = [:]
+
+    /// A far seek is spoken first only when the voice is more than this many seconds of the
+    /// item short of it (it makes many seconds a second, so a nearer one comes soon anyway).
+    static let seekLead = 20.0
+
+    /// A player asks for a `speaking` item from `seconds` on. When the voice is far from there,
+    /// the render that would reach it is cut before the phrase foreseen there, and a render of
+    /// its own speaks from that phrase on at once (the rest of the item still exact in length):
+    /// the person hears what they asked for within a second or two. Otherwise nothing changes.
+    func reach(_ source: Source, seconds: Double) async {
+        guard case let .script(script, .some(whole)) = source, let key = try? await key(source),
+              let writer = writers[key], let engine = try? await engines.engine(for: nil) else { return }
+        // The parts' places are in samples, known once the first stretch is written.
+        while writer.sampleRate == nil, writers[key] === writer {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard let sampleRate = writer.sampleRate, let parts = liveParts[key],
+              let index = parts.lastIndex(where: { $0.start <= seconds }) else { return }
+        let part = parts[index]
+        let made = Double(writer.available(from: part.sample)) / Double(sampleRate)
+        guard seconds - made > Self.seekLead else { return }
+        let end = index + 1 < parts.count ? parts[index + 1].sample : AudioBuffer.sampleCount(whole, sampleRate)
+        cutting[key, default: 0] += 1
+        defer { cutting[key, default: 1] -= 1 }
+        guard let cut = await part.cuts.cut(near: seconds - part.start) else { return }
+        // Nothing is awaited from here until the new part is among the parts.
+        let start = part.sample + AudioBuffer.sampleCount(cut.seconds, sampleRate)
+        writer.split(at: start)
+        let piece = SleepNarration.Part(phrase: cut.phrase, offset: Double(start) / Double(sampleRate), whole: whole)
+        let newPart = livePart(SleepNarration(engine: engine), script: script, part: piece, seconds: Double(end - start) / Double(sampleRate),
+                               at: start, writer: writer)
+        liveParts[key, default: []].append(newPart)
+        liveParts[key]?.sort { $0.sample < $1.sample }
+    }
+
+    /// Starts the render of a part of a live item (the first when `part` is nil), lasting
+    /// `seconds` from sample `at`, writing its mix to the live file as it comes, and to `sink`
+    /// too when given.
+    private func livePart(_ narration: SleepNarration, script: String, part: SleepNarration.Part?, seconds: Double, at start: Int = 0,
+                          writer: LiveSleepAudio.Writer, sink: AudioEncoder.Sink? = nil,
+                          progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) -> LivePart {
+        let cuts = RenderCuts()
+        let task = Task {
+            try await narration.render(script, seconds: seconds, part: part, cuts: cuts, progress: progress, output: { chunk in
+                try writer.write(chunk.audio, part: start)
+                _ = try sink?.write(chunk.audio)
+            }).audio
+        }
+        return LivePart(sample: start, start: part?.offset ?? 0, cuts: cuts, task: task)
+    }
+
+    /// Seconds of a `speaking` source made so far from its start on (0 before it starts); nil for any other.
     func made(_ source: Source) async -> Double? {
         guard case .script(_, seconds: .some) = source, let key = try? await key(source) else { return nil }
         return writers[key]?.madeSeconds ?? 0
@@ -304,21 +371,49 @@ actor SleepAudio {
             return LiveSleepAudio.Writer(url: liveURL(key), seconds: seconds)
         }
         writers[key] = live
-        defer { writers[key] = nil }
-        let rendered: RenderedSpeech
+        defer { (writers[key], liveParts[key]) = (nil, nil) }
+        let narration = SleepNarration(engine: engine)
+        let duration: Double
         do {
-            rendered = try await SleepNarration(engine: engine).render(script, seconds: seconds, progress: progress, output: { chunk in
-                try live?.write(chunk.audio)
-                try sink.write(chunk.audio)
-            })
-            try await sink.finish(else: rendered.audio)
+            if let live, let seconds {
+                // Heard as it is made: in parts when a far seek has a later part spoken first, each
+                // written where it begins; the kept file is encoded from the parts in order.
+                liveParts[key] = [livePart(narration, script: script, part: nil, seconds: seconds, writer: live, sink: sink, progress: progress)]
+                var mixes: [AudioBuffer] = []
+                while true {
+                    if let part = liveParts[key]?.dropFirst(mixes.count).first {
+                        do {
+                            let mix = try await part.task.value
+                            if !mixes.isEmpty { _ = try sink.write(mix) }
+                            mixes.append(mix)
+                        } catch {
+                            liveParts[key]?.forEach { $0.task.cancel() }
+                            throw error
+                        }
+                    } else if cutting[key, default: 0] > 0 {
+                        // A part may be on its way: the cut that makes it was answered, and its
+                        // render starts in a moment.
+                        try await Task.sleep(for: .milliseconds(5))
+                    } else {
+                        break
+                    }
+                }
+                duration = Double(mixes.reduce(0) { $0 + $1.samples.count }) / Double(mixes.first?.sampleRate ?? 22050)
+                try await sink.finish(else: AudioBuffer(sampleRate: mixes.first?.sampleRate ?? 22050, samples: mixes.flatMap(\.samples)))
+            } else {
+                let audio = try await narration.render(script, seconds: seconds, progress: progress, output: { chunk in
+                    try sink.write(chunk.audio)
+                }).audio
+                duration = audio.duration
+                try await sink.finish(else: audio)
+            }
             live?.close()
         } catch {
             sink.cancel()
             live?.close()
             throw error
         }
-        let metadata = try JSONEncoder().encode(Metadata(durationMs: Int((rendered.audio.duration * 1000).rounded())))
+        let metadata = try JSONEncoder().encode(Metadata(durationMs: Int((duration * 1000).rounded())))
         try metadata.write(to: cacheDirectory.appendingPathComponent("\(key).json"), options: .atomic)
         guard let file = cached(key) else { throw SleepAudioProblem.missing("The render was not stored.") }
         return file

@@ -140,7 +140,9 @@ struct WindDownController: RouteCollection {
             await sleepAudio.start(source)
         }
         let audio = sleepAudio
-        return try await LiveSleepAudio.response(live.url, until: until, for: req, firstSound: firstSoundWait) { await audio.live(source)?.growing ?? false }
+        return try await LiveSleepAudio.response(live.url, until: until, for: req, firstSound: firstSoundWait,
+                                                 writer: { await audio.live(source)?.writer },
+                                                 reach: { await audio.reach(source, seconds: $0) }) { await audio.live(source)?.growing ?? false }
     }
 
     /// The whole audio (no `until`) of an item whose file was looked up in the last moment and is
