@@ -45,23 +45,25 @@ public struct RenderedChunk: Sendable {
 /// foreseen at the asked second, fitted to end exactly there; the other render speaks from that
 /// phrase on, fitted to what is left (`render(…, from:)`).
 public final class RenderCuts: @unchecked Sendable {
-    /// Where a render was cut: the phrase (of the whole script) the rest begins with, and the
-    /// second (from this render's start) it begins at.
+    /// Where a render was cut: the phrase (of the whole script) the rest begins with, the second
+    /// (from this render's start) it begins at, and the phrase the rest ends before (nil: the
+    /// script's end; another render speaks from there, after an earlier cut).
     public struct Cut: Sendable, Equatable {
-        public var phrase: Int, seconds: Double
+        public var phrase: Int, seconds: Double, end: Int?
     }
 
-    /// A cut asked for near `seconds`, answered once by the render.
+    /// A cut asked for near `seconds`, answered once, by `answer` or when the render ends.
     struct Request: Sendable {
-        let seconds: Double
-        let continuation: CheckedContinuation<Cut?, Never>
-        func answer(_ cut: Cut?) { continuation.resume(returning: cut) }
+        let id: Int, seconds: Double
     }
 
     private let lock = NSLock()
-    private var requests: [Request] = []
+    /// Every request not answered yet, handed to the render or not.
+    private var unanswered: [Int: CheckedContinuation<Cut?, Never>] = [:]
+    /// Requests the render has not taken yet, and the render waiting for one.
+    private var queued: [Request] = []
     private var watcher: CheckedContinuation<Request?, Never>?
-    private var ended = false
+    private var ended = false, next = 0
 
     public init() {}
 
@@ -69,18 +71,27 @@ public final class RenderCuts: @unchecked Sendable {
     /// has passed there, cannot fit either side, or has ended.
     public func cut(near seconds: Double) async -> Cut? {
         await withCheckedContinuation { continuation in
-            let request = Request(seconds: seconds, continuation: continuation)
-            let waiting: CheckedContinuation<Request?, Never>? = lock.withLock {
-                if ended { return nil }
+            // Decided in one locked step: refused (ended), handed to the waiting render, or queued.
+            let (refused, handing, request) = lock.withLock { () -> (Bool, CheckedContinuation<Request?, Never>?, Request?) in
+                guard !ended else { return (true, nil, nil) }
+                let request = Request(id: next, seconds: seconds)
+                next += 1
+                unanswered[request.id] = continuation
                 if let watcher {
                     self.watcher = nil
-                    return watcher
+                    return (false, watcher, request)
                 }
-                requests.append(request)
-                return nil
+                queued.append(request)
+                return (false, nil, nil)
             }
-            if let waiting { waiting.resume(returning: request) } else if lock.withLock({ ended }) { request.answer(nil) }
+            if refused { continuation.resume(returning: nil) }
+            handing?.resume(returning: request)
         }
+    }
+
+    /// Answers a request (once: a request already answered, or answered by the end, is not again).
+    func answer(_ request: Request, _ cut: Cut?) {
+        lock.withLock { unanswered.removeValue(forKey: request.id) }?.resume(returning: cut)
     }
 
     /// The next request, for the render; nil when it ends or its watch is cancelled.
@@ -88,7 +99,7 @@ public final class RenderCuts: @unchecked Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Request?, Never>) in
                 let ready: Request?? = lock.withLock {
-                    if !requests.isEmpty { return .some(requests.removeFirst()) }
+                    if !queued.isEmpty { return .some(queued.removeFirst()) }
                     if ended || Task.isCancelled { return .some(nil) }
                     watcher = continuation
                     return nil
@@ -103,14 +114,15 @@ public final class RenderCuts: @unchecked Sendable {
         }
     }
 
-    /// The render ended: any cut still asked gets no, and none is taken after.
+    /// The render ended: every request not answered yet (taken by it or not) gets no, and none
+    /// is taken after.
     func end() {
-        let (waiting, watching) = lock.withLock { () -> ([Request], CheckedContinuation<Request?, Never>?) in
+        let (waiting, watching) = lock.withLock { () -> ([CheckedContinuation<Cut?, Never>], CheckedContinuation<Request?, Never>?) in
             ended = true
-            defer { (requests, watcher) = ([], nil) }
-            return (requests, watcher)
+            defer { (unanswered, queued, watcher) = ([:], [], nil) }
+            return (Array(unanswered.values), watcher)
         }
-        waiting.forEach { $0.answer(nil) }
+        waiting.forEach { $0.resume(returning: nil) }
         watching?.resume(returning: nil)
     }
 }
@@ -269,11 +281,13 @@ public struct ScriptRenderer: Sendable {
                 if time > seconds { seam = index; break }
             }
             guard let seam, seam > 0 else { return nil }
-            // Each side fits if its speech runs a quarter long with its pauses at a quarter (as `scale`'s safe bound).
+            // Each side fits if its speech runs a quarter long with its pauses at half (more room
+            // than `scale`'s safe bound asks, pauses at a quarter: a cut must never leave a part
+            // that cannot fit, where the whole would have).
             func fits(_ phrases: Range<Int>, pausesAfter: Double, room: Double) -> Bool {
                 let speech = phrases.reduce(0) { $0 + (beats[$1] > 0 ? beats[$1] : 1.25 * pace * Double(letters[$1])) }
                 let pauses = phrases.dropFirst(phrases.lowerBound == seam ? 1 : 0).reduce(0) { $0 + pausesBefore[$1] } + pausesAfter
-                return speech + 0.25 * pauses <= room
+                return speech + 0.5 * pauses <= room
             }
             guard fits(consumed..<seam, pausesAfter: pausesBefore[seam], room: seconds - placed - pendingBeat),
                   fits(seam..<count, pausesAfter: pausesAfter, room: target - seconds) else { return nil }
@@ -421,25 +435,35 @@ public struct ScriptRenderer: Sendable {
     /// - Throws: `SpeechError.cannotFit` when the speech with pauses at a quarter is too long;
     ///   `CancellationError` when the task is cancelled (checked before each phrase is spoken).
     public func render(_ script: String, voice: String? = nil, rate: Double = 1, fitting target: Double? = nil,
-                       from first: Int = 0, cuts: RenderCuts? = nil,
+                       from first: Int = 0, to end: Int? = nil, cuts: RenderCuts? = nil,
                        progress: @Sendable (Int, Int) -> Void = { _, _ in },
                        output: (@Sendable (RenderedChunk) async throws -> Void)? = nil) async throws -> RenderedSpeech {
+        // However the render ends, a cut asked of it is answered.
+        defer { cuts?.end() }
         guard (0.8...1.2).contains(rate) else { throw SpeechError.invalidRate(rate) }
         var parsed = try parser.parse(script)
-        if first > 0 {
+        // The segments from phrase `first` on (the pauses before it left out), to before phrase
+        // `end` (the pauses after the phrase before it kept).
+        func segment(ofPhrase phrase: Int) -> Int? {
             var phrases = 0
-            guard let start = parsed.segments.firstIndex(where: { segment in
+            return parsed.segments.firstIndex { segment in
                 guard case .phrase = segment else { return false }
                 phrases += 1
-                return phrases == first + 1
-            }) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
+                return phrases == phrase + 1
+            }
+        }
+        if let end {
+            guard end > first, let stop = segment(ofPhrase: end) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
+            parsed.segments.removeSubrange(stop...)
+        }
+        if first > 0 {
+            guard let start = segment(ofPhrase: first) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
             parsed.segments.removeFirst(start)
         }
         // Requests of this render take turns with other renders' in the engine's pool.
         let group = SpeechRequests.group.isEmpty ? UUID().uuidString : SpeechRequests.group
-        defer { cuts?.end() }
         return try await SpeechRequests.$group.withValue(group) {
-            try await assemble(parsed, voice: voice, rate: rate, fitting: target, first: first, cuts: target == nil ? nil : cuts,
+            try await assemble(parsed, voice: voice, rate: rate, fitting: target, first: first, end: end, cuts: target == nil ? nil : cuts,
                                progress: progress, output: output)
         }
     }
@@ -450,7 +474,7 @@ public struct ScriptRenderer: Sendable {
         case cut(RenderCuts.Request?)
     }
 
-    private func assemble(_ parsed: ParsedScript, voice: String?, rate: Double, fitting target: Double?, first: Int, cuts: RenderCuts?,
+    private func assemble(_ parsed: ParsedScript, voice: String?, rate: Double, fitting target: Double?, first: Int, end: Int?, cuts: RenderCuts?,
                           progress: @Sendable (Int, Int) -> Void,
                           output: (@Sendable (RenderedChunk) async throws -> Void)?) async throws -> RenderedSpeech {
         let started = ContinuousClock.now
@@ -502,7 +526,9 @@ public struct ScriptRenderer: Sendable {
             // A cut asked before the first phrase is placed (the pace and the rate not known yet);
             // answered no if the render ends first, or fails.
             var heldCut: RenderCuts.Request?
-            defer { heldCut?.answer(nil) }
+            defer { if let heldCut { cuts?.answer(heldCut, nil) } }
+            // The phrase (of the whole script) this render ends before, after a cut; nil: the script's end.
+            var bound = end
             /// Ends this render before the phrase foreseen at the asked second, if it fits, and
             /// answers where; the phrases after it, asked already, are let go unheard.
             func cut(_ request: RenderCuts.Request) {
@@ -510,7 +536,7 @@ public struct ScriptRenderer: Sendable {
                 let coming = placed < (fitting?.consumed ?? 0) ? guessedSecond ?? 0 : 0
                 guard let fit = fitting, let placing = placer,
                       let seam = fit.seam(near: request.seconds, placed: placing.audio.duration + coming) else {
-                    return request.answer(nil)
+                    return cuts!.answer(request, nil)
                 }
                 // The seam on a whole sample, as the parts are written at whole samples.
                 let at = Double(AudioBuffer.sampleCount(request.seconds, placing.sampleRate)) / Double(placing.sampleRate)
@@ -524,7 +550,8 @@ public struct ScriptRenderer: Sendable {
                 fitting = fit.cut(before: seam, target: at, segments: kept)
                 placer!.segments = kept
                 total = seam
-                request.answer(.init(phrase: first + seam, seconds: at))
+                cuts!.answer(request, .init(phrase: first + seam, seconds: at, end: bound))
+                bound = first + seam
             }
             while asked < min(ahead, total) { try ask() }
             while placed < total, let event = try await group.next() {
@@ -536,7 +563,7 @@ public struct ScriptRenderer: Sendable {
                     if placer != nil {
                         cut(request)
                     } else {
-                        heldCut?.answer(nil)
+                        if let heldCut { cuts!.answer(heldCut, nil) }
                         heldCut = request
                     }
                     continue
@@ -545,7 +572,7 @@ public struct ScriptRenderer: Sendable {
                     (index, speech) = (spokenIndex, spokenSpeech)
                 }
                 spoken += 1
-                progress(spoken, total)
+                progress(min(spoken, total), total)
                 if asked < total { try ask() }
                 waiting[index] = speech
                 let shapingStart = ContinuousClock.now

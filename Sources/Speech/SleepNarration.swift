@@ -61,11 +61,14 @@ public struct SleepNarration: Sendable {
     }
 
     /// A later part of a fitted item, spoken by a render of its own (a person seeking far into
-    /// an item still being made): from phrase `phrase` of the script, beginning `offset` seconds
-    /// into an item `whole` seconds long. The bed carries on there as it would in one render.
+    /// an item still being made): from phrase `phrase` of the script to before phrase `end` (nil:
+    /// to the script's end), beginning `offset` seconds into an item `whole` seconds long. The
+    /// bed carries on there as it would in one render.
     public struct Part: Sendable, Equatable {
-        public var phrase: Int, offset: Double, whole: Double
-        public init(phrase: Int, offset: Double, whole: Double) { (self.phrase, self.offset, self.whole) = (phrase, offset, whole) }
+        public var phrase: Int, end: Int?, offset: Double, whole: Double
+        public init(phrase: Int, end: Int? = nil, offset: Double, whole: Double) {
+            (self.phrase, self.end, self.offset, self.whole) = (phrase, end, offset, whole)
+        }
     }
 
     /// Renders `script`, to last exactly `seconds` when given (else as long as it takes).
@@ -80,7 +83,7 @@ public struct SleepNarration: Sendable {
         let mixing = MixState(self, seconds: part?.whole ?? seconds, offset: part?.offset ?? 0, output: output)
         // Only a render of a known length can be mixed as it comes (the bed fades out at the end).
         let take: (@Sendable (RenderedChunk) async throws -> Void)? = seconds == nil ? nil : { @Sendable chunk in try await mixing.take(chunk) }
-        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, from: part?.phrase ?? 0, cuts: cuts,
+        var speech = try await renderer.render(script, voice: voice, rate: rate, fitting: seconds, from: part?.phrase ?? 0, to: part?.end, cuts: cuts,
                                                progress: progress, output: take)
         speech.audio = try await mixing.finish(speech.audio, phrases: speech.timeline.phrases.count)
         return speech

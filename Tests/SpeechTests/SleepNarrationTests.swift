@@ -64,7 +64,7 @@ struct SleepNarrationTests {
         #expect(abs(voiceToVoice - rendered.timeline.pauses[0].seconds) < 0.02, "the pause heard is the pause placed: \(voiceToVoice)")
     }
 
-    @Test("a fitted render cut for a far seek: the part asked for is spoken by a render of its own while the voice before it still waits; the first part ends exactly at the seam, the rest lasts exactly what is left, and every phrase is heard once, in order")
+    @Test("a fitted render cut for a far seek: the part asked for is spoken by a render of its own while the voice before it still waits; cut again for a seek back, the middle ends where the rest begins; each part lasts exactly its stretch, and every phrase is heard once, in order")
     func cutForASeek() async throws {
         let lines = (1...12).map { "Line \($0) of the story is told slowly. (6s)" }
         let story = lines.joined(separator: "\n")
@@ -99,11 +99,18 @@ struct SleepNarrationTests {
         var restStretches = restHanded.makeAsyncIterator()
         let opening = try #require(await restStretches.next(), "the rest's opening was handed on while the voice before it waits")
         #expect(opening.audio.peak > 0.1, "the voice of the phrase at the seam")
+        // A seek back to 40 s cuts the first part again: the middle part ends where the rest begins.
+        let back = try #require(await cuts.cut(near: 40), "a second cut near 40 s")
+        #expect(back.seconds == 40 && back.end == cut.phrase && back.phrase < cut.phrase)
+        let middle = Task {
+            try await narration.render(story, seconds: 40, part: .init(phrase: back.phrase, end: back.end, offset: 40, whole: 120))
+        }
         engine.letGo()
-        let (before, after) = (try await whole.value, try await rest.value)
-        #expect(before.audio.samples.count == AudioBuffer.sampleCount(80, before.audio.sampleRate))
-        #expect(after.audio.samples.count == AudioBuffer.sampleCount(40, after.audio.sampleRate))
-        #expect(before.timeline.phrases.map(\.text) + after.timeline.phrases.map(\.text) == phrases)
+        let (before, between, after) = (try await whole.value, try await middle.value, try await rest.value)
+        for (part, seconds) in [(before, 40.0), (between, 40), (after, 40)] {
+            #expect(part.audio.samples.count == AudioBuffer.sampleCount(seconds, part.audio.sampleRate))
+        }
+        #expect((before.timeline.phrases + between.timeline.phrases + after.timeline.phrases).map(\.text) == phrases)
         #expect(try #require(after.timeline.phrases.first).startMs < 50, "the rest begins with its phrase at the seam")
         // Once a render has ended, nothing is cut.
         #expect(await cuts.cut(near: 100) == nil)

@@ -100,3 +100,33 @@ struct ESpeakPhonemeTests {
         #expect(ESpeakPhonemes.arpabet(for: word) == expected)
     }
 }
+
+@Suite("Cutting a render for a far seek")
+struct RenderCutsTests {
+    @Test("a cut asked of a render is answered once, however the render ends: taken by it and left unanswered, queued, or asked after the end, it gets no")
+    func alwaysAnswered() async {
+        let cuts = RenderCuts()
+        // Taken by the render, which ends without answering (it was placing its last phrase).
+        async let taken = cuts.cut(near: 10)
+        let request = await cuts.next()
+        #expect(request?.seconds == 10)
+        // Queued behind it, not taken yet.
+        async let queued = cuts.cut(near: 20)
+        cuts.end()
+        #expect(await taken == nil)
+        #expect(await queued == nil)
+        // An answer after the end is not given twice (a second resume would stop the server).
+        if let request { cuts.answer(request, .init(phrase: 3, seconds: 10, end: nil)) }
+        #expect(await cuts.cut(near: 30) == nil, "asked after the end")
+        #expect(await cuts.next() == nil)
+    }
+
+    @Test("a render whose script cannot be read still answers a cut asked of it")
+    func failedRenderAnswers() async throws {
+        let cuts = RenderCuts()
+        await #expect(throws: SpeechError.self) {
+            try await ScriptRenderer(engine: ToneEngine()).render("Rest.", rate: 3, fitting: 10, cuts: cuts)
+        }
+        #expect(await cuts.cut(near: 5) == nil)
+    }
+}

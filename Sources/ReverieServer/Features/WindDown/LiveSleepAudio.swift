@@ -32,7 +32,7 @@ enum LiveSleepAudio {
         let seconds: Double
         private let lock = NIOLock()
         private var handle: FileHandle?
-        private var rate = 0
+        private var rate = 0, closed = false
         /// Where each part begins (in samples, in order; the first at 0) and how much of it is made.
         /// A part ends where the next begins.
         private var parts: [(start: Int, made: Int)] = [(0, 0)]
@@ -82,6 +82,8 @@ enum LiveSleepAudio {
         /// the part's end.
         func write(_ audio: AudioBuffer, part: Int = 0) throws {
             try lock.withLock {
+                // (A part still finishing after the render ended, or failed, writes nothing.)
+                guard !closed else { return }
                 let total = AudioBuffer.sampleCount(seconds, audio.sampleRate)
                 if handle == nil {
                     let header = WAVFile.header(sampleRate: audio.sampleRate, samples: total, sample: LiveSleepAudio.sample)
@@ -105,7 +107,7 @@ enum LiveSleepAudio {
         func close() {
             lock.withLock {
                 try? handle?.close()
-                handle = nil
+                (handle, closed) = (nil, true)
             }
         }
     }

@@ -169,18 +169,20 @@ actor SleepAudio {
         let part = parts[index]
         let made = Double(writer.available(from: part.sample)) / Double(sampleRate)
         guard seconds - made > Self.seekLead else { return }
-        let end = index + 1 < parts.count ? parts[index + 1].sample : AudioBuffer.sampleCount(whole, sampleRate)
         cutting[key, default: 0] += 1
         defer { cutting[key, default: 1] -= 1 }
         guard let cut = await part.cuts.cut(near: seconds - part.start) else { return }
-        // Nothing is awaited from here until the new part is among the parts.
+        // Nothing is awaited from here until the new part is among the parts. The render may
+        // have ended meanwhile (another part failed): nothing is started for it then.
+        guard writers[key] === writer, let now = liveParts[key] else { return }
         let start = part.sample + AudioBuffer.sampleCount(cut.seconds, sampleRate)
+        // The new part runs to where the next one begins (the cut part's end before the cut).
+        let end = now.first { $0.sample > start }?.sample ?? AudioBuffer.sampleCount(whole, sampleRate)
         writer.split(at: start)
-        let piece = SleepNarration.Part(phrase: cut.phrase, offset: Double(start) / Double(sampleRate), whole: whole)
+        let piece = SleepNarration.Part(phrase: cut.phrase, end: cut.end, offset: Double(start) / Double(sampleRate), whole: whole)
         let newPart = livePart(SleepNarration(engine: engine), script: script, part: piece, seconds: Double(end - start) / Double(sampleRate),
                                at: start, writer: writer)
-        liveParts[key, default: []].append(newPart)
-        liveParts[key]?.sort { $0.sample < $1.sample }
+        liveParts[key] = (now + [newPart]).sorted { $0.sample < $1.sample }
     }
 
     /// Starts the render of a part of a live item (the first when `part` is nil), lasting
