@@ -67,18 +67,23 @@ FIRST = """(selector) => {
   return hit && window.__tap != null ? (hit.at - window.__tap) / 1000 : null;
 }"""
 
-# Seconds from setting the element's time (as the scrubber does) until it plays on from there.
-SEEK = """async (fraction) => {
+# Seconds from setting the element's time (as the scrubber sets it) until the seek is done (its
+# `seeked`: the browser has the audio there), once it then plays on from there; null after 120 s.
+SEEK = """(fraction) => new Promise((resolve) => {
   const element = document.querySelector('.player-audio');
   const target = element.duration * fraction;
+  let seeked = null;
+  const events = ['seeked', 'timeupdate', 'playing'];
+  const finish = (value) => { events.forEach((name) => element.removeEventListener(name, heard)); clearTimeout(limit); resolve(value); };
+  const heard = (event) => {
+    if (event.type === 'seeked' && seeked == null) seeked = performance.now();
+    if (seeked != null && !element.paused && element.currentTime > target) finish((seeked - asked) / 1000);
+  };
+  const limit = setTimeout(() => finish(null), 120000);
+  events.forEach((name) => element.addEventListener(name, heard));
   const asked = performance.now();
   element.currentTime = target;
-  while (performance.now() - asked < 120000) {
-    if (!element.seeking && !element.paused && element.currentTime > target + 0.05) return (performance.now() - asked) / 1000;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return null;
-}"""
+})"""
 
 WIND_DOWN_ITEMS = ["story_candle_room", "meditation_gratitude", "affirmation_peaceful"]
 # Long stories never played, for a seek to 80 % while the voice is still near the start.

@@ -444,20 +444,12 @@ public struct ScriptRenderer: Sendable {
         var parsed = try parser.parse(script)
         // The segments from phrase `first` on (the pauses before it left out), to before phrase
         // `end` (the pauses after the phrase before it kept).
-        func segment(ofPhrase phrase: Int) -> Int? {
-            var phrases = 0
-            return parsed.segments.firstIndex { segment in
-                guard case .phrase = segment else { return false }
-                phrases += 1
-                return phrases == phrase + 1
-            }
-        }
         if let end {
-            guard end > first, let stop = segment(ofPhrase: end) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
+            guard end > first, let stop = parsed.segmentIndex(ofPhrase: end) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
             parsed.segments.removeSubrange(stop...)
         }
         if first > 0 {
-            guard let start = segment(ofPhrase: first) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
+            guard let start = parsed.segmentIndex(ofPhrase: first) else { throw SpeechError.cannotFit(speech: 0, target: target ?? 0) }
             parsed.segments.removeFirst(start)
         }
         // Requests of this render take turns with other renders' in the engine's pool.
@@ -540,12 +532,7 @@ public struct ScriptRenderer: Sendable {
                 }
                 // The seam on a whole sample, as the parts are written at whole samples.
                 let at = Double(AudioBuffer.sampleCount(request.seconds, placing.sampleRate)) / Double(placing.sampleRate)
-                var phrases = 0
-                let end = parsed.segments.firstIndex { segment in
-                    guard case .phrase = segment else { return false }
-                    phrases += 1
-                    return phrases == seam + 1
-                }!
+                let end = parsed.segmentIndex(ofPhrase: seam)!
                 let kept = Array(parsed.segments[..<end])
                 fitting = fit.cut(before: seam, target: at, segments: kept)
                 placer!.segments = kept

@@ -85,6 +85,16 @@ public struct ParsedScript: Sendable, Equatable {
         segments.compactMap { if case let .phrase(phrase) = $0 { phrase } else { nil } }
     }
 
+    /// Where phrase `index` (counting phrases only) is among the segments; nil past the last.
+    public func segmentIndex(ofPhrase index: Int) -> Int? {
+        var phrases = 0
+        return segments.firstIndex { segment in
+            guard case .phrase = segment else { return false }
+            phrases += 1
+            return phrases == index + 1
+        }
+    }
+
     /// Total silence requested, in seconds (a beat counts what it leaves after its phrase, as estimated).
     public var totalPauseSeconds: Double { pauseSeconds(rate: 1) }
 

@@ -18,6 +18,8 @@ final class GatedEngine: SpeechEngine {
         var open = false
         var asked: [String] = []
         var speaking = 0
+        /// Phrases waiting at the gate, let through when it opens.
+        var waiting: [UUID: CheckedContinuation<Void, any Error>] = [:]
     }
     private let state = NIOLockedValueBox(State())
     /// Phrases spoken at once, without waiting for the gate; with `openings`, each render's first too.
@@ -34,7 +36,14 @@ final class GatedEngine: SpeechEngine {
     var asked: [String] { state.withLockedValue { $0.asked } }
     /// Phrases being spoken or waiting at the gate now.
     var speaking: Int { state.withLockedValue { $0.speaking } }
-    func open() { state.withLockedValue { $0.open = true } }
+    func open() {
+        let waiting = state.withLockedValue { state in
+            state.open = true
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        waiting.forEach { $0.resume() }
+    }
 
     func voices() async throws -> [Voice] { [Voice(id: "tone", name: "Tone", language: "en", engine: name)] }
 
@@ -44,8 +53,23 @@ final class GatedEngine: SpeechEngine {
             $0.speaking += 1
         }
         defer { state.withLockedValue { $0.speaking -= 1 } }
-        let passes = passing.contains(text) || (openings && SpeechRequests.opening)
-        while !passes, !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
+        if !passing.contains(text), !(openings && SpeechRequests.opening) {
+            // Waits for the gate (no polling); a cancelled render's phrase stops waiting.
+            let id = UUID()
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (phrase: CheckedContinuation<Void, any Error>) in
+                    let through = state.withLockedValue { state in
+                        if state.open || Task.isCancelled { return true }
+                        state.waiting[id] = phrase
+                        return false
+                    }
+                    if through { phrase.resume() }
+                }
+            } onCancel: {
+                state.withLockedValue { $0.waiting.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+            }
+            try Task.checkCancellation()
+        }
         let sampleRate = 22050
         let seconds = 0.2 * Double(max(1, text.split(separator: " ").count))
         let samples = (0..<AudioBuffer.sampleCount(seconds, sampleRate)).map { Float(0.3 * sin(2 * Double.pi * 330 * Double($0) / Double(sampleRate))) }

@@ -148,6 +148,16 @@ actor SleepAudio {
     /// the cuts asked of them and not answered yet (the render waits for those before it ends).
     private var liveParts: [String: [LivePart]] = [:]
     private var cutting: [String: Int] = [:]
+    /// Renders waiting for the cuts asked of them to be answered, by render key.
+    private var awaitingCuts: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    /// One cut asked of a render is answered (its new part, if any, is among the parts by now).
+    private func cutAnswered(_ key: String) {
+        cutting[key, default: 1] -= 1
+        guard cutting[key] == 0 else { return }
+        cutting[key] = nil
+        awaitingCuts.removeValue(forKey: key)?.forEach { $0.resume() }
+    }
 
     /// A far seek is spoken first only when the voice is more than this many seconds of the
     /// item short of it (it makes many seconds a second, so a nearer one comes soon anyway).
@@ -170,7 +180,7 @@ actor SleepAudio {
         let made = Double(writer.available(from: part.sample)) / Double(sampleRate)
         guard seconds - made > Self.seekLead else { return }
         cutting[key, default: 0] += 1
-        defer { cutting[key, default: 1] -= 1 }
+        defer { cutAnswered(key) }
         guard let cut = await part.cuts.cut(near: seconds - part.start) else { return }
         // Nothing is awaited from here until the new part is among the parts. The render may
         // have ended meanwhile (another part failed): nothing is started for it then.
@@ -393,9 +403,8 @@ actor SleepAudio {
                             throw error
                         }
                     } else if cutting[key, default: 0] > 0 {
-                        // A part may be on its way: the cut that makes it was answered, and its
-                        // render starts in a moment.
-                        try await Task.sleep(for: .milliseconds(5))
+                        // A part may be on its way: a cut asked of a part is not answered yet.
+                        await withCheckedContinuation { awaitingCuts[key, default: []].append($0) }
                     } else {
                         break
                     }
