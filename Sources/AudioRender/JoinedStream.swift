@@ -115,10 +115,12 @@ public struct JoinedStream: Sendable, Equatable {
         arguments(part: index, frames: frames, input: ["-i", file], inputStart: 0)
     }
 
-    /// The same, from an MP3 fed to ffmpeg's standard input (a file on another server, fetched from
-    /// a byte near the piece): `inputStart` is the second of the part's file that input begins at.
-    public func arguments(part index: Int, frames: Range<Int>, pipedFrom inputStart: Double) -> [String] {
-        arguments(part: index, frames: frames, input: ["-protocol_whitelist", "pipe", "-f", "mp3", "-i", "pipe:0"], inputStart: inputStart)
+    /// The same, from audio fed to ffmpeg's standard input (a file on another server, fetched from
+    /// a byte near the piece): `inputStart` is the second of the part's file that input begins at
+    /// (before 0 for an M4A's first frame, whose priming the file's edit list hid), `format`
+    /// ffmpeg's name for it (`mp3`, or `aac` for ADTS).
+    public func arguments(part index: Int, frames: Range<Int>, pipedFrom inputStart: Double, format: String = "mp3") -> [String] {
+        arguments(part: index, frames: frames, input: ["-protocol_whitelist", "pipe", "-f", format, "-i", "pipe:0"], inputStart: inputStart)
     }
 
     private func arguments(part index: Int, frames: Range<Int>, input: [String], inputStart: Double) -> [String] {

@@ -207,6 +207,8 @@ struct FourCC: Equatable, Hashable, CustomStringConvertible {
 
 struct SampleTable {
     var stts: Range<Int>
+    /// The sample descriptions (`stsd`): the codec and its configuration.
+    var stsd: Range<Int>?
     var stsz: Range<Int>?
     var stsc: Range<Int>?
     var chunkOffsets: (range: Range<Int>, is64: Bool)?
@@ -219,6 +221,9 @@ struct Track {
     var duration: UInt64 = 0
     var chapterTrackIDs: [UInt32] = []
     var sampleTable: SampleTable?
+    /// The edit list's first edit that shows the media: where in the media it starts (the
+    /// encoder's priming before it is not heard) and how long it lasts, in the movie's timescale.
+    var edit: (mediaTime: Int64, duration: UInt64)?
 }
 
 struct MovieParts {
@@ -332,10 +337,30 @@ struct BoxWalker {
                 }
             case FourCC("mdia"):
                 try media(box, depth: depth + 1, into: &track)
+            case FourCC("edts"):
+                for list in try children(of: box.payload, depth: depth + 1) where list.type == FourCC("elst") {
+                    track.edit = try firstEdit(list)
+                }
             default: break
             }
         }
         return track
+    }
+
+    /// An edit list's first edit that is not empty (ISO/IEC 14496-12 §8.6.6: an empty edit, media
+    /// time −1, delays the track; the next one says where its media starts).
+    private func firstEdit(_ elst: Box) throws -> (mediaTime: Int64, duration: UInt64)? {
+        var cursor = ByteCursor(bytes, from: elst.payload.lowerBound, to: elst.payload.upperBound)
+        let version = try cursor.u8("elst")
+        try cursor.skip(3, "elst")
+        let count = try cursor.u32("elst")
+        for _ in 0..<min(count, 1_000) {
+            let duration = version == 1 ? try cursor.u64("an edit") : UInt64(try cursor.u32("an edit"))
+            let time = version == 1 ? Int64(bitPattern: try cursor.u64("an edit")) : Int64(Int32(bitPattern: try cursor.u32("an edit")))
+            try cursor.skip(4, "an edit")
+            if time >= 0 { return (time, duration) }
+        }
+        return nil
     }
 
     private mutating func media(_ mdia: Box, depth: Int, into track: inout Track) throws {
@@ -354,6 +379,7 @@ struct BoxWalker {
                     for entry in try children(of: stbl.payload, depth: depth + 2) {
                         switch entry.type {
                         case FourCC("stts"): table.stts = entry.payload; sawTimes = true
+                        case FourCC("stsd"): table.stsd = entry.payload
                         case FourCC("stsz"): table.stsz = entry.payload
                         case FourCC("stsc"): table.stsc = entry.payload
                         case FourCC("stco"): table.chunkOffsets = (entry.payload, false)

@@ -18,9 +18,9 @@ extension JoinedStreamInfo: Content {}
 /// crosses, from the person's own items, and a part gone meanwhile (an episode's download deleted
 /// once played) is silence, not the end of the stream. Library items, downloaded episodes, a
 /// LibriVox book's sections (`librivox:<id>/<index>`), episodes that stream from their feed
-/// (MP3s on another server, `RemoteParts`) and finished speech renders (`speech:<render id>`, an
-/// article's spoken parts) are joined; anything else (an M4A on a feed, a render still being
-/// spoken) ends the stream before it.
+/// (MP3s and M4As on another server, `RemoteParts`) and finished speech renders (`speech:<render
+/// id>`, an article's spoken parts) are joined; anything else (another kind of file on a feed, a
+/// render still being spoken) ends the stream before it.
 struct JoinedStreamController: RouteCollection {
     let library: LibraryStore
     let podcasts: Store<any PodcastRepository>
@@ -201,9 +201,10 @@ struct JoinedStreamController: RouteCollection {
             case .remote(let url, let head):
                 // From a byte a little before the piece's first second (exact for a constant rate).
                 let second = stream.parts[piece.part].part.from + Double(frames.lowerBound) * JoinedStream.frameSeconds
-                let (offset, at) = head.byte(before: max(0, second - RemoteParts.lead))
-                pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: frames, pipedFrom: at), gathering: 0.005)
-                feeding = remote.feed(url, from: offset, into: pipe)
+                let start = head.start(before: max(0, second - RemoteParts.lead))
+                pipe = try FFmpegPipe(ffmpeg: ffmpeg, arguments: stream.arguments(part: piece.part, frames: frames, pipedFrom: start.at, format: start.format),
+                                      gathering: 0.005)
+                feeding = remote.feed(url, from: start.offset, framer: start.framer, into: pipe)
             }
             defer { feeding?.cancel() }
             do {
@@ -244,8 +245,8 @@ struct JoinedStreamController: RouteCollection {
     enum Source: Sendable {
         /// A file of the server's (its path).
         case file(String)
-        /// An MP3 on another server, read through the guarded client.
-        case remote(URL, MP3Head)
+        /// An MP3 or M4A on another server, read through the guarded client.
+        case remote(URL, RemoteParts.RemoteAudio)
     }
 
     enum Resolution {
@@ -353,7 +354,7 @@ struct JoinedStreamController: RouteCollection {
             }
             guard let download = try await podcasts.on(req).download(of: episode.id, ownedBy: user), download.status == .ready,
                   let duration = download.duration else {
-                // Streamed from its feed: joined when it is an MP3.
+                // Streamed from its feed: joined when it is an MP3 or an M4A.
                 guard let address = episode.enclosureURL, let url = URL(string: address) else { return .not("It has no audio.") }
                 return try await remotePart(url, asked)
             }
@@ -406,7 +407,7 @@ struct JoinedStreamController: RouteCollection {
         return try await remotePart(url, asked)
     }
 
-    /// An MP3 on another server, or why it cannot be joined.
+    /// An MP3 or M4A on another server, or why it cannot be joined.
     private func remotePart(_ url: URL, _ asked: Asked) async throws -> Resolution {
         do {
             let head = try await remote.head(of: url)

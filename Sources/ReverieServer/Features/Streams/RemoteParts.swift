@@ -4,15 +4,49 @@ import NIOCore
 import Vapor
 
 /// Parts of joined streams that live on another server: a LibriVox section, an episode streamed
-/// from its feed. Each is an MP3 read through the guarded client, never fetched whole: its first
-/// bytes say how long it is and where its audio starts (`MP3Head`, kept a while by address), and a
-/// piece of the stream is made from bytes fetched with a Range near the second it starts at, fed
-/// to ffmpeg as they come.
+/// from its feed. Each is an MP3 or an M4A read through the guarded client, never fetched whole:
+/// an MP3's first bytes say how long it is and where its audio starts (`MP3Head`), an M4A's
+/// `moov` box (first or last, found by its boxes' headers) lists its frames (`MP4Audio`), each
+/// kept a while by address; a piece of the stream is made from bytes fetched with a Range near the
+/// second it starts at, fed to ffmpeg as they come (an M4A's frames as ADTS, which ffmpeg reads
+/// from a pipe starting anywhere).
 struct RemoteParts: Sendable {
     let client: GuardedHTTPClient
     /// The most bytes read of one file.
     let maxBytes: Int
-    let heads = Recent<String, MP3Head>(lifetime: .minutes(30), capacity: 2_000)
+    let heads = Recent<String, RemoteAudio>(lifetime: .minutes(30), capacity: 2_000)
+
+    /// A file on another server, as far as its first bytes (or its `moov`) tell.
+    enum RemoteAudio: Sendable {
+        case mp3(MP3Head)
+        case mp4(MP4Audio)
+
+        var duration: Double {
+            switch self {
+            case .mp3(let head): head.duration
+            case .mp4(let audio): audio.duration
+            }
+        }
+
+        /// Where to read from for second `seconds`: the byte, the second of the file the audio
+        /// fed from there starts at, ffmpeg's name for what it is fed, and (an M4A) what turns the
+        /// bytes into it.
+        func start(before seconds: Double) -> (offset: Int64, at: Double, format: String, framer: ADTSFramer?) {
+            switch self {
+            case .mp3(let head):
+                let (offset, at) = head.byte(before: seconds)
+                return (offset, at, "mp3", nil)
+            case .mp4(let audio):
+                let (index, at) = audio.frame(before: seconds)
+                let framer = ADTSFramer(audio, from: index)
+                return (framer.startOffset, at, "aac", framer)
+            }
+        }
+    }
+
+    /// The most reads of an M4A's box headers to find its `moov` (the boxes before it: `ftyp`,
+    /// `free`, `mdat`, …).
+    static let movieSearchReads = 8
 
     /// Seconds before a piece's first that its bytes are fetched from: the decoder finds a frame
     /// in them and fills its bit reservoir before the second it must be right from.
@@ -23,8 +57,8 @@ struct RemoteParts: Sendable {
         let description: String
     }
 
-    /// The MP3 at `url`, read from its first bytes.
-    func head(of url: URL) async throws -> MP3Head {
+    /// The MP3 or M4A at `url`, read from its first bytes (and an M4A's `moov`).
+    func head(of url: URL) async throws -> RemoteAudio {
         let key = url.absoluteString
         if let known = heads.value(for: key) { return known }
         let generation = heads.generation
@@ -32,21 +66,47 @@ struct RemoteParts: Sendable {
         guard let size = first.size, size > 0 else {
             throw Unjoinable(description: "Its server does not say how long the file is.")
         }
-        let head: MP3Head
+        let audio: RemoteAudio
         do {
-            let tags = try MP3Head.tagsEnd(first.bytes)
-            if tags >= Int64(first.bytes.count), tags < size {
-                // Tags longer than the head (a large cover): the audio is looked for after them.
-                head = try MP3Head.read(try await bytes(of: url, from: tags, count: MP3Head.headBytes).bytes, at: tags, size: size)
+            if MP4Audio.sniff(first.bytes) {
+                audio = .mp4(try await movie(of: url, first: first.bytes, size: size))
             } else {
-                head = try MP3Head.read(first.bytes, size: size)
+                let tags = try MP3Head.tagsEnd(first.bytes)
+                if tags >= Int64(first.bytes.count), tags < size {
+                    // Tags longer than the head (a large cover): the audio is looked for after them.
+                    audio = .mp3(try MP3Head.read(try await bytes(of: url, from: tags, count: MP3Head.headBytes).bytes, at: tags, size: size))
+                } else {
+                    audio = .mp3(try MP3Head.read(first.bytes, size: size))
+                }
             }
         } catch let error as MediaFormatsError {
-            throw Unjoinable(description: "It is not an MP3 the server can join (\(error.description)).")
+            throw Unjoinable(description: "It is not an MP3 or M4A the server can join (\(error.description)).")
         }
-        guard head.duration > 0 else { throw Unjoinable(description: "It has no sound to play.") }
-        heads.store(head, for: key, readAt: generation)
-        return head
+        guard audio.duration > 0 else { throw Unjoinable(description: "It has no sound to play.") }
+        heads.store(audio, for: key, readAt: generation)
+        return audio
+    }
+
+    /// An M4A's sound track, from its `moov` box: found by reading its boxes' headers from
+    /// `first` (its first bytes) on, then read whole where it is.
+    private func movie(of url: URL, first: [UInt8], size: Int64) async throws -> MP4Audio {
+        var bytes = first, base: Int64 = 0
+        for _ in 0..<Self.movieSearchReads {
+            switch try MP4Audio.findMovie(in: bytes, at: base, size: size) {
+            case .movie(let range):
+                let movie: [UInt8]
+                if range.lowerBound >= base, range.upperBound <= base + Int64(bytes.count) {
+                    movie = Array(bytes[Int(range.lowerBound - base)..<Int(range.upperBound - base)])
+                } else {
+                    movie = try await self.bytes(of: url, from: range.lowerBound, count: range.count).bytes
+                    guard movie.count == range.count else { throw MediaFormatsError.malformed("its 'moov' box is cut short") }
+                }
+                return try MP4Audio.read(movie: movie, size: size)
+            case .readFrom(let offset):
+                (bytes, base) = (try await self.bytes(of: url, from: offset, count: 64 << 10).bytes, offset)
+            }
+        }
+        throw MediaFormatsError.malformed("its 'moov' box was not found in \(Self.movieSearchReads) reads")
     }
 
     /// Up to `count` bytes of `url` from byte `from`, and the file's size when its server says it.
@@ -101,8 +161,11 @@ struct RemoteParts: Sendable {
     /// Feeds `pipe` the bytes of `url` from `offset` to its end as they come (until it is stopped,
     /// or the task cancelled), then closes its input. A range that does not start where it was
     /// asked (a file changed since its head was read) feeds nothing: the piece is silence.
-    func feed(_ url: URL, from offset: Int64, into pipe: FFmpegPipe) -> Task<Void, Never> {
+    /// With a `framer`, the bytes go through it (an M4A's frames as ADTS) and the feeding ends
+    /// with the frames.
+    func feed(_ url: URL, from offset: Int64, framer: ADTSFramer? = nil, into pipe: FFmpegPipe) -> Task<Void, Never> {
         Task {
+            var framer = framer
             do {
                 let answer = try await client.stream(url, range: "bytes=\(offset)-", maxBytes: maxBytes)
                 let body = answer.body
@@ -113,9 +176,10 @@ struct RemoteParts: Sendable {
                     } else {
                         skip = Int(offset)  // the whole file: the bytes before `offset` are dropped
                     }
-                    while !Task.isCancelled, let chunk = try await body.next() {
+                    while !Task.isCancelled, framer?.finished != true, let chunk = try await body.next() {
                         let bytes = Self.past(&skip, in: chunk)
-                        if !bytes.isEmpty { _ = try await pipe.write(Data(bytes)) }
+                        let fed = framer != nil ? Data(framer!.take(bytes)) : Data(bytes)
+                        if !fed.isEmpty { _ = try await pipe.write(fed) }
                     }
                 } onCancel: {
                     Task { await body.cancel() }
