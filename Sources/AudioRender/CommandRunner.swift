@@ -22,11 +22,14 @@ public struct CommandRunner: Sendable {
         self.run = run
     }
 
-    /// Real processes.
+    /// Real processes. Each waits for its program on threads of its own, never Dispatch's global
+    /// queue: on Linux that queue's few threads are also where Swift's tasks run, and it adds a
+    /// thread only about once a second when they are all held, so two commands' waits (each holds
+    /// three: the wait and its two pipes' reads) stalled every request for one to two seconds.
     public static let live = CommandRunner { executable, arguments, input in
         guard let path = CommandRunner.locate(executable) else { throw AudioRenderError.toolMissing(executable) }
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 do {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: path)
@@ -40,9 +43,9 @@ public struct CommandRunner: Sendable {
                     let group = DispatchGroup()
                     nonisolated(unsafe) var output = Data(), errors = Data()
                     group.enter()
-                    DispatchQueue.global().async { output = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                    Thread.detachNewThread { output = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
                     group.enter()
-                    DispatchQueue.global().async { errors = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                    Thread.detachNewThread { errors = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave() }
                     if let input { try? stdin.fileHandleForWriting.write(contentsOf: input) }
                     try? stdin.fileHandleForWriting.close()
                     group.wait()

@@ -83,6 +83,7 @@ extension Application {
             await workers
             await app.probeSpeechEngines()
             await app.meditationAudio.makeAll(readiness: app.readiness)
+            await app.meditationAudio.makeFirstAhead(seeds: MeditationController.seeds)
             await app.sleepAudio.makeFeatured()
             while !Task.isCancelled {
                 try? await Task.sleep(for: refreshInterval)

@@ -77,6 +77,22 @@ actor MeditationAudio {
         Task { _ = try? await self.session(cues: cues, totalSeconds: totalSeconds) }
     }
 
+    /// What the Meditate page shows first (its one session, 5 minutes): made ahead while the
+    /// server warms up, so the first Start after a server starts is heard at once, as later ones
+    /// are (each plan makes the next one's ahead).
+    static let firstMinutes = 5
+
+    /// Makes ahead the session the page shows first, unless one is made ahead already.
+    func makeFirstAhead(seeds: ClosedRange<Int>) async {
+        guard let session = manifest.sessions.first?.id, let variant = try? manifest.variant(session: session, minutes: Self.firstMinutes) else { return }
+        let length = "\(session)/\(Self.firstMinutes)"
+        guard ahead[length] == nil else { return }
+        let seed = Int.random(in: seeds)
+        let cues = Self.cues(variant, seed: seed, lengths: await lengths())
+        ahead[length] = seed
+        _ = try? await self.session(cues: cues, totalSeconds: variant.totalSeconds)
+    }
+
     /// The seed made ahead for `length`, left in place.
     func seedAhead(_ length: String) -> Int? { ahead[length] }
 

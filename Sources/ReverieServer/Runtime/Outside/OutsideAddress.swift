@@ -81,11 +81,12 @@ struct OutsideAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The addresses a host name resolves to (the system resolver, off the event loops).
+    /// The addresses a host name resolves to (the system resolver, off the event loops, on a thread
+    /// of its own: a slow resolver must not hold one of the few threads Swift's tasks run on).
     static func resolve(_ host: String) async throws -> [OutsideAddress] {
         if let literal = OutsideAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) { return [literal] }
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var hints = addrinfo()
                 hints.ai_family = AF_UNSPEC
                 hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
