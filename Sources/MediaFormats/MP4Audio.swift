@@ -22,8 +22,8 @@ public struct MP4Audio: Sendable, Equatable {
     public let adts: ADTSHeader
     /// The frames' times: runs of `count` frames of `delta` ticks each.
     let times: [Run]
-    /// Each frame's size in bytes.
-    let sizes: [UInt32]
+    /// Each frame's size in bytes (each at most `ADTSHeader.maxFrameBytes`).
+    let sizes: [UInt16]
     /// Where each chunk of frames starts, and its first frame.
     let chunks: [Chunk]
 
@@ -39,6 +39,13 @@ public struct MP4Audio: Sendable, Equatable {
 
     /// Frames in the track.
     public var frameCount: Int { sizes.count }
+
+    /// About how many bytes of memory the tables take (for a cache to bound what it keeps).
+    public var tableBytes: Int { sizes.count * 2 + chunks.count * MemoryLayout<Chunk>.stride + times.count * MemoryLayout<Run>.stride }
+
+    /// The most frames read (48 hours of 48 kHz AAC): a fixed-size table names any count in a few
+    /// bytes, and each frame costs memory.
+    public static let maxFrames = 48 * 3600 * 48_000 / 1_024
 
     /// The most `moov` bytes read of a file on another server (an hour of AAC at 44.1 kHz has
     /// about 155,000 frames, whose tables take about 1 MB; a 40-hour book, 25 MB).
@@ -64,9 +71,11 @@ public struct MP4Audio: Sendable, Equatable {
     public static func findMovie(in bytes: [UInt8], at base: Int64, size: Int64) throws -> Finding {
         var offset = base
         for _ in 0..<MP4Reader.maxTopLevelBoxes {
-            guard offset + 8 <= size else { break }
+            guard offset >= 0, size - offset >= 8 else { break }
+            // The box's header must be in the bytes given (16 of them for a 64-bit size).
+            guard offset >= base, offset - base <= Int64(bytes.count) - 8 else { return .readFrom(offset) }
             let at = Int(offset - base)
-            guard at + 16 <= bytes.count || (at + 8 <= bytes.count && ByteCursor.u32(bytes, at) != 1) else { return .readFrom(offset) }
+            if ByteCursor.u32(bytes, at) == 1, at + 16 > bytes.count { return .readFrom(offset) }
             let size32 = ByteCursor.u32(bytes, at)
             let type = FourCC(bytes, at + 4)
             var header: Int64 = 8
@@ -111,13 +120,19 @@ public struct MP4Audio: Sendable, Equatable {
         let sizes = try frameSizes(stsz, movie)
         let times = try frameTimes(table.stts, movie, count: sizes.count)
         let chunks = try frameChunks(stsc, chunkTable, movie, count: sizes.count)
-        // Every frame inside the file: a table that says otherwise describes another file.
+        // Every frame inside the file, in the file's order: a table that says otherwise describes
+        // another file (or one a stream read forward cannot follow).
+        var previousEnd: Int64 = 0
         for (index, chunk) in chunks.enumerated() {
             let end = index + 1 < chunks.count ? chunks[index + 1].firstFrame : sizes.count
             let bytes = sizes[chunk.firstFrame..<end].reduce(Int64(0)) { $0 + Int64($1) }
             guard chunk.offset >= 0, chunk.offset <= size - bytes else {
                 throw MediaFormatsError.malformed("its frames at byte \(chunk.offset) lie past the file's end (\(size) bytes)")
             }
+            guard chunk.offset >= previousEnd else {
+                throw MediaFormatsError.malformed("its frames at byte \(chunk.offset) come before those already read")
+            }
+            previousEnd = chunk.offset + bytes
         }
         let ticks = times.reduce(Int64(0)) { $0 + Int64($1.count) * $1.delta }
         var priming: Int64 = 0
@@ -134,18 +149,22 @@ public struct MP4Audio: Sendable, Equatable {
                         adts: adts, times: times, sizes: sizes, chunks: chunks)
     }
 
-    private static func frameSizes(_ stsz: Range<Int>, _ movie: [UInt8]) throws -> [UInt32] {
+    /// Each frame's size: none empty, none larger than an ADTS frame holds.
+    private static func frameSizes(_ stsz: Range<Int>, _ movie: [UInt8]) throws -> [UInt16] {
         var cursor = ByteCursor(movie, from: stsz.lowerBound, to: stsz.upperBound)
         try cursor.skip(4, "the sample sizes")
         let fixed = try cursor.u32("the sample sizes"), count = Int(try cursor.u32("the sample sizes"))
         guard count > 0 else { throw MediaFormatsError.malformed("the sound track has no frames") }
-        if fixed != 0 {
-            // One size for all: the count is capped by what the movie's own size allows a table.
-            guard count <= maxMovieBytes / 4 else { throw MediaFormatsError.tooLarge("more than \(maxMovieBytes / 4) frames") }
-            return Array(repeating: fixed, count: count)
+        guard count <= maxFrames else { throw MediaFormatsError.tooLarge("\(count) frames (at most \(maxFrames))") }
+        func checked(_ size: UInt32) throws -> UInt16 {
+            guard size > 0, size <= UInt32(ADTSHeader.maxFrameBytes) else {
+                throw MediaFormatsError.malformed("an AAC frame of \(size) bytes (1 to \(ADTSHeader.maxFrameBytes))")
+            }
+            return UInt16(size)
         }
+        if fixed != 0 { return Array(repeating: try checked(fixed), count: count) }
         try cursor.require(count * 4, "the sample sizes")
-        return try (0..<count).map { _ in try cursor.u32() }
+        return try (0..<count).map { _ in try checked(try cursor.u32()) }
     }
 
     /// The time-to-sample runs, as many frames as there are sizes (a table that lists fewer times
@@ -286,10 +305,13 @@ public struct ADTSHeader: Sendable, Equatable {
             throw MediaFormatsError.malformed("the sound track has no sample description")
         }
         guard entry.type == FourCC("mp4a") else { throw MediaFormatsError.malformed("its sound is '\(entry.type)', not AAC") }
-        // SampleEntry (8 bytes), then AudioSampleEntry's 20; QuickTime's version 1 adds 16, version 2 adds 36.
+        // SampleEntry (8 bytes), then AudioSampleEntry's 20. In a QuickTime description (an `stsd`
+        // of version 0) the entry's version 1 adds 16 bytes and version 2 adds 36; ISO's
+        // AudioSampleEntryV1 (only in an `stsd` of version 1) adds none.
         guard entry.payload.count >= 28 else { throw MediaFormatsError.malformed("the AAC description is cut short") }
+        let quickTime = movie[stsd.lowerBound] == 0
         let version = Int(movie[entry.payload.lowerBound + 8]) << 8 | Int(movie[entry.payload.lowerBound + 9])
-        let fields = 28 + (version == 1 ? 16 : version == 2 ? 36 : 0)
+        let fields = 28 + (quickTime ? (version == 1 ? 16 : version == 2 ? 36 : 0) : 0)
         guard entry.payload.count >= fields else { throw MediaFormatsError.malformed("the AAC description is cut short") }
         var inside = try walker.children(of: entry.payload.lowerBound + fields..<entry.payload.upperBound, depth: 8)
         if let wave = inside.first(where: { $0.type == FourCC("wave") }) {
@@ -382,8 +404,8 @@ struct BitReader {
 
 /// Turns an M4A's bytes, as they come from the byte its frame `from` starts at, into ADTS frames
 /// (each frame with its header), stepping over whatever lies between its chunks. It finishes at
-/// the track's last frame, or where the file's frames go back on themselves (a chunk before the
-/// bytes already read), which a stream read forward cannot follow.
+/// the track's last frame (`MP4Audio.read` refuses a file whose frames go back on themselves,
+/// which a stream read forward could not follow).
 public struct ADTSFramer: Sendable {
     public let audio: MP4Audio
     /// The next frame to write.
@@ -426,10 +448,8 @@ public struct ADTSFramer: Sendable {
             index = end
             position += Int64(count)
             guard pending.count == size else { continue }
-            if size <= ADTSHeader.maxFrameBytes {
-                written += audio.adts.bytes(forFrameOf: size)
-                written += pending
-            }
+            written += audio.adts.bytes(forFrameOf: size)
+            written += pending
             pending.removeAll(keepingCapacity: true)
             advance(past: size)
         }

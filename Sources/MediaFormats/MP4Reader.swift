@@ -339,7 +339,9 @@ struct BoxWalker {
                 try media(box, depth: depth + 1, into: &track)
             case FourCC("edts"):
                 for list in try children(of: box.payload, depth: depth + 1) where list.type == FourCC("elst") {
-                    track.edit = try firstEdit(list)
+                    // (Only an M4A joined from another server needs it: a damaged list must not
+                    // refuse a file the library reads for its chapters and tags.)
+                    track.edit = try? firstEdit(list)
                 }
             default: break
             }

@@ -120,10 +120,97 @@ struct MP4AudioTests {
         #expect(plain.bytes(forFrameOf: 100) == [0xFF, 0xF1, 0x50, 0x80, 0x0D, 0x7F, 0xFC])
     }
 
+    @Test("a hand-made M4A: frames in two chunks with other bytes between and 64-bit offsets come out in order, the bytes between stepped over; QuickTime and ISO descriptions of version 1 read alike; frames out of order, empty or too large for ADTS are refused")
+    func handMade() throws {
+        let sizes = [10, 20, 30, 40, 50]
+        let plain = HandMadeM4A(sizes: sizes)
+        let file = plain.file
+        let audio = try MP4Audio.read(movie: plain.movie, size: Int64(file.count))
+        #expect(audio.frameCount == 5 && audio.priming == 0 && abs(audio.duration - 5 * 1_024 / 44_100) < 1e-9)
+        #expect(audio.adts == ADTSHeader(profile: 1, frequencyIndex: 4, channels: 2))
+        #expect(audio.offset(of: 0) == plain.chunkOffsets[0] && audio.offset(of: 2) == plain.chunkOffsets[0] + 30 && audio.offset(of: 3) == plain.chunkOffsets[1])
+        // 0.05 s is in frame 2; decoding starts at frame 1 (its sound overlaps frame 2's).
+        #expect(audio.frame(before: 0.05) == (1, 1_024.0 / 44_100))
+        // Every frame with its header, in order, in whatever pieces the bytes come; the bytes between the chunks are not in them.
+        let expected = sizes.enumerated().flatMap { index, size in audio.adts.bytes(forFrameOf: size) + [UInt8](repeating: UInt8(index + 1), count: size) }
+        for piece in [1, 7, 64, 10_000] {
+            var framer = ADTSFramer(audio, from: 0)
+            var written: [UInt8] = []
+            var at = Int(framer.startOffset)
+            while at < file.count, !framer.finished {
+                written += framer.take(file[at..<min(file.count, at + piece)])
+                at += piece
+            }
+            #expect(written == expected && framer.finished, "in pieces of \(piece)")
+        }
+        var fromFourth = ADTSFramer(audio, from: 3)
+        #expect(fromFourth.startOffset == plain.chunkOffsets[1])
+        #expect(fromFourth.take(file[Int(plain.chunkOffsets[1])...]) == Array(expected.suffix(2 * 7 + 90)))
+
+        // Version 1 descriptions: QuickTime's (16 more bytes) and ISO's (none more) both lead to the esds.
+        for (stsdVersion, extra) in [(UInt8(0), 16), (UInt8(1), 0)] {
+            let described = HandMadeM4A(sizes: sizes, stsdVersion: stsdVersion, entryVersion: 1, entryExtra: extra)
+            #expect(try MP4Audio.read(movie: described.movie, size: Int64(described.file.count)).adts == audio.adts, "stsd version \(stsdVersion)")
+        }
+        // Refused: chunks out of file order, an empty frame, a frame larger than ADTS holds.
+        let backwards = HandMadeM4A(sizes: sizes, swapChunks: true)
+        #expect { try MP4Audio.read(movie: backwards.movie, size: Int64(backwards.file.count)) } throws: { error in
+            (error as? MediaFormatsError)?.description.contains("come before") == true
+        }
+        for wrong in [[10, 0, 30, 40, 50], [10, 20, 9_000, 40, 50]] {
+            let made = HandMadeM4A(sizes: wrong)
+            #expect { try MP4Audio.read(movie: made.movie, size: Int64(made.file.count)) } throws: { error in
+                (error as? MediaFormatsError)?.description.contains("an AAC frame of") == true
+            }
+        }
+    }
+
     /// A file decoded by ffmpeg to mono samples at 44.1 kHz.
     static func samples(_ file: URL, format: String? = nil) throws -> [Float] {
         let input = (format.map { ["-f", $0] } ?? []) + ["-i", file.path]
         let data = try Fixtures.run("ffmpeg", ["-v", "error"] + input + ["-ac", "1", "-ar", "44100", "-f", "f32le", "-"])
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+}
+
+/// An M4A made by hand: `ftyp`, then `mdat` with the frames in two chunks (three frames, then two)
+/// and 33 other bytes between them, then `moov` with 64-bit chunk offsets. Frame `n` is filled with
+/// the byte `n + 1`.
+struct HandMadeM4A {
+    let movie: [UInt8]
+    let file: [UInt8]
+    let chunkOffsets: [Int64]
+
+    init(sizes: [Int], stsdVersion: UInt8 = 0, entryVersion: UInt16 = 0, entryExtra: Int = 0, swapChunks: Bool = false) {
+        let frames = sizes.enumerated().map { [UInt8](repeating: UInt8($0.offset + 1), count: $0.element) }
+        let ftyp = Bytes.box("ftyp", Array("M4A ".utf8) + Bytes.u32(0) + Array("M4A ".utf8))
+        let first = Array(frames[0..<3].joined()), between = [UInt8](repeating: 0xEE, count: 33), second = Array(frames[3...].joined())
+        let mdat = Bytes.box("mdat", first + between + second)
+        let start = Int64(ftyp.count + 8)
+        var offsets = [start, start + Int64(first.count + between.count)]
+        chunkOffsets = offsets
+        if swapChunks { offsets.reverse() }
+        func full(_ type: String, _ payload: [UInt8], version: UInt8 = 0) -> [UInt8] { Bytes.box(type, [version, 0, 0, 0] + payload) }
+        // The decoder's configuration: AAC-LC, 44.1 kHz, stereo.
+        let specific: [UInt8] = [0x05, 2, 0x12, 0x10]
+        let decoder: [UInt8] = [0x04, UInt8(13 + specific.count), 0x40, 0x15, 0, 0, 0] + Bytes.u32(0) + Bytes.u32(0) + specific
+        let elementary: [UInt8] = [0x03, UInt8(3 + decoder.count), 0, 1, 0] + decoder
+        let esds = full("esds", elementary)
+        let entry = Bytes.box("mp4a", [UInt8](repeating: 0, count: 6) + Bytes.u16(1) + Bytes.u16(entryVersion) + [UInt8](repeating: 0, count: 6)
+                              + Bytes.u16(2) + Bytes.u16(16) + Bytes.u16(0) + Bytes.u16(0) + Bytes.u32(44_100 << 16)
+                              + [UInt8](repeating: 0, count: entryExtra) + esds)
+        let stsd = full("stsd", Bytes.u32(1) + entry, version: stsdVersion)
+        let stts = full("stts", Bytes.u32(1) + Bytes.u32(UInt32(sizes.count)) + Bytes.u32(1_024))
+        let stsz = full("stsz", Bytes.u32(0) + Bytes.u32(UInt32(sizes.count)) + sizes.flatMap { Bytes.u32(UInt32($0)) })
+        let stsc = full("stsc", Bytes.u32(2) + Bytes.u32(1) + Bytes.u32(3) + Bytes.u32(1) + Bytes.u32(2) + Bytes.u32(2) + Bytes.u32(1))
+        let co64 = full("co64", Bytes.u32(2) + offsets.flatMap { Bytes.u32(UInt32($0 >> 32)) + Bytes.u32(UInt32($0 & 0xFFFF_FFFF)) })
+        let stbl = Bytes.box("stbl", stsd + stts + stsz + stsc + co64)
+        let mdhd = full("mdhd", Bytes.u32(0) + Bytes.u32(0) + Bytes.u32(44_100) + Bytes.u32(UInt32(sizes.count * 1_024)))
+        let hdlr = full("hdlr", Bytes.u32(0) + Array("soun".utf8) + [UInt8](repeating: 0, count: 13))
+        let trak = Bytes.box("trak", full("tkhd", Bytes.u32(0) + Bytes.u32(0) + Bytes.u32(1)) + Bytes.box("mdia", mdhd + hdlr + Bytes.box("minf", stbl)))
+        let mvhd = full("mvhd", Bytes.u32(0) + Bytes.u32(0) + Bytes.u32(1_000) + Bytes.u32(116))
+        let moov = Bytes.box("moov", mvhd + trak)
+        movie = Array(moov.dropFirst(8))
+        file = ftyp + mdat + moov
     }
 }

@@ -138,8 +138,8 @@ struct JoinedStreamTests {
     @Test("a LibriVox book's sections, on another server, join as a downloaded file does: each its length, the second from where it was asked, a range from inside one fetched with a Range of its own; what cannot be joined says why",
           arguments: ["mp3", "m4a"])
     func remoteSections(_ kind: String) async throws {
-        // (An M4A as ffmpeg writes it: its movie box last, its chapters a text track whose samples
-        // lie between the sound's.)
+        // (An M4A as ffmpeg writes it: its movie box last, its chapters a text track of their own;
+        // the bytes between chunks are stepped over in MP4AudioTests.handMade.)
         let parts = [try await LibraryAPITests.audioFile("1.\(kind)", seconds: 4, title: "one", chapters: [("One", 0), ("Two", 2_000)], frequency: 440),
                      try await LibraryAPITests.audioFile("2.\(kind)", seconds: 4, title: "two", frequency: 1_320)]
         let site = try await FixtureSite.start(sections: parts)

@@ -14,7 +14,10 @@ struct RemoteParts: Sendable {
     let client: GuardedHTTPClient
     /// The most bytes read of one file.
     let maxBytes: Int
-    let heads = Recent<String, RemoteAudio>(lifetime: .minutes(30), capacity: 2_000)
+    let heads = Recent<String, MP3Head>(lifetime: .minutes(30), capacity: 2_000)
+    /// M4As' tables (a few hundred KB an hour): fewer kept, and none past `keptTableBytes`.
+    let movies = Recent<String, MP4Audio>(lifetime: .minutes(30), capacity: 32)
+    static let keptTableBytes = 4 << 20
 
     /// A file on another server, as far as its first bytes (or its `moov`) tell.
     enum RemoteAudio: Sendable {
@@ -60,11 +63,15 @@ struct RemoteParts: Sendable {
     /// The MP3 or M4A at `url`, read from its first bytes (and an M4A's `moov`).
     func head(of url: URL) async throws -> RemoteAudio {
         let key = url.absoluteString
-        if let known = heads.value(for: key) { return known }
-        let generation = heads.generation
+        if let known = heads.value(for: key) { return .mp3(known) }
+        if let known = movies.value(for: key) { return .mp4(known) }
+        let generation = (heads.generation, movies.generation)
         let first = try await bytes(of: url, from: 0, count: MP3Head.headBytes)
         guard let size = first.size, size > 0 else {
             throw Unjoinable(description: "Its server does not say how long the file is.")
+        }
+        guard size <= Int64(maxBytes) else {
+            throw Unjoinable(description: "Its file is larger than the server reads (\(maxBytes >> 20) MB).")
         }
         let audio: RemoteAudio
         do {
@@ -83,14 +90,27 @@ struct RemoteParts: Sendable {
             throw Unjoinable(description: "It is not an MP3 or M4A the server can join (\(error.description)).")
         }
         guard audio.duration > 0 else { throw Unjoinable(description: "It has no sound to play.") }
-        heads.store(audio, for: key, readAt: generation)
+        switch audio {
+        case .mp3(let head): heads.store(head, for: key, readAt: generation.0)
+        case .mp4(let movie) where movie.tableBytes <= Self.keptTableBytes: movies.store(movie, for: key, readAt: generation.1)
+        case .mp4: break  // (read again when asked: a table this large is rare, and kept it would crowd out the rest)
+        }
         return audio
     }
 
     /// An M4A's sound track, from its `moov` box: found by reading its boxes' headers from
-    /// `first` (its first bytes) on, then read whole where it is.
+    /// `first` (its first bytes) on, then read whole where it is. Each read past the first must be
+    /// answered with its range: from a server that sends the whole file each time, a `moov` at
+    /// the end would cost the file several times over.
     private func movie(of url: URL, first: [UInt8], size: Int64) async throws -> MP4Audio {
         var bytes = first, base: Int64 = 0
+        func read(from offset: Int64, count: Int) async throws -> [UInt8] {
+            let answer = try await self.bytes(of: url, from: offset, count: Int(min(Int64(count), size - offset)))
+            guard answer.ranged else {
+                throw Unjoinable(description: "Its server does not send parts of the file, and its M4A's index is not at its start.")
+            }
+            return answer.bytes
+        }
         for _ in 0..<Self.movieSearchReads {
             switch try MP4Audio.findMovie(in: bytes, at: base, size: size) {
             case .movie(let range):
@@ -98,23 +118,24 @@ struct RemoteParts: Sendable {
                 if range.lowerBound >= base, range.upperBound <= base + Int64(bytes.count) {
                     movie = Array(bytes[Int(range.lowerBound - base)..<Int(range.upperBound - base)])
                 } else {
-                    movie = try await self.bytes(of: url, from: range.lowerBound, count: range.count).bytes
+                    movie = try await read(from: range.lowerBound, count: range.count)
                     guard movie.count == range.count else { throw MediaFormatsError.malformed("its 'moov' box is cut short") }
                 }
                 return try MP4Audio.read(movie: movie, size: size)
             case .readFrom(let offset):
-                (bytes, base) = (try await self.bytes(of: url, from: offset, count: 64 << 10).bytes, offset)
+                (bytes, base) = (try await read(from: offset, count: 64 << 10), offset)
             }
         }
         throw MediaFormatsError.malformed("its 'moov' box was not found in \(Self.movieSearchReads) reads")
     }
 
     /// Up to `count` bytes of `url` from byte `from`, and the file's size when its server says it.
-    private func bytes(of url: URL, from: Int64, count: Int) async throws -> (bytes: [UInt8], size: Int64?) {
+    /// `ranged`: the server answered with the range (206), not the whole file.
+    private func bytes(of url: URL, from: Int64, count: Int) async throws -> (bytes: [UInt8], size: Int64?, ranged: Bool) {
         // A server that refuses a range past a short file's end (as some do) is asked for all of it.
         var answer: (status: Int, headers: HTTPHeaders, body: Handoff)
         do {
-            answer = try await client.stream(url, range: "bytes=\(from)-\(from + Int64(count) - 1)", maxBytes: maxBytes)
+            answer = try await client.stream(url, range: "bytes=\(from)-\(from + Int64(max(1, count)) - 1)", maxBytes: maxBytes)
         } catch OutsideFetchError.status(400, _) {
             answer = try await client.stream(url, range: nil, maxBytes: maxBytes)
         }
@@ -141,7 +162,7 @@ struct RemoteParts: Sendable {
             throw error
         }
         await answer.body.cancel()
-        return (collected, size)
+        return (collected, size, answer.status == 206)
     }
 
     /// The bytes of `chunk` after the first `skip` (those before the byte asked for, from a server
