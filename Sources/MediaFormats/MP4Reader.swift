@@ -26,7 +26,14 @@ enum MP4Reader {
         let movie = try readMovie(source)
         var walker = BoxWalker(bytes: movie)
         let parts = try walker.movie()
-        let duration = parts.duration
+        // The headers' length, unless the sound's own frames say less (a file whose headers lie,
+        // or one cut short: it is what it holds).
+        var duration = parts.duration
+        if let sound = parts.tracks.first(where: { $0.handler == FourCC("soun") }),
+           let held = try? heldDuration(sound, movieTimescale: parts.timescale, in: movie, fileSize: source.size) {
+            guard held > 0 else { throw MediaFormatsError.malformed("none of its sound's frames is in the file (it is cut short)") }
+            if held < duration - Self.lengthTolerance || duration <= 0 { duration = held }
+        }
         var chapters: [ParsedChapter] = []
         // A QuickTime chapter track is what Apple's players show; Nero `chpl` is the fallback.
         if let reference = parts.tracks.lazy.flatMap(\.chapterTrackIDs).first,
@@ -41,13 +48,101 @@ enum MP4Reader {
         return ParsedMedia(format: .mp4, duration: duration, tags: parts.tags, artwork: parts.artwork, chapters: chapters)
     }
 
+    /// How far a header's length may exceed its frames' before the frames' is taken (encoders
+    /// round; an edit list may end inside the last frame).
+    static let lengthTolerance = 0.5
+
+    // MARK: - The sound's own length
+
+    /// Seconds of the sound track's frames that lie whole inside the file: its time-to-sample table
+    /// summed over the frames the sample-to-chunk table and the chunk offsets place before the
+    /// file's end, less the priming the edit list hides (and no more than the edit lasts). Read
+    /// frame by frame with nothing kept, so a table of any size costs no memory.
+    /// - Throws: `MediaFormatsError` when the tables cannot be read (the headers' length stands).
+    static func heldDuration(_ track: Track, movieTimescale: UInt32, in movie: [UInt8], fileSize: Int64) throws -> Double {
+        guard track.timescale > 0, let table = track.sampleTable, let stsz = table.stsz, let stsc = table.stsc, let chunkTable = table.chunkOffsets else {
+            throw MediaFormatsError.malformed("the sound track does not say where its frames are")
+        }
+        var sizes = ByteCursor(movie, from: stsz.lowerBound, to: stsz.upperBound)
+        try sizes.skip(4, "the sample sizes")
+        let fixed = try sizes.u32("the sample sizes"), count = Int(try sizes.u32("the sample sizes"))
+        // (A fragmented file lists its frames in its fragments, not here: its headers stand.)
+        guard count > 0 else { throw MediaFormatsError.malformed("the sound track lists no frames in its movie box") }
+        var chunks = ByteCursor(movie, from: chunkTable.range.lowerBound, to: chunkTable.range.upperBound)
+        try chunks.skip(4, "the chunk offsets")
+        let chunkCount = Int(try chunks.u32("the chunk offsets"))
+        var runs = ByteCursor(movie, from: stsc.lowerBound, to: stsc.upperBound)
+        try runs.skip(4, "the sample-to-chunk table")
+        let runCount = Int(try runs.u32("the sample-to-chunk table"))
+        var run = (first: Int(try runs.u32("the sample-to-chunk table")), frames: Int(try runs.u32("the sample-to-chunk table")))
+        try runs.skip(4, "the sample-to-chunk table")
+        var runsLeft = runCount - 1
+        var next: (first: Int, frames: Int)? = nil
+        func nextRun() throws {
+            next = nil
+            guard runsLeft > 0 else { return }
+            next = (Int(try runs.u32("the sample-to-chunk table")), Int(try runs.u32("the sample-to-chunk table")))
+            try runs.skip(4, "the sample-to-chunk table")
+            runsLeft -= 1
+        }
+        try nextRun()
+        // The frames whole inside the file, in chunk order.
+        var held = 0
+        try chunks.require(chunkCount * (chunkTable.is64 ? 8 : 4), "the chunk offsets")
+        try runs.require((runCount - 1) * 12, "the sample-to-chunk table")
+        chunkLoop: for number in stride(from: 1, through: chunkCount, by: 1) {
+            guard held < count else { break }
+            var offset = Int64(chunkTable.is64 ? try chunks.u64("the chunk offsets") & UInt64(Int64.max) : UInt64(try chunks.u32("the chunk offsets")))
+            while let upcoming = next, upcoming.first <= number {
+                run = upcoming
+                try nextRun()
+            }
+            guard run.first <= number else { continue }
+            let inChunk = min(run.frames, count - held)
+            if fixed != 0 {
+                // One size for all: the chunk's frames at once (a count of billions costs nothing).
+                let fitting = offset > fileSize ? 0 : Int(min(Int64(inChunk), (fileSize - offset) / Int64(fixed)))
+                held += fitting
+                if fitting < inChunk { break chunkLoop }
+                continue
+            }
+            for _ in 0..<inChunk {
+                let size = Int64(try sizes.u32("the sample sizes"))
+                guard offset <= fileSize - size else { break chunkLoop }
+                offset += size
+                held += 1
+            }
+        }
+        // Their time.
+        var times = ByteCursor(movie, from: table.stts.lowerBound, to: table.stts.upperBound)
+        try times.skip(4, "the frame times")
+        let entries = Int(try times.u32("the frame times"))
+        try times.require(entries * 8, "the frame times")
+        var frames = 0, ticks: Int64 = 0
+        for _ in 0..<entries {
+            guard frames < held else { break }
+            let inRun = min(Int(try times.u32("the frame times")), held - frames), delta = Int64(try times.u32("the frame times"))
+            frames += inRun
+            let (span, overflow) = Int64(inRun).multipliedReportingOverflow(by: delta)
+            guard !overflow, span <= Int64.max - ticks else { throw MediaFormatsError.tooLarge("its frames' times add up past any length") }
+            ticks += span
+        }
+        if let edit = track.edit {
+            ticks -= min(max(0, edit.mediaTime), ticks)
+            if movieTimescale > 0, edit.duration > 0, edit.duration < UInt64(Int64.max) / UInt64(track.timescale) {
+                ticks = min(ticks, Int64(edit.duration) * Int64(track.timescale) / Int64(movieTimescale))
+            }
+        }
+        return Double(ticks) / Double(track.timescale)
+    }
+
     // MARK: - Top level
 
     /// Walks the top-level boxes by their headers (no payload is read) and returns the `moov` payload.
     private static func readMovie(_ source: ByteSource) throws -> [UInt8] {
         var offset: Int64 = 0
         var count = 0
-        while offset + 8 <= source.size {
+        while offset >= 0, source.size - offset >= 8 {  // (not `offset + 8`: a box may claim a size near 2^63)
             count += 1
             guard count <= maxTopLevelBoxes else { throw MediaFormatsError.tooLarge("more than \(maxTopLevelBoxes) top-level boxes") }
             let header = try source.bytes(at: offset, count: 16)

@@ -35,11 +35,17 @@ public enum MediaFile {
 /// Chapter starts made into closed ranges.
 enum ChapterRanges {
     /// Orders the starts (a stable sort: files list them in any order), and ends each chapter at
-    /// the next one's start and the last at `duration` (never before its own start).
+    /// the next one's start and the last at `duration` (never before its own start). Chapters
+    /// that start at or past the end of a file with a length are dropped (a file whose chapters
+    /// outrun its sound: the first is kept, from 0).
     static func closed(_ starts: [(title: String, start: Double)], duration: Double) -> [ParsedChapter] {
-        let ordered = starts.enumerated()
+        var ordered = starts.enumerated()
             .map { (index: $0.offset, title: $0.element.title, start: max(0, $0.element.start.isFinite ? $0.element.start : 0)) }
             .sorted { ($0.start, $0.index) < ($1.start, $1.index) }
+        if duration > 0, ordered.contains(where: { $0.start >= duration }) {
+            let inside = ordered.filter { $0.start < duration }
+            ordered = inside.isEmpty ? [(index: ordered[0].index, title: ordered[0].title, start: 0)] : inside
+        }
         return ordered.enumerated().map { position, chapter in
             let end = position + 1 < ordered.count ? ordered[position + 1].start : max(chapter.start, duration)
             return ParsedChapter(title: chapter.title, start: chapter.start, end: end)

@@ -165,6 +165,51 @@ struct MP4AudioTests {
         }
     }
 
+    @Test("a file's length is its frames', not its headers': headers that say 10 hours for 2 s of sound, chapters past the end, a file cut to 40 % (issue 50)")
+    func lyingLengths() throws {
+        let directory = try Fixtures.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 2 s whose mvhd, tkhd and mdhd say 10 hours (each in its own timescale).
+        let short = directory.appendingPathComponent("short.m4a")
+        try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "aac", "-movflags", "+faststart", short.path])
+        var bytes = [UInt8](try Data(contentsOf: short))
+        func patch(_ type: String, durationAt field: Int) throws {
+            let index = try #require((0..<bytes.count - 8).first { Array(bytes[$0..<$0 + 4]) == Array(type.utf8) })
+            #expect(bytes[index + 4] == 0, "\(type) is version 0")
+            let timescale = type == "tkhd" ? 1_000 : Int(Bytes.u32Value(bytes, index + 16))
+            bytes.replaceSubrange(index + field..<index + field + 4, with: Bytes.u32(UInt32(36_000 * timescale)))
+        }
+        try patch("mvhd", durationAt: 20)
+        try patch("tkhd", durationAt: 24)
+        try patch("mdhd", durationAt: 20)
+        let lying = directory.appendingPathComponent("lying.m4a")
+        try Data(bytes).write(to: lying)
+        #expect(abs(try MediaFile.parse(path: short.path).duration - 2) < 0.05)
+        #expect(abs(try MediaFile.parse(path: lying.path).duration - 2) < 0.05, "read as its headers say")
+
+        // Chapters at 0 s, 1 s and an hour in, for 2 s of sound: the last is dropped, the second ends at the end.
+        let metadata = try Fixtures.metadata(in: directory, chapters: [.init(title: "One", start: 0, end: 1_000), .init(title: "Two", start: 1_000, end: 3_600_000),
+                                                                      .init(title: "Far", start: 3_600_000, end: 18_000_000)])
+        let book = try Fixtures.make("far.m4b", in: directory, seconds: 2, codec: ["-c:a", "aac"], metadata: metadata)
+        let chapters = try MediaFile.parse(path: book.path).chapters
+        #expect(chapters.map(\.title) == ["One", "Two"] && abs((chapters.last?.end ?? 0) - 2) < 0.05, "\(chapters)")
+
+        // 60 s cut to 40 %: what it holds, about 24 s.
+        let long = directory.appendingPathComponent("long.m4a")
+        try Fixtures.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=60", "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", long.path])
+        let whole = try Data(contentsOf: long)
+        let cut = directory.appendingPathComponent("cut.m4a")
+        try whole.prefix(whole.count * 4 / 10).write(to: cut)
+        #expect(abs(try MediaFile.parse(path: long.path).duration - 60) < 0.1)
+        let held = try MediaFile.parse(path: cut.path).duration
+        #expect(held > 20 && held < 26, "a file cut to 40 % reads as \(held) s")
+
+        // A box that claims to reach 2^63 bytes: refused, not a crash of the server reading it.
+        let huge = Bytes.box("ftyp", Array("M4A ".utf8) + Bytes.u32(0)) + Bytes.u32(1) + Array("free".utf8)
+            + Bytes.u32(0x7FFF_FFFF) + Bytes.u32(0xFFFF_FFEF) + [UInt8](repeating: 0, count: 16)
+        #expect(throws: MediaFormatsError.self) { try MP4Reader.parse(MemoryByteSource(huge)) }
+    }
+
     /// A file decoded by ffmpeg to mono samples at 44.1 kHz.
     static func samples(_ file: URL, format: String? = nil) throws -> [Float] {
         let input = (format.map { ["-f", $0] } ?? []) + ["-i", file.path]
