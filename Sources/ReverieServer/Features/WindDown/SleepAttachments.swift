@@ -1,5 +1,6 @@
 import AudioRender
 import Foundation
+import MediaFormats
 import SleepLibrary
 import SpokenScript
 import Vapor
@@ -44,7 +45,12 @@ public struct SleepAttachments: Sendable {
     private func check(_ file: URL) async throws {
         let probe = try await sleepAudio.files.probe(file)
         guard AudioFiles.acceptedContainers.contains(probe.container) else { throw WindDownError.unsupportedContainer(probe.container) }
-        guard probe.duration <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(probe.duration / 60)) }
+        // ffprobe takes an MP3's or an MP4's header at its word; our own reader weighs it against
+        // the bytes there are (a 2 s MP3 whose header says 10 hours lasts 2 s, and is taken).
+        let path = file.path
+        let held = await Task.detached { try? MediaFile.parse(path: path).duration }.value
+        let seconds = held.map { min($0, probe.duration) } ?? probe.duration
+        guard seconds <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(seconds / 60)) }
     }
 
     private func levelAndAttach(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
