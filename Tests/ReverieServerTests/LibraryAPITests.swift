@@ -58,6 +58,19 @@ struct LibraryAPITests {
             #expect(summary.chapters.isEmpty && summary.chapterCount == 2_000 && summary.chaptersPlayed == 0)
             let page = try await client.send(.GET, "/api/library/\(item.id)", auth: .cookie(owner)).decode(LibraryItemInfo.self)
             #expect(page.chapters.count == 2_000 && page.chapters.last?.title == "Part 2000")
+
+            // An M4A of 2 s whose mvhd, tkhd and mdhd say 10 hours (issue 50): stored at its 2 s.
+            var lying = [UInt8](try await Self.audioFile("short.m4a", seconds: 2, title: "Short"))
+            for (type, field) in [("mvhd", 20), ("tkhd", 24), ("mdhd", 20)] {
+                let at = try #require((0..<lying.count - 8).first { lying[$0..<$0 + 4].elementsEqual(type.utf8) })
+                let timescale = type == "tkhd" ? 1_000 : Int(lying[at + 16]) << 24 | Int(lying[at + 17]) << 16 | Int(lying[at + 18]) << 8 | Int(lying[at + 19])
+                let claimed = UInt32(36_000 * timescale)
+                lying.replaceSubrange(at + field..<at + field + 4, with: [UInt8(claimed >> 24), UInt8(claimed >> 16 & 0xFF), UInt8(claimed >> 8 & 0xFF), UInt8(claimed & 0xFF)])
+            }
+            let short = try await client.send(.POST, "/api/library?kind=music", data: Data(lying), contentType: "audio/mp4", auth: .cookie(owner))
+            #expect(short.status == .created, "\(short.text)")
+            let stored = try short.decode(LibraryUploadResult.self).item
+            #expect(abs(stored.duration - 2) < 0.1, "stored as \(stored.duration) s")
         }
     }
 
