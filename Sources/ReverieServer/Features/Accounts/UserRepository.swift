@@ -74,6 +74,21 @@ struct FluentUserRepository: UserRepository {
             try await UserModel.query(on: database).filter(\.$id == id).delete()
         }
         signIns?.forgetAll()
+        try await checkpointAfterRemoval()
+    }
+
+    /// On SQLite the pages the removal changed stay in the write-ahead log, old contents and all,
+    /// until a checkpoint (some 1,000 pages of writes later): one now, which copies them into the
+    /// file (where `secure_delete` has zeroed what was freed) and truncates the log, so the removed
+    /// person's words are in no file. A reader holding an old snapshot makes it busy for a
+    /// moment: it is tried again a few times.
+    private func checkpointAfterRemoval() async throws {
+        guard let sql = database as? any SQLDatabase, sql.dialect.name == "sqlite" else { return }
+        for attempt in 0..<10 {
+            let row = try await sql.raw("PRAGMA wal_checkpoint(TRUNCATE)").first()
+            if (try? row?.decode(column: "busy", as: Int.self)) == 0 { return }
+            try await Task.sleep(for: .milliseconds(20 << min(attempt, 4)))
+        }
     }
 
     func setPlan(of id: UUID, plan: String?, bypass: Bool?) async throws -> UserRecord? {
