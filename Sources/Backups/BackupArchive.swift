@@ -55,9 +55,21 @@ public enum BackupArchive {
         try checkListing(manifest)
         for listed in manifest.files {
             let file = backup.appendingPathComponent(listed.path)
+            // No part of its path a link: a link would be restored as one, pointing wherever it
+            // points, outside the data folder too.
+            var walked = backup
+            for part in listed.path.split(separator: "/") {
+                walked.appendPathComponent(String(part))
+                if (try? FileManager.default.attributesOfItem(atPath: walked.path)[.type] as? FileAttributeType) == .typeSymbolicLink {
+                    throw BackupError.damaged(listed.path, "it is a link (\(walked.lastPathComponent)), not a file in the backup")
+                }
+            }
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder) else { throw BackupError.damaged(listed.path, "it is missing") }
             guard !isFolder.boolValue else { throw BackupError.damaged(listed.path, "it is a folder, not a file") }
+            guard (try? FileManager.default.attributesOfItem(atPath: file.path)[.type] as? FileAttributeType) == .typeRegular else {
+                throw BackupError.damaged(listed.path, "it is not a regular file (a device or a pipe)")
+            }
             guard let found = try? entry(file, relative: listed.path) else { throw BackupError.damaged(listed.path, "it cannot be read") }
             guard found.bytes == listed.bytes else { throw BackupError.damaged(listed.path, "it has \(found.bytes) bytes, not \(listed.bytes)") }
             guard found.sha256 == listed.sha256 else { throw BackupError.damaged(listed.path, "its contents changed (SHA-256 differs)") }

@@ -84,9 +84,41 @@ struct BackupTests {
         }
         try await withTestApp(.sqlite) { client in
             _ = try await client.setUpOwner()
+            // A media file beside the database.
+            let media = client.app.services.config.mediaDirectory("winddown")
+            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+            try Data("sound".utf8).write(to: media.appendingPathComponent("kept.m4a"))
             let sql = try #require(client.app.db as? any SQLDatabase)
             _ = try await Backup.make(config: client.app.services.config, database: sql, into: backup)
         }
+        // A listed file swapped for a link to one outside (with the same bytes, so its hash holds),
+        // and a manifest that lists no database: refused, nothing restored (issue 50).
+        let manifestFile = backup.appendingPathComponent("manifest.json")
+        let original = try Data(contentsOf: manifestFile)
+        let manifest = try JSONSerialization.jsonObject(with: original) as! [String: Any]
+        let listed = manifest["files"] as! [[String: Any]]
+        let other = try #require(listed.map { $0["path"] as! String }.first { $0 != "reverie.sqlite" }, "a file besides the database")
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try FileManager.default.moveItem(at: backup.appendingPathComponent(other), to: outside)
+        try FileManager.default.createSymbolicLink(at: backup.appendingPathComponent(other), withDestinationURL: outside)
+        await #expect {
+            try await Backup.restore(from: backup, into: restored)
+        } throws: { error in
+            (error as? BackupError)?.description.contains("it is a link") == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: restored.path))
+        try FileManager.default.removeItem(at: backup.appendingPathComponent(other))
+        try FileManager.default.moveItem(at: outside, to: backup.appendingPathComponent(other))
+        var noDatabase = manifest
+        noDatabase["files"] = listed.filter { $0["path"] as? String != "reverie.sqlite" }
+        try JSONSerialization.data(withJSONObject: noDatabase).write(to: manifestFile)
+        await #expect(throws: BackupError.damaged("reverie.sqlite", "the manifest lists no database; it is not a whole backup")) {
+            try await Backup.restore(from: backup, into: restored)
+        }
+        #expect(!FileManager.default.fileExists(atPath: restored.path))
+        try original.write(to: manifestFile)
+
         // One byte of the database changed.
         let database = backup.appendingPathComponent("reverie.sqlite")
         var bytes = try Data(contentsOf: database)

@@ -19,7 +19,7 @@ public enum Backup {
 
     /// The folders under the data directory a backup keeps.
     public static let kept = ["media", "cache/speech", "tls"]
-        static let sqliteName = "reverie.sqlite"
+    static let sqliteName = "reverie.sqlite"
     static let postgresName = "reverie.pgdump"
 
     /// How far a backup has got: 0…1 by bytes copied, and what it is copying.
@@ -114,6 +114,11 @@ public enum Backup {
             return try await restore(from: unpacked, into: dataDirectory, databaseURL: databaseURL, runner: runner)
         }
         let manifest = try BackupArchive.verify(backup)
+        // A backup is its database first: one that lists none would restore a server with nothing.
+        let databaseFile = manifest.database == "postgres" ? postgresName : sqliteName
+        guard manifest.files.contains(where: { $0.path == databaseFile }) else {
+            throw BackupError.damaged(databaseFile, "the manifest lists no database; it is not a whole backup")
+        }
         if manifest.database == "postgres" {
             guard let databaseURL, databaseURL.hasPrefix("postgres") else { throw BackupError.needsDatabase }
             let dump = backup.appendingPathComponent(postgresName)
