@@ -19,8 +19,8 @@ export SWIFT_BACKTRACE=enable=no
 mkdir -p "$out"
 
 # harness name → module whose sources it is built with
-declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats [backup]=Backups [hls]=MediaFormats)
-declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz [backup]=BackupFuzz [hls]=HLSFuzz)
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats [backup]=Backups [hls]=MediaFormats [range]=MediaFormats)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz [backup]=BackupFuzz [hls]=HLSFuzz [range]=RangeFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
 # Reader (extract, epub, text, pdf, audiobook) is built with Feeds and Archives (zips, through
 # zlib), which it imports, as one module; the audiobook harness adds MediaFormats, whose MP3Book
@@ -36,7 +36,7 @@ declare -A clibs=([lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -
 declare -A options=()
 declare -A asan=()
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media hls feed transcript opml extract epub text pdf audiobook backup)
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media hls range feed transcript opml extract epub text pdf audiobook backup)
 
 # Reader's harnesses build Reader, Feeds and Archives as one module, the lyrics harness Rhymes
 # with Installation, and the backup harness Backups with Archives, ZIPFoundation and our SHA256
