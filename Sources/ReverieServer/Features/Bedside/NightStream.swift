@@ -44,10 +44,11 @@ struct NightStreamController: RouteCollection {
     /// stream again at once after a change of its own).
     static let lead = 3.0
     /// How far ahead of the wall clock a connection's first sound is made: what a player takes from
-    /// the first bytes to the first sound (Chromium here: 0.9–1.0 s at 128 kb/s), so the chime is
-    /// heard at its minute rather than that much after it. A player that starts sooner hears it as
-    /// much early.
-    static let playerStart = 0.5
+    /// the first bytes to the first sound (Chromium here: 0.9–1.0 s at 128 kb/s on a quiet machine,
+    /// more on a busy one), so the chime is heard at its minute rather than that much after it. A
+    /// player that starts sooner hears it as much early. (At 0.5 s, a locked run on a busy machine
+    /// heard the chime 2.1 s late.)
+    static let playerStart = 1.0
     /// How often the person's settings are read again.
     static let reading = 0.5
     /// The rates a player may ask for (kb/s; MPEG-2 Layer III at 16 kHz), and the one it gets unasked.
