@@ -135,15 +135,7 @@ public struct MP4Audio: Sendable, Equatable {
             previousEnd = chunk.offset + bytes
         }
         let ticks = times.reduce(Int64(0)) { $0 + Int64($1.count) * $1.delta }
-        var priming: Int64 = 0
-        var heard = ticks
-        if let edit = track.edit {
-            priming = min(max(0, edit.mediaTime), ticks)
-            heard = ticks - priming
-            if parts.timescale > 0, edit.duration > 0, edit.duration < UInt64(Int64.max) / UInt64(track.timescale) {
-                heard = min(heard, Int64(edit.duration) * Int64(track.timescale) / Int64(parts.timescale))
-            }
-        }
+        let (priming, heard) = track.heard(ticks, movieTimescale: parts.timescale)
         guard heard > 0 else { throw MediaFormatsError.malformed("its sound track lasts no time") }
         return MP4Audio(size: size, timescale: Int(track.timescale), priming: priming, duration: Double(heard) / Double(track.timescale),
                         adts: adts, times: times, sizes: sizes, chunks: chunks)

@@ -127,13 +127,7 @@ enum MP4Reader {
             guard !overflow, span <= Int64.max - ticks else { throw MediaFormatsError.tooLarge("its frames' times add up past any length") }
             ticks += span
         }
-        if let edit = track.edit {
-            ticks -= min(max(0, edit.mediaTime), ticks)
-            if movieTimescale > 0, edit.duration > 0, edit.duration < UInt64(Int64.max) / UInt64(track.timescale) {
-                ticks = min(ticks, Int64(edit.duration) * Int64(track.timescale) / Int64(movieTimescale))
-            }
-        }
-        return Double(ticks) / Double(track.timescale)
+        return Double(track.heard(ticks, movieTimescale: movieTimescale).heard) / Double(track.timescale)
     }
 
     // MARK: - Top level
@@ -319,6 +313,18 @@ struct Track {
     /// The edit list's first edit that shows the media: where in the media it starts (the
     /// encoder's priming before it is not heard) and how long it lasts, in the movie's timescale.
     var edit: (mediaTime: Int64, duration: UInt64)?
+
+    /// Of `ticks` of frames, the priming the edit list hides and what is heard after it (no more
+    /// than the edit lasts, which is in the movie's timescale), in the track's timescale.
+    func heard(_ ticks: Int64, movieTimescale: UInt32) -> (priming: Int64, heard: Int64) {
+        guard let edit, timescale > 0 else { return (0, ticks) }
+        let priming = min(max(0, edit.mediaTime), ticks)
+        var heard = ticks - priming
+        if movieTimescale > 0, edit.duration > 0, edit.duration < UInt64(Int64.max) / UInt64(timescale) {
+            heard = min(heard, Int64(edit.duration) * Int64(timescale) / Int64(movieTimescale))
+        }
+        return (priming, heard)
+    }
 }
 
 struct MovieParts {
