@@ -98,7 +98,7 @@ final class PodcastSite: Sendable {
             <?xml version="1.0" encoding="UTF-8"?>
             <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:podcast="https://podcastindex.org/namespace/1.0">
             <channel><title>Night Owls \(n)</title><link>\(here)/</link><itunes:author>Ann Host</itunes:author>
-            <itunes:image href="\(here)/art.jpg"/><description>Birds at night.</description>
+            <itunes:image href="\(here)/art.jpg?feed=\(n)"/><description>Birds at night.</description>
             \(items)
             </channel></rss>
             """
@@ -185,7 +185,7 @@ final class PodcastSite: Sendable {
             let here = base(req)
             return """
             [{"stationuuid":"\(stationID)","name":"Night Owl FM","url":"\(here)/radio/owl.pls","url_resolved":"\(here)/audio/tone.mp3","homepage":"https://owl.example/","favicon":"","country":"Nowhere","tags":"ambient,night","codec":"MP3","bitrate":128,"hls":0,"votes":10},
-             {"stationuuid":"\(hlsStationID)","name":"Owl HLS","url":"\(here)/radio/owl.m3u8","url_resolved":"\(here)/radio/owl.m3u8","codec":"AAC","hls":1,"tags":""},
+             {"stationuuid":"\(hlsStationID)","name":"Owl HLS","url":"\(here)/radio/owl.m3u8","url_resolved":"\(here)/radio/owl.m3u8","favicon":"\(here)/art.jpg?station=hls","codec":"AAC","hls":1,"tags":""},
              {"stationuuid":"not-a-uuid","name":"Broken"}]
             """
         }

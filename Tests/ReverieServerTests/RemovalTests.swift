@@ -47,7 +47,7 @@ struct RemovalTests {
         }
     }
 
-    @Test("one of everything: the person's rows, downloads, library files and what was made from them go; a podcast only they followed goes; what others use stays",
+    @Test("one of everything: the person's rows, downloads, library files and what was made from them go; a podcast only they followed goes, with its kept cover; what others use stays",
           arguments: TestDatabase.all)
     func oneOfEverything(database: TestDatabase) async throws {
         try await PodcastAPITests.withSite { site in
@@ -80,6 +80,20 @@ struct RemovalTests {
                 #expect(try await client.send(.POST, "/api/queues/\(upNext.id)/entries", json: QueueAddRequest(item: "podcast:\(episode.id)"), auth: .cookie(bea)).status == .created)
                 #expect(try await client.send(.POST, "/api/queues", json: QueueNameRequest(name: "Bedtime"), auth: .cookie(bea)).status == .created)
 
+                // Covers and a station's icon, kept as she looked at them: her podcast's, the
+                // shared one's, the icon of a station only she keeps and one ada keeps too.
+                let kept = try await client.send(.PUT, "/api/radio/favourites/\(PodcastSite.hlsStationID)", auth: .cookie(bea)).decode(RadioStationList.self)
+                _ = try await client.send(.PUT, "/api/radio/favourites/\(PodcastSite.hlsStationID)", auth: .cookie(ada))
+                #expect(try await client.send(.PUT, "/api/radio/favourites/\(PodcastSite.stationID)", auth: .cookie(bea)).status == .ok)
+                let pictures = [hers.image, shared.image, kept.stations.first?.favicon].compactMap { $0 }
+                #expect(pictures.count == 3 && Set(pictures).count == 3, "\(pictures)")
+                for address in pictures {
+                    let picture = try await client.send(.GET, "/api/artwork?url=\(address.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? address)", auth: .cookie(bea))
+                    #expect(picture.headers.contentType == .jpeg, "\(address)")
+                }
+                let artwork = config.cacheDirectory("artwork")
+                #expect(Self.files(artwork).count == 3)
+
                 let downloads = config.mediaDirectory("podcasts"), library = config.mediaDirectory("library")
                 let renditions = config.cacheDirectory("renditions")
                 #expect(Self.files(downloads).count == 1 && Self.files(library).count == 1 && Self.files(renditions).count == 2)
@@ -106,6 +120,9 @@ struct RemovalTests {
                 #expect(try await client.send(.GET, "/api/podcasts/\(shared.id)", auth: .cookie(ada)).status == .ok)
                 // Her download, her library file and what was made from them are gone.
                 #expect(Self.files(downloads) == [] && Self.files(library) == [] && Self.files(renditions) == [])
+                // Her podcast's cover is let go; the shared podcast's and the station's that ada keeps too stay.
+                let stay = [shared.image, kept.stations.first?.favicon].compactMap { $0 }.map { "\(ArtworkStore.name(of: $0)).jpg" }
+                #expect(Self.files(artwork).sorted() == stay.sorted())
             }
         }
     }

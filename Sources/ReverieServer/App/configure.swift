@@ -125,6 +125,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let podcastsFeature = PodcastsFeature(podcasts: podcasts, podcastIndexCredentials: app.store { FluentPodcastIndexCredentialsStore(database: $0) },
                                           progress: progress, jobRecords: jobRecords, media: media, renditions: renditions, client: outside,
                                           threadPool: app.threadPool, config: config, queue: queue, clock: clock, now: now, logger: app.logger)
+    let artwork = ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)
     let features: [any Feature] = [
         HealthFeature(databaseKind: config.database.kind, readiness: readiness, engines: engines),
         SpeechFeature(speechRenders: speechRenders, media: media, speech: speech, config: config, now: now, logger: app.logger),
@@ -143,7 +144,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         QueuesFeature(queues: app.store { FluentQueueRepository(database: $0) }, podcasts: podcasts, library: libraryItems, articles: articles,
                       librivox: librivox.controller),
         JobsFeature(jobRecords: jobRecords),
-        ArtworkFeature(store: ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)),
+        ArtworkFeature(store: artwork),
         BackupFeature(jobRecords: jobRecords, backups: backups, database: sql, config: config, queue: queue, now: now),
         ArticlesFeature(articles: articles, media: media, client: outside, config: config, queue: queue, now: now),
         podcastsFeature,
@@ -151,7 +152,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         MeditateFeature(meditationSessions: app.store { FluentMeditationSessionRepository(database: $0) }, media: media, manifest: manifest,
                         audio: meditationAudio, now: now),
         AccountsFeature(users: users, tokens: tokens, speechRenders: speechRenders, podcasts: podcasts, library: library,
-                        meditationAudio: meditationAudio, speech: speech, hashing: hashing, throttle: throttle, config: config, now: now),
+                        meditationAudio: meditationAudio, speech: speech, artwork: artwork, hashing: hashing, throttle: throttle, config: config, now: now),
         PlansFeature(users: users, developmentMode: config.developmentMode),
         SettingsFeature(settings: settings, developmentMode: config.developmentMode),
         WebAppFeature(webDirectory: config.webDirectory),

@@ -7,10 +7,10 @@ struct AccountsFeature: Feature {
     let routes: [any RouteCollection]
 
     init(users: Store<any UserRepository>, tokens: Store<any AuthTokenRepository>, speechRenders: Store<any SpeechRenderRepository>,
-         podcasts: Store<any PodcastRepository>, library: LibraryStore, meditationAudio: MeditationAudio, speech: SpeechJobs,
+         podcasts: Store<any PodcastRepository>, library: LibraryStore, meditationAudio: MeditationAudio, speech: SpeechJobs, artwork: ArtworkStore,
          hashing: PasswordHashing, throttle: LoginThrottle, config: ServerConfig, now: @escaping @Sendable () -> Date) {
         let removal = AccountRemoval(users: users, speechRenders: speechRenders, podcasts: podcasts, library: library,
-                                     meditationAudio: meditationAudio, speech: speech, config: config)
+                                     meditationAudio: meditationAudio, speech: speech, artwork: artwork, config: config)
         routes = [
             AuthController(users: users, tokens: tokens, hashing: hashing, throttle: throttle, sessionLifetime: config.sessionLifetime,
                            secureCookies: config.secureCookies, front: config.front, now: now),

@@ -30,10 +30,11 @@ enum PersonalData {
     /// - `personal`: a person's own files, removed with them (`AccountRemoval`);
     /// - `shared`: kept by content and shared by everyone who has the same bytes, removed when the
     ///   last one who uses them goes (library files and their covers, renders, and what is made
-    ///   from a library file: its sleep-timer renditions and practice speeds);
+    ///   from a library file: its sleep-timer renditions and practice speeds), and pictures from
+    ///   other hosts, let go when no one's podcasts or stations show them any more;
     /// - `server`: made for everyone (Wind Down, Bedside and Meditate's sounds, rhymes, uploads
     ///   still arriving).
     static let personalFolders = ["media/podcasts"]
-    static let sharedFolders = ["media/library", "media/artwork", "cache/speech", "cache/renditions", "cache/practice"]
-    static let serverFolders = ["media/.incoming", "media/winddown", "cache/sleep", "cache/bedside", "cache/meditation", "cache/rhymes", "cache/artwork"]
+    static let sharedFolders = ["media/library", "media/artwork", "cache/speech", "cache/renditions", "cache/practice", "cache/artwork"]
+    static let serverFolders = ["media/.incoming", "media/winddown", "cache/sleep", "cache/bedside", "cache/meditation", "cache/rhymes"]
 }

@@ -1,6 +1,8 @@
 import Crypto
 import Feeds
 import Foundation
+import ReverieAPI
+import SQLKit
 import Vapor
 
 /// Pictures from other hosts (podcasts' and episodes' covers, radio stations' icons, LibriVox
@@ -37,10 +39,15 @@ struct ArtworkStore: Sendable {
     <circle cx="60" cy="60" r="6" fill="#ff5fd9"/></svg>
     """.utf8)
 
+    /// The name its picture is kept under (without the extension): the address's SHA-256.
+    static func name(of address: String) -> String {
+        SHA256.hash(data: Data(address.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// The picture at `address`: from memory, from the folder, or fetched and kept.
     func picture(_ address: String) async throws -> Picture {
         if let kept = recent.value(for: address) { return kept }
-        let name = SHA256.hash(data: Data(address.utf8)).map { String(format: "%02x", $0) }.joined()
+        let name = Self.name(of: address)
         for (type, ext) in Self.extensions {
             let file = directory.appendingPathComponent("\(name).\(ext)")
             if let data = try? Data(contentsOf: file) {
@@ -69,6 +76,21 @@ struct ArtworkStore: Sendable {
         recent.store(picture, for: address, readAt: generation)
         trim()
         return picture
+    }
+
+    /// Removes what is kept of the pictures at `addresses`, on disk and in memory (a removed
+    /// person's covers that no one else uses); how many files went.
+    @discardableResult
+    func forget(_ addresses: some Sequence<String>) -> Int {
+        var removed = 0
+        for address in addresses {
+            let name = Self.name(of: address)
+            for ext in Self.extensions.values where (try? FileManager.default.removeItem(at: directory.appendingPathComponent("\(name).\(ext)"))) != nil {
+                removed += 1
+            }
+        }
+        recent.forgetAll()
+        return removed
     }
 
     /// Lets the pictures used longest ago go until the folder is under three quarters of its cap.
@@ -122,5 +144,50 @@ struct ArtworkController: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get("api", "artwork", use: store.answer)
+    }
+}
+
+/// The pictures from other hosts a person's rows show: their podcasts' and episodes' covers
+/// (followed or downloaded) and their radio stations' icons. Removing a person lets go of the
+/// kept ones no one else's rows show.
+enum ArtworkUse {
+    /// Every picture address the rows of `owner` show.
+    static func addresses(shownTo owner: UUID, _ sql: any SQLDatabase) async throws -> Set<String> {
+        let covers = try await sql.raw("""
+            SELECT p.image AS address FROM podcasts p JOIN podcast_subscriptions s ON s.podcast_id = p.id
+              WHERE s.owner_id = \(bind: owner) AND p.image IS NOT NULL
+            UNION SELECT e.image FROM podcast_episodes e JOIN podcast_subscriptions s ON s.podcast_id = e.podcast_id
+              WHERE s.owner_id = \(bind: owner) AND e.image IS NOT NULL
+            UNION SELECT e.image FROM podcast_episodes e JOIN episode_downloads d ON d.episode_id = e.id
+              WHERE d.owner_id = \(bind: owner) AND e.image IS NOT NULL
+            """).all().map { try $0.decode(column: "address", as: String.self) }
+        let stations = try await sql.raw("SELECT station FROM radio_favourites WHERE owner_id = \(bind: owner)").all()
+        return Set(covers).union(try icons(stations))
+    }
+
+    /// Those of `addresses` that some row still shows.
+    static func stillShown(_ addresses: Set<String>, _ sql: any SQLDatabase) async throws -> Set<String> {
+        var shown = Set<String>()
+        let all = Array(addresses)
+        // In slices, under every database's limit on bound values.
+        for start in stride(from: 0, to: all.count, by: 500) {
+            let slice = SQLList(all[start..<min(all.count, start + 500)].map { SQLBind($0) })
+            let rows = try await sql.raw("""
+                SELECT image AS address FROM podcasts WHERE image IN (\(slice))
+                UNION SELECT image FROM podcast_episodes WHERE image IN (\(slice))
+                """).all()
+            shown.formUnion(try rows.map { try $0.decode(column: "address", as: String.self) })
+        }
+        let stations = try await sql.raw("SELECT station FROM radio_favourites").all()
+        return shown.union(try icons(stations).intersection(addresses))
+    }
+
+    /// The icons of stored radio stations (`RadioStationInfo` as JSON); a row that no longer
+    /// decodes shows none.
+    private static func icons(_ rows: [any SQLRow]) throws -> Set<String> {
+        Set(try rows.compactMap { row in
+            let json = try row.decode(column: "station", as: String.self)
+            return (try? JSONDecoder().decode(RadioStationInfo.self, from: Data(json.utf8)))?.favicon
+        })
     }
 }
