@@ -2,7 +2,7 @@ import Foundation
 
 /// A personal access token as listed; the secret itself is never shown again after creation.
 public struct TokenInfo: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var name: String
     /// The first characters of the secret, to tell tokens apart.
     public var prefix: String

@@ -2,7 +2,7 @@ import Foundation
 
 /// A person with an account on this server.
 public struct UserInfo: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var username: String
     /// The owner created the server and manages the other accounts.
     public var isOwner: Bool

@@ -2,7 +2,7 @@ import Foundation
 
 /// A song being written.
 public struct Composition: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var title: String
     public var lyrics: String
     /// Goes up by one with every saved edit; send it back as `If-Match` when saving.
@@ -13,7 +13,7 @@ public struct Composition: Codable, Sendable, Equatable {
     /// A theme for this song only (the seed's `themeOverride`).
     public var themeOverride: Theme?
     /// When this is a conflict copy: the composition whose save it lost to.
-    public var conflictOf: UUID?
+    @LowercaseOptionalID public var conflictOf: UUID?
     /// The rhyme analysis of these lyrics as JSON (`POST /api/rhymes/analyze`'s answer), made on
     /// the first open of each version, so an editor can light up the rhymes before asking; nil in
     /// save answers and when rhymes are unavailable.

@@ -2,7 +2,7 @@ import Foundation
 
 /// One row of the compositions list.
 public struct CompositionSummary: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var title: String
     public var version: Int
     public var updatedAt: Date

@@ -4,7 +4,7 @@ import Foundation
 /// answers of `…/latest`). Field names are the seed's snake_case.
 public struct MeditationSessionRecord: Codable, Sendable, Equatable {
     /// Made by the client when the session ends; sending the same id again changes nothing.
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var sessionType: String
     public var startedAt: Date
     public var completedAt: Date

@@ -4,7 +4,7 @@ import Foundation
 /// the progress log (`podcast:<episodeID>`, `library:<itemID>`, `librivox:<bookID>`,
 /// `article:<articleID>`), with what the queue's screen shows of it.
 public struct QueueEntryInfo: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var item: String
     /// `episode`, `book`, `librivox` or `article`.
     public var kind: String
@@ -23,7 +23,7 @@ public struct QueueEntryInfo: Codable, Sendable, Equatable {
 /// A queue: the person's Up Next (`main`), or one of their named lists ("Bedtime", "Commute").
 /// Its first entry is the one playing, or to play.
 public struct QueueInfo: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     public var name: String
     public var main: Bool
     public var entries: [QueueEntryInfo]

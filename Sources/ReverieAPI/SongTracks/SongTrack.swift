@@ -2,9 +2,9 @@ import Foundation
 
 /// A track attached to a song, to write against: one of the person's Listen music items.
 public struct SongTrack: Codable, Sendable, Equatable {
-    public var id: UUID
+    @LowercaseID public var id: UUID
     /// The Listen music item (`/api/library/{itemID}`).
-    public var itemID: UUID
+    @LowercaseID public var itemID: UUID
     /// From the file's tags (the file's name when it has none).
     public var title: String
     public var artist: String?

@@ -91,3 +91,46 @@ public struct LowercaseID: Codable, Sendable, Equatable, Hashable {
         try container.encode(wrappedValue.uuidString.lowercased())
     }
 }
+
+/// An optional id sent in lower case, left out when there is none (as an optional field is);
+/// read in either case.
+@propertyWrapper
+public struct LowercaseOptionalID: Codable, Sendable, Equatable, Hashable {
+    public var wrappedValue: UUID?
+
+    public init(wrappedValue: UUID?) {
+        self.wrappedValue = wrappedValue
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            wrappedValue = nil
+            return
+        }
+        wrappedValue = try LowercaseID(from: decoder).wrappedValue
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue {
+            try container.encode(wrappedValue.uuidString.lowercased())
+        } else {
+            try container.encodeNil()
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A missing key is no id, as for an optional field.
+    public func decode(_ type: LowercaseOptionalID.Type, forKey key: Key) throws -> LowercaseOptionalID {
+        try decodeIfPresent(type, forKey: key) ?? LowercaseOptionalID(wrappedValue: nil)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// No id leaves the key out, as for an optional field.
+    public mutating func encode(_ value: LowercaseOptionalID, forKey key: Key) throws {
+        if value.wrappedValue != nil { try encodeIfPresent(value, forKey: key) }
+    }
+}

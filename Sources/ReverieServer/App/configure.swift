@@ -199,7 +199,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .custom(ISO8601Dates.decode)
     ContentConfiguration.global.use(encoder: encoder, for: .json)
-    ContentConfiguration.global.use(decoder: decoder, for: .json)
+    ContentConfiguration.global.use(decoder: CheckedJSONDecoder(json: decoder), for: .json)
 
     for routes in features.flatMap(\.routes) { try app.register(collection: routes) }
     let httpsRegistry = HTTPSRegistry()
@@ -213,6 +213,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.middleware.use(underWay)
     app.middleware.use(PlainHTTPGuard(registry: httpsRegistry))
     app.middleware.use(WebAppMiddleware(webDirectory: config.webDirectory, routes: app.routes, cache: app.files))
+    app.middleware.use(RequestBodyGuard(defaultLimit: config.maxBodyBytes))
     app.middleware.use(SessionAuthenticator(tokens: tokens, sessionLifetime: config.sessionLifetime, signIns: signIns, now: now))
 
 }

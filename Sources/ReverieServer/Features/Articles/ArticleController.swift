@@ -26,8 +26,8 @@ struct ArticleController: RouteCollection {
         articles.get(use: list)
         // A page's whole document may come with it (the bookmarklet): up to Documents' page cap.
         // (Room for JSON's escaping, which can make a page's text larger than the page.)
-        articles.on(.POST, body: .collect(maxSize: ByteCount(value: 2 * Documents.maximumPageBytes + (64 << 10))), use: save)
-        articles.on(.POST, "upload", body: .stream, use: upload)
+        articles.on(.POST, takes: .json(limit: 2 * Documents.maximumPageBytes + (64 << 10)), use: save)
+        articles.on(.POST, "upload", takes: .streamed, use: upload)
         articles.get(":articleID", use: show)
         articles.patch(":articleID", use: update)
         articles.delete(":articleID", use: delete)
@@ -43,7 +43,9 @@ struct ArticleController: RouteCollection {
     /// saves the text at once (201 with the article).
     func save(req: Request) async throws -> Response {
         let user = try req.user
-        let body = try req.content.decode(ArticleSaveRequest.self)
+        // A page's HTML as the browser serialised it may hold control characters: read as sent
+        // (the reader keeps only text), not refused as a typed field would be.
+        let body = try req.content.decode(ArticleSaveRequest.self, using: JSONDecoder())
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty,
            let html = body.html, !html.isEmpty {
             // The page as the person sees it: read here, nothing fetched.

@@ -21,7 +21,7 @@ struct LibraryController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         let library = routes.grouped("api", "library")
         library.get(use: list)
-        library.on(.POST, body: .stream, use: upload)
+        library.on(.POST, takes: .streamed, use: upload)
         library.get(":itemID", use: show)
         library.delete(":itemID", use: delete)
         library.get(":itemID", "audio", use: audio)

@@ -46,7 +46,7 @@ struct PodcastController: RouteCollection {
         podcasts.get(use: list)
         podcasts.post(use: subscribe)
         podcasts.get("opml", use: exportOPML)
-        podcasts.on(.POST, "opml", body: .collect(maxSize: ByteCount(value: Self.maxOPMLBytes)), use: importOPML)
+        podcasts.on(.POST, "opml", takes: .file(limit: Self.maxOPMLBytes), use: importOPML)
         podcasts.get("podcastindex", use: podcastIndexSettings)
         podcasts.put("podcastindex", use: savePodcastIndex)
         podcasts.delete("podcastindex", use: removePodcastIndex)

@@ -38,7 +38,7 @@ struct WindDownController: RouteCollection {
             return req.eventLoop.makeFutureWithTask { try await audio(req: req) }
         }
         windDown.get(":id", "live", "audio", use: liveAudio)
-        windDown.on(.PUT, ":id", "audio", body: .stream, use: upload)
+        windDown.on(.PUT, ":id", "audio", takes: .streamed, use: upload)
         windDown.put(":id", "script", use: script)
         windDown.delete(":id", "audio", use: detach)
         windDown.put(":id", "removed", use: remove)

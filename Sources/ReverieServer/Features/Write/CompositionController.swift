@@ -30,7 +30,7 @@ struct CompositionController: RouteCollection {
         compositions.delete(":compositionID", use: delete)
         compositions.post(":compositionID", "restore", use: restore)
         compositions.get(":compositionID", "export", use: export)
-        compositions.on(.POST, "import", body: .collect(maxSize: "1mb"), use: importText)
+        compositions.on(.POST, "import", takes: .file(limit: 1 << 20), use: importText)
     }
 
     /// Newest edit first; `?q=` keeps those whose title or lyrics have words starting with every

@@ -90,8 +90,8 @@ struct RhymesController: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let rhymes = routes.grouped("api", "rhymes")
-        rhymes.on(.POST, "analyze", body: .collect(maxSize: Self.maximumBody), use: analyze)
-        rhymes.on(.POST, "suggestions", body: .collect(maxSize: Self.maximumBody), use: suggestions)
+        rhymes.on(.POST, "analyze", takes: .json(limit: Self.maximumBody.value), use: analyze)
+        rhymes.on(.POST, "suggestions", takes: .json(limit: Self.maximumBody.value), use: suggestions)
         rhymes.get(":word", use: word)
         routes.get("api", "offline", "rhymes", use: offline)
     }
