@@ -70,7 +70,7 @@ def test_installed_app_opens_offline_as_the_last_person(server, browser):
     expect(lyrics).to_have_value("Over the clouds")
     lyrics.press("End")
     lyrics.type(" and home")
-    expect(page.get_by_text("Offline — kept on this device")).to_be_visible()
+    expect(page.get_by_text("Kept on this device; it goes to the server when it is back")).to_be_visible()
 
     page.get_by_role("navigation", name="Areas").get_by_role("link", name="Meditate", exact=True).click()
     expect(page.get_by_text("All sessions")).to_be_visible()

@@ -148,7 +148,7 @@ def test_offline_edit_reaches_the_server(server, page):
     offline(page)
     lyrics = page.get_by_role("textbox", name="Lyrics")
     lyrics.fill("Written on a train\nWith no signal at all")
-    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device")
+    expect(page.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
     page.context.set_offline(False)
     saved(page)
     stored = page.evaluate(f"fetch('/api/compositions/{song}').then(r => r.json())")
@@ -158,7 +158,7 @@ def test_offline_edit_reaches_the_server(server, page):
     # IndexedDB and goes up when Write is next opened online.
     offline(page)
     lyrics.fill("Written on a train\nWith no signal at all\nAnd the tab was closed")
-    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device")
+    expect(page.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
     later = page.context.new_page()
     page.close()
     page.context.set_offline(False)
@@ -179,7 +179,7 @@ def test_an_old_draft_becomes_a_conflict_copy(server, browser, page):
     # This device edits offline; meanwhile another device saves version 2.
     offline(page)
     page.get_by_role("textbox", name="Lyrics").fill("The words from this phone")
-    expect(page.locator("[data-save]")).to_have_text("Offline — kept on this device")
+    expect(page.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
     page.goto("about:blank")
     page.context.set_offline(False)
     # The other device is a device of its own (its own storage): a page of this one would send
@@ -341,7 +341,7 @@ def test_an_edit_made_offline_meets_a_newer_version(server, browser):
     expect_error(laptop, "offline", r"/api/")
     offline(laptop)
     type_at_end(laptop, "\nWRITTEN OFFLINE")
-    expect(laptop.locator("[data-save]")).to_have_text("Offline — kept on this device")
+    expect(laptop.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
     type_at_end(phone, "\nWRITTEN ONLINE")
     saved(phone)
     on_server(phone, song, "The first line\nWRITTEN ONLINE")
@@ -437,7 +437,7 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     page.get_by_role("button", name="New song").click()
     page.get_by_label("Title", exact=True).fill("Train Song")
     page.get_by_role("textbox", name="Lyrics").fill("No signal in the tunnel\nStill the words keep coming")
-    expect(page.locator("[data-save]")).to_have_text("On this device only — sent when the connection returns")
+    expect(page.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
     song = page.url.rsplit("/", 1)[1]
     assert len(song) == 36, page.url
 
@@ -464,6 +464,34 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     stored = later.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
     assert stored["lyrics"] == "No signal in the tunnel\nStill the words keep coming", stored
     close(later, second)
+
+
+def test_a_song_the_server_cannot_take_yet_is_said_to_be_kept(server, browser):
+    """Issue 50: the network is up but Reverie's server cannot be reached (it is down, or the
+    phone's browser restarted before it was back), so a new song's saves fail with the browser's
+    "Failed to fetch". The editor says what the list says, that the song is kept on this device
+    and goes to the server when it is back, never "Not saved", which would have a person type it
+    again; and it does go once the server answers."""
+    page = open_page(browser)
+    sign_in(server, page, "Write")
+    expect_error(page, "net::ERR_CONNECTION_REFUSED", r"/api/compositions")
+    page.route("**/api/compositions**", lambda route: route.abort("connectionrefused"))
+    page.get_by_role("button", name="New song").click()
+    page.get_by_label("Title", exact=True).fill("Night Shift")
+    lyrics = page.get_by_role("textbox", name="Lyrics")
+    lyrics.fill("The server sleeps\nThe words stay here")
+    expect(page.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
+    assert page.evaluate("navigator.onLine")
+    song = page.url.rsplit("/", 1)[1]
+    screenshot(page, "write-kept-server-away")
+
+    page.unroute("**/api/compositions**")
+    lyrics.press("End")
+    page.keyboard.type(" tonight")
+    saved(page)
+    stored = page.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
+    assert stored["title"] == "Night Shift" and stored["lyrics"] == "The server sleeps\nThe words stay here tonight", stored
+    close(page)
 
 
 def test_rhymes_light_up_offline(server, browser):

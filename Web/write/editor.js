@@ -10,6 +10,9 @@ import * as offlineRhymes from "./offline-rhymes.js";
 import { SongPlayer } from "./player.js";
 import { loadPlan, showPaywall } from "../plan.js";
 
+/** What the editor says of words kept in this browser's storage that the server has not had yet. */
+export const KEPT_HERE = "Kept on this device; it goes to the server when it is back";
+
 export class Editor {
   constructor(container, session, songID) {
     this.container = container;
@@ -221,7 +224,8 @@ export class Editor {
     this.dirty = false;
     const fresh = this.version == null;
     this.setState(fresh ? "Sending…" : "Saving…");
-    const draft = (await this.keepDraft())
+    const kept = await this.keepDraft();
+    const draft = kept
       || { id: this.id, title: this.title.value, lyrics: this.textarea.value, baseVersion: this.version, changedAt: Date.now() };
     try {
       const result = await drafts.send(draft);
@@ -237,7 +241,7 @@ export class Editor {
       this.version = result.saved.version;
       this.setState(this.dirty ? "Editing…" : "Saved");
     } catch (problem) {
-      this.notSaved(problem, fresh ? "On this device only — sent when the connection returns" : "Offline — kept on this device");
+      this.notSaved(problem, Boolean(kept));
     }
   }
 
@@ -280,11 +284,21 @@ export class Editor {
     }
   }
 
-  /** A save that did not reach the server: say why, and try again when the connection returns. */
-  notSaved(problem, offline) {
+  /**
+   * A save that did not reach the server: say where the words are (kept in this browser's
+   * storage, or only on this page), and try again when the connection returns. A fetch that
+   * could not reach the server rejects with a TypeError ("Failed to fetch"): that is the server
+   * being away, not a reason to show.
+   */
+  notSaved(problem, kept) {
     this.dirty = true;
-    const unreachable = problem.status === 0 || !navigator.onLine;
-    this.setState(unreachable ? offline : `Not saved: ${problem.message}`);
+    const unreachable = problem instanceof TypeError || problem.status === 0 || !navigator.onLine;
+    if (kept) {
+      this.setState(unreachable ? KEPT_HERE : `Kept on this device; the server said: ${problem.message}`);
+    } else {
+      this.setState(unreachable ? "Not saved: Reverie's server cannot be reached. Keep this page open; it is sent when the server is back."
+        : `Not saved: ${problem.message}`);
+    }
     if (!this.left) window.addEventListener("online", () => this.autosave(), { once: true });
   }
 
