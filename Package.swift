@@ -47,6 +47,7 @@ let package = Package(
         .target(name: "Feeds", dependencies: ["CReverieXML"], swiftSettings: optimized),
         .target(name: "Archives", dependencies: ["CReverieZlib"], swiftSettings: optimized),
         .target(name: "Reader", dependencies: ["CReverieXML", "AudioRender", "Feeds", "Archives"], swiftSettings: optimized),
+        .target(name: "Directories", dependencies: ["Feeds", "ReverieAPI"], swiftSettings: optimized),
         .target(name: "Backups", dependencies: ["Archives", .product(name: "Crypto", package: "swift-crypto"), .product(name: "ZIPFoundation", package: "ZIPFoundation")], swiftSettings: optimized),
         .target(name: "Speech", dependencies: ["Installation", "SpokenScript", "AudioRender", "CESpeakNG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: optimized),
 
@@ -67,6 +68,7 @@ let package = Package(
                 "Bedside",
                 "MediaFormats",
                 "Feeds",
+                "Directories",
                 "Reader",
                 "Archives",
                 "Backups",
@@ -128,6 +130,7 @@ let package = Package(
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "SpokenScript", "AudioRender", "Reader", "SleepLibrary", "SharedCases"]),
         .testTarget(name: "BackupsTests", dependencies: ["Backups", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "ReverieAPITests", dependencies: ["ReverieAPI", "SharedCases"]),
+        .testTarget(name: "DirectoriesTests", dependencies: ["Directories", "ReverieAPI"]),
         .testTarget(
             name: "ReverieServerTests",
             dependencies: [

@@ -1,5 +1,5 @@
 import Crypto
-import Feeds
+import Directories
 import Foundation
 import ReverieAPI
 
@@ -48,26 +48,7 @@ public struct PodcastDirectory: Sendable {
         components.queryItems = [URLQueryItem(name: "media", value: "podcast"), URLQueryItem(name: "entity", value: "podcast"),
                                  URLQueryItem(name: "term", value: term), URLQueryItem(name: "limit", value: String(Self.limit))]
         guard let url = components.url else { throw OutsideFetchError.badURL(itunesBase.absoluteString) }
-        struct Answer: Decodable {
-            struct Result: Decodable {
-                var collectionName: String?
-                var trackName: String?
-                var artistName: String?
-                var feedUrl: String?
-                var artworkUrl600: String?
-                var artworkUrl100: String?
-                var trackCount: Int?
-            }
-            var results: [Result]
-        }
-        let decoded = try await client.json(Answer.self, from: url, maxBytes: Self.maxAnswerBytes)
-        return decoded.results.compactMap { result in
-            // Some results have no feed (Apple-only shows): nothing Reverie can subscribe to.
-            guard let feed = FeedParser.absoluteURL(result.feedUrl) else { return nil }
-            return PodcastFound(title: PlainText.line(result.collectionName ?? result.trackName ?? feed), author: result.artistName.map(PlainText.line),
-                                feedURL: feed, artwork: FeedParser.absoluteURL(result.artworkUrl600 ?? result.artworkUrl100),
-                                episodeCount: result.trackCount, source: "itunes")
-        }
+        return try await client.json(from: url, maxBytes: Self.maxAnswerBytes, read: PodcastDirectoryAnswer.itunes)
     }
 
     /// `GET <base>/api/1.0/search/byterm?q=…`, signed as Podcast Index asks: the key, the time,
@@ -79,24 +60,7 @@ public struct PodcastDirectory: Sendable {
         guard let url = components.url else { throw OutsideFetchError.badURL(podcastIndexBase.absoluteString) }
         let time = String(Int(now().timeIntervalSince1970))
         let headers = ["X-Auth-Key": credentials.key, "X-Auth-Date": time, "Authorization": Self.signature(credentials, time: time)]
-        struct Answer: Decodable {
-            struct Feed: Decodable {
-                var title: String?
-                var author: String?
-                var url: String?
-                var image: String?
-                var artwork: String?
-                var episodeCount: Int?
-            }
-            var feeds: [Feed]?
-        }
-        let decoded = try await client.json(Answer.self, from: url, headers: headers, maxBytes: Self.maxAnswerBytes)
-        return (decoded.feeds ?? []).compactMap { feed in
-            guard let url = FeedParser.absoluteURL(feed.url) else { return nil }
-            return PodcastFound(title: PlainText.line(feed.title ?? url), author: feed.author.map(PlainText.line).flatMap { $0.isEmpty ? nil : $0 },
-                                feedURL: url, artwork: FeedParser.absoluteURL(feed.artwork ?? feed.image), episodeCount: feed.episodeCount,
-                                source: "podcastindex")
-        }
+        return try await client.json(from: url, headers: headers, maxBytes: Self.maxAnswerBytes, read: PodcastDirectoryAnswer.podcastIndex)
     }
 
     static func signature(_ credentials: PodcastIndexCredentials, time: String) -> String {

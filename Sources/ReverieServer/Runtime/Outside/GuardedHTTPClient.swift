@@ -106,9 +106,15 @@ final class GuardedHTTPClient: Sendable {
 
     /// Fetches `url` (an outside service's API) and decodes its JSON answer as `T`.
     func json<T: Decodable>(_ type: T.Type, from url: URL, headers: [String: String] = [:], maxBytes: Int) async throws -> T {
+        try await json(from: url, headers: headers, maxBytes: maxBytes) { try JSONDecoder().decode(T.self, from: $0) }
+    }
+
+    /// The JSON answer at `url` read by `read` (one of `Directories`' readers); an answer it
+    /// cannot decode is `unreadable`, naming the host.
+    func json<T>(from url: URL, headers: [String: String] = [:], maxBytes: Int, read: (Data) throws -> T) async throws -> T {
         let answer = try await get(url, accept: "application/json", headers: headers, maxBytes: maxBytes)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: answer.body))
+            return try read(Data(buffer: answer.body))
         } catch is DecodingError {
             throw OutsideFetchError.unreadable(host: answer.url.host ?? url.host ?? "The service")
         }
