@@ -42,6 +42,17 @@ function show(info) {
   }
   if (info.authority) {
     $("fingerprint").textContent = info.authority.fingerprint;
+    const outside = (info.certificate && info.certificate.outside) || [];
+    if (outside.length) {
+      $("authority-outside").textContent = `It may not vouch for ${outside.join(", ")}, so those are left out: it was made for other names. `
+        + "To add them, the server's owner runs reverie tls new-authority, and each device trusts the new one.";
+      $("authority-outside").hidden = false;
+    }
+    if (info.authority.endsSoon) {
+      const end = new Date(info.authority.notValidAfter).toLocaleDateString();
+      $("authority-ending").textContent = `It ends on ${end}. Before then the server's owner runs reverie tls new-authority, and each device trusts the new one.`;
+      $("authority-ending").hidden = false;
+    }
     $("authority").hidden = false;
   } else if (info.https.length) {
     $("own-certificate").hidden = false;

@@ -105,6 +105,13 @@ def test_the_server_certificate_meets_apples_rules(server):
     verified = subprocess.run(["openssl", "verify", "-CAfile", str(server.data / "tls" / "ca.crt"),
                                str(server.data / "tls" / "server.crt")], capture_output=True, text=True)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+    # The authority may sign only the home's names (issue 50): the browser below trusts it for
+    # reverie.test (under .test) and 127.0.0.1 through these constraints.
+    authority = subprocess.run(["openssl", "x509", "-noout", "-text", "-in", str(server.data / "tls" / "ca.crt")],
+                               check=True, capture_output=True, text=True).stdout
+    assert "X509v3 Name Constraints: critical" in authority, authority
+    permitted = {line.strip() for line in authority.splitlines()}
+    assert {"DNS:test", "DNS:local", "DNS:localhost", "IP:127.0.0.0/255.0.0.0", "IP:192.168.0.0/255.255.0.0"} <= permitted, authority
 
 
 def test_a_device_that_trusts_reverie_gets_the_whole_app(server, playwright, trusting_home, tmp_path):
@@ -181,6 +188,8 @@ def test_the_welcome_page_says_whether_this_device_trusts_reverie(server, trusti
     expect(page.get_by_role("button", name="Check again")).to_be_visible()
     expect(page.get_by_role("link", name="Profile for iPhone and iPad")).to_be_visible()
     expect(page.get_by_role("link", name="Certificate for Android and computers (.crt)")).to_be_visible()
+    # What iOS shows for a profile no company signed, said before the person meets it.
+    expect(page.locator("#authority")).to_contain_text("It says Not Verified in red")
     screenshot(page, "welcome-not-trusted")
 
     # What the page offers to download is the authority the server signs with.

@@ -56,6 +56,66 @@ struct HTTPSTests {
         }
     }
 
+    @Test("the authority may sign only the home's names (issue 50): nameConstraints, critical, as OpenSSL reads them; a certificate it signed for a public site fails OpenSSL's check; a bare name is left out")
+    func nameConstraints() throws {
+        try withDirectory { directory in
+            let home = ServerNames(dnsNames: ["kitchen", "kitchen.local", "localhost", "reverie.test", "music.example.org"],
+                                   ipAddresses: ["192.168.1.20", "203.0.113.7", "127.0.0.1", "::1"])
+            let authority = try LocalAuthority.openOrCreate(in: directory, names: home)
+            let authorityPath = LocalAuthority.path(.authorityCertificate, in: directory)
+            let text = try openssl(["x509", "-in", authorityPath, "-noout", "-text"])
+            #expect(text.contains("X509v3 Name Constraints: critical"), "\(text)")
+            let lines = Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+            for permitted in ["DNS:localhost", "DNS:local", "DNS:home.arpa", "DNS:test", "DNS:music.example.org", "IP:192.168.0.0/255.255.0.0",
+                              "IP:10.0.0.0/255.0.0.0", "IP:127.0.0.0/255.0.0.0", "IP:203.0.113.7/255.255.255.255"] {
+                #expect(lines.contains(permitted), "\(permitted) is not permitted")
+            }
+            // "kitchen" as a constraint would permit a public .kitchen domain too: it is not one;
+            // kitchen.local is under local already.
+            #expect(!lines.contains("DNS:kitchen") && !lines.contains("DNS:kitchen.local") && !lines.contains("IP:192.168.1.20/255.255.255.255"))
+            let (covered, outside) = authority.signable(home)
+            #expect(outside.isEmpty)
+            #expect(authority.signable(ServerNames(dnsNames: ["music.example.net"], ipAddresses: ["8.8.8.8"])).outside == ["music.example.net", "8.8.8.8"])
+            #expect(covered.dnsNames == ["kitchen.local", "localhost", "music.example.org", "reverie.test"])
+            #expect(covered.ipAddresses == home.ipAddresses)
+            // The server certificate leaves the bare name out, and verifies.
+            let (issued, _) = try authority.serverCertificate(for: home)
+            #expect(Set(try #require(try issued.certificate.extensions.subjectAlternativeNames)) == Set(covered.generalNames))
+            let serverPath = LocalAuthority.path(.serverCertificate, in: directory)
+            #expect(try openssl(["verify", "-CAfile", authorityPath, "-verify_hostname", "kitchen.local", "-purpose", "sslserver", serverPath]).contains(": OK"))
+            // Were its key to leak, what it signs for another site is refused.
+            for (names, label) in [(ServerNames(dnsNames: ["bank.example.com"], ipAddresses: []), "a public name"),
+                                   (ServerNames(dnsNames: ["localhost"], ipAddresses: ["8.8.8.8"]), "a public address"),
+                                   (ServerNames(dnsNames: ["kitchen"], ipAddresses: []), "a bare name")] {
+                let forged = try authority.issue(for: names)
+                let forgedPath = directory + "/forged.pem"
+                try forged.certificate.serializeAsPEM().pemString.write(toFile: forgedPath, atomically: true, encoding: .utf8)
+                let verdict = try openssl(["verify", "-CAfile", authorityPath, "-purpose", "sslserver", forgedPath])
+                #expect(!verdict.contains(": OK") && verdict.contains("subtree violation"), "\(label): \(verdict)")
+            }
+        }
+    }
+
+    @Test("a new authority replaces the old, whose files are kept beside it, dated; it covers a name added since")
+    func newAuthority() throws {
+        try withDirectory { directory in
+            let before = ServerNames(dnsNames: ["kitchen.local", "localhost"], ipAddresses: ["127.0.0.1"])
+            let old = try LocalAuthority.openOrCreate(in: directory, names: before)
+            _ = try old.serverCertificate(for: before)
+            let added = ServerNames(dnsNames: ["kitchen.local", "localhost", "music.example.org"], ipAddresses: ["127.0.0.1"])
+            #expect(old.signable(added).outside == ["music.example.org"])
+            let new = try LocalAuthority.replace(in: directory, names: added, now: Date(timeIntervalSince1970: 1_796_083_200))
+            #expect(try new.fingerprint != (try old.fingerprint))
+            #expect(new.signable(added).outside.isEmpty)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            #expect(files == ["ca.crt", "ca.crt.replaced-20261201", "ca.key", "ca.key.replaced-20261201",
+                              "server.crt.replaced-20261201", "server.key.replaced-20261201"], "\(files)")
+            #expect(try LocalAuthority.openOrCreate(in: directory).certificate == new.certificate)
+            #expect(new.endsSoon(now: Date(timeIntervalSince1970: 1_796_083_200)) == nil)
+            #expect(new.endsSoon(now: new.certificate.notValidAfter.addingTimeInterval(-30 * 86_400)) == new.certificate.notValidAfter)
+        }
+    }
+
     @Test("the certificate is issued again when the addresses change or its end nears, and kept otherwise")
     func renewal() throws {
         try withDirectory { directory in
@@ -145,35 +205,25 @@ struct HTTPSTests {
             let port = try #require(service.port)
             #expect(port != httpPort)
 
-            // A client that trusts only the local authority reaches the app over HTTPS, by a name it covers.
-            let authorityPEM = try String(contentsOfFile: LocalAuthority.path(.authorityCertificate, in: config.dataDirectory + "/tls"), encoding: .utf8)
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(authorityPEM.utf8)))
-            // Waits as long as a busy machine needs to answer (the server is in this process).
-            let http = HTTPClient(eventLoopGroupProvider: .singleton,
-                                  configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(120), read: .seconds(300))))
-            do {
-                let trust = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/welcome/trust"), timeout: .seconds(300))
-                #expect(trust.status == .ok)
-                #expect(trust.headers.first(name: "Access-Control-Allow-Origin") == "*")
-                let body = try await trust.body.collect(upTo: 1 << 16)
-                #expect(String(buffer: body).contains("\"trusted\":true"))
-                let health = try await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/api/health"), timeout: .seconds(300))
-                #expect(health.status == .ok)
-                // Plain HTTP on this machine is served as before, and says it is not over TLS.
-                let plain = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(httpPort)/welcome/trust"), timeout: .seconds(300))
-                #expect(String(buffer: try await plain.body.collect(upTo: 1 << 16)).contains("\"trusted\":false"))
-                // The welcome page's facts: the authority, and what the certificate covers.
-                let about = try await http.execute(HTTPClientRequest(url: "https://localhost:\(port)/welcome/about"), timeout: .seconds(300))
-                let aboutText = String(buffer: try await about.body.collect(upTo: 1 << 20))
-                #expect(aboutText.contains("reverie.test"))
-                #expect(aboutText.contains(try service.authority!.fingerprint))
-                #expect(aboutText.contains("https://127.0.0.1:\(port)/"))
-            } catch {
-                try await http.shutdown()
-                throw error
-            }
-            try await http.shutdown()
+            // A client that trusts only the local authority reaches the app over HTTPS, by a name it
+            // covers: curl, whose OpenSSL checks the authority's name constraints, IP ranges too
+            // (BoringSSL's verifier, under Swift's HTTP clients, refuses any IP constraint).
+            let authority = LocalAuthority.path(.authorityCertificate, in: config.dataDirectory + "/tls")
+            let trust = try await Self.curl("https://localhost:\(port)/welcome/trust", trusting: authority)
+            #expect(trust.status == 200, "\(trust.error)")
+            #expect(trust.head.lowercased().contains("access-control-allow-origin: *"))
+            #expect(trust.body.contains("\"trusted\":true"))
+            let health = try await Self.curl("https://127.0.0.1:\(port)/api/health", trusting: authority)
+            #expect(health.status == 200, "\(health.error)")
+            // Plain HTTP on this machine is served as before, and says it is not over TLS.
+            let plain = try await Self.curl("http://127.0.0.1:\(httpPort)/welcome/trust", trusting: authority)
+            #expect(plain.body.contains("\"trusted\":false"))
+            // The welcome page's facts: the authority, and what the certificate covers.
+            let about = try await Self.curl("https://localhost:\(port)/welcome/about", trusting: authority)
+            #expect(about.body.contains("reverie.test"))
+            #expect(about.body.contains(try service.authority!.fingerprint))
+            #expect(about.body.contains("https://127.0.0.1:\(port)/"))
+            #expect(about.body.contains("\"mayName\":[\"localhost\",\"local\",\"home.arpa\""), "\(about.body)")
 
             // Another device over plain HTTP: a page is sent to /welcome, the API is refused with the HTTPS address.
             let phone = try SocketAddress(ipAddress: "192.168.1.7", port: 50_000)
@@ -236,6 +286,33 @@ struct HTTPSTests {
     private func respond(_ app: Application, _ method: HTTPMethod, _ path: String, from address: SocketAddress) async throws -> Response {
         let request = Request(application: app, method: method, url: URI(path: path), remoteAddress: address, on: app.eventLoopGroup.next())
         return try await app.responder.current.respond(to: request).get()
+    }
+
+    /// One request with curl trusting only `authority`: the status, the head and body, and what
+    /// curl said on failure. On a thread of its own (the server answering is in this process);
+    /// `--max-time` bounds only a broken server.
+    static func curl(_ url: String, trusting authority: String) async throws -> (status: Int, head: String, body: String, error: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                    let head = FileManager.default.temporaryDirectory.appendingPathComponent("reverie-curl-\(UUID().uuidString)")
+                    defer { try? FileManager.default.removeItem(at: head) }
+                    process.arguments = ["--silent", "--show-error", "--cacert", authority, "--max-time", "300", "--dump-header", head.path, url]
+                    let output = Pipe(), errors = Pipe()
+                    process.standardOutput = output
+                    process.standardError = errors
+                    try process.run()
+                    let body = output.fileHandleForReading.readDataToEndOfFile()
+                    let error = errors.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    let headText = (try? String(contentsOf: head, encoding: .utf8)) ?? ""
+                    let status = headText.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+                    return (status, headText, String(decoding: body, as: UTF8.self), String(decoding: error, as: UTF8.self))
+                })
+            }
+        }
     }
 
     private func withDirectory(_ body: (String) throws -> Void) throws {

@@ -66,10 +66,13 @@ struct WelcomeController: RouteCollection {
         let welcome = names.first.flatMap { name in httpPort.map { "http://\(Self.urlHost(name)):\($0)/welcome" } }
         var authority: WelcomeAbout.Authority?
         if let local = service.authority {
+            let constraints = try? local.certificate.extensions.nameConstraints
             authority = WelcomeAbout.Authority(fingerprint: try local.fingerprint, certificate: "/welcome/reverie-ca.crt",
-                                               profile: "/welcome/reverie-ca.mobileconfig")
+                                               profile: "/welcome/reverie-ca.mobileconfig", notValidAfter: local.certificate.notValidAfter,
+                                               endsSoon: local.endsSoon() != nil,
+                                               mayName: constraints.map { Array($0.permittedDNSDomains) })
         }
-        let certificate = service.certificate.map { WelcomeAbout.Certificate(names: $0.names, notValidAfter: $0.notValidAfter) }
+        let certificate = service.certificate.map { WelcomeAbout.Certificate(names: $0.names, notValidAfter: $0.notValidAfter, outside: $0.outside) }
         let qr = try await https.first.asyncMap { try await QRCode.svg(for: $0) } ?? nil
         return WelcomeAbout(secureHere: secure, https: https, welcome: welcome, authority: authority, certificate: certificate,
                             qrSVG: qr, listening: host, httpsReason: nil)
@@ -170,10 +173,18 @@ struct WelcomeAbout: Content {
         let fingerprint: String
         let certificate: String
         let profile: String
+        let notValidAfter: Date
+        /// It ends within a year: make a new one and trust it on each device.
+        let endsSoon: Bool
+        /// The domains it may sign names under (with the home address ranges); nil for an
+        /// authority made before name constraints, which may sign any.
+        let mayName: [String]?
     }
     struct Certificate: Content {
         let names: [String]
         let notValidAfter: Date
+        /// The machine's names the authority may not sign, left out of `names`.
+        let outside: [String]
     }
     /// This page counts as secure where it was opened (HTTPS, or loopback).
     let secureHere: Bool

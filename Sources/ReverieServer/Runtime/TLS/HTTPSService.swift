@@ -82,7 +82,8 @@ public final class HTTPSService: Sendable {
     /// Starts the listener on `host`. Call after the plain listener started.
     public static func start(_ app: Application, settings: TLSSettings, host: String, dataDirectory: String) async throws -> HTTPSService {
         let authority: LocalAuthority? = switch settings.source {
-        case .localAuthority: try LocalAuthority.openOrCreate(in: (dataDirectory as NSString).appendingPathComponent("tls"))
+        case .localAuthority: try LocalAuthority.openOrCreate(in: (dataDirectory as NSString).appendingPathComponent("tls"),
+                                                              names: ServerNames.current(extra: settings.extraNames))
         case .files: nil
         }
         let kept = app.http.server.configuration
@@ -128,9 +129,20 @@ public final class HTTPSService: Sendable {
             let names = ServerNames.current(extra: settings.extraNames)
             let unchanged = state.withLockedValue { $0.names == names && $0.certificate.map { $0.notValidAfter.timeIntervalSince(now) > Double(LocalAuthority.renewalDays) * 86_400 } == true }
             if unchanged { return false }
+            let (covered, outside) = authority.signable(names)
+            if !outside.isEmpty {
+                application.logger.warning("""
+                    HTTPS: the local authority may not sign \(outside.joined(separator: ", ")) (it was made for other names), so the certificate leaves \
+                    them out. To add them, make a new authority with `reverie tls new-authority` and trust it again on each device.
+                    """)
+            }
+            if let end = authority.endsSoon(now: now) {
+                application.logger.warning("HTTPS: the local authority ends on \(end); make a new one with `reverie tls new-authority` and trust it on each device before then.")
+            }
             let (issued, _) = try authority.serverCertificate(for: names, now: now)
             tls = try Self.configuration(chainPEM: try issued.chainPEM, keyPEM: issued.keyPEM)
-            summary = ServerCertificateSummary(names: names.dnsNames + names.ipAddresses, notValidAfter: issued.certificate.notValidAfter)
+            summary = ServerCertificateSummary(names: covered.dnsNames + covered.ipAddresses, notValidAfter: issued.certificate.notValidAfter,
+                                               outside: outside)
             state.withLockedValue { $0.names = names }
         case .files(let certificatePath, let keyPath):
             let stamp = Self.stamp(certificatePath) + "|" + Self.stamp(keyPath)
@@ -208,10 +220,13 @@ public final class HTTPSService: Sendable {
 public struct ServerCertificateSummary: Sendable, Equatable {
     public let names: [String]
     public let notValidAfter: Date
+    /// The machine's names the local authority may not sign, left out of `names`.
+    public let outside: [String]
 
-    init(names: [String], notValidAfter: Date) {
+    init(names: [String], notValidAfter: Date, outside: [String] = []) {
         self.names = names
         self.notValidAfter = notValidAfter
+        self.outside = outside
     }
 
     /// The first certificate of an owner's PEM chain.

@@ -62,6 +62,20 @@ public struct LocalAuthority: Sendable {
     public static let authorityValidityDays = 3650
     /// A server certificate is issued again this long before it expires.
     public static let renewalDays = 30
+    /// This long before the authority ends, the log and `/welcome` say to make a new one.
+    public static let authorityRenewalDays = 365
+
+    /// Names an authority may sign whatever the machine is called: `localhost` and the names no
+    /// public site can have (mDNS's `.local`, RFC 8375's `home.arpa`, RFC 6761's `.test`, and the
+    /// `.lan` and `.internal` that home routers and ICANN keep for private use). A name in
+    /// `nameConstraints` covers itself and every name under it.
+    public static let homeDomains = ["localhost", "local", "home.arpa", "lan", "internal", "test"]
+    /// Addresses an authority may sign whatever the machine's are: loopback, the private ranges,
+    /// link-local, and the shared range Tailscale and carriers use (address, prefix length).
+    public static let homeRanges: [(address: String, prefix: Int)] = [
+        ("127.0.0.0", 8), ("10.0.0.0", 8), ("172.16.0.0", 12), ("192.168.0.0", 16), ("169.254.0.0", 16), ("100.64.0.0", 10),
+        ("::1", 128), ("fc00::", 7), ("fe80::", 10),
+    ]
 
     public let directory: String
     /// The authority's certificate, the one a device installs.
@@ -74,8 +88,13 @@ public struct LocalAuthority: Sendable {
         case serverKey = "server.key", serverCertificate = "server.crt"
     }
 
-    /// The authority in `directory`, made there on first use.
-    public static func openOrCreate(in directory: String, now: Date = Date()) throws -> LocalAuthority {
+    /// The authority in `directory`, made there on first use for `names` (the machine's now).
+    ///
+    /// A new authority is name-constrained (critical `nameConstraints`): it can sign only the home
+    /// names and addresses (`homeDomains`, `homeRanges`) and the names and addresses it was made
+    /// for. If its key ever leaked, it could not stand in for any site a phone visits.
+    public static func openOrCreate(in directory: String, names: @autoclosure () -> ServerNames = ServerNames.current(),
+                                    now: Date = Date()) throws -> LocalAuthority {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let keyPath = path(.authorityKey, in: directory), certificatePath = path(.authorityCertificate, in: directory)
@@ -88,9 +107,10 @@ public struct LocalAuthority: Sendable {
             }
             return LocalAuthority(directory: directory, certificate: certificate, key: key)
         }
+        let names = names()
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
-            CommonName("Reverie local authority (\(ServerNames.current().dnsNames.first { $0 != "localhost" } ?? "this server"))")
+            CommonName("Reverie local authority (\(names.dnsNames.first { $0 != "localhost" } ?? "this server"))")
             OrganizationName("Reverie")
         }
         let publicKey = Certificate.PublicKey(key.publicKey)
@@ -104,12 +124,33 @@ public struct LocalAuthority: Sendable {
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true))
+                Critical(Self.constraints(for: names))
                 SubjectKeyIdentifier(hash: publicKey)
             },
             issuerPrivateKey: Certificate.PrivateKey(key))
         try write(key.pemRepresentation, to: keyPath, secret: true)
         try write(try certificate.serializeAsPEM().pemString, to: certificatePath, secret: false)
         return LocalAuthority(directory: directory, certificate: certificate, key: Certificate.PrivateKey(key))
+    }
+
+    /// A new authority in `directory` for `names`: the files of the one there (its key and
+    /// certificate, and the server certificate it signed) are renamed with today's date, kept
+    /// for the owner, and a new one is made.
+    public static func replace(in directory: String, names: ServerNames, now: Date = Date()) throws -> LocalAuthority {
+        let stamp = ISO8601DateFormatter.string(from: now, timeZone: .init(identifier: "UTC")!, formatOptions: [.withFullDate])
+            .replacingOccurrences(of: "-", with: "")
+        for file in [File.authorityKey, .authorityCertificate, .serverKey, .serverCertificate] {
+            let path = path(file, in: directory)
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            var aside = "\(path).replaced-\(stamp)"
+            var count = 1
+            while FileManager.default.fileExists(atPath: aside) {
+                count += 1
+                aside = "\(path).replaced-\(stamp)-\(count)"
+            }
+            guard rename(path, aside) == 0 else { throw TLSSetupError("could not move \(path) aside (error \(errno))") }
+        }
+        return try openOrCreate(in: directory, names: names, now: now)
     }
 
     /// The authority's certificate in DER (the `.crt` a device downloads).
@@ -156,9 +197,68 @@ public struct LocalAuthority: Sendable {
                                  authorityPEM: try self.certificate.serializeAsPEM().pemString)
     }
 
+    /// What an authority made for `names` may sign: the home domains and ranges, each of those
+    /// names with a dot that is not under a home domain (the owner's own domain), and each of
+    /// those addresses outside the home ranges. A single-label name (the machine's bare `kitchen`)
+    /// is left out: as a constraint it would also permit a public top-level domain of that name.
+    public static func constraints(for names: ServerNames) -> NameConstraints {
+        let domains = homeDomains + names.dnsNames.filter { name in name.contains(".") && !homeDomains.contains { within(name, $0) } }
+        var ranges = homeRanges.compactMap { range($0.address, prefix: $0.prefix) }
+        for address in names.ipAddresses.compactMap(IPAddressText.bytes) where !ranges.contains(where: { contains($0, address) }) {
+            ranges.append(address + [UInt8](repeating: 0xFF, count: address.count))
+        }
+        return NameConstraints(permittedDNSDomains: domains, permittedIPRanges: ranges.map { ASN1OctetString(contentBytes: ArraySlice($0)) })
+    }
+
+    /// The part of `names` this authority may sign, and the rest that a new authority could
+    /// (in text): a certificate naming them would be refused by every client. A bare name (the
+    /// machine's `kitchen`) is in neither: no name-constrained authority signs one, so it is
+    /// simply left out. An authority made before name constraints (with none) signs every name.
+    public func signable(_ names: ServerNames) -> (covered: ServerNames, outside: [String]) {
+        guard let constraints = try? certificate.extensions.nameConstraints else { return (names, []) }
+        let domains = Array(constraints.permittedDNSDomains), ranges = constraints.permittedIPRanges.map { Array($0.bytes) }
+        let dns = names.dnsNames.filter { name in domains.isEmpty || domains.contains { Self.within(name, $0) } }
+        let addresses = names.ipAddresses.filter { text in
+            guard let bytes = IPAddressText.bytes(text) else { return false }
+            return ranges.isEmpty || ranges.contains { Self.contains($0, bytes) }
+        }
+        let outside = names.dnsNames.filter { !dns.contains($0) && $0.contains(".") } + names.ipAddresses.filter { !addresses.contains($0) }
+        return (ServerNames(dnsNames: dns, ipAddresses: addresses), outside)
+    }
+
+    /// When the authority ends within `authorityRenewalDays`: the day it ends.
+    public func endsSoon(now: Date = Date()) -> Date? {
+        certificate.notValidAfter.timeIntervalSince(now) < Double(Self.authorityRenewalDays) * 86_400 ? certificate.notValidAfter : nil
+    }
+
+    /// A name under a constraint's domain, as RFC 5280 matches them: the domain itself or a name
+    /// ending in `.domain`.
+    static func within(_ name: String, _ domain: String) -> Bool {
+        let name = name.lowercased(), domain = domain.lowercased()
+        return name == domain || name.hasSuffix("." + domain)
+    }
+
+    /// A range as `nameConstraints` holds it: the address then the mask, 8 or 32 bytes.
+    static func range(_ address: String, prefix: Int) -> [UInt8]? {
+        guard let bytes = IPAddressText.bytes(address) else { return nil }
+        let mask = (0..<bytes.count).map { index -> UInt8 in
+            let bits = min(8, max(0, prefix - index * 8))
+            return bits == 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+        }
+        return zip(bytes, mask).map { $0 & $1 } + mask
+    }
+
+    /// Whether `address` (4 or 16 bytes) lies in `range` (address and mask).
+    static func contains(_ range: [UInt8], _ address: [UInt8]) -> Bool {
+        guard range.count == address.count * 2 else { return false }
+        return (0..<address.count).allSatisfy { address[$0] & range[address.count + $0] == range[$0] & range[address.count + $0] }
+    }
+
     /// The server certificate in the directory when it still covers `names` and is not near its
     /// end; otherwise a new one, written there. `renewed` says which.
+    /// Names the authority may not sign are left out (`signable`).
     public func serverCertificate(for names: ServerNames, now: Date = Date()) throws -> (ServerCertificate, renewed: Bool) {
+        let names = signable(names).covered
         let certificatePath = Self.path(.serverCertificate, in: directory), keyPath = Self.path(.serverKey, in: directory)
         if let chainPEM = try? String(contentsOfFile: certificatePath, encoding: .utf8),
            let keyPEM = try? String(contentsOfFile: keyPath, encoding: .utf8),
