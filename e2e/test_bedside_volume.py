@@ -158,7 +158,9 @@ def test_a_piece_turned_off_fades_out_and_on_an_iphone_stops(server, audio_sink,
         assert len(between) <= 2, f"the voice faded on an iPhone, where nothing can fade it: {steps}"
         return
     assert len(between) >= 4, f"the voice was cut, not faded: {steps}"
-    falling = [value for value in steps if value < full - 1]
+    # A window of pure digital silence inside the fade is the recorder missing samples on a busy
+    # machine (the fade itself never reaches -inf before its end): left out of the comparison.
+    falling = [value for value in steps if np.isfinite(value) and value < full - 1]
     assert all(later < earlier + 1.5 for earlier, later in zip(falling, falling[1:])), f"the fade rose: {steps}"
 
 

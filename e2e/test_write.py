@@ -449,7 +449,7 @@ def test_a_new_song_typed_offline_is_never_lost(server, browser):
     screenshot(later, "write-offline-new-song")
     later.locator(".song-link", has_text="Train Song").click()
     expect(later.get_by_role("textbox", name="Lyrics")).to_have_value("No signal in the tunnel\nStill the words keep coming")
-    expect(later.locator("[data-save]")).to_contain_text("On this device only")
+    expect(later.locator("[data-save]")).to_have_text("Kept on this device; it goes to the server when it is back")
     # A second tab holds it too.
     second = offline_page(later.context.new_page())
     second.goto(f"{server.url}/write/{song}")

@@ -64,7 +64,7 @@ export class Editor {
         <div class="editor-top">
           <a href="/write" data-link class="back" aria-label="Back to your songs">‹ Songs</a>
           <span class="editor-top-end">
-            <span class="save-state" role="status" data-save>${this.id ? (this.local ? "Saved on this device" : draft ? "On this device only" : "Saved") : "New song"}</span>
+            <span class="save-state" role="status" data-save>${this.id ? (this.local ? "Saved on this device" : draft ? KEPT_HERE : "Saved") : "New song"}</span>
             <details class="export-menu" data-export ${this.id && !this.local ? "" : "hidden"}>
               <summary class="button small">Export</summary>
               <div class="export-choices">
