@@ -491,6 +491,12 @@ def test_a_song_the_server_cannot_take_yet_is_said_to_be_kept(server, browser):
     saved(page)
     stored = page.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
     assert stored["title"] == "Night Shift" and stored["lyrics"] == "The server sleeps\nThe words stay here tonight", stored
+    # Words pasted with a stray control character (a PDF's form feed), which the server refuses in
+    # a title or lyrics, are saved without it rather than never again.
+    lyrics.fill("Page one\fpage two")
+    saved(page)
+    stored = page.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
+    assert stored["lyrics"] == "Page onepage two", stored
     close(page)
 
 

@@ -64,6 +64,22 @@ struct RequestLimitsTests {
                 #expect(refused.status == .badRequest, "\(raw)")
                 #expect(refused.error == APIErrorBody.Detail(code: "invalid_field", message: "\(field): control characters are not allowed in text."), "\(refused.text)")
             }
+            // Escapes JSON has for two of them, and DEL and C1 as they are (valid JSON unescaped).
+            for (raw, field) in [(#"{"title":"back\bspace","lyrics":"x"}"#, "title"), (#"{"title":"ok","lyrics":"page\ffeed"}"#, "lyrics"),
+                                 ("{\"title\":\"del\u{7F}\",\"lyrics\":\"x\"}", "title"), ("{\"title\":\"ok\",\"lyrics\":\"nel\u{85}\"}", "lyrics")] {
+                let refused = try await client.send(.POST, "/api/compositions", raw: raw, auth: .cookie(ada))
+                #expect(refused.error?.message == "\(field): control characters are not allowed in text.", "\(raw.debugDescription): \(refused.text)")
+            }
+            // A saved article's title and address too (its page's HTML is read as sent).
+            let article = try await client.send(.POST, "/api/articles", raw: #"{"url":"https://example.com/a","title":"Bad\u0000Title","text":"Some words."}"#,
+                                                auth: .cookie(ada))
+            #expect(article.error?.message == "title: control characters are not allowed in text.", "\(article.text)")
+            // A file's stray ones are left out of an imported song: there is no field to name.
+            let imported = try await client.send(.POST, "/api/compositions/import", raw: "Line one\u{0C}\nLine\u{1B} two", contentType: "text/plain",
+                                                 auth: .cookie(ada), headers: ["X-File-Name": "Pasted.txt"])
+            #expect(imported.status == .created, "\(imported.text)")
+            #expect(try imported.decode(Composition.self).lyrics == "Line one\nLine two")
+            _ = try await client.send(.DELETE, "/api/compositions/\(try imported.decode(Composition.self).id)", auth: .cookie(ada))
             // Deeper in a body: the path to the field.
             let events = #"{"events":[{"id":"a","item":"winddown:yoga_nidra_5min","device":"phone","at":"2026-11-30T22:00:00Z","position":1,"kind":"pause"},"#
                 + #"{"id":"b","item":"winddown:yoga_nidra_5min","device":"ph\u0000one","at":"2026-11-30T22:00:01Z","position":2,"kind":"pause"}]}"#

@@ -54,7 +54,15 @@ export async function newSongs() {
 
 /** The ids of songs with an edit on this device that the server does not have yet. */
 export async function pendingIDs() {
-  return new Set((await all()).map((draft) => draft.id));
+  return new Set((await all()).map((draft) => String(draft.id).toLowerCase()));
+}
+
+/** Control characters (but tab and line ends) that pasted text can carry (a PDF's, a
+ *  terminal's): the server refuses a title or lyrics holding one, so they are left out here. */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+export function withoutControls(text) {
+  return String(text ?? "").replace(CONTROL, "");
 }
 
 /**
@@ -62,6 +70,7 @@ export async function pendingIDs() {
  * conflict copy on the server), or throws when the server cannot be reached.
  */
 export async function send(draft) {
+  draft = { ...draft, title: withoutControls(draft.title), lyrics: withoutControls(draft.lyrics) };
   if (draft.baseVersion == null) return create(draft);
   const response = await fetch(`/api/compositions/${draft.id}`, {
     method: "PUT", credentials: "same-origin",
@@ -123,8 +132,9 @@ export function syncAll() {
       if (draft.id === editing) continue;
       try {
         await send(draft);
-      } catch {
-        break;  // still offline
+      } catch (problem) {
+        if (problem instanceof TypeError) break;  // still offline
+        // The server refused this one (it says why when the song is opened): the rest still go.
       }
     }
   })().finally(() => { syncing = null; });

@@ -107,7 +107,7 @@ export class SongList {
           <a href="/write/${song.id}" data-link class="song-link">
             <strong>${escapeHTML(song.title)}</strong>
             <span class="meta">${song.onDevice ? "<em>On this device only: sent when Reverie's server can be reached</em>"
-              : `Updated ${friendlyDate(song.updatedAt)}${waiting.has(song.id) ? " · <em>edited on this device, waiting to be saved</em>" : ""}`}</span>
+              : `Updated ${friendlyDate(song.updatedAt)}${waiting.has(song.id.toLowerCase()) ? " · <em>edited on this device, waiting to be saved</em>" : ""}`}</span>
             ${song.snippet ? `<span class="snippet">${escapeHTML(song.snippet)}</span>` : ""}
           </a>
           <button class="button danger small" type="button" data-delete="${song.id}" data-title="${escapeHTML(song.title)}" aria-label="Delete ${escapeHTML(song.title)}">Delete</button>

@@ -46,6 +46,9 @@ struct ArticleController: RouteCollection {
         // A page's HTML as the browser serialised it may hold control characters: read as sent
         // (the reader keeps only text), not refused as a typed field would be.
         let body = try req.content.decode(ArticleSaveRequest.self, using: JSONDecoder())
+        for (field, value) in [("url", body.url), ("title", body.title)] where value?.unicodeScalars.contains(where: CheckedJSONDecoder.isControl) == true {
+            throw APIError(.badRequest, code: "invalid_field", "\(field): control characters are not allowed in text.")
+        }
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty,
            let html = body.html, !html.isEmpty {
             // The page as the person sees it: read here, nothing fetched.

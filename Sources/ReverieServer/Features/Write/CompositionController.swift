@@ -174,8 +174,10 @@ struct CompositionController: RouteCollection {
         guard (try? Documents.kind(of: data, name: name.isEmpty ? "song.txt" : name)) == .txt else {
             throw APIError(.unprocessableEntity, code: "not_text", "“\(name.isEmpty ? "The file" : name)” is not a plain text file; Write imports .txt files.")
         }
-        let text = Documents.decode(data).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        let title = (name as NSString).deletingPathExtension
+        // A file's stray control characters (a PDF's, a terminal's) are left out: the editor could
+        // not save the song again with them.
+        let text = CheckedJSONDecoder.withoutControls(Documents.decode(data)).replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let title = CheckedJSONDecoder.withoutControls((name as NSString).deletingPathExtension)
         let input = try Self.validated(CompositionInput(title: String(title.prefix(Self.maximumTitle)), lyrics: text.trimmingCharacters(in: .newlines)))
         let song = try await compositions.on(req).create(id: nil, title: input.title, lyrics: input.lyrics, themeOverride: nil,
                                                                   conflictOf: nil, ownedBy: user, at: now())

@@ -116,7 +116,8 @@ struct RhymesController: RouteCollection {
 
     func analyze(req: Request) async throws -> LyricsAnalysis {
         _ = try req.user
-        let body = try req.content.decode(RhymesAnalyzeRequest.self)
+        // Lyrics as the editor holds them, stray control characters and all: analysed, never stored.
+        let body = try req.content.decode(RhymesAnalyzeRequest.self, using: JSONDecoder())
         try Self.check(body.text)
         let engine = try await rhymes.engine()
         // Off the event loop: a long text takes a moment that other requests should not wait for.
@@ -125,7 +126,7 @@ struct RhymesController: RouteCollection {
 
     func suggestions(req: Request) async throws -> RhymeSuggestions {
         _ = try req.user
-        let body = try req.content.decode(RhymeSuggestionsRequest.self)
+        let body = try req.content.decode(RhymeSuggestionsRequest.self, using: JSONDecoder())
         try Self.check(body.text)
         guard (0...body.text.utf16.count).contains(body.caret) else {
             throw APIError(.badRequest, code: "invalid_field", "caret: must be 0 to \(body.text.utf16.count) (a UTF-16 offset in text).")

@@ -101,8 +101,9 @@ struct RequestBodyGuard: Middleware {
 /// The JSON decoder for request bodies: what `JSONDecoder` reads, with control characters refused
 /// in every string (keys too), a 400 naming the field. A NUL or an escape character in a title
 /// would be stored and shown, or cut a name short where it is passed on; tab, line feed and
-/// carriage return are text (lyrics have lines). The common body, with no `\u00` escape, is read
-/// once; only one that has such an escape is walked to find the field.
+/// carriage return are text (lyrics have lines). The common body, with no escape that could be
+/// one (`\u`, `\b`, `\f`) and no raw DEL or C1 character, is read once; only one that may hold
+/// one is walked to find the field.
 struct CheckedJSONDecoder: ContentDecoder {
     let json: JSONDecoder
 
@@ -127,10 +128,28 @@ struct CheckedJSONDecoder: ContentDecoder {
     /// feed and carriage return (`title`, `events[2].device`); nil when there is none or the body
     /// is not JSON (the decoder then says why).
     static func fieldWithControlCharacter(in data: Data) -> String? {
-        // Raw control characters are not JSON at all; escaped ones start with `\u00`.
-        guard data.range(of: Data(#"\u00"#.utf8)) != nil else { return nil }
+        guard mayHoldControl(data) else { return nil }
         guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
         return find(in: value, at: "")
+    }
+
+    /// Whether `data` may hold a control character: C0 ones are JSON only escaped (`\u0001`,
+    /// `\b`, `\f`; `\t`, `\n`, `\r` are text), DEL and C1 may also come as they are (0x7F,
+    /// UTF-8 C2 80–9F). An escaped backslash before a `u` only costs a walk that finds nothing.
+    static func mayHoldControl(_ data: Data) -> Bool {
+        var previous: UInt8 = 0
+        for byte in data {
+            if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
+            if previous == 0x5C, byte == 0x75 || byte == 0x62 || byte == 0x66 { return true }
+            previous = byte
+        }
+        return false
+    }
+
+    /// Text without the control characters this refuses: for text taken from a file (an
+    /// imported song), where there is no field to name and the person cannot retype it.
+    static func withoutControls(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { !isControl($0) }))
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
