@@ -42,6 +42,10 @@ function show(info) {
   }
   if (info.authority) {
     $("fingerprint").textContent = info.authority.fingerprint;
+    // An authority made before name constraints (mayName null) could vouch for any site: said so.
+    const limited = Array.isArray(info.authority.mayName);
+    $("authority-home").hidden = !limited;
+    $("authority-unlimited").hidden = limited;
     const outside = (info.certificate && info.certificate.outside) || [];
     if (outside.length) {
       $("authority-outside").textContent = `It may not vouch for ${outside.join(", ")}, so those are left out: it was made for other names. `

@@ -48,8 +48,9 @@ struct TLSCommand: AsyncParsableCommand {
             abstract: "Make a new local authority in <data>/tls for the machine's names now, keeping the old one's files beside it.",
             discussion: """
                 Run it when a name was added (REVERIE_TLS_NAMES) that the authority may not sign, or when it nears its end. The old \
-                authority's files are renamed with the date (ca.crt.replaced-YYYYMMDD, …) and the server certificate is issued anew; a \
-                running server serves it within a minute. Every device that trusted the old authority must trust the new one (/welcome).
+                authority's files are renamed with the date (ca.crt.replaced-YYYYMMDD, …) and the server certificate is issued anew. \
+                Restart a running server: it keeps the authority it started with. Every device that trusted the old authority must trust \
+                the new one (/welcome).
                 """)
 
         @OptionGroup var storage: StorageOptions
@@ -61,7 +62,7 @@ struct TLSCommand: AsyncParsableCommand {
                 _ = try authority.serverCertificate(for: names)
                 print("A new authority for \(authority.signable(names).covered); its fingerprint (SHA-256):")
                 print(try authority.fingerprint)
-                print("Trust it on each device again: open /welcome there.")
+                print("Restart the server if it is running, then trust the new authority on each device: open /welcome there.")
             } catch {
                 throw CommandFailure(error, about: "the authority in \(directory)")
             }

@@ -197,23 +197,22 @@ public struct LocalAuthority: Sendable {
                                  authorityPEM: try self.certificate.serializeAsPEM().pemString)
     }
 
-    /// What an authority made for `names` may sign: the home domains and ranges, each of those
-    /// names with a dot that is not under a home domain (the owner's own domain), and each of
-    /// those addresses outside the home ranges. A single-label name (the machine's bare `kitchen`)
-    /// is left out: as a constraint it would also permit a public top-level domain of that name.
+    /// What an authority made for `names` may sign: the home domains and ranges, and each of
+    /// those names with a dot that is not under a home domain (the owner's own domain). Left out:
+    /// a single-label name (the machine's bare `kitchen`), which as a constraint would also permit
+    /// a public top-level domain of that name, and a public address (an IPv6 one changes with the
+    /// provider's prefix and its privacy rotation; a public server has a public certificate).
     public static func constraints(for names: ServerNames) -> NameConstraints {
         let domains = homeDomains + names.dnsNames.filter { name in name.contains(".") && !homeDomains.contains { within(name, $0) } }
-        var ranges = homeRanges.compactMap { range($0.address, prefix: $0.prefix) }
-        for address in names.ipAddresses.compactMap(IPAddressText.bytes) where !ranges.contains(where: { contains($0, address) }) {
-            ranges.append(address + [UInt8](repeating: 0xFF, count: address.count))
-        }
+        let ranges = homeRanges.compactMap { range($0.address, prefix: $0.prefix) }
         return NameConstraints(permittedDNSDomains: domains, permittedIPRanges: ranges.map { ASN1OctetString(contentBytes: ArraySlice($0)) })
     }
 
-    /// The part of `names` this authority may sign, and the rest that a new authority could
-    /// (in text): a certificate naming them would be refused by every client. A bare name (the
-    /// machine's `kitchen`) is in neither: no name-constrained authority signs one, so it is
-    /// simply left out. An authority made before name constraints (with none) signs every name.
+    /// The part of `names` this authority may sign, and the names a new authority could (in
+    /// text): a certificate naming them would be refused by every client. A bare name (the
+    /// machine's `kitchen`) and a public address are in neither: no name-constrained authority
+    /// signs them, so they are simply left out. An authority made before name constraints (with
+    /// none) signs every name.
     public func signable(_ names: ServerNames) -> (covered: ServerNames, outside: [String]) {
         guard let constraints = try? certificate.extensions.nameConstraints else { return (names, []) }
         let domains = Array(constraints.permittedDNSDomains), ranges = constraints.permittedIPRanges.map { Array($0.bytes) }
@@ -222,7 +221,7 @@ public struct LocalAuthority: Sendable {
             guard let bytes = IPAddressText.bytes(text) else { return false }
             return ranges.isEmpty || ranges.contains { Self.contains($0, bytes) }
         }
-        let outside = names.dnsNames.filter { !dns.contains($0) && $0.contains(".") } + names.ipAddresses.filter { !addresses.contains($0) }
+        let outside = names.dnsNames.filter { !dns.contains($0) && $0.contains(".") }
         return (ServerNames(dnsNames: dns, ipAddresses: addresses), outside)
     }
 
@@ -279,6 +278,9 @@ public struct LocalAuthority: Sendable {
     public static func needsRenewal(_ certificate: Certificate, for names: ServerNames, by authority: Certificate, now: Date) -> Bool {
         if certificate.notValidAfter.timeIntervalSince(now) < Double(renewalDays) * 86_400 { return true }
         if certificate.issuer != authority.subject { return true }
+        // Another authority of the same name (one made by `tls new-authority`) signed it.
+        if let signer = try? certificate.extensions.authorityKeyIdentifier?.keyIdentifier,
+           let own = try? authority.extensions.subjectKeyIdentifier?.keyIdentifier, signer != own { return true }
         guard let alternatives = try? certificate.extensions.subjectAlternativeNames else { return true }
         return Set(alternatives) != Set(names.generalNames)
     }
