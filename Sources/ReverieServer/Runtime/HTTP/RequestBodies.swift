@@ -67,7 +67,7 @@ struct RequestBodyGuard: Middleware {
         case .json(let limit), .file(let limit):
             if let declared, declared > limit {
                 throw APIError(.payloadTooLarge, code: "payload_too_large",
-                               "The body is \(Self.describe(bytes: declared)); \(request.url.path) takes at most \(Self.describe(bytes: limit)).")
+                               "The body is \(Self.size(declared)); \(request.url.path) takes at most \(Self.size(limit)).")
             }
         }
         if case .json = rule, !Self.isJSON(request.content.contentType) {
@@ -76,25 +76,16 @@ struct RequestBodyGuard: Middleware {
         }
     }
 
+    /// As the upload limit says sizes (`MediaUploadError`): "4.66 GB", "1 MB".
+    static func size(_ bytes: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+    }
+
     /// `application/json`, or a type built on it (`application/merge-patch+json`).
     static func isJSON(_ type: HTTPMediaType?) -> Bool {
         guard let type, type.type.lowercased() == "application" else { return false }
         let subtype = type.subType.lowercased()
         return subtype == "json" || subtype.hasSuffix("+json")
-    }
-
-    /// "1 MB", "4.7 GB", "512 bytes".
-    static func describe(bytes: Int) -> String {
-        if bytes < 1 << 10 { return "\(bytes) bytes" }
-        let units = ["KB", "MB", "GB", "TB", "PB", "EB"]
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        let shown = value < 10 && value != value.rounded() ? String(format: "%.1f", value) : String(Int(value.rounded()))
-        return "\(shown) \(units[unit])"
     }
 }
 
