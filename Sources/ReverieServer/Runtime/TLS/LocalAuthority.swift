@@ -91,8 +91,9 @@ public struct LocalAuthority: Sendable {
     /// The authority in `directory`, made there on first use for `names` (the machine's now).
     ///
     /// A new authority is name-constrained (critical `nameConstraints`): it can sign only the home
-    /// names and addresses (`homeDomains`, `homeRanges`) and the names and addresses it was made
-    /// for. If its key ever leaked, it could not stand in for any site a phone visits.
+    /// names and addresses (`homeDomains`, `homeRanges`) and the dotted names it was made for
+    /// (`constraints(for:)`). If its key ever leaked, it could not stand in for any site a phone
+    /// visits.
     public static func openOrCreate(in directory: String, names: @autoclosure () -> ServerNames = ServerNames.current(),
                                     now: Date = Date()) throws -> LocalAuthority {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
