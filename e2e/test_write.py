@@ -486,6 +486,10 @@ def test_a_song_the_server_cannot_take_yet_is_said_to_be_kept(server, browser):
     screenshot(page, "write-kept-server-away")
 
     page.unroute("**/api/compositions**")
+    # With no keystroke: the app's probe finds the server answering and the song goes.
+    saved(page)
+    stored = page.evaluate(f"fetch('/api/compositions/{song}').then((answer) => answer.json())")
+    assert stored["lyrics"] == "The server sleeps\nThe words stay here", stored
     lyrics.press("End")
     page.keyboard.type(" tonight")
     saved(page)

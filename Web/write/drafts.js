@@ -9,6 +9,7 @@
 // here), changed (edited since), deleted, updatedAt }. Turning sync on again sends what changed
 // under the same rule.
 
+import { connection } from "../api.js";
 import { database } from "../idb.js";
 
 const DB = "reverie-write";
@@ -65,6 +66,19 @@ export function withoutControls(text) {
   return String(text ?? "").replace(CONTROL, "");
 }
 
+/** A save's request, telling `connection` whether the server answered (as `api` does), so the
+ *  app asks again while it is away and says "reverie:connection" when it is back. */
+async function reach(path, init) {
+  try {
+    const response = await fetch(path, init);
+    connection.report(true);
+    return response;
+  } catch (problem) {
+    connection.report(false);
+    throw problem;
+  }
+}
+
 /**
  * Sends a draft: the saved song, { conflict } when it was changed elsewhere (the draft is then a
  * conflict copy on the server), or throws when the server cannot be reached.
@@ -72,7 +86,7 @@ export function withoutControls(text) {
 export async function send(draft) {
   draft = { ...draft, title: withoutControls(draft.title), lyrics: withoutControls(draft.lyrics) };
   if (draft.baseVersion == null) return create(draft);
-  const response = await fetch(`/api/compositions/${draft.id}`, {
+  const response = await reach(`/api/compositions/${draft.id}`, {
     method: "PUT", credentials: "same-origin",
     headers: { "Content-Type": "application/json", Accept: "application/json", "If-Match": `"${draft.baseVersion}"` },
     body: JSON.stringify({ title: draft.title, lyrics: draft.lyrics }),
@@ -98,7 +112,7 @@ export async function send(draft) {
  * does (`{ gone }` when the id names a song deleted elsewhere).
  */
 async function create(draft) {
-  const response = await fetch("/api/compositions", {
+  const response = await reach("/api/compositions", {
     method: "POST", credentials: "same-origin",
     headers: { "Content-Type": "application/json", Accept: "application/json" },
     body: JSON.stringify({ id: draft.id, title: draft.title, lyrics: draft.lyrics }),
@@ -142,6 +156,8 @@ export function syncAll() {
 }
 
 window.addEventListener("online", () => { if (syncEnabled()) syncAll(); });
+// The server is back (the network may never have gone: the server was down or restarting).
+window.addEventListener("reverie:connection", (event) => { if (event.detail?.online && syncEnabled()) syncAll(); });
 
 // MARK: - Sync off: songs on this device only
 

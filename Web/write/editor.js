@@ -299,7 +299,15 @@ export class Editor {
       this.setState(unreachable ? "Not saved: Reverie's server cannot be reached. Keep this page open; it is sent when the server is back."
         : `Not saved: ${problem.message}`);
     }
-    if (!this.left) window.addEventListener("online", () => this.autosave(), { once: true });
+    if (this.left) return;
+    window.addEventListener("online", () => this.autosave(), { once: true });
+    // The server back with the network up all along: the app's probe says so.
+    const back = (event) => {
+      if (!event.detail?.online) return;
+      window.removeEventListener("reverie:connection", back);
+      if (this.dirty && !this.left) this.autosave();
+    };
+    window.addEventListener("reverie:connection", back);
   }
 
   /**
