@@ -31,6 +31,65 @@ struct RequestLimitsTests {
         }
     }
 
+    @Test("uploads sent in small pieces with no declared length, three at once, are kept byte for byte; one that runs past the limit is answered 413, and the server goes on")
+    func streamedUploads() async throws {
+        var made: [Data] = []
+        for frequency in [330, 440, 550] {
+            made.append(try await LibraryAPITests.audioFile("song-\(frequency).mp3", seconds: 120, title: "Song \(frequency)", frequency: frequency))
+        }
+        let songs = made
+        let limit = songs.map(\.count).max()! + 1_000
+        try await withTestApp(.sqlite, maxUploadBytes: limit) { client in
+            let owner = try await client.setUpOwner()
+            let app = client.app
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            do {
+                let port = try #require(app.http.server.shared.localAddress?.port)
+                // Chunked, in 4 KB pieces: the server reads them faster than it writes them out at
+                // times, so its reading waits for its writing (the back-pressure) many times over.
+                func upload(_ bytes: Data, named name: String) -> Data {
+                    var request = Data(("POST /api/library HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: \(SessionAuthenticator.cookieName)=\(owner)\r\n"
+                                        + "Content-Type: audio/mpeg\r\nX-File-Name: \(name)\r\nTransfer-Encoding: chunked\r\n\r\n").utf8)
+                    var start = 0
+                    while start < bytes.count {
+                        let piece = bytes[start..<min(start + 4096, bytes.count)]
+                        request += Data("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Data("\r\n".utf8)
+                        start += piece.count
+                    }
+                    return request + Data("0\r\n\r\n".utf8)
+                }
+                let requests = zip(songs, ["first.mp3", "second.mp3", "third.mp3"]).map { upload($0, named: $1) }
+                async let first = RawHTTP.exchange(port: port, requests[0])
+                async let second = RawHTTP.exchange(port: port, requests[1])
+                async let third = RawHTTP.exchange(port: port, requests[2])
+                let answers = try await [first, second, third]
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                for (answer, song) in zip(answers, songs) {
+                    #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(400))")
+                    let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
+                    let item = try decoder.decode(LibraryUploadResult.self, from: Data(body.utf8)).item
+                    #expect(item.byteSize == song.count)
+                    let kept = try await client.send(.GET, item.audioURL, auth: .cookie(owner))
+                    #expect(kept.bytes == song, "\(item.originalName ?? "?") was not kept as sent")
+                }
+                // Past the limit with no length declared: refused once the limit is passed.
+                let over = try await RawHTTP.exchange(port: port, upload(songs[0] + Data(repeating: 0x55, count: 20_000), named: "over.mp3"))
+                #expect(over.hasPrefix("HTTP/1.1 413") && over.contains("REVERIE_MAX_UPLOAD_BYTES"), "\(over.prefix(400))")
+                let health = try await RawHTTP.exchange(port: port, Data("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+                #expect(health.hasPrefix("HTTP/1.1 200"), "\(health.prefix(300))")
+                let listed = try await client.send(.GET, "/api/library", auth: .cookie(owner)).decode(LibraryList.self)
+                #expect(listed.items.count == 3)
+                let incoming = client.app.services.config.mediaDirectory(".incoming").path
+                #expect(((try? FileManager.default.contentsOfDirectory(atPath: incoming)) ?? []).isEmpty, "a refused upload left its scratch file")
+            } catch {
+                await app.server.shutdown()
+                throw error
+            }
+            await app.server.shutdown()
+        }
+    }
+
     @Test("a JSON route refuses a form, text or an untyped body with 415 and stores nothing; JSON with a charset is taken, and a file route takes its file")
     func onlyJSON() async throws {
         try await withTestApp(.sqlite) { client in

@@ -14,7 +14,7 @@ struct ReceivedUpload: Sendable {
 }
 
 extension MediaFiles {
-    /// Streams the request's body (routes registered with `body: .stream`) to a scratch file.
+    /// Streams the request's body (routes registered with `takes: .streamed`), through `BodyChunks`, to a scratch file.
     /// - Throws: 413 past `limit` bytes (told by Content-Length before anything is read, when sent),
     ///   400 for an empty body. The scratch file is gone when this throws.
     func receive(_ request: Request, limit: Int) async throws -> ReceivedUpload {
@@ -33,7 +33,7 @@ extension MediaFiles {
         do {
             let handle = try FileHandle(forWritingTo: scratch)
             defer { try? handle.close() }
-            for try await buffer in request.body {
+            try await BodyChunks(request).forEach { buffer in
                 received += buffer.readableBytes
                 guard received <= limit else { throw MediaUploadError.tooLarge(limit: limit) }
                 buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
