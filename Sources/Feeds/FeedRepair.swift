@@ -7,6 +7,7 @@ public enum FeedRepair: String, Codable, Sendable, CaseIterable {
     case leadingText = "text before the XML declaration"
     case encoding = "an encoding it does not declare"
     case nulBytes = "NUL bytes"
+    case controlCharacters = "control characters XML does not allow"
     case bareAmpersands = "ampersands not written as &amp;"
     case htmlEntities = "HTML entities XML does not define"
     case cdataInAttributes = "CDATA inside attributes"
@@ -15,9 +16,12 @@ public enum FeedRepair: String, Codable, Sendable, CaseIterable {
 }
 
 /// The byte-level repairs, made together on a copy: the text decoded to UTF-8 first (an
-/// undeclared Windows code page is sniffed), then one pass that drops NULs, escapes stray
-/// ampersands, turns HTML entities into character references and unwraps CDATA in attribute
-/// values, leaving CDATA sections, comments and processing instructions as they are.
+/// undeclared Windows code page is sniffed), then NULs and the other control characters XML never
+/// allows dropped wherever they are (in text, CDATA, comments, attribute values: libxml2 stops
+/// reading at the first, so a feed with one in its second episode read as one episode), then one
+/// pass that escapes stray ampersands, turns HTML entities into character references and unwraps
+/// CDATA in attribute values, leaving CDATA sections, comments and processing instructions as
+/// they are.
 /// Entity declarations are never touched: a feed that declares one is still refused first.
 enum FeedRepairs {
     static func repair(_ data: Data) -> (Data, Set<FeedRepair>) {
@@ -26,6 +30,12 @@ enum FeedRepairs {
         if let decoded = utf8(bytes) {
             if decoded != bytes { repairs.insert(.encoding) }
             bytes = decoded
+        }
+        let kept = withoutControls(bytes)
+        if kept.count < bytes.count {
+            if bytes.contains(0) { repairs.insert(.nulBytes) }
+            if bytes.contains(where: { $0 != 0 && isControl($0) }) { repairs.insert(.controlCharacters) }
+            bytes = kept
         }
         // Whatever comes before the declaration (or, without one, before the first tag).
         var start = 0
@@ -51,16 +61,13 @@ enum FeedRepairs {
         }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == 0 {
-                repairs.insert(.nulBytes)
-                index += 1
-            } else if byte == UInt8(ascii: "<") && at("<![CDATA[") {
+            if byte == UInt8(ascii: "<") && at("<![CDATA[") {
                 // In an attribute's value (`url="<![CDATA[…]]>"`): its text, escaped.
                 let quote = out.last
                 if (quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'")) && out.dropLast().last == UInt8(ascii: "="),
                    let end = firstIndex(of: Array("]]>".utf8), in: bytes, from: index + 9) {
                     repairs.insert(.cdataInAttributes)
-                    for inner in bytes[(index + 9)..<end] where inner != 0 {
+                    for inner in bytes[(index + 9)..<end] {
                         switch inner {
                         case UInt8(ascii: "&"): out += Array("&amp;".utf8)
                         case UInt8(ascii: "<"): out += Array("&lt;".utf8)
@@ -87,6 +94,20 @@ enum FeedRepairs {
             }
         }
         return (Data(out), repairs)
+    }
+
+    /// A C0 control character XML 1.0 allows nowhere (all but tab, line feed and carriage return).
+    static func isControl(_ byte: UInt8) -> Bool {
+        byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
+    }
+
+    /// `bytes` without those characters; as they are when the document is UTF-16 or UTF-32
+    /// without a byte-order mark (its first character has a zero byte), where a zero is half of
+    /// every ASCII letter.
+    static func withoutControls(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.count >= 2, bytes[0] != 0, bytes[1] != 0 else { return bytes }
+        guard bytes.contains(where: isControl) else { return bytes }
+        return bytes.filter { !isControl($0) }
     }
 
     /// What `&…` at `index` becomes: itself when it is a reference XML knows, a character

@@ -33,6 +33,22 @@ struct FeedRepairTests {
         #expect(feed.repairs == [repair])
     }
 
+    @Test("NUL bytes and other control characters wherever they are (a title, a CDATA description, a comment, an attribute): every episode is read, as feedparser reads them, without them")
+    func controlsEverywhere() throws {
+        let feed = try Self.feed("nul-bytes-everywhere")
+        #expect(feed.title == "Night Creatures")
+        #expect(feed.episodes.map(\.title) == ["Owls", "Foxes", "Moths", "Bats", "Stars"])
+        #expect(feed.episodes.map { $0.enclosure?.url } == (1...5).map { "https://cdn.example.org/\($0).mp3" })
+        #expect(feed.episodes[3].description?.contains("Echoes in caves") == true, "\(feed.episodes[3].description ?? "none")")
+        #expect(feed.repairs == [.nulBytes, .controlCharacters])
+        // A UTF-16 feed without a byte-order mark has a zero in every ASCII character: it is read
+        // by its declaration, never stripped of them.
+        let wide = try #require("""
+        <?xml version="1.0" encoding="UTF-16LE"?><rss version="2.0"><channel><title>Wide</title><item><title>Owls</title><guid>1</guid></item></channel></rss>
+        """.data(using: .utf16LittleEndian))
+        #expect(try FeedParser.parse(wide).episodes.map(\.title) == ["Owls"])
+    }
+
     @Test("a well-formed feed needs no repair, a declared windows-1251 is read by its declaration, and a feed with nothing to listen to is still refused with its reason")
     func unrepaired() throws {
         #expect(try Self.feed("windows-1251-declared").repairs.isEmpty)
