@@ -52,9 +52,22 @@ function show(info) {
         + "To add them, the server's owner runs reverie tls new-authority, and each device trusts the new one.";
       $("authority-outside").hidden = false;
     }
-    if (info.authority.endsSoon) {
+    const next = info.authority.next;
+    if (next) {
+      // A year before the authority ends its successor is made: each device installs it (as it
+      // did this one) before the server moves to it.
       const end = new Date(info.authority.notValidAfter).toLocaleDateString();
-      $("authority-ending").textContent = `It ends on ${end}. Before then the server's owner runs reverie tls new-authority, and each device trusts the new one.`;
+      const handover = new Date(next.handover).toLocaleDateString();
+      const link = (href, text) => Object.assign(document.createElement("a"), { href, textContent: text });
+      const fingerprint = Object.assign(document.createElement("code"), { className: "fingerprint", textContent: next.fingerprint });
+      $("authority-ending").replaceChildren(
+        `This authority ends on ${end}. The one that follows it is ready: install it on each device before ${handover}, when the server moves to it, and trust it as you did this one: `,
+        link(next.profile, "iPhone profile"), " or ", link(next.certificate, "certificate (.crt)"),
+        ". Its SHA-256 fingerprint is ", fingerprint, ".");
+      $("authority-ending").hidden = false;
+    } else if (info.authority.endsSoon) {
+      const end = new Date(info.authority.notValidAfter).toLocaleDateString();
+      $("authority-ending").textContent = `It ends on ${end}. The server makes the one that follows it; this page offers it then.`;
       $("authority-ending").hidden = false;
     }
     $("authority").hidden = false;

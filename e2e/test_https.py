@@ -8,6 +8,7 @@ Trust is given the way a person gives it on Linux: the authority's ca.crt is add
 database (Debian's certutil) in the HOME that Chromium is launched with. No certificate errors are
 ignored; a second Chromium with an empty HOME shows that nothing else trusts the authority."""
 
+import hashlib
 import os
 import re
 import ssl
@@ -198,3 +199,49 @@ def test_the_welcome_page_says_whether_this_device_trusts_reverie(server, trusti
         offered = response.read()
     assert offered == ssl.PEM_cert_to_DER_cert((server.data / "tls" / "ca.crt").read_text())
     close(page)
+
+
+def ending_authority(data):
+    """An authority of the server's kind that ends in 200 days, made with OpenSSL (as one made
+    nine and a half years ago would be), limited to this machine's names."""
+    tls = data / "tls"
+    tls.mkdir(mode=0o700)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "200",
+                    "-subj", "/CN=Reverie local authority (reverie.test, 2017)/O=Reverie",
+                    "-addext", "basicConstraints=critical,CA:TRUE,pathlen:0",
+                    "-addext", "keyUsage=critical,digitalSignature,keyCertSign,cRLSign",
+                    "-addext", f"nameConstraints=critical,permitted;DNS:localhost,permitted;DNS:{NAME},permitted;IP:127.0.0.0/255.0.0.0",
+                    "-keyout", str(tls / "ca.key"), "-out", str(tls / "ca.crt")], check=True, capture_output=True)
+
+
+def test_an_authority_near_its_end_offers_the_one_that_follows(playwright, tmp_path):
+    """A year before the authority ends the server makes the one that follows it: /welcome offers
+    it with a profile and a certificate of its own, its fingerprint, and the day to install it by
+    (issue 50)."""
+    server = ReverieProcess(BINARY, prefix="reverie-e2e-", https=True, environment={"REVERIE_TLS_NAMES": NAME}, prepare=ending_authority)
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGUMENTS)
+    try:
+        page = open_page(browser, viewport=PHONE)
+        expect_error(page, "net::ERR_CERT_AUTHORITY_INVALID", r"/welcome/trust$")
+        page.goto(plain(server).url + "/welcome")
+        notice = page.locator("#authority-ending")
+        expect(notice).to_be_visible()
+        expect(notice).to_contain_text("The one that follows it is ready: install it on each device before")
+        expect(notice.get_by_role("link", name="iPhone profile")).to_have_attribute("href", "/welcome/reverie-ca-next.mobileconfig")
+        expect(notice.get_by_role("link", name="certificate (.crt)")).to_have_attribute("href", "/welcome/reverie-ca-next.crt")
+        following = ssl.PEM_cert_to_DER_cert((server.data / "tls" / "ca-next.crt").read_text())
+        fingerprint = ":".join(f"{byte:02X}" for byte in hashlib.sha256(following).digest())
+        expect(notice.locator("code")).to_have_text(fingerprint)
+        expect(page.locator("#fingerprint")).not_to_have_text(fingerprint)  # the one in use is still the old one
+        notice.scroll_into_view_if_needed()
+        screenshot(page, "welcome-next-authority")
+        with urllib.request.urlopen(server.url + "/welcome/reverie-ca-next.crt") as response:
+            assert response.read() == following
+        with urllib.request.urlopen(server.url + "/welcome/reverie-ca-next.mobileconfig") as response:
+            profile = response.read().decode()
+        assert "Reverie at home (until 2036)" in profile or "Reverie at home (until 2037)" in profile, profile[:400]
+        close(page)
+    finally:
+        browser.close()
+        server.stop()
+

@@ -44,11 +44,12 @@ def call(url, method="GET", body=None, headers=None):
 
 class ReverieProcess:
     def __init__(self, binary, prefix="reverie-", log_level="warning", librivox=None, podcasts=None, environment=None,
-                 https=False, shared_sleep_cache=True):
+                 https=False, shared_sleep_cache=True, prepare=None):
         """`https` serves HTTPS too, as at home (REVERIE_TLS=on, on a free port unless `environment`
         says REVERIE_TLS_PORT): its port is read from the start-up lines into `https_port`.
         `shared_sleep_cache=False` gives the server a Wind Down cache of its own, where no item has
-        been spoken yet (a first play)."""
+        been spoken yet (a first play). `prepare(data)` puts files in the data directory before
+        the server starts (an authority near its end, say)."""
         # LibriVox is a local fixture (the given one, else a catalog of its own): never the real site.
         self.librivox_owned = librivox is None
         self.librivox = librivox or LibriVoxFixture()
@@ -63,6 +64,8 @@ class ReverieProcess:
         (self.data / "cache").mkdir()
         if shared_sleep_cache:
             (self.data / "cache" / "sleep").symlink_to(shared, target_is_directory=True)
+        if prepare:
+            prepare(self.data)
         self.log_path = self.data / "server.log"
         self._stopped = False
         self._log = open(self.log_path, "w")

@@ -118,6 +118,49 @@ struct HTTPSTests {
         }
     }
 
+    @Test("the authority renews itself (issue 50): its successor is made a year before it ends, with the same constraints, and the files move over to it a month before; a new authority by hand sets a pending successor aside")
+    func authorityRenewsItself() throws {
+        try withDirectory { directory in
+            let day = 86_400.0
+            let made = Date(timeIntervalSince1970: 1_796_083_200)   // 2026-12-01
+            let old = try LocalAuthority.openOrCreate(in: directory, names: names, now: made)
+            let end = old.certificate.notValidAfter
+            _ = try old.serverCertificate(for: names, now: made)
+            // Nine years on, nothing yet.
+            #expect(try old.successor(names: names, now: made.addingTimeInterval(9 * 365 * day)) == nil)
+            #expect(try LocalAuthority.handOver(in: directory, now: made.addingTimeInterval(9 * 365 * day)) == nil)
+            // Within a year of the end: the successor, once, limited as the authority is.
+            let warned = end.addingTimeInterval(-200 * day)
+            let next = try #require(try old.successor(names: names, now: warned))
+            #expect(try next.fingerprint != (try old.fingerprint))
+            #expect(try old.successor(names: names, now: warned.addingTimeInterval(day))?.certificate == next.certificate)
+            #expect(try next.certificate.extensions.nameConstraints == (try old.certificate.extensions.nameConstraints))
+            #expect(next.certificate.subject.description.contains("2036"), "\(next.certificate.subject)")
+            #expect(old.certificate.subject.description.contains("2026"), "\(old.certificate.subject)")
+            // Not handed over while more than a month is left; then it is.
+            #expect(try LocalAuthority.handOver(in: directory, now: warned) == nil)
+            let moved = try #require(try LocalAuthority.handOver(in: directory, now: end.addingTimeInterval(-20 * day)))
+            #expect(moved.certificate == next.certificate)
+            #expect(try LocalAuthority.openOrCreate(in: directory).certificate == next.certificate)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            #expect(files == ["ca.crt", "ca.crt.retired-20361108", "ca.key", "ca.key.retired-20361108",
+                              "server.crt.retired-20361108", "server.key.retired-20361108"], "\(files)")
+            // The new one has its ten years ahead: no successor of its own, and a certificate it signed.
+            #expect(try moved.successor(names: names, now: end) == nil)
+            let (issued, renewed) = try moved.serverCertificate(for: names, now: end.addingTimeInterval(-20 * day))
+            #expect(renewed && issued.certificate.issuer == next.certificate.subject)
+        }
+        try withDirectory { directory in
+            let made = Date(timeIntervalSince1970: 1_796_083_200)
+            let old = try LocalAuthority.openOrCreate(in: directory, names: names, now: made)
+            _ = try old.successor(names: names, now: old.certificate.notValidAfter.addingTimeInterval(-100 * 86_400))
+            _ = try LocalAuthority.replace(in: directory, names: names, now: made)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            #expect(files == ["ca-next.crt.replaced-20261201", "ca-next.key.replaced-20261201", "ca.crt", "ca.crt.replaced-20261201",
+                              "ca.key", "ca.key.replaced-20261201"], "\(files)")
+        }
+    }
+
     @Test("the certificate is issued again when the addresses change or its end nears, and kept otherwise")
     func renewal() throws {
         try withDirectory { directory in
@@ -244,6 +287,54 @@ struct HTTPSTests {
 
             // Nothing changed: the certificate is kept.
             #expect(try service.refresh() == false)
+        }
+    }
+
+    @Test("a running server renews its authority (issue 50): /welcome offers the one that follows, and the server moves to it with nothing restarted; a client trusting only the new one then connects")
+    func listenerRenewsItsAuthority() async throws {
+        try await withTestApp(.sqlite, adjust: { $0.tls = TLSSettings(enabled: true, port: 0, extraNames: ["reverie.test"]) }) { client in
+            let app = client.app
+            let config = try #require(client.config)
+            // An authority made nearly ten years ago: it ends in 20 days.
+            let directory = config.dataDirectory + "/tls"
+            let old = try LocalAuthority.openOrCreate(in: directory, names: ServerNames.current(extra: ["reverie.test"]),
+                                                      now: Date().addingTimeInterval(-Double(LocalAuthority.authorityValidityDays - 20) * 86_400))
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            do {
+                let service = try await HTTPSService.start(app, settings: config.tls, host: "127.0.0.1", dataDirectory: config.dataDirectory)
+                app.httpsRegistry.started(service, httpPort: app.http.server.shared.localAddress?.port)
+                let port = try #require(service.port)
+                let oldPath = LocalAuthority.path(.authorityCertificate, in: directory)
+                let next = try #require(service.nextAuthority)
+                let nextFingerprint = try next.fingerprint, oldFingerprint = try old.fingerprint
+                let nextDER = try next.certificateDER
+                // Still served by the old one, which offers the next on /welcome.
+                let about = try await Self.curl("https://localhost:\(port)/welcome/about", trusting: oldPath)
+                #expect(about.status == 200, "\(about.error)")
+                #expect(about.body.contains("\"next\":{") && about.body.contains(nextFingerprint), "\(about.body)")
+                let offered = try await client.send(.GET, "/welcome/reverie-ca-next.crt")
+                #expect(offered.status == .ok && Array(offered.bytes) == nextDER)
+                let profile = try await client.send(.GET, "/welcome/reverie-ca-next.mobileconfig")
+                #expect(profile.status == .ok && profile.text.contains(Data(nextDER).base64EncodedString()))
+                // A device that installed it keeps the old one for now.
+                let nextPath = directory + "/installed-next.crt"
+                try next.certificate.serializeAsPEM().pemString.write(toFile: nextPath, atomically: true, encoding: .utf8)
+                try FileManager.default.copyItem(atPath: oldPath, toPath: directory + "/installed-old.crt")
+                // The next look (every minute) moves over: the certificate is now the new one's.
+                #expect(try service.refresh())
+                #expect(service.authority?.certificate == next.certificate && service.nextAuthority == nil)
+                let after = try await Self.curl("https://localhost:\(port)/api/health", trusting: nextPath)
+                #expect(after.status == 200, "\(after.error)")
+                let stale = try await Self.curl("https://localhost:\(port)/api/health", trusting: directory + "/installed-old.crt")
+                #expect(stale.status == 0 && !stale.error.isEmpty, "a client trusting only the old authority still connected")
+                let aboutAfter = try await client.send(.GET, "/welcome/about")
+                #expect(aboutAfter.text.contains(nextFingerprint) && !aboutAfter.text.contains(oldFingerprint))
+                #expect(try await client.send(.GET, "/welcome/reverie-ca-next.crt").status == .notFound)
+            } catch {
+                await app.server.shutdown()
+                throw error
+            }
+            await app.server.shutdown()
         }
     }
 

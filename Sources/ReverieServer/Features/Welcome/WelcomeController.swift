@@ -36,8 +36,10 @@ struct WelcomeController: RouteCollection {
         let welcome = routes.grouped("welcome")
         welcome.get(use: page)
         welcome.get("about", use: about)
-        welcome.get("reverie-ca.crt", use: certificate)
-        welcome.get("reverie-ca.mobileconfig", use: profile)
+        welcome.get("reverie-ca.crt") { try await certificate(req: $0, next: false) }
+        welcome.get("reverie-ca.mobileconfig") { try await profile(req: $0, next: false) }
+        welcome.get("reverie-ca-next.crt") { try await certificate(req: $0, next: true) }
+        welcome.get("reverie-ca-next.mobileconfig") { try await profile(req: $0, next: true) }
         welcome.get("trust", use: trust)
     }
 
@@ -67,10 +69,15 @@ struct WelcomeController: RouteCollection {
         var authority: WelcomeAbout.Authority?
         if let local = service.authority {
             let constraints = try? local.certificate.extensions.nameConstraints
+            let next = try service.nextAuthority.map { next in
+                WelcomeAbout.Authority.Next(fingerprint: try next.fingerprint, certificate: "/welcome/reverie-ca-next.crt",
+                                            profile: "/welcome/reverie-ca-next.mobileconfig", notValidAfter: next.certificate.notValidAfter,
+                                            handover: local.certificate.notValidAfter.addingTimeInterval(-Double(LocalAuthority.handoverDays) * 86_400))
+            }
             authority = WelcomeAbout.Authority(fingerprint: try local.fingerprint, certificate: "/welcome/reverie-ca.crt",
                                                profile: "/welcome/reverie-ca.mobileconfig", notValidAfter: local.certificate.notValidAfter,
                                                endsSoon: local.endsSoon() != nil,
-                                               mayName: constraints.map { Array($0.permittedDNSDomains) })
+                                               mayName: constraints.map { Array($0.permittedDNSDomains) }, next: next)
         }
         let certificate = service.certificate.map { WelcomeAbout.Certificate(names: $0.names, notValidAfter: $0.notValidAfter, outside: $0.outside) }
         let qr = try await https.first.asyncMap { try await QRCode.svg(for: $0) } ?? nil
@@ -78,22 +85,32 @@ struct WelcomeController: RouteCollection {
                             qrSVG: qr, listening: host, httpsReason: nil)
     }
 
-    /// The authority's certificate, DER, for Android and desktops.
-    func certificate(req: Request) async throws -> Response {
-        guard let authority = registry.service?.authority else { throw APIError.notFound("local certificate authority") }
+    /// The authority's certificate, DER, for Android and desktops; with `next`, its successor's.
+    func certificate(req: Request, next: Bool) async throws -> Response {
+        let authority = try authority(next: next)
         let response = Response(status: .ok, body: .init(data: Data(try authority.certificateDER)))
         response.headers.contentType = HTTPMediaType(type: "application", subType: "x-x509-ca-cert")
-        response.headers.contentDisposition = .init(.attachment, filename: "reverie-ca.crt")
+        response.headers.contentDisposition = .init(.attachment, filename: next ? "reverie-ca-next.crt" : "reverie-ca.crt")
         return response
     }
 
-    /// The authority's certificate in a configuration profile, for iPhone and iPad.
-    func profile(req: Request) async throws -> Response {
-        guard let authority = registry.service?.authority else { throw APIError.notFound("local certificate authority") }
+    /// The authority's certificate in a configuration profile, for iPhone and iPad; with `next`,
+    /// its successor's (a profile of its own: a device holds both until the handover).
+    func profile(req: Request, next: Bool) async throws -> Response {
+        let authority = try authority(next: next)
         let response = Response(status: .ok, body: .init(string: try Self.profile(for: authority)))
         response.headers.contentType = HTTPMediaType(type: "application", subType: "x-apple-aspen-config")
-        response.headers.contentDisposition = .init(.attachment, filename: "reverie-ca.mobileconfig")
+        response.headers.contentDisposition = .init(.attachment, filename: next ? "reverie-ca-next.mobileconfig" : "reverie-ca.mobileconfig")
         return response
+    }
+
+    private func authority(next: Bool) throws -> LocalAuthority {
+        guard let service = registry.service, let authority = service.authority else { throw APIError.notFound("local certificate authority") }
+        guard next else { return authority }
+        guard let following = service.nextAuthority else {
+            throw APIError(.notFound, code: "not_found", "The local authority has no successor yet: one is made a year before it ends (\(authority.certificate.notValidAfter)).")
+        }
+        return following
     }
 
     /// Asked from the welcome page over HTTPS: answering at all means the device trusted the
@@ -133,6 +150,11 @@ struct WelcomeController: RouteCollection {
             return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
         }
+        // The year it ends tells the profile from the one that follows it: a device holds both
+        // for a while, and the older can go once the server has moved on.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let until = calendar.component(.year, from: authority.certificate.notValidAfter)
         let name = authority.certificate.subject.description
             .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
         return """
@@ -154,7 +176,7 @@ struct WelcomeController: RouteCollection {
             </dict>
           </array>
           <key>PayloadDescription</key><string>Installs the certificate authority of your Reverie server. Then turn it on in Settings, General, About, Certificate Trust Settings.</string>
-          <key>PayloadDisplayName</key><string>Reverie at home</string>
+          <key>PayloadDisplayName</key><string>Reverie at home (until \(until))</string>
           <key>PayloadIdentifier</key><string>app.reverie.profile.\(uuid(16))</string>
           <key>PayloadRemovalDisallowed</key><false/>
           <key>PayloadType</key><string>Configuration</string>
@@ -179,6 +201,17 @@ struct WelcomeAbout: Content {
         /// The domains it may sign names under (with the home address ranges); nil for an
         /// authority made before name constraints, which may sign any.
         let mayName: [String]?
+        /// The authority that follows it, from a year before it ends: each device installs it
+        /// before `handover`, when the server moves to it.
+        let next: Next?
+
+        struct Next: Content {
+            let fingerprint: String
+            let certificate: String
+            let profile: String
+            let notValidAfter: Date
+            let handover: Date
+        }
     }
     struct Certificate: Content {
         let names: [String]

@@ -62,18 +62,21 @@ private struct TLSMarkingResponder: Responder {
 /// The app served over HTTPS on a port of its own, beside the plain listener. Its certificate is
 /// looked at again every minute: the local authority's is issued anew when the machine's names or
 /// addresses change or its end nears, and the owner's files are read again when they change.
+/// The local authority itself is renewed the same way: a year before it ends its successor is
+/// made and offered on `/welcome`, and a month before, the server moves to it.
 /// Vapor makes each connection's TLS context from the server's current configuration, so a new
 /// certificate serves the next connection with nothing restarted.
 public final class HTTPSService: Sendable {
     public let settings: TLSSettings
-    /// The local authority, when it is the source.
-    public let authority: LocalAuthority?
     private let server: HTTPServer
     private let application: Application
     private let state: NIOLockedValueBox<State>
     private let refresher: NIOLockedValueBox<Task<Void, Never>?>
 
     private struct State {
+        /// The local authority, when it is the source, and its successor once one is made.
+        var authority: LocalAuthority?
+        var next: LocalAuthority?
         var names: ServerNames?
         var stamp: String?         // the owner's files' sizes and times when last read
         var certificate: ServerCertificateSummary?
@@ -105,15 +108,19 @@ public final class HTTPSService: Sendable {
 
     private init(settings: TLSSettings, authority: LocalAuthority?, server: HTTPServer, application: Application) {
         self.settings = settings
-        self.authority = authority
         self.server = server
         self.application = application
-        self.state = .init(State())
+        self.state = .init(State(authority: authority))
         self.refresher = .init(nil)
     }
 
     /// The port it listens on.
     public var port: Int? { server.localAddress?.port }
+
+    /// The local authority, when it is the source.
+    public var authority: LocalAuthority? { state.withLockedValue { $0.authority } }
+    /// Its successor, from a year before it ends until the server moves to it.
+    public var nextAuthority: LocalAuthority? { state.withLockedValue { $0.next } }
 
     /// What the current certificate covers and until when.
     public var certificate: ServerCertificateSummary? { state.withLockedValue { $0.certificate } }
@@ -125,9 +132,22 @@ public final class HTTPSService: Sendable {
         let summary: ServerCertificateSummary
         switch settings.source {
         case .localAuthority:
-            guard let authority else { return false }
+            guard var authority = self.authority else { return false }
             let names = ServerNames.current(extra: settings.extraNames)
-            let unchanged = state.withLockedValue { $0.names == names && $0.certificate.map { $0.notValidAfter.timeIntervalSince(now) > Double(LocalAuthority.renewalDays) * 86_400 } == true }
+            let handedOver = try LocalAuthority.handOver(in: authority.directory, now: now)
+            if let handedOver {
+                authority = handedOver
+                let fingerprint = try handedOver.fingerprint
+                application.logger.notice("HTTPS: the local authority ended within \(LocalAuthority.handoverDays) days, so the server now uses the one that follows it (\(fingerprint)); a device that did not install it from /welcome needs to now.")
+            }
+            let knewNext = state.withLockedValue { $0.next != nil }
+            let next = try authority.successor(names: names, now: now)
+            if let next, !knewNext {
+                let fingerprint = try next.fingerprint
+                application.logger.notice("HTTPS: the local authority ends on \(authority.certificate.notValidAfter); the one that follows it is made (\(fingerprint)). Install it on each device from /welcome; the server moves to it \(LocalAuthority.handoverDays) days before the end.")
+            }
+            state.withLockedValue { $0.authority = authority; $0.next = next }
+            let unchanged = handedOver == nil && state.withLockedValue { $0.names == names && $0.certificate.map { $0.notValidAfter.timeIntervalSince(now) > Double(LocalAuthority.renewalDays) * 86_400 } == true }
             if unchanged { return false }
             let (covered, outside) = authority.signable(names)
             if !outside.isEmpty {
@@ -135,9 +155,6 @@ public final class HTTPSService: Sendable {
                     HTTPS: the local authority may not sign \(outside.joined(separator: ", ")) (it was made for other names), so the certificate leaves \
                     them out. To add them, make a new authority with `reverie tls new-authority` and trust it again on each device.
                     """)
-            }
-            if let end = authority.endsSoon(now: now) {
-                application.logger.warning("HTTPS: the local authority ends on \(end); make a new one with `reverie tls new-authority` and trust it on each device before then.")
             }
             let (issued, _) = try authority.serverCertificate(for: names, now: now)
             tls = try Self.configuration(chainPEM: try issued.chainPEM, keyPEM: issued.keyPEM)

@@ -62,8 +62,12 @@ public struct LocalAuthority: Sendable {
     public static let authorityValidityDays = 3650
     /// A server certificate is issued again this long before it expires.
     public static let renewalDays = 30
-    /// This long before the authority ends, the log and `/welcome` say to make a new one.
+    /// This long before the authority ends, its successor is made: `/welcome` offers it to every
+    /// device, and the log says so.
     public static let authorityRenewalDays = 365
+    /// This long before the authority ends, the server moves to its successor
+    /// (`handOver(in:now:)`): the devices have had the eleven months before to install it.
+    public static let handoverDays = 30
 
     /// Names an authority may sign whatever the machine is called: `localhost` and the names no
     /// public site can have (mDNS's `.local`, RFC 8375's `home.arpa`, RFC 6761's `.test`, and the
@@ -86,6 +90,8 @@ public struct LocalAuthority: Sendable {
     public enum File: String, Sendable {
         case authorityKey = "ca.key", authorityCertificate = "ca.crt"
         case serverKey = "server.key", serverCertificate = "server.crt"
+        /// The successor, from `authorityRenewalDays` before the authority ends to the handover.
+        case nextKey = "ca-next.key", nextCertificate = "ca-next.crt"
     }
 
     /// The authority in `directory`, made there on first use for `names` (the machine's now).
@@ -98,20 +104,34 @@ public struct LocalAuthority: Sendable {
                                     now: Date = Date()) throws -> LocalAuthority {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        let keyPath = path(.authorityKey, in: directory), certificatePath = path(.authorityCertificate, in: directory)
-        if let keyPEM = try? String(contentsOfFile: keyPath, encoding: .utf8),
-           let certificatePEM = try? String(contentsOfFile: certificatePath, encoding: .utf8) {
-            let key = try Certificate.PrivateKey(pemEncoded: keyPEM)
-            let certificate = try Certificate(pemEncoded: certificatePEM)
-            guard certificate.publicKey == key.publicKey else {
-                throw TLSSetupError("\(certificatePath) does not belong to the key in \(keyPath); move both away to make a new authority")
-            }
-            return LocalAuthority(directory: directory, certificate: certificate, key: key)
-        }
+        if let kept = try open(.authorityKey, .authorityCertificate, in: directory) { return kept }
         let names = names()
+        return try make(.authorityKey, .authorityCertificate, in: directory, names: names, constraints: constraints(for: names), now: now)
+    }
+
+    /// The authority whose files are `keyFile` and `certificateFile`; nil when they are not there.
+    private static func open(_ keyFile: File, _ certificateFile: File, in directory: String) throws -> LocalAuthority? {
+        let keyPath = path(keyFile, in: directory), certificatePath = path(certificateFile, in: directory)
+        guard let keyPEM = try? String(contentsOfFile: keyPath, encoding: .utf8),
+              let certificatePEM = try? String(contentsOfFile: certificatePath, encoding: .utf8) else { return nil }
+        let key = try Certificate.PrivateKey(pemEncoded: keyPEM)
+        let certificate = try Certificate(pemEncoded: certificatePEM)
+        guard certificate.publicKey == key.publicKey else {
+            throw TLSSetupError("\(certificatePath) does not belong to the key in \(keyPath); move both away to make a new authority")
+        }
+        return LocalAuthority(directory: directory, certificate: certificate, key: key)
+    }
+
+    /// A new authority for `names`, limited by `constraints`, written to `keyFile` and `certificateFile`.
+    private static func make(_ keyFile: File, _ certificateFile: File, in directory: String, names: ServerNames,
+                             constraints: NameConstraints, now: Date) throws -> LocalAuthority {
+        let keyPath = path(keyFile, in: directory), certificatePath = path(certificateFile, in: directory)
         let key = P256.Signing.PrivateKey()
+        // The year it was made tells it from the one it follows (a device holds both for a while).
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
         let name = try DistinguishedName {
-            CommonName("Reverie local authority (\(names.dnsNames.first { $0 != "localhost" } ?? "this server"))")
+            CommonName("Reverie local authority (\(names.dnsNames.first { $0 != "localhost" } ?? "this server"), \(calendar.component(.year, from: now)))")
             OrganizationName("Reverie")
         }
         let publicKey = Certificate.PublicKey(key.publicKey)
@@ -125,7 +145,7 @@ public struct LocalAuthority: Sendable {
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true))
-                Critical(Self.constraints(for: names))
+                Critical(constraints)
                 SubjectKeyIdentifier(hash: publicKey)
             },
             issuerPrivateKey: Certificate.PrivateKey(key))
@@ -140,18 +160,54 @@ public struct LocalAuthority: Sendable {
     public static func replace(in directory: String, names: ServerNames, now: Date = Date()) throws -> LocalAuthority {
         let stamp = ISO8601DateFormatter.string(from: now, timeZone: .init(identifier: "UTC")!, formatOptions: [.withFullDate])
             .replacingOccurrences(of: "-", with: "")
-        for file in [File.authorityKey, .authorityCertificate, .serverKey, .serverCertificate] {
+        try moveAside([.authorityKey, .authorityCertificate, .serverKey, .serverCertificate, .nextKey, .nextCertificate],
+                      in: directory, as: "replaced-\(stamp)")
+        return try openOrCreate(in: directory, names: names, now: now)
+    }
+
+    /// The authority that follows this one, made once it ends within `authorityRenewalDays`
+    /// (kept in `ca-next.*` until the handover): limited to the same names, or, when this one was
+    /// made before name constraints, to the home's and `names`. Nil while this one has longer to go.
+    public func successor(names: @autoclosure () -> ServerNames, now: Date = Date()) throws -> LocalAuthority? {
+        guard endsSoon(now: now) != nil else { return nil }
+        if let kept = try Self.open(.nextKey, .nextCertificate, in: directory) { return kept }
+        let names = names()
+        let constraints = (try? certificate.extensions.nameConstraints) ?? Self.constraints(for: names)
+        return try Self.make(.nextKey, .nextCertificate, in: directory, names: names, constraints: constraints, now: now)
+    }
+
+    /// Moves the authority in `directory` over to its successor when it ends within
+    /// `handoverDays` (or has ended) and one was made: the old files (and the server certificate
+    /// it signed) are renamed `….retired-<date>`, kept for the owner, and the successor's take
+    /// their names. The authority there afterwards, or nil when nothing was handed over.
+    public static func handOver(in directory: String, now: Date = Date()) throws -> LocalAuthority? {
+        guard let current = try open(.authorityKey, .authorityCertificate, in: directory),
+              current.certificate.notValidAfter.timeIntervalSince(now) < Double(handoverDays) * 86_400,
+              let next = try open(.nextKey, .nextCertificate, in: directory) else { return nil }
+        let stamp = ISO8601DateFormatter.string(from: now, timeZone: .init(identifier: "UTC")!, formatOptions: [.withFullDate])
+            .replacingOccurrences(of: "-", with: "")
+        try moveAside([.authorityKey, .authorityCertificate, .serverKey, .serverCertificate], in: directory, as: "retired-\(stamp)")
+        for (from, to) in [(File.nextKey, File.authorityKey), (.nextCertificate, .authorityCertificate)] {
+            guard rename(path(from, in: directory), path(to, in: directory)) == 0 else {
+                throw TLSSetupError("could not move \(path(from, in: directory)) to \(path(to, in: directory)) (error \(errno))")
+            }
+        }
+        return LocalAuthority(directory: directory, certificate: next.certificate, key: next.key)
+    }
+
+    /// Renames each of `files` there to `<name>.<suffix>` (then `-2`, `-3` when taken).
+    private static func moveAside(_ files: [File], in directory: String, as suffix: String) throws {
+        for file in files {
             let path = path(file, in: directory)
             guard FileManager.default.fileExists(atPath: path) else { continue }
-            var aside = "\(path).replaced-\(stamp)"
+            var aside = "\(path).\(suffix)"
             var count = 1
             while FileManager.default.fileExists(atPath: aside) {
                 count += 1
-                aside = "\(path).replaced-\(stamp)-\(count)"
+                aside = "\(path).\(suffix)-\(count)"
             }
             guard rename(path, aside) == 0 else { throw TLSSetupError("could not move \(path) aside (error \(errno))") }
         }
-        return try openOrCreate(in: directory, names: names, now: now)
     }
 
     /// The authority's certificate in DER (the `.crt` a device downloads).
