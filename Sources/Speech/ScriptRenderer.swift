@@ -537,6 +537,9 @@ public struct ScriptRenderer: Sendable {
                 fitting = fit.cut(before: seam, target: at, segments: kept)
                 placer!.segments = kept
                 total = seam
+                // Phrases past the seam already spoken, waiting for one before them, go unheard
+                // too: placed, they would run past the cut's end (and its fit's last phrase).
+                waiting = waiting.filter { $0.key < seam }
                 cuts!.answer(request, .init(phrase: first + seam, seconds: at, end: bound))
                 bound = first + seam
             }
@@ -563,7 +566,7 @@ public struct ScriptRenderer: Sendable {
                 if asked < total { try ask() }
                 waiting[index] = speech
                 let shapingStart = ContinuousClock.now
-                while let speech = waiting.removeValue(forKey: placed) {
+                while placed < total, let speech = waiting.removeValue(forKey: placed) {
                     let phraseRate = sampleRate ?? speech.audio.sampleRate
                     sampleRate = phraseRate
                     let shaped = shape(speech, sampleRate: phraseRate)

@@ -116,6 +116,29 @@ struct SleepNarrationTests {
         #expect(await cuts.cut(near: 100) == nil)
     }
 
+    @Test("a cut while the phrases after the seam are already spoken, waiting for one before them: those are let go, and the render ends at the cut with every phrase before it once, in order")
+    func cutPastWaitingPhrases() async throws {
+        let lines = (1...12).map { "Line \($0) of the story is told slowly. (6s)" }
+        let story = lines.joined(separator: "\n")
+        let phrases = try ScriptParser().parse(story).phrases.map(\.text)
+        // The second phrase is held; every other one is spoken at once, so all the rest wait for it.
+        let engine = OneHeldEngine(holding: phrases[1])
+        defer { engine.letGo() }
+        let cuts = RenderCuts()
+        let whole = Task { try await SleepNarration(engine: engine).render(story, seconds: 120, cuts: cuts) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while engine.spoken < phrases.count - 1 {
+            try #require(ContinuousClock.now < deadline, "only \(engine.spoken) phrases were spoken")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let cut = try #require(await cuts.cut(near: 80), "a cut near 80 s")
+        #expect(cut.phrase > 2 && cut.phrase < phrases.count, "cut before phrase \(cut.phrase)")
+        engine.letGo()
+        let before = try await whole.value
+        #expect(before.audio.samples.count == AudioBuffer.sampleCount(cut.seconds, before.audio.sampleRate))
+        #expect(before.timeline.phrases.map(\.text) == Array(phrases[..<cut.phrase]))
+    }
+
     @Test("a script ending on a phrase ends with it; one without pauses is padded with silence; a script whose rest runs longer than foreseen still fits")
     func fittingEnds() async throws {
         let ending = "Settle in. (2s) Let the body rest. (4s) Breathe."
@@ -234,5 +257,37 @@ final class HeldEngine: SpeechEngine, @unchecked Sendable {
             }
         }
         return try await ToneEngine().synthesize(text, voice: voice, rate: rate)
+    }
+}
+
+/// The tone engine holding one phrase until `letGo()`, counting the others as they are spoken.
+final class OneHeldEngine: SpeechEngine, @unchecked Sendable {
+    let name = "one-held", version = "1"
+    let holding: String
+    private let gate = Locked((free: false, waiting: [CheckedContinuation<Void, Never>](), spoken: 0))
+    init(holding: String) { self.holding = holding }
+    var spoken: Int { gate.withLockedValue { $0.spoken } }
+    func letGo() {
+        let waiting = gate.withLockedValue { gate in
+            gate.free = true
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for phrase in waiting { phrase.resume() }
+    }
+    func voices() async throws -> [Voice] { try await ToneEngine().voices() }
+    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
+        if text == holding {
+            await withCheckedContinuation { phrase in
+                let free = gate.withLockedValue { gate in
+                    if !gate.free { gate.waiting.append(phrase) }
+                    return gate.free
+                }
+                if free { phrase.resume() }
+            }
+        }
+        let speech = try await ToneEngine().synthesize(text, voice: voice, rate: rate)
+        gate.withLockedValue { $0.spoken += 1 }
+        return speech
     }
 }
