@@ -49,8 +49,9 @@ public struct SleepAttachments: Sendable {
         // the bytes there are (a 2 s MP3 whose header says 10 hours lasts 2 s, and is taken).
         let path = file.path
         let held = await Task.detached { try? MediaFile.parse(path: path).duration }.value
-        let seconds = held.map { min($0, probe.duration) } ?? probe.duration
-        guard seconds <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(seconds / 60)) }
+        // (A length that is not a number is no length: the probe's stands.)
+        let seconds = held.flatMap { $0.isFinite ? min($0, probe.duration) : nil } ?? probe.duration
+        guard seconds <= 4 * 3600 else { throw WindDownError.tooLong(minutes: Int(min(seconds, 1e12) / 60)) }
     }
 
     private func levelAndAttach(itemID: String, file: URL, originalName: String?) async throws -> SleepAttachment {
