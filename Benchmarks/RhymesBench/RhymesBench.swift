@@ -188,7 +188,7 @@ struct RhymesBench {
         let peer = try JSONDecoder().decode(Peer.self, from: data)
         let total = measured.total
         print("Rhyme schemes on \(folder.path): \(total.total) stanzas, right when the line grouping equals the poet's")
-        print(String(format: "  reverie %.3f (goal ≥ 0.70)   pronouncing rhyming parts %.3f   wrong: %d, of which too few rhymes %d   analysis %.0f ms",
+        print(String(format: "  reverie %.3f (goal ≥ 0.90)   pronouncing rhyming parts %.3f   wrong: %d, of which too few rhymes %d   analysis %.0f ms",
                      total.accuracy, Double(peer.correct) / Double(max(peer.stanzas, 1)), total.total - total.correct, total.missed, total.seconds * 1000))
         print("  by poet: " + measured.byFile.map { String(format: "%@ %.2f", ($0.0 as NSString).deletingPathExtension, $0.1.accuracy) }.joined(separator: ", "))
         for error in total.errors.prefix(errors) {

@@ -52,7 +52,8 @@ extension RhymeEngine {
     ///
     /// A stanza's letters are decided inside the stanza (`StanzaScheme`); pairs of words that
     /// rhyme in one stanza count for more in the others (a poet who rhymes join / line once
-    /// means it the next time). The stanzas' groups are then joined across the text where they
+    /// means it the next time), and the shape most stanzas of a length took counts for more in
+    /// the others of that length (a poem in couplets keeps its couplets where a rhyme is weak). The stanzas' groups are then joined across the text where they
     /// share a rhyming part (a chorus that rhymes with a verse), and lines left alone in their
     /// stanza join a group elsewhere that they rhyme with; this never changes a stanza's
     /// letters. Every step looks words up by key, so the cost grows with the text's length.
@@ -90,6 +91,18 @@ extension RhymeEngine {
             StanzaPairs(lines.map { line in endings[line].flatMap { $0.pronunciations.isEmpty && $0.spelling.isEmpty ? nil : $0 } })
         }
         var labels = pairs.map { StanzaScheme.groups(of: $0) }
+        // The text's own shape by stanza length: the grouping most of its stanzas of that length
+        // took (at least two of them, and half).
+        var shapeCounts: [[Int]: Int] = [:], lengthCounts: [Int: Int] = [:]
+        for stanzaLabels in labels where stanzaLabels.count >= 3 {
+            shapeCounts[SchemeShapes.canonical(stanzaLabels), default: 0] += 1
+            lengthCounts[stanzaLabels.count, default: 0] += 1
+        }
+        var textShapes: [Int: [Int]] = [:]
+        for (shape, count) in shapeCounts where count >= 2 && 2 * count >= lengthCounts[shape.count]! {
+            if let kept = textShapes[shape.count], shapeCounts[kept]! >= count { continue }
+            textShapes[shape.count] = shape
+        }
         let linked = stanzas.indices.map { Self.linkedPairs(stanzas[$0], labels[$0], endings) }
         var rhymedPairs: [WordPair: Int] = [:]
         for pair in linked.joined() { rhymedPairs[pair, default: 0] += 1 }
@@ -104,11 +117,12 @@ extension RhymeEngine {
                     if (rhymedPairs[pair] ?? 0) > (own[pair] ?? 0) { elsewhere.insert(pair) }
                 }
             }
-            guard !elsewhere.isEmpty else { continue }
-            labels[stanza] = StanzaScheme.groups(of: pairs[stanza]) { first, second in
+            let textShape = textShapes[lines.count].flatMap { $0 == SchemeShapes.canonical(labels[stanza]) ? nil : $0 }
+            guard !elsewhere.isEmpty || textShape != nil else { continue }
+            labels[stanza] = StanzaScheme.groups(of: pairs[stanza], pairBonus: { first, second in
                 guard let a = endings[lines[first]], let b = endings[lines[second]] else { return 0 }
                 return elsewhere.contains(WordPair(a.spelled, b.spelled)) ? StanzaScheme.repeatedPairBonus : 0
-            }
+            }, textShape: textShape)
         }
 
         // Letters per stanza; the stanza's groups of two or more lines.

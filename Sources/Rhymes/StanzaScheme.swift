@@ -19,6 +19,12 @@ struct StanzaScheme {
     static let shapeBonus = 1.0
     /// Added to a pair of words that rhyme in another stanza of the same text.
     static let repeatedPairBonus = 1.0
+    /// Added to the grouping most of the text's stanzas of the same length took (poets keep a
+    /// stanza's shape through a poem, songwriters a verse's through a song), so a weak rhyme where
+    /// the shape has one counts (the couplet of a poem in couplets whose words only nearly
+    /// rhyme). Less than a pair that does not rhyme at all weighs (`SchemeWeights.base`, 3.5):
+    /// the text's shape never makes a rhyme of two words that have none.
+    static let textShapeBonus = 3.0
 
     /// Group per line (0, 1, 2… in order of first appearance). `endings[i]` nil: the line has
     /// words but no ending that can rhyme, so it is a group of its own.
@@ -27,8 +33,11 @@ struct StanzaScheme {
     }
 
     /// The same, from the stanza's pairs already compared; `pairBonus(first, second)` is added to
-    /// a pair's weight (a pair rhymed in another stanza).
-    static func groups(of pairs: StanzaPairs, pairBonus: (Int, Int) -> Double = { _, _ in 0 }) -> [Int] {
+    /// a pair's weight (a pair rhymed in another stanza), and `textShape` (the grouping most of
+    /// the text's stanzas of this length took) is weighed with the known shapes, with
+    /// `textShapeBonus`.
+    static func groups(of pairs: StanzaPairs, pairBonus: (Int, Int) -> Double = { _, _ in 0 },
+                       textShape: [Int]? = nil) -> [Int] {
         let count = pairs.count
         guard count > 1 else { return Array(0..<count) }
         // Each pair's weight before distance: row i holds pairs (i - d, i) for d = 1…window.
@@ -112,12 +121,14 @@ struct StanzaScheme {
             return sum
         }
         var best = (labels: labels, score: winner.score)
-        for shape in SchemeShapes.shapes(lines: count) {
+        var candidates = SchemeShapes.shapes(lines: count).map { ($0, 0.0) }
+        if let textShape, textShape.count == count { candidates.append((textShape, textShapeBonus)) }
+        for (shape, bonus) in candidates {
             // A line without an ending rhymes with nothing: only shapes that leave it alone fit.
             var sizes = [Int](repeating: 0, count: count)
             for label in shape { sizes[label] += 1 }
             guard shape.indices.allSatisfy({ pairs.hasEnding[$0] || sizes[shape[$0]] == 1 }) else { continue }
-            let value = shapeTotal(shape)
+            let value = shapeTotal(shape) + bonus
             if value > best.score { best = (shape, value) }
         }
         return best.labels

@@ -1,19 +1,19 @@
 import Foundation
-import Rhymes
 
 /// How often the analyser's letters for a stanza group its lines as the poet did, on a folder
 /// of stanzas in the Chicago Rhyming Poetry Corpus `.pgold` format (see
 /// `../shared/data/rhyme-dev/README.md`): each file's stanzas become one text, one line per end
-/// word, stanzas between blank lines, analysed as a person pasting it would.
-struct SchemeAccuracy {
-    struct Stanza {
-        var words: [String]
-        var gold: [String]
+/// word, stanzas between blank lines, analysed as a person pasting it would. `make bench` prints
+/// it, and a test holds it to its floor when the set is there.
+public struct SchemeAccuracy {
+    public struct Stanza {
+        public var words: [String]
+        public var gold: [String]
     }
 
-    var files: [(name: String, stanzas: [Stanza])]
+    public var files: [(name: String, stanzas: [Stanza])]
 
-    init(folder: URL) throws {
+    public init(folder: URL) throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pgold") }.sorted()
         files = try names.map { name in
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
@@ -33,22 +33,22 @@ struct SchemeAccuracy {
     }
 
     /// The groups of positions a labelling makes (same label, same group), in a comparable form.
-    static func partition(_ labels: [String?]) -> [[Int]] {
+    public static func partition(_ labels: [String?]) -> [[Int]] {
         var groups: [String: [Int]] = [:]
         for (position, label) in labels.enumerated() { groups[label ?? "line \(position)", default: []].append(position) }
         return groups.values.sorted { $0[0] < $1[0] }
     }
 
-    struct Result {
-        var correct = 0
-        var total = 0
-        var missed = 0      // wrong stanzas whose analysis joins fewer pairs than the poet's
-        var errors: [(words: [String], gold: [String], ours: [String])] = []
-        var seconds = 0.0
-        var accuracy: Double { total == 0 ? 0 : Double(correct) / Double(total) }
+    public struct Result {
+        public var correct = 0
+        public var total = 0
+        public var missed = 0      // wrong stanzas whose analysis joins fewer pairs than the poet's
+        public var errors: [(words: [String], gold: [String], ours: [String])] = []
+        public var seconds = 0.0
+        public var accuracy: Double { total == 0 ? 0 : Double(correct) / Double(total) }
     }
 
-    func measure(_ engine: RhymeEngine) -> (total: Result, byFile: [(String, Result)]) {
+    public func measure(_ engine: RhymeEngine) -> (total: Result, byFile: [(String, Result)]) {
         var total = Result()
         var byFile: [(String, Result)] = []
         for file in files {
