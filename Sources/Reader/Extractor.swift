@@ -104,6 +104,23 @@ struct Extractor {
     /// The page's body, with what nobody reads taken out.
     mutating func prepare() -> Int {
         let body = document.first("body") ?? document.root
+        let bodyParagraphs = document.descendants(of: body, named: ["p"]).count
+        /// Whether an element about to be dropped holds the page's article: its `<main>` or
+        /// `<article>`, or most of its paragraphs. A page whose end tags the parser could not
+        /// match (HTML5 elements in libxml2's HTML 4 parser) nests everything after a site's
+        /// header or menu inside it; dropped whole, the page would read as empty.
+        func holdsThePage(_ index: Int) -> Bool {
+            guard !document.elements(in: index).isEmpty else { return false }
+            // (An <article> of a few lines is a teaser card, as a sidebar holds them.)
+            if document.descendants(of: index, named: ["main", "article"]).contains(where: {
+                document[$0].name == "main" || document.descendants(of: $0, named: ["p"]).count >= 3
+            }) { return true }
+            // Most of the page's paragraphs, inside what comes before a page's content (a footer
+            // that holds them is a list of teasers under a short story).
+            guard document[index].name != "footer" else { return false }
+            let paragraphs = document.descendants(of: index, named: ["p"]).count
+            return paragraphs >= 3 && paragraphs * 2 > bodyParagraphs
+        }
         var stack = [body]
         while let index = stack.popLast() {
             for child in document.elements(in: index) {
@@ -118,8 +135,11 @@ struct Extractor {
                 // A form is a newsletter box or a search, unless the page is written inside one
                 // (ASP.NET's pages are: the whole body is one form).
                 let pageForm = node.name == "form" && document.descendants(of: child, named: ["p"]).count >= 3
-                if (Self.dropped.contains(node.name) && !pageForm) || hidden || Self.droppedRoles.contains(role) || unlikely
-                    || (node.name == "header" && document.descendants(of: child, named: ["p"]).count < 2) {
+                // (Only what is dropped for its element or role: a class name is the page's own,
+                // never the parser's nesting, and comments may outnumber the story's paragraphs.)
+                let drops = (Self.dropped.contains(node.name) && !pageForm) || Self.droppedRoles.contains(role)
+                    || (node.name == "header" && document.descendants(of: child, named: ["p"]).count < 2)
+                if hidden || unlikely || (drops && !holdsThePage(child)) {
                     document.remove(child)
                 } else {
                     stack.append(child)

@@ -70,12 +70,12 @@ struct DevelopmentSetTests {
 /// each with passages that belong to its article and passages that do not), counted as its
 /// `score.py` counts: over the whole set, a passage that belongs found is a true positive, one
 /// missed a false negative, one that does not belong found a false positive (whitespace
-/// collapsed). Skipped where the set is absent. The floor is the figure reached (0.890 on
+/// collapsed). Skipped where the set is absent. The floor is the figure reached (0.894 on
 /// 2026-12-01) less 0.01.
 @Suite("Articles on the second shared development set")
 struct SecondDevelopmentSetTests {
     static let folder = DevelopmentSetTests.folder.deletingLastPathComponent().appendingPathComponent("article-dev2")
-    static let floor = 0.879
+    static let floor = 0.884
     static var present: Bool { FileManager.default.fileExists(atPath: folder.appendingPathComponent("ground-truth.json").path) }
 
     /// Runs of whitespace as one space, as Python's `\s+` finds them.
@@ -123,6 +123,6 @@ struct SecondDevelopmentSetTests {
         let f1 = 2 * precision * recall / max(precision + recall, .leastNonzeroMagnitude)
         print("article-dev2: \(truth.count) pages, precision \(String(format: "%.3f", precision)), recall \(String(format: "%.3f", recall)), F1 \(String(format: "%.3f", f1)), refused \(refused)")
         #expect(f1 >= Self.floor, "F1 \(f1) fell below \(Self.floor)")
-        #expect(refused <= 11, "\(refused) pages refused (11 when this floor was set)")
+        #expect(refused <= 5, "\(refused) pages refused (5 when this floor was set)")
     }
 }

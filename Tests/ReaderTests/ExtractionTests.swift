@@ -258,4 +258,23 @@ struct ExtractionTests {
             #expect(!text.contains(clutter), "\(clutter)")
         }
     }
+
+    @Test("a site menu whose divs the page leaves open does not swallow the story: the parser nests the rest of the page in the menu, which is then kept for the <article> it holds; a footer of teasers is still dropped")
+    func menuLeftOpen() throws {
+        let page = """
+        <html><head><title>Game settings</title></head><body>
+        <header><nav class="navbar"><div class="container"><div class="searchbox"><div class="search-options">
+        <a href="/">Home</a> <a href="/news">News</a> <a href="/guides">Guides</a>
+        </nav></header>
+        <main><article><h1>Game settings</h1>
+        <p>You are able to customise and adjust the settings of the game on its settings screen, where every option is listed.</p>
+        <p>Half length: choose how many minutes you want each half to last, from four minutes to twenty.</p>
+        <p>Difficulty: choose how hard the computer plays against you, from beginner to legendary.</p>
+        <footer><p>Older news: the winter cup starts.</p><p>Older news: a new stadium.</p><p>Older news: the transfer window.</p></footer>
+        </article></main></body></html>
+        """
+        let text = try Reader.extract(html: Data(page.utf8)).text
+        #expect(text.contains("You are able to customise") && text.contains("from beginner to legendary"), "\(text)")
+        #expect(!text.contains("Older news") && !text.contains("Guides"), "\(text)")
+    }
 }
