@@ -134,7 +134,9 @@ public final class HTTPSService: Sendable {
         case .localAuthority:
             guard var authority = self.authority else { return false }
             let names = ServerNames.current(extra: settings.extraNames)
-            let handedOver = try LocalAuthority.handOver(in: authority.directory, now: now)
+            // (The files are read only once the handover is due.)
+            let due = authority.certificate.notValidAfter.timeIntervalSince(now) < Double(LocalAuthority.handoverDays) * 86_400
+            let handedOver = due ? try LocalAuthority.handOver(in: authority.directory, now: now) : nil
             if let handedOver {
                 authority = handedOver
                 let fingerprint = try handedOver.fingerprint
