@@ -93,13 +93,18 @@ extension RhymeEngine {
         var labels = pairs.map { StanzaScheme.groups(of: $0) }
         // The text's own shape by stanza length: the grouping most of its stanzas of that length
         // took (at least two of them, and half).
-        var shapeCounts: [[Int]: Int] = [:], lengthCounts: [Int: Int] = [:]
+        // (In the order the shapes first come, so a tie goes the same way every time: the first.)
+        var shapeCounts: [[Int]: Int] = [:], lengthCounts: [Int: Int] = [:], shapesInOrder: [[Int]] = []
         for stanzaLabels in labels where stanzaLabels.count >= 3 {
-            shapeCounts[SchemeShapes.canonical(stanzaLabels), default: 0] += 1
+            let shape = SchemeShapes.canonical(stanzaLabels)
+            if shapeCounts[shape] == nil { shapesInOrder.append(shape) }
+            shapeCounts[shape, default: 0] += 1
             lengthCounts[stanzaLabels.count, default: 0] += 1
         }
         var textShapes: [Int: [Int]] = [:]
-        for (shape, count) in shapeCounts where count >= 2 && 2 * count >= lengthCounts[shape.count]! {
+        for shape in shapesInOrder {
+            let count = shapeCounts[shape]!
+            guard count >= 2, 2 * count >= lengthCounts[shape.count]! else { continue }
             if let kept = textShapes[shape.count], shapeCounts[kept]! >= count { continue }
             textShapes[shape.count] = shape
         }
