@@ -148,6 +148,21 @@ def extracted(folder, truth, binary, peers):
     return results, times
 
 
+def table(title, truth, results, times, measure):
+    """Prints a set's precision, recall, F1, pages refused and time per extractor (`measure(texts)`
+    gives precision and recall); returns F1 by extractor."""
+    print(f"\n{title}")
+    print("extractor".ljust(20) + "precision".ljust(12) + "recall".ljust(12) + "F1".ljust(10) + "refused".ljust(10) + "time (s)")
+    figures = {}
+    for name, texts in results.items():
+        precision, recall = measure(texts)
+        figures[name] = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        refused = sum(1 for key in truth if not texts.get(key))
+        print(name.ljust(20) + f"{precision:.3f}".ljust(12) + f"{recall:.3f}".ljust(12) + f"{figures[name]:.3f}".ljust(10)
+              + f"{refused}".ljust(10) + f"{times[name]:.2f}")
+    return figures
+
+
 def development_set(binary, peers):
     """The shared development set, measured as its own score.py measures (shingle F1 from the
     mean precision and recall over pages); skipped when the set is not there."""
@@ -162,18 +177,15 @@ def development_set(binary, peers):
 
     truth = json.loads((folder / "ground-truth.json").read_text())
     results, times = extracted(folder, truth, binary, peers)
-    print(f"\nThe shared development set: {len(truth)} real pages, shingle F1 (its score.py's measure), time for the set")
-    print("extractor".ljust(20) + "precision".ljust(12) + "recall".ljust(12) + "F1".ljust(10) + "refused".ljust(10) + "time (s)")
-    figures = {}
-    for name, texts in results.items():
+
+    def measure(texts):
         scores = [page_scores(truth[key]["articleBody"], texts.get(key, "")) for key in truth]
         ps = [p for p, _ in scores if p is not None]
         rs = [r for _, r in scores if r is not None]
-        precision, recall = (sum(ps) / len(ps) if ps else 0.0), (sum(rs) / len(rs) if rs else 0.0)
-        figures[name] = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        refused = sum(1 for key in truth if not texts.get(key))
-        print(name.ljust(20) + f"{precision:.3f}".ljust(12) + f"{recall:.3f}".ljust(12) + f"{figures[name]:.3f}".ljust(10)
-              + f"{refused}".ljust(10) + f"{times[name]:.2f}")
+        return (sum(ps) / len(ps) if ps else 0.0), (sum(rs) / len(rs) if rs else 0.0)
+
+    figures = table(f"The shared development set: {len(truth)} real pages, shingle F1 (its score.py's measure), time for the set",
+                    truth, results, times, measure)
     best = max(figures[name] for name in peers)
     faster = min(times[name] for name in peers)
     print(f"Goals: F1 >= 0.98 ({figures['reverie']:.3f} {'OK' if figures['reverie'] >= 0.98 else 'BELOW'}; best peer {best:.3f}), "
@@ -194,21 +206,17 @@ def second_development_set(binary, peers):
     def squash(text):
         return re.sub(r"\s+", " ", text).strip()
 
-    print(f"\nThe second shared development set: {len(truth)} pages, passages in and out (its score.py's measure), time for the set")
-    print("extractor".ljust(20) + "precision".ljust(12) + "recall".ljust(12) + "F1".ljust(10) + "refused".ljust(10) + "time (s)")
-    figures = {}
-    for name, texts in results.items():
+    def measure(texts):
         tp = fp = fn = 0
         for key, item in truth.items():
             found = squash(texts.get(key, ""))
             hits = sum(squash(passage) in found for passage in item["with"])
             tp, fn = tp + hits, fn + len(item["with"]) - hits
             fp += sum(squash(passage) in found for passage in item["without"])
-        precision, recall = (tp / (tp + fp) if tp + fp else 0.0), (tp / (tp + fn) if tp + fn else 0.0)
-        figures[name] = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        refused = sum(1 for key in truth if not texts.get(key))
-        print(name.ljust(20) + f"{precision:.3f}".ljust(12) + f"{recall:.3f}".ljust(12) + f"{figures[name]:.3f}".ljust(10)
-              + f"{refused}".ljust(10) + f"{times[name]:.2f}")
+        return (tp / (tp + fp) if tp + fp else 0.0), (tp / (tp + fn) if tp + fn else 0.0)
+
+    figures = table(f"The second shared development set: {len(truth)} pages, passages in and out (its score.py's measure), time for the set",
+                    truth, results, times, measure)
     best = max(figures[name] for name in peers)
     faster = min(times[name] for name in peers)
     print(f"Goals: F1 at least the best peer's ({figures['reverie']:.3f} against {best:.3f}: "

@@ -30,6 +30,19 @@ struct DevelopmentSetTests {
         return counts
     }
 
+    /// A shared set's page `pages/<key>.html.gz`, decompressed.
+    static func page(_ key: String, in folder: URL) throws -> Data {
+        let gunzip = Process()
+        gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gunzip.arguments = ["-dc", folder.appendingPathComponent("pages/\(key).html.gz").path]
+        let pipe = Pipe()
+        gunzip.standardOutput = pipe
+        try gunzip.run()
+        let html = pipe.fileHandleForReading.readDataToEndOfFile()
+        gunzip.waitUntilExit()
+        return html
+    }
+
     @Test("shingle F1 stays at the figure reached, and no page with an article is refused but those known", .enabled(if: present))
     func figure() throws {
         let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.folder.appendingPathComponent("ground-truth.json"))) as? [String: [String: Any]])
@@ -37,15 +50,7 @@ struct DevelopmentSetTests {
         var refused = 0
         for (key, item) in truth.sorted(by: { $0.key < $1.key }) {
             let expected = item["articleBody"] as? String ?? ""
-            let page = Self.folder.appendingPathComponent("pages/\(key).html.gz")
-            let gunzip = Process()
-            gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-            gunzip.arguments = ["-dc", page.path]
-            let pipe = Pipe()
-            gunzip.standardOutput = pipe
-            try gunzip.run()
-            let html = pipe.fileHandleForReading.readDataToEndOfFile()
-            gunzip.waitUntilExit()
+            let html = try Self.page(key, in: Self.folder)
             var found = ""
             do {
                 found = try Reader.extract(html: html, url: (item["url"] as? String).flatMap(URL.init(string:))).text
@@ -98,14 +103,7 @@ struct SecondDevelopmentSetTests {
         let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.folder.appendingPathComponent("ground-truth.json"))) as? [String: [String: Any]])
         var (truePositives, falsePositives, falseNegatives, refused) = (0, 0, 0, 0)
         for (key, item) in truth.sorted(by: { $0.key < $1.key }) {
-            let gunzip = Process()
-            gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-            gunzip.arguments = ["-dc", Self.folder.appendingPathComponent("pages/\(key).html.gz").path]
-            let pipe = Pipe()
-            gunzip.standardOutput = pipe
-            try gunzip.run()
-            let html = pipe.fileHandleForReading.readDataToEndOfFile()
-            gunzip.waitUntilExit()
+            let html = try DevelopmentSetTests.page(key, in: Self.folder)
             var found = ""
             do {
                 found = Self.squash(try Reader.extract(html: html, url: (item["url"] as? String).flatMap(URL.init(string:))).text)

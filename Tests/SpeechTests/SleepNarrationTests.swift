@@ -122,15 +122,11 @@ struct SleepNarrationTests {
         let story = lines.joined(separator: "\n")
         let phrases = try ScriptParser().parse(story).phrases.map(\.text)
         // The second phrase is held; every other one is spoken at once, so all the rest wait for it.
-        let engine = OneHeldEngine(holding: phrases[1])
+        let engine = HeldEngine(holding: phrases[1])
         defer { engine.letGo() }
         let cuts = RenderCuts()
         let whole = Task { try await SleepNarration(engine: engine).render(story, seconds: 120, cuts: cuts) }
-        let deadline = ContinuousClock.now + .seconds(120)
-        while engine.spoken < phrases.count - 1 {
-            try #require(ContinuousClock.now < deadline, "only \(engine.spoken) phrases were spoken")
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await engine.spoken(atLeast: phrases.count - 1)
         let cut = try #require(await cuts.cut(near: 80), "a cut near 80 s")
         #expect(cut.phrase > 2 && cut.phrase < phrases.count, "cut before phrase \(cut.phrase)")
         engine.letGo()
@@ -228,15 +224,23 @@ struct SleepNarrationTests {
     }
 }
 
-/// The tone engine, holding every phrase but one (and each render's first, with `openings`) until `letGo()`.
+/// The tone engine holding phrases until `letGo()`: every phrase but `passing` (and each render's
+/// first, with `openings`), or with `holding`, that one phrase alone. It counts the phrases it has
+/// spoken, and `spoken(atLeast:)` waits for a count.
 final class HeldEngine: SpeechEngine, @unchecked Sendable {
     let name = "held", version = "1"
-    let passing: String
-    /// Whether each render's first phrase passes too.
-    let openings: Bool
-    /// Whether it was let go, and the phrases waiting for it meanwhile.
-    private let gate = Locked((free: false, waiting: [CheckedContinuation<Void, Never>]()))
-    init(passing: String, openings: Bool = false) { (self.passing, self.openings) = (passing, openings) }
+    private let holds: @Sendable (String) -> Bool
+    private struct Gate {
+        var free = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var spoken = 0
+        var watchers: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
+    }
+    private let gate = Locked(Gate())
+    init(passing: String, openings: Bool = false) {
+        holds = { text in text != passing && !(openings && SpeechRequests.opening) }
+    }
+    init(holding: String) { holds = { $0 == holding } }
     func letGo() {
         let waiting = gate.withLockedValue { gate in
             gate.free = true
@@ -245,39 +249,19 @@ final class HeldEngine: SpeechEngine, @unchecked Sendable {
         }
         for phrase in waiting { phrase.resume() }
     }
-    func voices() async throws -> [Voice] { try await ToneEngine().voices() }
-    func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
-        if text != passing, !(openings && SpeechRequests.opening) {
-            await withCheckedContinuation { phrase in
-                let free = gate.withLockedValue { gate in
-                    if !gate.free { gate.waiting.append(phrase) }
-                    return gate.free
-                }
-                if free { phrase.resume() }
+    /// Returns once `count` phrases have been spoken.
+    func spoken(atLeast count: Int) async {
+        await withCheckedContinuation { watcher in
+            let reached = gate.withLockedValue { gate in
+                if gate.spoken < count { gate.watchers.append((count, watcher)) }
+                return gate.spoken >= count
             }
+            if reached { watcher.resume() }
         }
-        return try await ToneEngine().synthesize(text, voice: voice, rate: rate)
-    }
-}
-
-/// The tone engine holding one phrase until `letGo()`, counting the others as they are spoken.
-final class OneHeldEngine: SpeechEngine, @unchecked Sendable {
-    let name = "one-held", version = "1"
-    let holding: String
-    private let gate = Locked((free: false, waiting: [CheckedContinuation<Void, Never>](), spoken: 0))
-    init(holding: String) { self.holding = holding }
-    var spoken: Int { gate.withLockedValue { $0.spoken } }
-    func letGo() {
-        let waiting = gate.withLockedValue { gate in
-            gate.free = true
-            defer { gate.waiting = [] }
-            return gate.waiting
-        }
-        for phrase in waiting { phrase.resume() }
     }
     func voices() async throws -> [Voice] { try await ToneEngine().voices() }
     func synthesize(_ text: String, voice: String?, rate: Double) async throws -> SynthesizedSpeech {
-        if text == holding {
+        if holds(text) {
             await withCheckedContinuation { phrase in
                 let free = gate.withLockedValue { gate in
                     if !gate.free { gate.waiting.append(phrase) }
@@ -287,7 +271,13 @@ final class OneHeldEngine: SpeechEngine, @unchecked Sendable {
             }
         }
         let speech = try await ToneEngine().synthesize(text, voice: voice, rate: rate)
-        gate.withLockedValue { $0.spoken += 1 }
+        let reached = gate.withLockedValue { gate in
+            gate.spoken += 1
+            let spoken = gate.spoken
+            defer { gate.watchers.removeAll { $0.count <= spoken } }
+            return gate.watchers.filter { $0.count <= spoken }.map(\.resume)
+        }
+        for watcher in reached { watcher.resume() }
         return speech
     }
 }

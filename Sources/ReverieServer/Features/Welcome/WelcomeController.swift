@@ -152,9 +152,7 @@ struct WelcomeController: RouteCollection {
         }
         // The year it ends tells the profile from the one that follows it: a device holds both
         // for a while, and the older can go once the server has moved on.
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let until = calendar.component(.year, from: authority.certificate.notValidAfter)
+        let until = LocalAuthority.year(of: authority.certificate.notValidAfter)
         let name = authority.certificate.subject.description
             .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
         return """

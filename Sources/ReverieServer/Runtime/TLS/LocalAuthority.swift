@@ -128,10 +128,8 @@ public struct LocalAuthority: Sendable {
         let keyPath = path(keyFile, in: directory), certificatePath = path(certificateFile, in: directory)
         let key = P256.Signing.PrivateKey()
         // The year it was made tells it from the one it follows (a device holds both for a while).
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
         let name = try DistinguishedName {
-            CommonName("Reverie local authority (\(names.dnsNames.first { $0 != "localhost" } ?? "this server"), \(calendar.component(.year, from: now)))")
+            CommonName("Reverie local authority (\(names.dnsNames.first { $0 != "localhost" } ?? "this server"), \(year(of: now)))")
             OrganizationName("Reverie")
         }
         let publicKey = Certificate.PublicKey(key.publicKey)
@@ -340,6 +338,13 @@ public struct LocalAuthority: Sendable {
            let own = try? authority.extensions.subjectKeyIdentifier?.keyIdentifier, signer != own { return true }
         guard let alternatives = try? certificate.extensions.subjectAlternativeNames else { return true }
         return Set(alternatives) != Set(names.generalNames)
+    }
+
+    /// The year (UTC) of `date`, as names and profiles say it.
+    public static func year(of date: Date) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.component(.year, from: date)
     }
 
     // MARK: - Files
