@@ -118,6 +118,23 @@ function fieldDialog({ title, message, confirm, label, name, value = "", attribu
   });
 }
 
+/**
+ * Copies the text of `code` (a secret shown once) to the clipboard and says so on `button`; where
+ * the browser does not allow it (an address that is not secure), selects the text to copy by hand.
+ */
+export async function copyText(code, button) {
+  try {
+    await navigator.clipboard.writeText(code.textContent);
+    button.textContent = "Copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    button.textContent = "Selected: copy it";
+  }
+}
+
 /** A short, friendly date: "today", "yesterday" or "3 Nov 2026". */
 export function friendlyDate(iso) {
   if (!iso) return "never";
@@ -235,16 +252,18 @@ export function debounce(fn, ms) {
 
 /**
  * A delete that waits out its Undo, for a list: `start(item)` hides the item (the list leaves
- * out `hiddenID` when it paints) and says "Deleted “title”." with an Undo button in `box` (a
- * `<p>` with a `<span>` and a `<button>`); after `seconds`, or at `commit()` (the screen is left,
- * another delete starts), `deleted(item)` does the deleting. `undo()` brings the item back.
+ * out `hiddenID` when it paints) and says "Deleted “title”." (or `verb` for "Deleted":
+ * "Revoked “title”.") with an Undo button in `box` (a `<p>` with a `<span>` and a `<button>`);
+ * after `seconds`, or at `commit()` (the screen is left, another delete starts), `deleted(item)`
+ * does the deleting. `undo()` brings the item back.
  */
 export class UndoableDelete {
-  constructor(box, { deleted, repaint, seconds = 10 }) {
+  constructor(box, { deleted, repaint, seconds = 10, verb = "Deleted" }) {
     this.box = box;
     this.deleted = deleted;
     this.repaint = repaint;
     this.seconds = seconds;
+    this.verb = verb;
     this.pending = null;   // {item, timer}
     box.querySelector("button").addEventListener("click", () => this.undo());
   }
@@ -254,7 +273,7 @@ export class UndoableDelete {
   start(item) {
     this.commit();
     this.pending = { item, timer: setTimeout(() => this.commit(), this.seconds * 1000) };
-    this.box.querySelector("span").textContent = `Deleted “${item.title}”.`;
+    this.box.querySelector("span").textContent = `${this.verb} “${item.title}”.`;
     this.box.hidden = false;
     this.repaint();
     this.box.querySelector("button").focus();

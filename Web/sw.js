@@ -15,7 +15,7 @@
 //   ?until=, a level's ?level=) comes from the server while it can be reached, else the whole file
 //   from the device (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v84";
+const CACHE = "reverie-shell-v85";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -52,6 +52,7 @@ const SHELL = [
   "/settings/settings.js",
   "/settings/voice-panel.js",
   "/settings/storage.js",
+  "/settings/apps.js",
   "/listen/lock-screen.js",
   "/listen/listen.js",
   "/listen/deck.js",

@@ -20,7 +20,7 @@ fi
 
 # MARK: - System packages
 packages=(ffmpeg espeak-ng libespeak-ng-dev libsqlite3-dev libxml2-dev zlib1g-dev pkg-config python3 python3-venv ca-certificates wamerican poppler-utils qrencode openssl curl)
-[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils libnss3-tools nginx-core)
+[ "$mode" = test ] || [ "$mode" = bench ] && packages+=(chromium postgresql fonts-dejavu-core pulseaudio pulseaudio-utils libnss3-tools nginx-core python3-mygpoclient)
 [ "$mode" = bench ] && packages+=(wrk)
 [ "$mode" = front ] && packages+=(nginx-core)
 

@@ -19,8 +19,8 @@ export SWIFT_BACKTRACE=enable=no
 mkdir -p "$out"
 
 # harness name → module whose sources it is built with
-declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats [backup]=Backups [hls]=MediaFormats [range]=MediaFormats [directory]=Directories)
-declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz [backup]=BackupFuzz [hls]=HLSFuzz [range]=RangeFuzz [directory]=DirectoryFuzz)
+declare -A module=([spoken-script]=SpokenScript [manifest]=Breathing [wav]=AudioRender [lyrics]=Rhymes [mp4]=MediaFormats [mp3]=MediaFormats [feed]=Feeds [transcript]=Feeds [opml]=Feeds [gpodder]=Feeds [extract]=Reader [epub]=Reader [text]=Reader [pdf]=Reader [audiobook]=Reader [media]=MediaFormats [backup]=Backups [hls]=MediaFormats [range]=MediaFormats [directory]=Directories)
+declare -A file=([spoken-script]=SpokenScriptFuzz [manifest]=ManifestFuzz [wav]=WAVFuzz [lyrics]=LyricsFuzz [mp4]=MP4Fuzz [mp3]=MP3Fuzz [feed]=FeedFuzz [transcript]=TranscriptFuzz [opml]=OPMLFuzz [gpodder]=GpodderFuzz [extract]=ExtractFuzz [epub]=EPUBFuzz [text]=TextFuzz [pdf]=PDFFuzz [audiobook]=AudiobookFuzz [media]=MediaFileFuzz [backup]=BackupFuzz [hls]=HLSFuzz [range]=RangeFuzz [directory]=DirectoryFuzz)
 # files from other modules a harness needs (its module imports them when built by SwiftPM)
 # Reader (extract, epub, text, pdf, audiobook) is built with Feeds and Archives (zips, through
 # zlib), which it imports, as one module; the audiobook harness adds MediaFormats, whose MP3Book
@@ -30,13 +30,13 @@ reader_shared="Fuzz/ArticleChecks.swift Sources/AudioRender/CommandRunner.swift 
 reader_clibs="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I Sources/CReverieZlib -lz -I $out/stubs"
 declare -A shared=([directory]="$(echo Sources/Feeds/*.swift) $(echo Sources/ReverieAPI/*/*.swift Sources/ReverieAPI/*.swift 2>/dev/null)" [manifest]="Sources/AudioRender/SeededGenerator.swift" [lyrics]="$(echo Sources/Installation/*.swift)" [extract]="$reader_shared" [epub]="$reader_shared" [text]="$reader_shared" [pdf]="$reader_shared" [audiobook]="$reader_shared $(echo Sources/MediaFormats/*.swift)" [backup]="Fuzz/SHA256.swift $(echo Sources/Archives/*.swift) $(echo .build/checkouts/ZIPFoundation/Sources/ZIPFoundation/*.swift)")
 # C libraries a harness's module uses (its system-library module map, compiler and linker flags)
-declare -A clibs=([directory]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I $out/stubs" [lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs" [text]="$reader_clibs" [pdf]="$reader_clibs" [audiobook]="$reader_clibs" [backup]="-I Sources/CReverieZlib -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs")
+declare -A clibs=([directory]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2 -I $out/stubs" [lyrics]="-I $out/stubs" [feed]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [transcript]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [opml]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [gpodder]="-I Sources/CReverieXML -Xcc -I/usr/include/libxml2 -lxml2" [extract]="$reader_clibs" [epub]="$reader_clibs" [text]="$reader_clibs" [pdf]="$reader_clibs" [audiobook]="$reader_clibs" [backup]="-I Sources/CReverieZlib -I .build/checkouts/ZIPFoundation/Sources/CZLib -Xcc -D_GNU_SOURCE=1 -lz -I $out/stubs")
 # libFuzzer options of a harness (none needs its own now: the leak ZIPFoundation's reading had,
 # a path from fileSystemRepresentation per archive, went with it).
 declare -A options=()
 declare -A asan=()
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media hls range feed transcript opml directory extract epub text pdf audiobook backup)
+[ ${#names[@]} -eq 0 ] && names=(spoken-script manifest wav lyrics mp4 mp3 media hls range feed transcript opml gpodder directory extract epub text pdf audiobook backup)
 
 # Reader's harnesses build Reader, Feeds and Archives as one module, the directory harness
 # Directories with Feeds and ReverieAPI, the lyrics harness Rhymes

@@ -1,19 +1,30 @@
 // Settings: theme and app icon, your plan, a voice to try, account, songs' sync on this device,
-// personal tokens, people (owner only) and what this server is.
+// apps connected to Reverie, personal tokens, people (owner only) and what this server is.
 
 import { api } from "../api.js";
-import { announce, confirmDialog, escapeHTML, fileSize, fillList, friendlyDate, passwordDialog, secureContextNotice, showError } from "../dom.js";
+import { announce, confirmDialog, copyText, escapeHTML, fileSize, fillList, friendlyDate, passwordDialog, secureContextNotice, showError } from "../dom.js";
 import { followJob } from "../jobs.js";
 import { ICONS, THEMES, applyIcon, applyTheme, currentTheme, rememberedIcon } from "../theme.js";
 import { hasPlus, loadPlan, showPaywall } from "../plan.js";
 import * as drafts from "../write/drafts.js";
 import { voicePanelHTML, wireVoicePanel } from "./voice-panel.js";
 import { storageSectionHTML, wireStorage } from "./storage.js";
+import { appsSectionHTML, wireApps } from "./apps.js";
 import { passwordFormHTML, wirePasswordForm } from "../account/password.js";
 
 export const id = "settings";
 
+/** Sends a revoke still waiting out its Undo (Settings → Apps); resolves once it is answered. */
+let settleApps = () => Promise.resolve();
+
+/** Leaving Settings: an app revoked here stops working now, not when its Undo would have ended. */
+export function leave() {
+  settleApps();
+  settleApps = () => Promise.resolve();
+}
+
 export async function render(container, session) {
+  leave();
   const user = session.user;
   container.innerHTML = `
     <div class="settings">
@@ -87,6 +98,8 @@ export async function render(container, session) {
         </details>
       </section>
 
+      ${appsSectionHTML()}
+
       <section class="card" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Personal tokens</h2>
         <p class="hint">For the <code>reverie</code> command line and your own scripts: send one as <code>Authorization: Bearer …</code>.</p>
@@ -153,7 +166,8 @@ export async function render(container, session) {
   wireSync(container);
   wireStorage(container);
   wireVoicePanel(container);
-  wireAccount(container, session);
+  settleApps = wireApps(container);
+  wireAccount(container, session, () => settleApps());
   wireTokens(container);
   if (user.isOwner) wirePeople(container, user, plan);
   if (user.isOwner) wireBackups(container);
@@ -328,7 +342,8 @@ function wireSync(container) {
 
 // MARK: - Account
 
-function wireAccount(container, session) {
+/** `settle()` sends what is waiting to be sent (an app's revoke) before signing out ends the session. */
+function wireAccount(container, session, settle) {
   const done = container.querySelector("[data-password-done]");
   wirePasswordForm(container.querySelector('[data-password] form'), (user) => {
     session.user = user;
@@ -338,6 +353,7 @@ function wireAccount(container, session) {
   });
   container.querySelector('[data-action="logout"]').addEventListener("click", async (event) => {
     event.target.disabled = true;
+    await settle();
     try {
       await api("/api/auth/logout", { method: "POST" });
     } catch {
@@ -402,18 +418,8 @@ function wireTokens(container) {
     }
   });
 
-  secretBox.querySelector('[data-action="copy"]').addEventListener("click", async (event) => {
-    const value = secretBox.querySelector("[data-secret-value]").textContent;
-    try {
-      await navigator.clipboard.writeText(value);
-      event.target.textContent = "Copied";
-    } catch {
-      const range = document.createRange();
-      range.selectNodeContents(secretBox.querySelector("[data-secret-value]"));
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
-      event.target.textContent = "Selected: copy it";
-    }
+  secretBox.querySelector('[data-action="copy"]').addEventListener("click", (event) => {
+    copyText(secretBox.querySelector("[data-secret-value]"), event.currentTarget);
   });
 
   load();

@@ -57,6 +57,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(AddFeedRepairs())
     app.migrations.add(CreateQueues())
     app.migrations.add(LowercaseQueueItems())
+    app.migrations.add(CreateApps())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -122,9 +123,13 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
 
     // MARK: - Features
     let librivox = LibriVoxFeature(client: outside, library: library, config: config, queue: queue)
+    let gpodder: Store<any GpodderRepository> = app.store { FluentGpodderRepository(database: $0) }
+    let episodeActions = EpisodeActionLog(actions: gpodder, podcasts: podcasts, progress: progress, users: users)
     let podcastsFeature = PodcastsFeature(podcasts: podcasts, podcastIndexCredentials: app.store { FluentPodcastIndexCredentialsStore(database: $0) },
                                           progress: progress, jobRecords: jobRecords, media: media, renditions: renditions, client: outside,
-                                          threadPool: app.threadPool, config: config, queue: queue, clock: clock, now: now, logger: app.logger)
+                                          threadPool: app.threadPool, config: config, queue: queue, clock: clock, now: now, logger: app.logger,
+                                          refreshed: { try await episodeActions.refreshed($0) })
+    let apps: Store<any AppRepository> = app.store { FluentAppRepository(database: $0) }
     let artwork = ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)
     let features: [any Feature] = [
         HealthFeature(databaseKind: config.database.kind, readiness: readiness, engines: engines),
@@ -153,6 +158,11 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
                         audio: meditationAudio, now: now),
         AccountsFeature(users: users, tokens: tokens, speechRenders: speechRenders, podcasts: podcasts, library: library,
                         meditationAudio: meditationAudio, speech: speech, artwork: artwork, hashing: hashing, throttle: throttle, config: config, now: now),
+        AppsFeature(apps: apps, passwords: AppPasswords(dataDirectory: config.dataDirectory),
+                    gpodder: GpodderController(gate: AppGate(apps: apps, throttle: throttle, front: config.front,
+                                                              secureCookies: config.secureCookies, now: now),
+                                               podcasts: podcastsFeature.controller, repository: podcasts, devices: gpodder,
+                                               log: episodeActions, now: now)),
         PlansFeature(users: users, developmentMode: config.developmentMode),
         SettingsFeature(settings: settings, developmentMode: config.developmentMode),
         WebAppFeature(webDirectory: config.webDirectory),

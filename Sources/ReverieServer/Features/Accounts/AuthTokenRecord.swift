@@ -6,6 +6,9 @@ public enum AuthTokenKind: String, Codable, Sendable {
     case session
     /// A personal token for the CLI and scripts, carried by `Authorization: Bearer`; ends when revoked.
     case personal
+    /// A connected app's password (gpodder, Subsonic, wallabag), for its protocol's routes only;
+    /// kept in the `apps` table, never in `auth_tokens`.
+    case app
 }
 
 /// A session or personal token as the tokens table holds it: what `AuthTokenRepository` answers,

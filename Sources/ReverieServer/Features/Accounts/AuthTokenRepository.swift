@@ -38,6 +38,21 @@ public struct SignIn: Sendable, Equatable {
     public var planBypass = false
 }
 
+extension SignIn {
+    /// A sign-in read from a row that joins the person (`user_id`, `username`, `is_owner`,
+    /// `must_change_password`, `user_created_at`, `plan`, `plan_bypass`) to what proves it.
+    init(person row: any SQLRow, tokenID: UUID, kind: AuthTokenKind, expiresAt: Date?, lastUsedAt: Date?) throws {
+        self.init(tokenID: tokenID, kind: kind, expiresAt: expiresAt, lastUsedAt: lastUsedAt,
+                  userID: try row.decode(column: "user_id", as: UUID.self),
+                  username: try row.decode(column: "username", as: String.self),
+                  isOwner: try row.decode(column: "is_owner", as: Bool.self),
+                  mustChangePassword: try row.decode(column: "must_change_password", as: Bool.self),
+                  accountCreatedAt: try row.decode(column: "user_created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0),
+                  plan: Plan(rawValue: try row.decode(column: "plan", as: String.self)) ?? .free,
+                  planBypass: try row.decode(column: "plan_bypass", as: Bool.self))
+    }
+}
+
 /// `AuthTokenRepository` on Fluent.
 struct FluentAuthTokenRepository: AuthTokenRepository {
     let database: any Database
@@ -65,16 +80,9 @@ struct FluentAuthTokenRepository: AuthTokenRepository {
             """).first()
         else { return nil }
         guard let kind = AuthTokenKind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
-        return SignIn(tokenID: try row.decode(column: "id", as: UUID.self), kind: kind,
-                      expiresAt: try row.decode(column: "expires_at", as: Date?.self),
-                      lastUsedAt: try row.decode(column: "last_used_at", as: Date?.self),
-                      userID: try row.decode(column: "user_id", as: UUID.self),
-                      username: try row.decode(column: "username", as: String.self),
-                      isOwner: try row.decode(column: "is_owner", as: Bool.self),
-                      mustChangePassword: try row.decode(column: "must_change_password", as: Bool.self),
-                      accountCreatedAt: try row.decode(column: "user_created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0),
-                      plan: Plan(rawValue: try row.decode(column: "plan", as: String.self)) ?? .free,
-                      planBypass: try row.decode(column: "plan_bypass", as: Bool.self))
+        return try SignIn(person: row, tokenID: try row.decode(column: "id", as: UUID.self), kind: kind,
+                          expiresAt: try row.decode(column: "expires_at", as: Date?.self),
+                          lastUsedAt: try row.decode(column: "last_used_at", as: Date?.self))
     }
 
     func recordUse(_ id: UUID, at time: Date, newExpiry: Date?) async throws {

@@ -11,7 +11,7 @@ enum PersonalData {
     static let tables = [
         "episode_downloads", "podcast_subscriptions", "radio_favourites", "queue_entries", "queues", "song_tracks", "compositions", "library_items",
         "articles", "jobs", "meditation_sessions", "progress_places", "progress_events", "speech_renders", "bedside_pieces",
-        "user_settings", "auth_tokens",
+        "user_settings", "auth_tokens", "episode_actions", "subscription_changes", "gpodder_devices", "app_sessions", "apps",
     ]
 
     /// Shared by whoever uses them: a podcast and its episodes stay while someone subscribes

@@ -24,6 +24,8 @@ struct FeedRefresh: Job {
         let interval: TimeInterval
         let now: @Sendable () -> Date
         let logger: Logger
+        /// After a refresh that read the feed: podcast apps' actions waiting for its episodes.
+        var refreshed: @Sendable (PodcastRecord) async throws -> Void = { _ in }
     }
 
     struct Outcome: Sendable, Equatable {
@@ -97,6 +99,13 @@ struct FeedRefresh: Job {
         do {
             let outcome = try await Self.refresh(podcast, repository: services.podcasts.outside, client: services.client,
                                                  interval: services.interval, now: services.now())
+            if !outcome.notModified {
+                do {
+                    try await services.refreshed(podcast)
+                } catch {
+                    services.logger.warning("feeds: apps' episode actions for \(podcast.feedURL) were not written: \(error)")
+                }
+            }
             return JobOutput(outcome: outcome.notModified ? "unchanged" : "\(outcome.added) new")
         } catch {
             // What the refresh saved on the podcast.

@@ -135,19 +135,41 @@ struct PodcastController: RouteCollection {
             throw error.answered(code: "not_opml", lead: "This is not an OPML file Reverie can read")
         }
         guard outlines.count <= 2000 else { throw APIError(.unprocessableEntity, code: "too_many", "At most 2,000 feeds at a time.") }
+        let (added, already, ids) = try await subscribe(to: outlines.map { ($0.feedURL, $0.title) }, user: user, req: req)
+        let all = try await list(req: req).podcasts
+        return OPMLImportResult(added: added, alreadySubscribed: already, podcasts: all.filter { ids.contains(UUID(uuidString: $0.id) ?? UUID()) })
+    }
+
+    /// Subscribes the person to each feed; those Reverie has not seen are read by the refresh
+    /// schedule (each at once: they are due now). Answers how many were new, how many the person
+    /// already had, and the podcasts' ids in order.
+    func subscribe(to list: [(url: String, title: String)], user: AuthenticatedUser, req: Request) async throws
+        -> (added: Int, already: Int, ids: [UUID]) {
         let repository = podcasts.on(req)
         let now = self.now()
         var added = 0, already = 0
         var ids: [UUID] = []
-        for outline in outlines {
-            let podcast = try await repository.podcastCreating(feedURL: outline.feedURL, title: String(outline.title.prefix(500)), now: now)
+        for (url, title) in list {
+            let podcast = try await repository.podcastCreating(feedURL: url, title: String(title.prefix(500)), now: now)
             let (_, created) = try await repository.subscribe(podcast.id, ownedBy: user, now: now)
             if created { added += 1 } else { already += 1 }
             ids.append(podcast.id)
         }
         if added > 0 { feeds.lookSoon() }
-        let all = try await list(req: req).podcasts
-        return OPMLImportResult(added: added, alreadySubscribed: already, podcasts: all.filter { ids.contains(UUID(uuidString: $0.id) ?? UUID()) })
+        return (added, already, ids)
+    }
+
+    /// Unsubscribes the person, with their downloads of it; the last one out removes the podcast
+    /// (its address, titles and show notes).
+    func unsubscribe(from podcastID: UUID, user: AuthenticatedUser, req: Request) async throws {
+        let repository = podcasts.on(req)
+        let episodes = try await repository.episodes(of: podcastID).map(\.id)
+        for download in try await repository.downloads(ownedBy: user, episodes: episodes).values {
+            EpisodeDownload.removeFiles(download.id, config)
+            try await repository.delete(download)
+        }
+        _ = try await repository.unsubscribe(podcastID, ownedBy: user)
+        _ = try await repository.removeUnsubscribed()
     }
 
     // MARK: - A podcast
@@ -180,15 +202,7 @@ struct PodcastController: RouteCollection {
     /// `DELETE /api/podcasts/{podcastID}`: unsubscribes (the person's downloads of it go too).
     func unsubscribe(req: Request) async throws -> HTTPStatus {
         let (user, subscription) = try await subscription(req)
-        let repository = podcasts.on(req)
-        let episodes = try await repository.episodes(of: subscription.podcast.id).map(\.id)
-        for download in try await repository.downloads(ownedBy: user, episodes: episodes).values {
-            EpisodeDownload.removeFiles(download.id, config)
-            try await repository.delete(download)
-        }
-        _ = try await repository.unsubscribe(subscription.podcast.id, ownedBy: user)
-        // The last one out: the feed's address, titles and show notes go too.
-        _ = try await repository.removeUnsubscribed()
+        try await unsubscribe(from: subscription.podcast.id, user: user, req: req)
         return .noContent
     }
 

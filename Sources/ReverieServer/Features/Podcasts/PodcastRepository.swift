@@ -28,6 +28,11 @@ public protocol PodcastRepository: Sendable {
     /// with the record's id (nothing when it is gone); the podcast is not written.
     func save(_ subscription: SubscriptionRecord) async throws
     func unsubscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool
+    /// The person's subscriptions and unsubscriptions (by feed URL) that reached the server at or
+    /// after `since` (milliseconds since 1970), in order: what podcast apps ask for with `since`.
+    func subscriptionChanges(ownedBy user: AuthenticatedUser, since: Int64) async throws -> [(feedURL: String, added: Bool)]
+    /// The podcast's episode with this guid, or failing that the newest with this enclosure URL.
+    func episode(of podcastID: UUID, enclosureURL: String, guid: String?) async throws -> EpisodeRecord?
     /// Someone who subscribes (the earliest), for work done on the podcast's behalf.
     func anySubscriber(of podcastID: UUID) async throws -> UUID?
 
@@ -170,6 +175,7 @@ struct FluentPodcastRepository: PodcastRepository {
             if let found = try await subscription(to: podcastID, ownedBy: user) { return (found, false) }
             throw error
         }
+        try await noteChange(podcastID, ownerID: user.id, added: true)
         guard let written = try await subscription(to: podcastID, ownedBy: user) else {
             throw FluentError.noResults   // unsubscribed again at the same moment
         }
@@ -187,7 +193,35 @@ struct FluentPodcastRepository: PodcastRepository {
     func unsubscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool {
         guard let found = try await SubscriptionModel.query(ownedBy: user, on: database).filter(\.$podcast.$id == podcastID).first() else { return false }
         try await found.delete(on: database)
+        try await noteChange(podcastID, ownerID: user.id, added: false)
         return true
+    }
+
+    func subscriptionChanges(ownedBy user: AuthenticatedUser, since: Int64) async throws -> [(feedURL: String, added: Bool)] {
+        let sql = database as! any SQLDatabase
+        return try await sql.raw("""
+            SELECT feed_url, added FROM subscription_changes WHERE owner_id = \(bind: user.id) AND received >= \(bind: since)
+            ORDER BY received, id
+            """).all().map { (try $0.decode(column: "feed_url", as: String.self), try $0.decode(column: "added", as: Bool.self)) }
+    }
+
+    func episode(of podcastID: UUID, enclosureURL: String, guid: String?) async throws -> EpisodeRecord? {
+        // The guid first: two episodes of a feed can share an enclosure URL, never a guid.
+        if let guid, let found = try await EpisodeModel.query(on: database).filter(\.$podcast.$id == podcastID).filter(\.$guid == guid).first() {
+            return try found.record()
+        }
+        return try await EpisodeModel.query(on: database).filter(\.$podcast.$id == podcastID)
+            .filter(\.$enclosureURL == enclosureURL).sort(\.$firstSeenAt, .descending).first()?.record()
+    }
+
+    /// Keeps a subscription change in the log podcast apps read with `since` (the feed's URL, so
+    /// the change outlives the podcast's row).
+    private func noteChange(_ podcastID: UUID, ownerID: UUID, added: Bool) async throws {
+        guard let podcast = try await PodcastModel.find(podcastID, on: database) else { return }
+        try await (database as! any SQLDatabase).raw("""
+            INSERT INTO subscription_changes (id, owner_id, feed_url, added, received)
+            VALUES (\(bind: UUID()), \(bind: ownerID), \(bind: podcast.feedURL), \(bind: added), \(bind: GpodderClock.milliseconds()))
+            """).run()
     }
 
     func anySubscriber(of podcastID: UUID) async throws -> UUID? {

@@ -16,7 +16,7 @@ struct PodcastsFeature: Feature {
     init(podcasts: Store<any PodcastRepository>, podcastIndexCredentials: Store<any PodcastIndexCredentialsStore>,
          progress: Store<any ProgressRepository>, jobRecords: Store<any JobRepository>, media: MediaFiles, renditions: Renditions,
          client: GuardedHTTPClient, threadPool: NIOThreadPool, config: ServerConfig, queue: JobQueue, clock: any Clock<Duration>,
-         now: @escaping @Sendable () -> Date, logger: Logger) {
+         now: @escaping @Sendable () -> Date, logger: Logger, refreshed: @escaping @Sendable (PodcastRecord) async throws -> Void = { _ in }) {
         let feeds = FeedSchedule(clock: clock, now: now, logger: logger) { time in
             try await FeedRefresh.queueDue(podcasts: podcasts.outside, jobs: queue, now: time)
         }
@@ -25,7 +25,7 @@ struct PodcastsFeature: Feature {
                                        config: config, now: now)
         jobs = [
             JobRunner(FeedRefresh.self, .init(podcasts: podcasts, client: client, interval: TimeInterval(config.feedRefreshMinutes * 60),
-                                              now: now, logger: logger)),
+                                              now: now, logger: logger, refreshed: refreshed)),
             JobRunner(EpisodeDownload.self, .init(podcasts: podcasts, client: client, config: config, threadPool: threadPool)),
         ]
         lifecycle = [FeedScheduleLifecycle(schedule: feeds)]

@@ -17,8 +17,9 @@ import Foundation
 public enum Backup {
     public typealias Manifest = BackupManifest
 
-    /// The folders under the data directory a backup keeps.
-    public static let kept = ["media", "cache/speech", "tls"]
+    /// The folders under the data directory a backup keeps (`keys`: the key app passwords are
+    /// sealed with, without which a restored server could not check Subsonic's sign-ins).
+    public static let kept = ["media", "cache/speech", "tls", "keys"]
     static let sqliteName = "reverie.sqlite"
     static let postgresName = "reverie.pgdump"
 

@@ -20,6 +20,9 @@ public protocol ProgressRepository: Sendable {
     /// `ListeningProgress.position` would pick from the whole log): for lists, which need every
     /// item's place but not every item's log.
     func deciding(prefixed prefix: String, ownedBy user: AuthenticatedUser) async throws -> [String: ProgressEvent]
+    /// The events of items whose key starts with `prefix` that arrived at or after `arrival`
+    /// (`ProgressArrival`'s order), in that order: what other apps are told happened since.
+    func arrived(prefixed prefix: String, since arrival: Int64, ownedBy user: AuthenticatedUser) async throws -> [(item: String, event: ProgressEvent)]
 }
 
 /// `ProgressRepository` on Fluent.
@@ -77,12 +80,26 @@ struct FluentProgressRepository: ProgressRepository {
     }
 
     func deciding(prefixed prefix: String, ownedBy user: AuthenticatedUser) async throws -> [String: ProgressEvent] {
-        // LIKE's wildcards in a key are only letters to it.
-        let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        let pattern = Self.likePattern(prefix)
         let rows = try await ProgressPlaceModel.query(ownedBy: user, on: database)
             .filter(.sql(embed: "item LIKE \(bind: pattern) ESCAPE '\\'")).all()
         return Self.byItem(rows).compactMapValues { ListeningProgress.deciding($0) }
+    }
+
+    func arrived(prefixed prefix: String, since arrival: Int64, ownedBy user: AuthenticatedUser) async throws -> [(item: String, event: ProgressEvent)] {
+        let rows = try await ProgressEventModel.query(ownedBy: user, on: database)
+            .filter(.sql(embed: "item LIKE \(bind: Self.likePattern(prefix)) ESCAPE '\\'")).filter(\.$arrival >= arrival)
+            .sort(\.$arrival).all()
+        return rows.compactMap { row in
+            guard let kind = ProgressEvent.Kind(rawValue: row.kind) else { return nil }
+            return (row.item, ProgressEvent(id: row.clientID, device: row.device, at: row.at, position: row.position, kind: kind))
+        }
+    }
+
+    /// `prefix` and anything after it, for LIKE (whose wildcards in a key are only letters to it).
+    private static func likePattern(_ prefix: String) -> String {
+        prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
     }
 
     /// Places by item, each item's in the order they arrived (so a tie in device time goes to the later).
