@@ -108,6 +108,10 @@ async function route() {
   const path = location.pathname.replace(/\/+$/, "") || "/";
 
   if (setupNeeded) return show(setupScreen, "Welcome", "/setup");
+  // A podcast app's Nextcloud login link (the server redirects it to Settings → Apps), answered
+  // with the app by a service worker from before it let such links through.
+  const loginFlow = path.match(/^\/index\.php\/login\/v2\/flow\/([A-Za-z0-9_-]{20,100})$/);
+  if (loginFlow) return navigate(`/settings?connect=${loginFlow[1]}`, { replace: true });
   if (!session.user) {
     // Where the person was going (a shared page to save, an article's link) is where signing in leads.
     if (!["/", "/login", "/setup", "/password"].includes(path)) sessionStorage.setItem(AFTER_SIGN_IN, location.pathname + location.search);

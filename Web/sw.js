@@ -15,7 +15,7 @@
 //   ?until=, a level's ?level=) comes from the server while it can be reached, else the whole file
 //   from the device (the player then fades it on the audio clock).
 
-const CACHE = "reverie-shell-v85";
+const CACHE = "reverie-shell-v87";
 const API_CACHE = "reverie-api-v1";  // the same name as API_CACHE in api.js
 const RHYMES_CACHE = "reverie-rhymes";  // the rhyme pack Write keeps (Web/write/offline-rhymes.js)
 const DOWNLOADS_CACHE = "reverie-download:";  // each download's own cache, by this and its key (Web/player/downloads.js)
@@ -138,8 +138,9 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(apiRead(request, event, !url.searchParams.has("q") && url.pathname !== "/api/streams"));
     return;
   }
-  // The server's welcome page (HTTPS and its certificate) is a page of its own, not an app location.
-  if (url.pathname === "/welcome") return;
+  // The server's welcome page (HTTPS and its certificate) is a page of its own, not an app location;
+  // so is a podcast app's Nextcloud address (its login link redirects to Settings → Apps).
+  if (url.pathname === "/welcome" || url.pathname.startsWith("/index.php/")) return;
   // An app location (/write, /settings) is the shell, which routes itself.
   const shellPath = request.mode === "navigate" && !SHELL.includes(url.pathname) ? "/index.html" : url.pathname;
   if (!SHELL.includes(shellPath)) return;

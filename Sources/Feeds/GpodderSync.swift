@@ -94,7 +94,8 @@ public enum GpodderSync {
 
     private static func episodeAction(_ object: [String: Any], number: Int, device defaultDevice: String) throws -> EpisodeAction {
         func text(_ key: String, required: Bool) throws -> String? {
-            guard let value = object[key], !(value is NSNull) else {
+            // Empty is absent (Kasts sends `"device": ""`).
+            guard let value = object[key], !(value is NSNull), (value as? String)?.isEmpty != true else {
                 if required { throw Refusal("Action \(number) has no \(key).") }
                 return nil
             }

@@ -29,6 +29,9 @@ struct GpodderSyncTests {
         #expect(read.count == 2)
         #expect(read[0].action == .play && read[0].started == 10 && read[0].position == 95 && read[0].total == nil && read[0].guid == "g1")
         #expect(read[1].action == .delete && read[1].position == nil && read[1].device == "web" && read[1].timestamp == nil)
+        // Kasts names no device with an empty one: the upload's own.
+        let kasts = try GpodderSync.episodeActions(Data(#"[{"podcast": "p", "episode": "e", "action": "play", "device": "", "guid": "", "position": 5}]"#.utf8), device: "kasts")
+        #expect(kasts[0].device == "kasts" && kasts[0].guid == nil && kasts[0].position == 5)
         let wrapped = try GpodderSync.episodeActions(Data(#"{"actions": [{"podcast": "p", "episode": "e", "action": "new"}]}"#.utf8))
         #expect(wrapped.map(\.action) == [.new])
         #expect(read[0].json["timestamp"] as? String == "2026-11-30T21:00:00" && read[1].json["position"] == nil)

@@ -108,6 +108,9 @@ struct GpodderAPITests {
                 #expect(laptop["add"] as? [String] == [site.feed(2)] && laptop["remove"] as? [String] == [site.feed(1)])
                 let devices = try Self.json(try await client.send(.GET, "/api/2/devices/bea.json", headers: auth)) as! [[String: Any]]
                 #expect(devices.compactMap { $0["id"] as? String } == ["laptop", "phone"])
+                // A `since` past what the log can count (the year 2255): 400, not a trap.
+                #expect(try await client.send(.GET, "/api/2/episodes/bea.json?since=99999999999", headers: auth).status == .badRequest)
+                #expect(try await client.send(.GET, "/api/2/episodes/bea.json?since=9000000000", headers: auth).status == .ok)
                 // Bad device ids and bodies: 400, nothing changed.
                 #expect(try await client.send(.GET, "/api/2/subscriptions/bea/a%20b.json", headers: auth).status == .badRequest)
                 #expect(try await client.send(.POST, "/api/2/subscriptions/bea/phone.json", headers: auth, body: #"{"add": ["x"], "remove": ["x"]}"#).status == .badRequest)
@@ -169,6 +172,75 @@ struct GpodderAPITests {
                 #expect(refused.status == .badRequest && refused.error?.message.contains("At most") == true)
                 let sql = try #require(client.app.db as? any SQLDatabase)
                 #expect(try await sql.raw("SELECT count(*) AS n FROM episode_actions").first()?.decode(column: "n", as: Int.self) == 3)
+            }
+        }
+    }
+}
+
+extension GpodderAPITests {
+    /// AntennaPod's "Nextcloud" sync, as its source sends it: Login Flow v2 (a POST with no body,
+    /// a browser opening `login`, form-encoded polls), then gpoddersync's routes with Basic auth,
+    /// episode actions without a device and `since` in seconds.
+    @Test("Nextcloud's login flow gives the app a password once the person approves, and gpoddersync's routes share the log", arguments: TestDatabase.all)
+    func nextcloud(database: TestDatabase) async throws {
+        try await PodcastAPITests.withSite { site in
+            try await withTestApp(database, adjust: PodcastAPITests.adjust(site)) { client in
+                let owner = try await client.setUpOwner()
+                let bea = try await client.addUser("bea", by: owner)
+                let started = try await client.send(.POST, "/index.php/login/v2", headers: ["User-Agent": "AntennaPod/3.5.0", "Host": "reverie.home:8443"])
+                #expect(started.status == .ok, "\(started.text)")
+                let flow = try Self.json(started) as! [String: Any]
+                let poll = try #require(flow["poll"] as? [String: String])
+                let login = try #require(flow["login"] as? String)
+                #expect(poll["endpoint"] == "http://reverie.home:8443/index.php/login/v2/poll" && login.hasPrefix("http://reverie.home:8443/index.php/login/v2/flow/"))
+                let token = try #require(poll["token"])
+                let pollBody = "token=\(token)"
+                // Not approved yet: 404, as Nextcloud answers.
+                #expect(try await client.send(.POST, "/index.php/login/v2/poll", headers: [:], body: pollBody).status == .notFound)
+                // The browser lands in Settings, where the signed-in person approves.
+                let path = String(login.dropFirst("http://reverie.home:8443".count))
+                let opened = try await client.send(.GET, path)
+                #expect(opened.status == .seeOther && opened.headers.first(name: .location)?.hasPrefix("/settings?connect=") == true)
+                let flowToken = String(path.split(separator: "/").last!)
+                #expect(try await client.send(.GET, "/api/apps/login-flows/\(flowToken)").status == .unauthorized)
+                let shown = try await client.send(.GET, "/api/apps/login-flows/\(flowToken)", auth: .cookie(bea)).decode(AppLoginFlow.self)
+                #expect(shown.name == "AntennaPod/3.5.0")
+                let approved = try await client.send(.POST, "/api/apps/login-flows/\(flowToken)", auth: .cookie(bea))
+                #expect(try approved.status == .created && approved.decode(AppInfo.self).kind == .gpodder)
+                #expect(try await client.send(.POST, "/api/apps/login-flows/\(flowToken)", auth: .cookie(bea)).status == .notFound)
+                let collected = try await client.send(.POST, "/index.php/login/v2/poll", headers: [:], body: pollBody)
+                #expect(collected.status == .ok)
+                let credentials = try Self.json(collected) as! [String: String]
+                #expect(credentials["loginName"] == "bea" && credentials["appPassword"]?.count == 29)
+                // Given once.
+                #expect(try await client.send(.POST, "/index.php/login/v2/poll", headers: [:], body: pollBody).status == .notFound)
+                let auth = Self.basic("bea", try #require(credentials["appPassword"]))
+
+                // Subscriptions and episode actions, as AntennaPod's Nextcloud service sends them.
+                let change = try await client.send(.POST, "/index.php/apps/gpoddersync/subscription_change/create", headers: auth,
+                                                   body: #"{"add": ["\#(site.feed(1))"], "remove": []}"#)
+                #expect(try change.status == .ok && (Self.json(change) as! [String: Any])["timestamp"] is Int)
+                let subscriptions = try Self.json(try await client.send(.GET, "/index.php/apps/gpoddersync/subscriptions?since=0", headers: auth)) as! [String: Any]
+                #expect(subscriptions["add"] as? [String] == [site.feed(1)])
+                let podcast = try #require(try await client.send(.GET, "/api/podcasts", auth: .cookie(bea)).decode(PodcastList.self).podcasts.first)
+                client.app.jobs.start()
+                let owls = try await eventually("feed 1 read") { () -> EpisodeInfo? in
+                    try await client.send(.GET, "/api/podcasts/\(podcast.id)", auth: .cookie(bea)).decode(PodcastDetail.self).episodes.first { $0.title == "Owls" }
+                }
+                let action = """
+                    [{"podcast": "\(site.feed(1))", "episode": "\(try #require(owls.enclosureURL))", "guid": "ep-1-0", "action": "play",
+                      "timestamp": "\(GpodderSync.format(Date()))", "started": 0, "position": 2, "total": 6}]
+                    """
+                let sent = try await client.send(.POST, "/index.php/apps/gpoddersync/episode_action/create", headers: auth, body: action)
+                #expect(sent.status == .ok, "\(sent.text)")
+                #expect(try await client.send(.GET, "/api/episodes/\(owls.id)", auth: .cookie(bea)).decode(EpisodeInfo.self).position == 2)
+                let read = try Self.json(try await client.send(.GET, "/index.php/apps/gpoddersync/episode_action?since=0", headers: auth)) as! [String: Any]
+                let actions = try #require(read["actions"] as? [[String: Any]])
+                #expect(actions.count == 1 && actions[0]["action"] as? String == "PLAY" && actions[0]["position"] as? Int == 2 && actions[0]["guid"] as? String == "ep-1-0")
+                #expect(actions[0]["device"] as? String == "antennapod-3-5-0")
+                // Wrong or no password: 401.
+                #expect(try await client.send(.GET, "/index.php/apps/gpoddersync/subscriptions", headers: Self.basic("bea", "nope")).status == .unauthorized)
+                #expect(try await client.send(.GET, "/index.php/apps/gpoddersync/subscriptions").status == .unauthorized)
             }
         }
     }

@@ -1,16 +1,17 @@
-// Settings → Apps: connect an app the person already uses (a podcast app speaking gpodder, later a
-// Subsonic music app or a wallabag client) with an app password of its own, shown once with the
-// server's address, the user name and how to set the app up; the apps connected, what each last
-// did, and a revoke that waits out its Undo before the password stops working.
+// Settings → Apps: connect an app the person already uses (a podcast app speaking gpodder, a
+// read-later app speaking wallabag's API; later a Subsonic music app) with an app password of its
+// own, shown once with the server's address, the user name (and for wallabag the OAuth client id
+// and secret) and how to set the app up; the apps connected, what each last did, and a revoke that
+// waits out its Undo before the password stops working.
 
 import { api } from "../api.js";
 import { UndoableDelete, announce, copyText, escapeHTML, fillList, friendlyDate, showError } from "../dom.js";
 
 /** The kinds of app, as the server names them, and whether this server answers them yet. */
 const KINDS = [
-  { id: "gpodder", name: "Podcast app (gpodder)", short: "Podcast app", served: true },
-  { id: "subsonic", name: "Music app (Subsonic)", short: "Music app", served: false },
-  { id: "wallabag", name: "wallabag", short: "wallabag", served: false },
+  { id: "gpodder", name: "Podcast app (gpodder)", short: "Podcast app", served: true, example: "AntennaPod on my phone" },
+  { id: "wallabag", name: "Read-later app (wallabag)", short: "Read-later app", served: true, example: "wallabag on my iPhone" },
+  { id: "subsonic", name: "Music app (Subsonic)", short: "Music app", served: false, example: "" },
 ];
 const UNDO_SECONDS = 10;
 const EMPTY = "No apps connected yet.";
@@ -20,39 +21,60 @@ export function appsSectionHTML() {
   return `
       <section class="card apps" aria-labelledby="apps-heading">
         <h2 id="apps-heading">Apps</h2>
-        <p class="hint">Connect the podcast app you already use (AntennaPod, Kasts, gPodder): it keeps its subscriptions and places in Reverie, and Reverie's in it. Each app gets its own password, which works only for its kind and can be revoked here.</p>
+        <p class="hint">Connect the podcast app you already use (AntennaPod, Kasts, gPodder): it keeps its subscriptions and places in Reverie, and Reverie's in it. Or a read-later app (wallabag, its browser extension): the pages it saves come to Listen, read aloud like any article. Each app gets its own password, which works only for its kind and can be revoked here.</p>
+        <div class="notice app-connect" data-app-connect role="group" aria-labelledby="app-connect-text" hidden>
+          <p id="app-connect-text" data-app-connect-text></p>
+          <div class="row" data-app-connect-buttons>
+            <button class="button primary" type="button" data-action="approve-app">Connect</button>
+            <button class="button" type="button" data-action="decline-app">Not now</button>
+          </div>
+        </div>
         <ul class="list" data-list="apps" aria-label="Connected apps"><li class="list-empty">Loading…</li></ul>
         <p class="listen-undo" data-apps-undo hidden><span></span> <button class="button small" type="button">Undo</button></p>
         <div class="secret app-secret" data-app-secret hidden>
-          <p><strong>Shown once: copy the password now.</strong></p>
+          <p><strong data-app-shown-once>Shown once: copy the password now.</strong></p>
           <dl class="facts">
             <dt>Server</dt><dd><code data-app-server></code></dd>
             <dt>User name</dt><dd><code data-app-username></code></dd>
             <dt>App password</dt>
-            <dd class="secret-row"><code data-app-secret-value></code><button class="button small" type="button" data-action="copy-app-password" aria-label="Copy the app password">Copy</button></dd>
+            <dd class="secret-row"><code data-app-secret-value></code><button class="button small" type="button" data-copy="secret-value" aria-label="Copy the app password">Copy</button></dd>
+            <dt data-app-client hidden>Client ID</dt>
+            <dd data-app-client hidden><div class="secret-row"><code data-app-client-id></code><button class="button small" type="button" data-copy="client-id" aria-label="Copy the client ID">Copy</button></div></dd>
+            <dt data-app-client hidden>Client secret</dt>
+            <dd data-app-client hidden><div class="secret-row"><code data-app-client-secret></code><button class="button small" type="button" data-copy="client-secret" aria-label="Copy the client secret">Copy</button></div></dd>
           </dl>
           <figure class="app-qr" data-app-qr hidden>
             <div data-app-qr-code></div>
             <figcaption class="hint">Scan to type the server address</figcaption>
           </figure>
-          <h3 class="app-steps-heading">In your podcast app</h3>
-          <ol class="app-steps">
-            <li><strong>AntennaPod:</strong> Settings → Synchronization → “gpodder.net” → “Custom server”: enter the server, then the user name and app password; pick or name this device.</li>
-            <li><strong>Kasts:</strong> Settings → Synchronization → gpodder.net, with a custom server: the server, user name and app password.</li>
-            <li><strong>gPodder:</strong> Preferences → gpodder.net: the server URL, user name and app password.</li>
-          </ol>
+          <div data-app-steps="gpodder">
+            <h3 class="app-steps-heading">In your podcast app</h3>
+            <ol class="app-steps">
+              <li><strong>AntennaPod:</strong> Settings → Synchronization → “gpodder.net” → “Custom server”: enter the server, then the user name and app password; pick or name this device.</li>
+              <li><strong>Kasts:</strong> Settings → Synchronization → gpodder.net, with a custom server: the server, user name and app password.</li>
+              <li><strong>gPodder:</strong> Preferences → gpodder.net: the server URL, user name and app password.</li>
+            </ol>
+          </div>
+          <div data-app-steps="wallabag" hidden>
+            <h3 class="app-steps-heading">In wallabag</h3>
+            <ol class="app-steps">
+              <li><strong>wallabag app (iOS, Android):</strong> on its login screen (Android: Settings → Connection), enter the server address, client ID, client secret, user name and app password.</li>
+              <li><strong>Browser extension (wallabagger):</strong> its options: the same server address, client ID, client secret, user name and app password.</li>
+              <li><strong>Then:</strong> share any page to wallabag (the share sheet, or the extension's button) and it is saved to Listen, where Reverie reads it aloud.</li>
+            </ol>
+          </div>
         </div>
         <form class="inline-form" data-form="app" novalidate>
           <fieldset class="app-kinds">
             <legend>Kind of app</legend>
             ${KINDS.map((kind) => `
             <label class="app-kind">
-              <input type="radio" name="kind" value="${kind.id}"${kind.served ? "" : " disabled"}${kind === KINDS[0] ? " checked" : ""}>
+              <input type="radio" name="kind" value="${kind.id}" data-example="${escapeHTML(kind.example)}"${kind.served ? "" : " disabled"}${kind === KINDS[0] ? " checked" : ""}>
               <span>${escapeHTML(kind.name)}${kind.served ? "" : ' <span class="app-coming">(coming)</span>'}</span>
             </label>`).join("")}
           </fieldset>
           <label for="app-name">Name</label>
-          <input id="app-name" name="name" maxlength="100" placeholder="AntennaPod on my phone" autocomplete="off" required>
+          <input id="app-name" name="name" maxlength="100" placeholder="${escapeHTML(KINDS[0].example)}" autocomplete="off" required>
           <p class="form-error" role="alert" hidden></p>
           <button class="button primary" type="submit">Connect</button>
         </form>
@@ -111,7 +133,8 @@ export function wireApps(container) {
     const name = form.elements.name.value.trim();
     const kind = form.querySelector('input[name="kind"]:checked')?.value;
     if (!name) {
-      showError(error, new Error("Give the app a name, so you know it later (“AntennaPod on my phone”)."));
+      const example = form.querySelector('input[name="kind"]:checked')?.dataset.example || KINDS[0].example;
+      showError(error, new Error(`Give the app a name, so you know it later (“${example}”).`));
       form.elements.name.focus();
       return;
     }
@@ -122,7 +145,7 @@ export function wireApps(container) {
       const created = await api("/api/apps", { method: "POST", body: { kind, name } });
       showCreated(created);
       form.elements.name.value = "";
-      announce(`${created.app.name} connected. Shown once: copy the password now.`);
+      announce(`${created.app.name} connected. ${box.querySelector("[data-app-shown-once]").textContent}`);
       load();
     } catch (problem) {
       showError(error, problem);
@@ -136,7 +159,15 @@ export function wireApps(container) {
     box.querySelector("[data-app-server]").textContent = created.server;
     box.querySelector("[data-app-username]").textContent = created.username;
     box.querySelector("[data-app-secret-value]").textContent = created.secret;
-    box.querySelector('[data-action="copy-app-password"]').textContent = "Copy";
+    // wallabag's apps sign in as an OAuth client too: its id and secret, shown once with the password.
+    const client = Boolean(created.clientId && created.clientSecret);
+    box.querySelector("[data-app-client-id]").textContent = client ? created.clientId : "";
+    box.querySelector("[data-app-client-secret]").textContent = client ? created.clientSecret : "";
+    for (const part of box.querySelectorAll("[data-app-client]")) part.hidden = !client;
+    box.querySelector("[data-app-shown-once]").textContent = client
+      ? "Shown once: copy the password and client secret now." : "Shown once: copy the password now.";
+    for (const steps of box.querySelectorAll("[data-app-steps]")) steps.hidden = steps.dataset.appSteps !== created.app.kind;
+    for (const button of box.querySelectorAll("[data-copy]")) button.textContent = "Copy";
     const qr = box.querySelector("[data-app-qr]");
     const code = box.querySelector("[data-app-qr-code]");
     code.innerHTML = created.qr || "";  // drawn by the server's qrencode from the address above
@@ -154,9 +185,18 @@ export function wireApps(container) {
     for (const value of box.querySelectorAll("code")) value.textContent = "";
   }
 
-  box.querySelector('[data-action="copy-app-password"]').addEventListener("click", (event) => {
-    copyText(box.querySelector("[data-app-secret-value]"), event.currentTarget);
+  for (const button of box.querySelectorAll("[data-copy]")) {
+    button.addEventListener("click", (event) => {
+      copyText(box.querySelector(`[data-app-${button.dataset.copy}]`), event.currentTarget);
+    });
+  }
+
+  // The name's example follows the kind chosen.
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "kind") form.elements.name.placeholder = event.target.dataset.example;
   });
+
+  wireConnect(section, load);
 
   const onPageHide = () => revokes.commit();
   window.addEventListener("pagehide", onPageHide);
@@ -167,6 +207,50 @@ export function wireApps(container) {
     revokes.commit();
     return sending;
   };
+}
+
+/**
+ * An app that signs in with Nextcloud's login flow (AntennaPod's "Nextcloud" sync) sends the
+ * person here (`/settings?connect=TOKEN`): they approve it, and the app collects a password of its
+ * own; they never type theirs into it.
+ */
+function wireConnect(section, reload) {
+  const token = new URLSearchParams(location.search).get("connect");
+  if (!token) return;
+  const card = section.querySelector("[data-app-connect]");
+  const text = card.querySelector("[data-app-connect-text]");
+  const buttons = card.querySelector("[data-app-connect-buttons]");
+  const done = (message) => {
+    text.textContent = message;
+    buttons.hidden = true;
+    announce(message);
+    history.replaceState({}, "", location.pathname);  // a reload does not ask again
+  };
+  api(`/api/apps/login-flows/${encodeURIComponent(token)}`).then((flow) => {
+    text.textContent = `“${flow.name}” asks to keep your podcasts in step with Reverie. It gets a password of its own, for podcasts only, that you can revoke here. Connect only if you just asked for this in the app.`;
+    card.hidden = false;
+    section.scrollIntoView({ block: "start" });  // Apps' heading at the top, the question under it
+    card.scrollIntoView({ block: "nearest" });  // ...and all of it in view with large text too
+    card.querySelector('[data-action="approve-app"]').focus({ preventScroll: true });
+  }).catch((problem) => {
+    card.hidden = false;
+    done(problem.message);
+  });
+  card.querySelector('[data-action="approve-app"]').addEventListener("click", async (event) => {
+    event.currentTarget.disabled = true;
+    try {
+      const app = await api(`/api/apps/login-flows/${encodeURIComponent(token)}`, { method: "POST" });
+      done(`Connected “${app.name}”. Go back to the app: it finishes signing in by itself.`);
+      reload();
+    } catch (problem) {
+      done(problem.message);
+    }
+  });
+  card.querySelector('[data-action="decline-app"]').addEventListener("click", () => {
+    card.hidden = true;
+    history.replaceState({}, "", location.pathname);
+    announce("Not connected.");
+  });
 }
 
 function itemHTML(app) {

@@ -58,8 +58,14 @@ public struct CreatedApp: Codable, Sendable, Equatable {
     public var server: String
     /// An SVG QR code of `server`, for typing it on a phone; nil when the server cannot draw one.
     public var qr: String?
+    /// For a wallabag app: the OAuth client it signs in as (its secret shown this once).
+    public var clientId: String?
+    public var clientSecret: String?
 
-    public init(id: UUID, secret: String, app: AppInfo, username: String, server: String, qr: String?) {
+    public init(id: UUID, secret: String, app: AppInfo, username: String, server: String, qr: String?,
+                clientId: String? = nil, clientSecret: String? = nil) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
         self.id = id
         self.secret = secret
         self.app = app

@@ -58,6 +58,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
     app.migrations.add(CreateQueues())
     app.migrations.add(LowercaseQueueItems())
     app.migrations.add(CreateApps())
+    app.migrations.add(AddAppClients())
     if let sql = app.db as? any SQLDatabase {
         switch config.database {
         case .sqlite(.some):
@@ -130,6 +131,8 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
                                           threadPool: app.threadPool, config: config, queue: queue, clock: clock, now: now, logger: app.logger,
                                           refreshed: { try await episodeActions.refreshed($0) })
     let apps: Store<any AppRepository> = app.store { FluentAppRepository(database: $0) }
+    let appGate = AppGate(apps: apps, throttle: throttle, front: config.front, secureCookies: config.secureCookies, now: now)
+    let articlesFeature = ArticlesFeature(articles: articles, media: media, client: outside, config: config, queue: queue, now: now)
     let artwork = ArtworkStore(directory: config.cacheDirectory("artwork"), client: outside)
     let features: [any Feature] = [
         HealthFeature(databaseKind: config.database.kind, readiness: readiness, engines: engines),
@@ -151,7 +154,7 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         JobsFeature(jobRecords: jobRecords),
         ArtworkFeature(store: artwork),
         BackupFeature(jobRecords: jobRecords, backups: backups, database: sql, config: config, queue: queue, now: now),
-        ArticlesFeature(articles: articles, media: media, client: outside, config: config, queue: queue, now: now),
+        articlesFeature,
         podcastsFeature,
         RadioFeature(radioFavourites: app.store { FluentRadioFavouriteRepository(database: $0) }, client: outside, config: config),
         MeditateFeature(meditationSessions: app.store { FluentMeditationSessionRepository(database: $0) }, media: media, manifest: manifest,
@@ -159,10 +162,12 @@ public func configure(_ app: Application, _ config: ServerConfig, now: @escaping
         AccountsFeature(users: users, tokens: tokens, speechRenders: speechRenders, podcasts: podcasts, library: library,
                         meditationAudio: meditationAudio, speech: speech, artwork: artwork, hashing: hashing, throttle: throttle, config: config, now: now),
         AppsFeature(apps: apps, passwords: AppPasswords(dataDirectory: config.dataDirectory),
-                    gpodder: GpodderController(gate: AppGate(apps: apps, throttle: throttle, front: config.front,
-                                                              secureCookies: config.secureCookies, now: now),
+                    gpodder: GpodderController(gate: appGate,
                                                podcasts: podcastsFeature.controller, repository: podcasts, devices: gpodder,
-                                               log: episodeActions, now: now)),
+                                               log: episodeActions, now: now),
+                    wallabag: WallabagController(apps: apps, articles: articles, marks: app.store { FluentArticleMarkRepository(database: $0) },
+                                                 saving: articlesFeature.controller,
+                                                 gate: appGate, now: now)),
         PlansFeature(users: users, developmentMode: config.developmentMode),
         SettingsFeature(settings: settings, developmentMode: config.developmentMode),
         WebAppFeature(webDirectory: config.webDirectory),

@@ -10,8 +10,8 @@ enum PersonalData {
     /// parents (a download before its subscription, a song's tracks before the song).
     static let tables = [
         "episode_downloads", "podcast_subscriptions", "radio_favourites", "queue_entries", "queues", "song_tracks", "compositions", "library_items",
-        "articles", "jobs", "meditation_sessions", "progress_places", "progress_events", "speech_renders", "bedside_pieces",
-        "user_settings", "auth_tokens", "episode_actions", "subscription_changes", "gpodder_devices", "app_sessions", "apps",
+        "article_marks", "articles", "jobs", "meditation_sessions", "progress_places", "progress_events", "speech_renders", "bedside_pieces",
+        "user_settings", "auth_tokens", "episode_actions", "subscription_changes", "gpodder_devices", "login_flows", "app_sessions", "apps",
     ]
 
     /// Shared by whoever uses them: a podcast and its episodes stay while someone subscribes

@@ -46,11 +46,15 @@ struct AppController: RouteCollection {
             throw APIError(.unprocessableEntity, code: "too_many", "You have \(Self.maximumApps) apps connected: revoke one you no longer use first.")
         }
         let secret = AppPasswords.generate()
+        // wallabag's apps sign in as an OAuth client too: its id and secret, shown once with the password.
+        let client = kind == .wallabag ? (id: "rvr-" + AppPasswords.token().prefix(20).lowercased(), secret: AppPasswords.token()) : nil
         let app = try await store.create(ownerID: user.id, kind: kind, name: name, secretHash: TokenSecret.hash(secret),
-                                         sealedSecret: try passwords.seal(secret), prefix: AppPasswords.prefix(of: secret))
+                                         sealedSecret: try passwords.seal(secret), prefix: AppPasswords.prefix(of: secret),
+                                         client: client.map { ($0.id, TokenSecret.hash($0.secret)) })
         let server = Self.serverAddress(of: req)
         let qr = try? await QRCode.svg(for: server)
-        return try await CreatedApp(id: app.id, secret: secret, app: app.info, username: user.username, server: server, qr: qr ?? nil)
+        return try await CreatedApp(id: app.id, secret: secret, app: app.info, username: user.username, server: server, qr: qr ?? nil,
+                                    clientId: client?.id, clientSecret: client?.secret)
             .encodeResponse(status: .created, for: req)
     }
 
@@ -68,7 +72,7 @@ struct AppController: RouteCollection {
             return origin.hasSuffix("/") ? String(origin.dropLast()) : origin
         }
         let host = req.headers.first(name: .host) ?? "127.0.0.1"
-        let https = req.headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https"
+        let https = req.cameOverTLS || req.headers.first(name: "X-Forwarded-Proto")?.lowercased() == "https"
         return (https ? "https://" : "http://") + host
     }
 }

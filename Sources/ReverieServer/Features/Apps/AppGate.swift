@@ -25,20 +25,12 @@ struct AppGate: Sendable {
         let store = apps.on(req)
         var signIn: AppSignIn?
         if let basic = req.headers.basicAuthorization {
-            let address = front.clientAddress(of: req)
-            do {
-                try await throttle.check(username: "app:" + basic.username, address: address)
-            } catch let lockout as LoginThrottle.Lockout {
-                throw APIError.tooManyAttempts(lockout)
-            }
-            signIn = try await store.signIn(secretHash: TokenSecret.hash(basic.password), kind: kind)
-            guard let found = signIn, found.user.username == basic.username.lowercased() else {
-                await throttle.recordFailure(username: "app:" + basic.username, address: address)
+            guard let found = try await passwordSignIn(username: basic.username, password: basic.password, kind: kind, req: req) else {
                 throw Self.challenge("That user name and app password do not match. Make an app password in Reverie's Settings → Apps.")
             }
+            signIn = found
             // As gpodder.net does: a password sign-in starts a session, whose cookie clients
             // built on urllib send from then on (they give the password only a few times).
-            await throttle.recordSuccess(username: "app:" + basic.username)
             if try await sessionOf(req, kind: kind, store) == nil {
                 req.storage[StartedSession.self] = try await startSession(for: found, req: req)
             }
@@ -57,9 +49,27 @@ struct AppGate: Sendable {
         return signIn
     }
 
+    /// The app of `kind` that this user name and app password sign in; nil when they do not
+    /// match. Counted by the sign-in throttle (429 while it holds the name or address back).
+    func passwordSignIn(username: String, password: String, kind: AppKind, req: Request) async throws -> AppSignIn? {
+        let address = front.clientAddress(of: req)
+        do {
+            try await throttle.check(username: "app:" + username, address: address)
+        } catch let lockout as LoginThrottle.Lockout {
+            throw APIError.tooManyAttempts(lockout)
+        }
+        guard let found = try await apps.on(req).signIn(secretHash: TokenSecret.hash(password), kind: kind),
+              found.user.username == username.lowercased() else {
+            await throttle.recordFailure(username: "app:" + username, address: address)
+            return nil
+        }
+        await throttle.recordSuccess(username: "app:" + username)
+        return found
+    }
+
     private func sessionOf(_ req: Request, kind: AppKind, _ store: any AppRepository) async throws -> AppSignIn? {
         guard let cookie = req.cookies[Self.sessionCookie]?.string, !cookie.isEmpty else { return nil }
-        return try await store.session(secretHash: TokenSecret.hash(cookie), kind: kind, now: now())
+        return try await store.session(secretHash: TokenSecret.hash(cookie), purpose: .cookie, kind: kind, now: now())
     }
 
     /// A session started while signing a request in, for `SessionCookies` to set.
@@ -81,7 +91,8 @@ struct AppGate: Sendable {
     /// Starts a session for the app: the cookie to set.
     func startSession(for signIn: AppSignIn, req: Request) async throws -> HTTPCookies.Value {
         let secret = TokenSecret.generate()
-        try await apps.on(req).createSession(for: signIn.app, secretHash: TokenSecret.hash(secret), expiresAt: now().addingTimeInterval(Self.sessionLifetime))
+        try await apps.on(req).createSession(for: signIn.app, purpose: .cookie, secretHash: TokenSecret.hash(secret),
+                                             expiresAt: now().addingTimeInterval(Self.sessionLifetime))
         return HTTPCookies.Value(string: secret, maxAge: Int(Self.sessionLifetime), path: "/",
                                  isSecure: secure(req), isHTTPOnly: true, sameSite: .lax)
     }

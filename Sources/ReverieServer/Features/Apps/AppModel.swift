@@ -22,6 +22,9 @@ final class AppModel: Model, UserOwnedModel, @unchecked Sendable {
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @OptionalField(key: "last_used_at") var lastUsedAt: Date?
     @OptionalField(key: "last_action") var lastAction: String?
+    /// An OAuth client's id and its secret's hash (wallabag's apps sign in as a client).
+    @OptionalField(key: "client_id") var clientID: String?
+    @OptionalField(key: "client_secret_hash") var clientSecretHash: String?
 
     init() {}
 
@@ -104,5 +107,48 @@ struct CreateApps: AsyncMigration {
         for table in ["subscription_changes", "episode_actions", "gpodder_devices", "app_sessions", AppModel.schema] {
             try await database.schema(table).delete()
         }
+    }
+}
+
+/// wallabag's clients and tokens, Nextcloud's login flows and wallabag's marks on articles: the
+/// apps' OAuth client ids and secrets, what each session is for (gpodder's cookie, or an OAuth
+/// access or refresh token), the flows an app starts and the person approves, and stars and tags.
+struct AddAppClients: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        // One column at a time: SQLite adds one per ALTER TABLE.
+        try await database.schema(AppModel.schema).field("client_id", .string).update()
+        try await database.schema(AppModel.schema).field("client_secret_hash", .string).update()
+        try await database.schema("app_sessions")
+            .field("purpose", .string, .required, .sql(.default(AppSessionPurpose.cookie.rawValue)))
+            .update()
+        try await database.schema("article_marks")
+            .id()
+            .field("owner_id", .uuid, .required, .references(UserModel.schema, "id", onDelete: .cascade))
+            .field("article_id", .uuid, .required, .references(ArticleModel.schema, "id", onDelete: .cascade))
+            .field("starred_at", .datetime)
+            .field("tags", .string, .required)
+            .unique(on: "article_id")
+            .create()
+        try await database.schema("login_flows")
+            .id()
+            .field("login_token", .string, .required)
+            .field("poll_hash", .string, .required)
+            .field("name", .string, .required)
+            .field("expires_at", .datetime, .required)
+            .field("owner_id", .uuid, .references(UserModel.schema, "id", onDelete: .cascade))
+            .field("sealed_secret", .string)
+            .unique(on: "login_token")
+            .unique(on: "poll_hash")
+            .create()
+        guard let sql = database as? any SQLDatabase else { return }
+        try await sql.raw("CREATE UNIQUE INDEX apps_client_id ON apps (client_id)").run()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema("login_flows").delete()
+        try await database.schema("article_marks").delete()
+        try await database.schema("app_sessions").deleteField("purpose").update()
+        try await database.schema(AppModel.schema).deleteField("client_secret_hash").update()
+        try await database.schema(AppModel.schema).deleteField("client_id").update()
     }
 }

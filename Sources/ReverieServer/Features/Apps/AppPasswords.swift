@@ -23,6 +23,11 @@ struct AppPasswords: Sendable {
         return (0..<5).map { _ in String((0..<5).map { _ in alphabet.randomElement(using: &generator)! }) }.joined(separator: "-")
     }
 
+    /// A random token for a login flow's addresses (32 bytes, base64url).
+    static func token() -> String {
+        String(TokenSecret.generate().dropFirst(TokenSecret.marker.count))
+    }
+
     /// The part of a password shown in lists.
     static func prefix(of secret: String) -> String { String(secret.prefix(5)) }
 

@@ -51,21 +51,7 @@ struct ArticleController: RouteCollection {
         }
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty,
            let html = body.html, !html.isEmpty {
-            // The page as the person sees it: read here, nothing fetched.
-            guard address.count <= 4_000, let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                throw OutsideFetchError.badURL(address)
-            }
-            guard html.utf8.count <= Documents.maximumPageBytes else {
-                throw APIError(.payloadTooLarge, code: "page_too_large", "The page is larger than \(Documents.maximumPageBytes >> 20) MB; save its address instead.")
-            }
-            let page = Data(html.utf8)
-            let article: ExtractedArticle
-            do {
-                article = try await req.application.threadPool.runIfActive { try Reader.extract(html: page, url: url, source: url.absoluteString) }
-            } catch let error as ReaderError {
-                throw error.answered(lead: url.host ?? "The page")
-            }
-            let saved = try await articles.on(req).create(ArticleRecord(article, kind: "web", sourceURL: url.absoluteString), ownerID: user.id)
+            let saved = try await saveNow(address: address, html: html, user: user, req: req)
             return try await saved.summary.encodeResponse(status: .created, for: req)
         }
         if let address = body.url?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty {
@@ -93,6 +79,32 @@ struct ArticleController: RouteCollection {
         record.source = "Pasted text"
         let saved = try await articles.on(req).create(record, ownerID: user.id)
         return try await saved.summary.encodeResponse(status: .created, for: req)
+    }
+
+    /// A web page saved at once: read from `html` when the client sends the page as the person
+    /// sees it (nothing fetched), else fetched and read as the import job does; `title`, when
+    /// given, names it instead of the page's own.
+    func saveNow(address: String, html: String?, title: String? = nil, user: AuthenticatedUser, req: Request) async throws -> ArticleRecord {
+        guard address.count <= 4_000, let url = URL(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw OutsideFetchError.badURL(address)
+        }
+        guard let html, !html.isEmpty else {
+            var read = try await ArticleImport.fetch(url.absoluteString, job: JobContext(id: UUID(), ownerID: user.id, report: { _, _ in }), client: client)
+            if let title { read.article.title = title }
+            return try await articles.on(req).create(ArticleRecord(read.article, kind: read.kind, sourceURL: read.url), ownerID: user.id)
+        }
+        guard html.utf8.count <= Documents.maximumPageBytes else {
+            throw APIError(.payloadTooLarge, code: "page_too_large", "The page is larger than \(Documents.maximumPageBytes >> 20) MB; save its address instead.")
+        }
+        let page = Data(html.utf8)
+        var article: ExtractedArticle
+        do {
+            article = try await req.application.threadPool.runIfActive { try Reader.extract(html: page, url: url, source: url.absoluteString) }
+        } catch let error as ReaderError {
+            throw error.answered(lead: url.host ?? "The page")
+        }
+        if let title { article.title = title }
+        return try await articles.on(req).create(ArticleRecord(article, kind: "web", sourceURL: url.absoluteString), ownerID: user.id)
     }
 
     /// `POST /api/articles/upload`: the file as the body (`X-File-Name` names it); 202 with the job.

@@ -109,25 +109,25 @@ struct GpodderController: RouteCollection {
     /// `GET /api/2/subscriptions/{username}/{device}.json?since=`: `{"add", "remove", "timestamp"}`.
     func subscriptionChanges(req: Request) async throws -> Response {
         let (signIn, device) = try await signIn(req, format: "json")
-        let since = try Self.since(req)
-        let timestamp = Self.timestamp(now: Date())
         try await devices.on(req).saveDevice(device, caption: nil, type: nil, ownerID: signIn.app.ownerID, now: now())
-        var added: [String] = [], removed: [String] = []
-        if since == 0 {
-            // From the start: what the person has now.
-            added = try await feedURLs(signIn, req)
-        } else {
-            var last: [String: Bool] = [:]
-            for change in try await repository.on(req).subscriptionChanges(ownedBy: signIn.authenticated, since: since * 1000) {
-                last[change.feedURL] = change.added
-            }
-            let current = Set(try await feedURLs(signIn, req))
-            // A change since then that was undone again is said as things are now.
-            added = last.filter { $0.value && current.contains($0.key) }.map(\.key).sorted()
-            removed = last.filter { !$0.value && !current.contains($0.key) }.map(\.key).sorted()
-        }
+        let (added, removed, timestamp) = try await changes(since: try Self.since(req), signIn: signIn, req: req)
         await gate.record(signIn, req, action: "read subscriptions on \(device)")
         return try Self.json(["add": added, "remove": removed, "timestamp": timestamp])
+    }
+
+    /// The feeds added and removed since `since` (seconds; 0: all the person has), and the
+    /// timestamp to ask from next.
+    func changes(since: Int64, signIn: AppSignIn, req: Request) async throws -> (add: [String], remove: [String], timestamp: Int64) {
+        let timestamp = Self.timestamp(now: Date())
+        guard since > 0 else { return (try await feedURLs(signIn, req), [], timestamp) }
+        var last: [String: Bool] = [:]
+        for change in try await repository.on(req).subscriptionChanges(ownedBy: signIn.authenticated, since: since * 1000) {
+            last[change.feedURL] = change.added
+        }
+        let current = Set(try await feedURLs(signIn, req))
+        // A change since then that was undone again is said as things are now.
+        return (last.filter { $0.value && current.contains($0.key) }.map(\.key).sorted(),
+                last.filter { !$0.value && !current.contains($0.key) }.map(\.key).sorted(), timestamp)
     }
 
     /// `POST /api/2/subscriptions/{username}/{device}.json` `{"add", "remove"}`: answers
@@ -135,6 +135,12 @@ struct GpodderController: RouteCollection {
     /// one it cannot use).
     func uploadSubscriptionChanges(req: Request) async throws -> Response {
         let (signIn, device) = try await signIn(req, format: "json")
+        let rewritten = try await upload(changesIn: req, signIn: signIn, device: device)
+        return try Self.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
+    }
+
+    /// Takes the subscription changes in the request's body; answers the addresses rewritten.
+    func upload(changesIn req: Request, signIn: AppSignIn, device: String) async throws -> [(String, String)] {
         let changes: (add: [String], remove: [String])
         do {
             changes = try GpodderSync.subscriptionChanges(req.body.data.map { Data(buffer: $0) } ?? Data())
@@ -144,7 +150,7 @@ struct GpodderController: RouteCollection {
         let (rewritten, added, removed) = try await apply(add: changes.add, remove: changes.remove, signIn: signIn, req: req)
         try await devices.on(req).saveDevice(device, caption: nil, type: nil, ownerID: signIn.app.ownerID, now: now())
         await gate.record(signIn, req, action: Self.said(added: added, removed: removed, on: device))
-        return try Self.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
+        return rewritten
     }
 
     /// Subscribes and unsubscribes; answers the addresses rewritten and how many changed.
@@ -183,9 +189,16 @@ struct GpodderController: RouteCollection {
     /// `{"timestamp", "update_urls"}`.
     func uploadEpisodeActions(req: Request) async throws -> Response {
         let (signIn, _) = try await signIn(req, format: "json")
+        let rewritten = try await receive(actionsIn: req, signIn: signIn, device: "default")
+        return try Self.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
+    }
+
+    /// Takes the episode actions in the request's body (those naming no device are `device`'s),
+    /// all or none; answers the feed addresses rewritten.
+    func receive(actionsIn req: Request, signIn: AppSignIn, device: String) async throws -> [(String, String)] {
         let sent: [GpodderSync.EpisodeAction]
         do {
-            sent = try GpodderSync.episodeActions(req.body.data.map { Data(buffer: $0) } ?? Data())
+            sent = try GpodderSync.episodeActions(req.body.data.map { Data(buffer: $0) } ?? Data(), device: device)
         } catch let refusal as GpodderSync.Refusal {
             throw Self.badRequest(refusal.description)
         }
@@ -208,7 +221,7 @@ struct GpodderController: RouteCollection {
         let waiting = actions.count - found
         await gate.record(signIn, req, action: "uploaded \(actions.count) episode \(actions.count == 1 ? "action" : "actions")"
                           + (waiting > 0 ? " (\(waiting) for episodes not yet read)" : ""))
-        return try Self.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.sorted { $0.key < $1.key }.map { [$0.key, $0.value] }])
+        return rewritten.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// `GET /api/2/episodes/{username}.json?since=&podcast=&device=&aggregated=`:
@@ -318,16 +331,19 @@ struct GpodderController: RouteCollection {
     }
 
     /// `since` in seconds (0 when absent).
-    private static func since(_ req: Request) throws -> Int64 {
+    static func since(_ req: Request) throws -> Int64 {
         guard let text = try req.query.get(String?.self, at: "since"), !text.isEmpty else { return 0 }
-        guard let value = Int64(text), value >= 0, value < 100_000_000_000 else { throw APIError(.badRequest, code: "invalid_field", "since: a time in seconds since 1970.") }
+        // Up to the year 2255: the log's order (milliseconds, and ×1,024 beside it) stays in 64 bits.
+        guard let value = Int64(text), value >= 0, value <= 9_000_000_000 else {
+            throw APIError(.badRequest, code: "invalid_field", "since: a time in seconds since 1970.")
+        }
         return value
     }
 
     /// The time to give as the next `since`: this second. Changes are read from it on (at or
     /// after), so one made later in the same second is not missed; one made earlier in it may be
     /// said twice, which apps take as it is (adding what they have).
-    private static func timestamp(now: Date) -> Int64 {
+    static func timestamp(now: Date) -> Int64 {
         Int64(now.timeIntervalSince1970.rounded(.down))
     }
 
@@ -340,12 +356,23 @@ struct GpodderController: RouteCollection {
         }
     }
 
-    private static func badRequest(_ message: String) -> APIError {
+    static func badRequest(_ message: String) -> APIError {
         APIError(.badRequest, code: "invalid_body", message)
     }
 
-    private static func json(_ value: Any) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.withoutEscapingSlashes, .sortedKeys])
-        return Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .init(data: data))
+    /// `value` (lists, objects, text, numbers, null) as a JSON answer. Anything else is a 500,
+    /// never the trap Foundation's writer springs on a value it cannot write.
+    static func json(_ value: Any) throws -> Response {
+        let data: Data
+        if let text = value as? String {
+            data = try JSONEncoder().encode(text)
+        } else {
+            guard JSONSerialization.isValidJSONObject(value) else {
+                throw Abort(.internalServerError, reason: "An answer could not be written as JSON.")
+            }
+            data = try JSONSerialization.data(withJSONObject: value, options: [.withoutEscapingSlashes, .sortedKeys])
+        }
+        // Plain `application/json` (UTF-8 by its definition): wallabag-client reads a body as JSON only so named.
+        return Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(data: data))
     }
 }
