@@ -72,6 +72,8 @@ bench: ## figures side by side with peers (release build of the benchmark tools)
 	@echo
 	.venv/bin/python Benchmarks/feeds.py --binary .build/release/reverie
 	@echo
+	.venv/bin/python Benchmarks/episode_actions.py --binary .build/release/reverie
+	@echo
 	.venv/bin/python Benchmarks/levelling.py --binary .build/release/reverie
 	@echo
 	.venv/bin/python Benchmarks/articles.py --binary .build/release/reverie

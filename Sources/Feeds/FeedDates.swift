@@ -194,9 +194,13 @@ public enum FeedDates {
     public static func duration(_ text: String) -> Double? {
         let trimmed = text.trimmed
         guard !trimmed.isEmpty, trimmed.count < 20 else { return nil }
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds }
+        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 { return seconds <= longestDuration ? seconds : nil }
         let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
-        return parts.reduce(0) { $0 * 60 + $1! }
+        let seconds = parts.reduce(0) { $0 * 60 + $1! }
+        return seconds.isFinite && seconds <= longestDuration ? seconds : nil
     }
+
+    /// No episode is longer (a year): a length past it is the feed's mistake, and read as none.
+    public static let longestDuration: Double = 365 * 24 * 3600
 }

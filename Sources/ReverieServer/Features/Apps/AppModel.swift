@@ -16,7 +16,8 @@ final class AppModel: Model, UserOwnedModel, @unchecked Sendable {
     @Field(key: "name") var name: String
     /// Hex SHA-256 of the password.
     @Field(key: "secret_hash") var secretHash: String
-    /// The password sealed with AES-GCM under `<data>/keys/apps.key`, base64.
+    /// The password sealed with AES-GCM under `<data>/keys/apps.key`, base64, for the protocols
+    /// that need it (Subsonic); "" for the others.
     @Field(key: "sealed_secret") var sealedSecret: String
     @Field(key: "prefix") var prefix: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
@@ -127,6 +128,8 @@ struct AddAppClients: AsyncMigration {
             .field("article_id", .uuid, .required, .references(ArticleModel.schema, "id", onDelete: .cascade))
             .field("starred_at", .datetime)
             .field("tags", .string, .required)
+            // When wallabag's apps last changed the entry (what their `since` reads).
+            .field("updated_at", .datetime, .required)
             .unique(on: "article_id")
             .create()
         try await database.schema("login_flows")
@@ -134,6 +137,8 @@ struct AddAppClients: AsyncMigration {
             .field("login_token", .string, .required)
             .field("poll_hash", .string, .required)
             .field("name", .string, .required)
+            // Who started it (the client's address): a few each, so no one fills the waiting room.
+            .field("address", .string, .required)
             .field("expires_at", .datetime, .required)
             .field("owner_id", .uuid, .references(UserModel.schema, "id", onDelete: .cascade))
             .field("sealed_secret", .string)

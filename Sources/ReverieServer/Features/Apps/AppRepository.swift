@@ -54,8 +54,10 @@ protocol AppRepository: Sendable {
     func session(secretHash: String, purpose: AppSessionPurpose, kind: AppKind, now: Date) async throws -> AppSignIn?
     func deleteSession(secretHash: String) async throws
 
-    /// A login flow an app started (Nextcloud's v2); `false` when `limit` flows already wait.
-    func startLoginFlow(loginToken: String, pollHash: String, name: String, expiresAt: Date, now: Date, limit: Int) async throws -> Bool
+    /// A login flow an app started (Nextcloud's v2) from `address`; `false` when `perAddress`
+    /// flows from there, or `limit` in all, already wait.
+    func startLoginFlow(loginToken: String, pollHash: String, name: String, address: String, expiresAt: Date, now: Date,
+                        perAddress: Int, limit: Int) async throws -> Bool
     /// What the app that started the flow calls itself, while it waits for the person.
     func waitingLoginFlow(loginToken: String, now: Date) async throws -> String?
     /// The person approved the flow: its password, sealed, waits for the app to collect it.
@@ -135,14 +137,17 @@ struct FluentAppRepository: AppRepository {
         try await (database as! any SQLDatabase).raw("DELETE FROM app_sessions WHERE secret_hash = \(bind: secretHash)").run()
     }
 
-    func startLoginFlow(loginToken: String, pollHash: String, name: String, expiresAt: Date, now: Date, limit: Int) async throws -> Bool {
+    func startLoginFlow(loginToken: String, pollHash: String, name: String, address: String, expiresAt: Date, now: Date,
+                        perAddress: Int, limit: Int) async throws -> Bool {
         let sql = database as! any SQLDatabase
         try await sql.raw("DELETE FROM login_flows WHERE expires_at <= \(bind: now)").run()
         let waiting = try await sql.raw("SELECT count(*) AS n FROM login_flows").first()?.decode(column: "n", as: Int.self) ?? 0
-        guard waiting < limit else { return false }
+        let fromThere = try await sql.raw("SELECT count(*) AS n FROM login_flows WHERE address = \(bind: address)").first()?
+            .decode(column: "n", as: Int.self) ?? 0
+        guard waiting < limit, fromThere < perAddress else { return false }
         try await sql.raw("""
-            INSERT INTO login_flows (id, login_token, poll_hash, name, expires_at)
-            VALUES (\(bind: UUID()), \(bind: loginToken), \(bind: pollHash), \(bind: name), \(bind: expiresAt))
+            INSERT INTO login_flows (id, login_token, poll_hash, name, address, expires_at)
+            VALUES (\(bind: UUID()), \(bind: loginToken), \(bind: pollHash), \(bind: name), \(bind: address), \(bind: expiresAt))
             """).run()
         return true
     }

@@ -24,7 +24,7 @@ struct FeedRefresh: Job {
         let interval: TimeInterval
         let now: @Sendable () -> Date
         let logger: Logger
-        /// After a refresh that read the feed: podcast apps' actions waiting for its episodes.
+        /// After a refresh that added episodes: podcast apps' actions waiting for them.
         var refreshed: @Sendable (PodcastRecord) async throws -> Void = { _ in }
     }
 
@@ -99,7 +99,7 @@ struct FeedRefresh: Job {
         do {
             let outcome = try await Self.refresh(podcast, repository: services.podcasts.outside, client: services.client,
                                                  interval: services.interval, now: services.now())
-            if !outcome.notModified {
+            if outcome.added > 0 {
                 do {
                     try await services.refreshed(podcast)
                 } catch {

@@ -33,6 +33,8 @@ struct PodcastController: RouteCollection {
     /// Where downloads are kept, the search services' addresses, the refresh interval, the largest file.
     let config: ServerConfig
     let now: @Sendable () -> Date
+    /// After a feed read here added episodes: podcast apps' actions waiting for them.
+    var refreshed: @Sendable (PodcastRecord) async throws -> Void = { _ in }
     /// Chapters files and transcripts as last fetched, by URL.
     let chapterFiles = Recent<String, [EpisodeChapter]>(lifetime: .minutes(30), capacity: 500)
     let transcripts = Recent<String, [TranscriptLine]>(lifetime: .minutes(30), capacity: 200)
@@ -102,7 +104,8 @@ struct PodcastController: RouteCollection {
         let podcast = try await repository.podcastCreating(feedURL: address, title: address, now: now)
         if podcast.lastRefreshedAt == nil {
             do {
-                try await FeedRefresh.refresh(podcast, repository: repository, client: client, interval: refreshInterval(req), now: now)
+                let outcome = try await FeedRefresh.refresh(podcast, repository: repository, client: client, interval: refreshInterval(req), now: now)
+                if outcome.added > 0 { try? await refreshed(podcast) }
             } catch {
                 throw APIError(.unprocessableEntity, code: "feed_unreadable", "Reverie could not read a podcast at that address: \(FeedRefresh.message(for: error))")
             }

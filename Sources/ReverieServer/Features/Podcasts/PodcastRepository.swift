@@ -175,7 +175,9 @@ struct FluentPodcastRepository: PodcastRepository {
             if let found = try await subscription(to: podcastID, ownedBy: user) { return (found, false) }
             throw error
         }
-        try await noteChange(podcastID, ownerID: user.id, added: true)
+        if let feedURL = try await PodcastModel.find(podcastID, on: database)?.feedURL {
+            try await Self.noteChange(feedURL, ownerID: user.id, added: true, on: database)
+        }
         guard let written = try await subscription(to: podcastID, ownedBy: user) else {
             throw FluentError.noResults   // unsubscribed again at the same moment
         }
@@ -192,8 +194,12 @@ struct FluentPodcastRepository: PodcastRepository {
 
     func unsubscribe(_ podcastID: UUID, ownedBy user: AuthenticatedUser) async throws -> Bool {
         guard let found = try await SubscriptionModel.query(ownedBy: user, on: database).filter(\.$podcast.$id == podcastID).first() else { return false }
-        try await found.delete(on: database)
-        try await noteChange(podcastID, ownerID: user.id, added: false)
+        // The feed's address read first: the podcast may go with its last subscriber at once.
+        let feedURL = try await PodcastModel.find(podcastID, on: database)?.feedURL
+        try await database.transaction { database in
+            try await found.delete(on: database)
+            if let feedURL { try await Self.noteChange(feedURL, ownerID: user.id, added: false, on: database) }
+        }
         return true
     }
 
@@ -216,11 +222,10 @@ struct FluentPodcastRepository: PodcastRepository {
 
     /// Keeps a subscription change in the log podcast apps read with `since` (the feed's URL, so
     /// the change outlives the podcast's row).
-    private func noteChange(_ podcastID: UUID, ownerID: UUID, added: Bool) async throws {
-        guard let podcast = try await PodcastModel.find(podcastID, on: database) else { return }
+    private static func noteChange(_ feedURL: String, ownerID: UUID, added: Bool, on database: any Database) async throws {
         try await (database as! any SQLDatabase).raw("""
             INSERT INTO subscription_changes (id, owner_id, feed_url, added, received)
-            VALUES (\(bind: UUID()), \(bind: ownerID), \(bind: podcast.feedURL), \(bind: added), \(bind: GpodderClock.milliseconds()))
+            VALUES (\(bind: UUID()), \(bind: ownerID), \(bind: feedURL), \(bind: added), \(bind: GpodderClock.milliseconds()))
             """).run()
     }
 

@@ -22,7 +22,7 @@ struct PodcastsFeature: Feature {
         }
         controller = PodcastController(podcastIndexCredentials: podcastIndexCredentials, podcasts: podcasts, progress: progress,
                                        jobRecords: jobRecords, media: media, renditions: renditions, jobs: queue, feeds: feeds, client: client,
-                                       config: config, now: now)
+                                       config: config, now: now, refreshed: refreshed)
         jobs = [
             JobRunner(FeedRefresh.self, .init(podcasts: podcasts, client: client, interval: TimeInterval(config.feedRefreshMinutes * 60),
                                               now: now, logger: logger, refreshed: refreshed)),

@@ -41,11 +41,17 @@ struct EpisodeActionLog: Sendable {
         var feeds: [String: PodcastRecord?] = [:]
         var events: [ProgressEvent] = [], items: [String] = []
         var foundByEpisode: [UUID: [UUID]] = [:]
+        // An app's history names the same episodes again and again: each is looked up once.
+        var episodes: [String: EpisodeRecord?] = [:]
         for stored in list where stored.action.action != .download && stored.action.action != .flattr {
             let feedURL = GpodderSync.cleanURL(stored.action.podcast) ?? stored.action.podcast
             if feeds[feedURL] == nil { feeds[feedURL] = .some(try await podcasts.podcast(feedURL: feedURL)) }
-            guard let podcast = feeds[feedURL] ?? nil,
-                  let episode = try await podcasts.episode(of: podcast.id, enclosureURL: stored.action.episode, guid: stored.action.guid) else { continue }
+            guard let podcast = feeds[feedURL] ?? nil else { continue }
+            let key = [podcast.id.uuidString, stored.action.episode, stored.action.guid ?? ""].joined(separator: "\n")
+            if episodes[key] == nil {
+                episodes[key] = .some(try await podcasts.episode(of: podcast.id, enclosureURL: stored.action.episode, guid: stored.action.guid))
+            }
+            guard let episode = episodes[key] ?? nil else { continue }
             foundByEpisode[episode.id, default: []].append(stored.id)
             if let event = Self.event(for: stored, episode: episode) {
                 events.append(event)
@@ -67,10 +73,10 @@ struct EpisodeActionLog: Sendable {
         switch action.action {
         case .play:
             guard let position = action.position else { return nil }
-            return ProgressEvent(id: id, device: action.device, at: at, position: Double(position), kind: .pause)
+            return ProgressEvent(id: id, device: action.device, at: at, position: min(Double(position), ProgressController.longestPosition), kind: .pause)
         case .delete:
             let length = episode.duration ?? action.total.map(Double.init) ?? 0
-            return ProgressEvent(id: id, device: action.device, at: at, position: max(length, 1), kind: .ended)
+            return ProgressEvent(id: id, device: action.device, at: at, position: min(max(length, 1), ProgressController.longestPosition), kind: .ended)
         case .new:
             return ProgressEvent(id: id, device: action.device, at: at, position: 0, kind: .unplayed)
         case .download, .flattr:
@@ -98,7 +104,7 @@ struct EpisodeActionLog: Sendable {
             }
             guard let (episode, show) = episodes[id] ?? nil, let enclosure = episode.enclosureURL else { continue }
             if let podcast, podcast != show.feedURL { continue }
-            var length = episode.duration
+            var length = episode.duration.flatMap { $0.isFinite && $0 <= Double(GpodderSync.maxSeconds) ? $0 : nil }
             if length == nil {
                 // A feed that gives no length: the one an app told.
                 if totals[show.feedURL] == nil {
@@ -124,8 +130,12 @@ struct EpisodeActionLog: Sendable {
             return nil
         case .play, .pause, .seek, .ended, .timer:
             guard event.position > 0 else { return nil }
-            let total = Int((length ?? event.position).rounded())
-            let position = event.kind == .ended ? max(total, Int(event.position.rounded())) : Int(event.position.rounded())
+            // Seconds as apps count them, each within what an action may say (a length from a
+            // feed or a position from the log past it would not fit an Int, or an app).
+            let limit = Double(GpodderSync.maxSeconds)
+            let total = Int(min(length ?? event.position, limit).rounded())
+            let heard = Int(min(event.position, limit).rounded())
+            let position = event.kind == .ended ? max(total, heard) : heard
             // Where playback started is not in Reverie's log: 0 says "from the top", as apps read it.
             return GpodderSync.EpisodeAction(podcast: feedURL, episode: enclosure, guid: episode.guid, device: device, action: .play,
                                              timestamp: event.at, started: 0, position: position, total: max(total, position))

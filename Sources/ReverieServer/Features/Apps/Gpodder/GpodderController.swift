@@ -213,9 +213,11 @@ struct GpodderController: RouteCollection {
             }
             return action
         }
+        let named = Set(actions.map(\.device))
+        guard named.count <= 100 else { throw Self.badRequest("At most 100 devices in one upload; this one names \(named.count).") }
         let received = GpodderClock.milliseconds()
         let found = try await log.receive(actions, user: signIn.authenticated, received: received)
-        for device in Set(actions.map(\.device)) {
+        for device in named {
             try await devices.on(req).saveDevice(device, caption: nil, type: nil, ownerID: signIn.app.ownerID, now: now())
         }
         let waiting = actions.count - found
@@ -291,6 +293,11 @@ struct GpodderController: RouteCollection {
         } catch let refusal as GpodderSync.Refusal {
             throw Self.badRequest(refusal.description)
         }
+        // One address Reverie cannot read and the list is not what the app meant (another
+        // format's body, an error page): nothing is unsubscribed on its word.
+        if let unreadable = wanted.first(where: { GpodderSync.cleanURL($0) == nil }) {
+            throw Self.badRequest("\(unreadable.prefix(100)) is not a feed's address; nothing was changed.")
+        }
         let clean = Set(wanted.compactMap(GpodderSync.cleanURL))
         let current = Set(try await feedURLs(signIn, req))
         let (_, added, removed) = try await apply(add: clean.subtracting(current).sorted(), remove: current.subtracting(clean).sorted(),
@@ -340,12 +347,16 @@ struct GpodderController: RouteCollection {
         return value
     }
 
-    /// The time to give as the next `since`: this second. Changes are read from it on (at or
-    /// after), so one made later in the same second is not missed; one made earlier in it may be
-    /// said twice, which apps take as it is (adding what they have).
+    /// The time to give as the next `since`: a minute ago. Changes are stamped as they reach the
+    /// server, before their transaction ends (an upload of 25,000 actions takes seconds), so one
+    /// stamped before this answer may be read only after it: asking again from a minute back
+    /// reads it then. What was already said may be said again, which apps take as it is.
     static func timestamp(now: Date) -> Int64 {
-        Int64(now.timeIntervalSince1970.rounded(.down))
+        max(0, Int64(now.timeIntervalSince1970.rounded(.down)) - Self.settling)
     }
+
+    /// Seconds a change may take to be written after it was stamped.
+    static let settling: Int64 = 60
 
     private static func said(added: Int, removed: Int, on device: String) -> String {
         switch (added, removed) {

@@ -82,7 +82,8 @@ struct FluentGpodderRepository: GpodderRepository {
     func waiting(podcastURL: String) async throws -> [(ownerID: UUID, action: StoredEpisodeAction)] {
         let sql = database as! any SQLDatabase
         return try await sql.raw("""
-            SELECT * FROM episode_actions WHERE podcast_url = \(bind: podcastURL) AND episode_id IS NULL ORDER BY received, at
+            SELECT * FROM episode_actions WHERE podcast_url = \(bind: podcastURL) AND episode_id IS NULL
+            AND action NOT IN ('download', 'flattr') ORDER BY received, at
             """).all().map { (try $0.decode(column: "owner_id", as: UUID.self), try Self.stored($0)) }
     }
 

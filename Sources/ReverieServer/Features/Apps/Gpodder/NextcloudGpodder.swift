@@ -14,8 +14,9 @@ struct NextcloudGpodder: RouteCollection {
     let now: @Sendable () -> Date
     /// How long an app waits for the person to approve it (Nextcloud gives 20 minutes).
     static let flowLifetime: TimeInterval = 20 * 60
-    /// Flows waiting at once, on the whole server: the start is open to anyone.
-    static let waitingFlows = 100
+    /// Flows waiting at once, from one address and on the whole server: the start is open to anyone.
+    static let waitingPerAddress = 5
+    static let waitingFlows = 1_000
 
     func boot(routes: any RoutesBuilder) throws {
         let routes = routes.grouped(AppGate.SessionCookies())
@@ -42,7 +43,9 @@ struct NextcloudGpodder: RouteCollection {
         let agent = req.headers.first(name: .userAgent).map { String($0.prefix(100)) } ?? ""
         let name = agent.isEmpty ? "Podcast app" : agent
         guard try await apps.on(req).startLoginFlow(loginToken: loginToken, pollHash: TokenSecret.hash(pollToken), name: name,
-                                                    expiresAt: now().addingTimeInterval(Self.flowLifetime), now: now(), limit: Self.waitingFlows) else {
+                                                    address: gpodder.gate.front.clientAddress(of: req),
+                                                    expiresAt: now().addingTimeInterval(Self.flowLifetime), now: now(),
+                                                    perAddress: Self.waitingPerAddress, limit: Self.waitingFlows) else {
             throw APIError(.tooManyRequests, code: "too_many", "Too many apps are waiting to be approved; try again in a few minutes.",
                            headers: ["Retry-After": "60"])
         }
@@ -96,8 +99,9 @@ struct NextcloudGpodder: RouteCollection {
         }
         let secret = AppPasswords.generate()
         let sealed = try passwords.seal(secret)
+        // Sealed only in the flow, until the app collects it: a gpodder app is checked by its hash.
         let app = try await store.create(ownerID: user.id, kind: .gpodder, name: name, secretHash: TokenSecret.hash(secret),
-                                         sealedSecret: sealed, prefix: AppPasswords.prefix(of: secret), client: nil)
+                                         sealedSecret: "", prefix: AppPasswords.prefix(of: secret), client: nil)
         guard try await store.approveLoginFlow(loginToken: token, ownerID: user.id, sealedSecret: sealed, now: now()) else {
             _ = try await store.revoke(app.id, ownedBy: user)
             throw APIError(.notFound, code: "not_found", "This request to connect an app has ended or was approved: start again in the app.")

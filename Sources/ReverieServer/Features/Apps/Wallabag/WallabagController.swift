@@ -183,7 +183,7 @@ struct WallabagController: RouteCollection {
         var mark = try await marks.on(req).marks(ownerID: user.id)[article.id] ?? .none
         if let starred, starred != (mark.starredAt != nil) { mark.starredAt = starred ? now() : nil }
         for tag in Self.tagList(form["tags"]) where !mark.tags.contains(where: { Self.slug($0) == Self.slug(tag) }) { mark.tags.append(tag) }
-        try await marks.on(req).save(mark, article: article.id, ownerID: user.id)
+        try await marks.on(req).save(mark, article: article.id, ownerID: user.id, now: now())
         if archive == true, article.finishedAt == nil {
             article = try await articles.on(req).savePlace(article.id, ownedBy: user, chapter: 0, position: 0, finishedAt: now()) ?? article
         }
@@ -229,7 +229,7 @@ struct WallabagController: RouteCollection {
         var mark = try await marks.on(req).marks(ownerID: user.id)[article.id] ?? .none
         if let starred = try Self.flag(form["starred"], "starred"), starred != (mark.starredAt != nil) { mark.starredAt = starred ? now() : nil }
         if let tags = form["tags"] { mark.tags = Self.tagList(tags) }
-        try await marks.on(req).save(mark, article: article.id, ownerID: user.id)
+        try await marks.on(req).save(mark, article: article.id, ownerID: user.id, now: now())
         await record(signIn, req, "changed “\(article.title.prefix(60))”")
         return try await answer(article, user: user, req: req)
     }
@@ -264,7 +264,7 @@ struct WallabagController: RouteCollection {
             mark.tags.append(tag)
         }
         guard mark.tags.count <= 100 else { throw APIError(.badRequest, code: "invalid_field", "tags: at most 100 on an entry.") }
-        try await marks.on(req).save(mark, article: article.id, ownerID: user.id)
+        try await marks.on(req).save(mark, article: article.id, ownerID: user.id, now: now())
         return try await answer(article, user: user, req: req)
     }
 
@@ -276,7 +276,7 @@ struct WallabagController: RouteCollection {
         let tagID = Int(req.parameters.get("tag") ?? "")
         var mark = try await marks.on(req).marks(ownerID: user.id)[article.id] ?? .none
         mark.tags.removeAll { Self.tagNumber(Self.slug($0)) == tagID }
-        try await marks.on(req).save(mark, article: article.id, ownerID: user.id)
+        try await marks.on(req).save(mark, article: article.id, ownerID: user.id, now: now())
         return try await answer(article, user: user, req: req)
     }
 
@@ -312,7 +312,7 @@ struct WallabagController: RouteCollection {
     static func entry(_ article: ArticleRecord, mark: ArticleMark, username: String, content: Bool) -> [String: Any] {
         let url = article.sourceURL ?? ""
         let created = article.createdAt ?? Date(timeIntervalSince1970: 0)
-        let updated = [created, article.updatedAt, article.finishedAt, mark.starredAt].compactMap { $0 }.max() ?? created
+        let updated = [created, article.updatedAt, article.finishedAt, mark.starredAt, mark.updatedAt].compactMap { $0 }.max() ?? created
         var entry: [String: Any] = [
             "id": number(article.id), "uid": NSNull(), "title": article.title, "url": url, "given_url": url, "origin_url": NSNull(),
             "hashed_url": sha1(url), "hashed_given_url": sha1(url),
@@ -372,7 +372,7 @@ struct WallabagController: RouteCollection {
     }
 
     private static func updated(_ summary: ArticleSummary, _ mark: ArticleMark) -> Date {
-        [summary.createdAt, summary.finishedAt, mark.starredAt].compactMap { $0 }.max() ?? .distantPast
+        [summary.createdAt, summary.finishedAt, mark.starredAt, mark.updatedAt].compactMap { $0 }.max() ?? .distantPast
     }
 
     private static func date(_ date: Date) -> String {
