@@ -214,6 +214,19 @@ def wait_for(page, check, timeout=PATIENCE, message=None):
     return value
 
 
+def eventually(check, timeout, message, interval=0.5):
+    """Calls `check` until it returns something truthy, which it returns; fails after `timeout` s
+    with `message` and the last value seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{message} (not within {timeout} s; last: {value!r})")
+        time.sleep(interval)
+
+
 def settled(page, timeout=PATIENCE):
     """Waits until every animation and transition on the page that ends has ended (a sheet's spring,
     a crossfade), for a screenshot or a colour read after it; endless ones (a breathing leaf) are

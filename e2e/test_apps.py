@@ -21,35 +21,38 @@ from conftest import OWNER, PASSWORD, close, controlled, expect_error, open_page
 APPS = "fetch('/api/apps', {credentials: 'same-origin'}).then((r) => r.json())"
 
 
-def subscriptions(server, username, password, path="/api/2/subscriptions/{username}.json"):
-    """The status and answer of a podcast app asking for its subscriptions (gpodder.net's API v2,
-    as AntennaPod does; or `path`, such as the simple API's)."""
-    basic = base64.b64encode(f"{username}:{password}".encode()).decode()
-    request = urllib.request.Request(server + path.format(username=username), headers={"Authorization": f"Basic {basic}"})
+def answer(url, data=None, headers=None):
+    """The status and decoded JSON answer of one request as an app sends it (a POST when `data`,
+    a form unless `headers` says otherwise); an error's body too, or None when it has none."""
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method="POST" if data is not None else "GET")
+    if data is not None and not request.has_header("Content-type"):
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.load(response)
     except urllib.error.HTTPError as error:
-        return error.code, None
+        body = error.read()
+        return error.code, json.loads(body) if body.strip().startswith((b"{", b"[")) else None
+
+
+def subscriptions(server, username, password, path="/api/2/subscriptions/{username}.json"):
+    """A podcast app asking for its subscriptions (gpodder.net's API v2, as AntennaPod does; or
+    `path`, such as the simple API's)."""
+    basic = base64.b64encode(f"{username}:{password}".encode()).decode()
+    return answer(server + path.format(username=username), headers={"Authorization": f"Basic {basic}"})
 
 
 def start_login_flow(server, agent):
     """An app starting Nextcloud's Login Flow v2, as AntennaPod does: `{"poll": {"token",
     "endpoint"}, "login"}`."""
-    request = urllib.request.Request(server.url + "/index.php/login/v2", data=b"", method="POST", headers={"User-Agent": agent})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.load(response)
+    status, flow = answer(server.url + "/index.php/login/v2", data=b"", headers={"User-Agent": agent})
+    assert status == 200, status
+    return flow
 
 
 def poll_login_flow(flow):
-    """The status and answer of the app polling its flow (`token=…` as a form, as AntennaPod sends it)."""
-    request = urllib.request.Request(flow["poll"]["endpoint"], data=f"token={flow['poll']['token']}".encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
+    """The app polling its flow (`token=…` as a form, as AntennaPod sends it)."""
+    return answer(flow["poll"]["endpoint"], data=f"token={flow['poll']['token']}".encode())
 
 
 def test_connect_a_podcast_app_then_revoke_it_with_undo(server, page):
@@ -230,25 +233,14 @@ def test_an_app_signing_in_with_nextcloud_is_approved_in_settings(server, page, 
 
 
 def wallabag_token(server, fields):
-    """The status and answer of a wallabag app asking for a token (`POST /oauth/v2/token`, its
-    fields as a form, as wallabag's apps send them)."""
-    request = urllib.request.Request(server + "/oauth/v2/token", data=urllib.parse.urlencode(fields).encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
+    """A wallabag app asking for a token (`POST /oauth/v2/token`, its fields as a form, as
+    wallabag's apps send them)."""
+    return answer(server + "/oauth/v2/token", data=urllib.parse.urlencode(fields).encode())
 
 
 def wallabag_entries(server, token):
-    """The status and answer of `GET /api/entries` with a wallabag access token."""
-    request = urllib.request.Request(server + "/api/entries", headers={"Authorization": f"Bearer {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
+    """`GET /api/entries` with a wallabag access token."""
+    return answer(server + "/api/entries", headers={"Authorization": f"Bearer {token}"})
 
 
 def test_connect_a_read_later_app_with_its_client_id_and_secret(server, page):

@@ -5,11 +5,10 @@ it. No browser: these are the app's own requests."""
 
 import datetime
 import sys
-import time
 
 import pytest
 
-from conftest import BINARY, PATIENCE
+from conftest import BINARY, PATIENCE, eventually
 from podcast_fixture import PodcastFixture
 from reverie_process import ReverieProcess, call
 
@@ -33,17 +32,6 @@ def server(site):
     instance = ReverieProcess(BINARY, prefix="reverie-e2e-", podcasts=site)
     yield instance
     instance.stop()
-
-
-def until(check, message):
-    """Calls `check` until it answers something, for at most PATIENCE seconds."""
-    deadline = time.monotonic() + PATIENCE
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"never happened: {message}")
 
 
 def test_gpodder_syncs_two_devices_through_reverie(server, site):
@@ -75,7 +63,7 @@ def test_gpodder_syncs_two_devices_through_reverie(server, site):
         if not show:
             return None
         return call(server.url + f"/api/podcasts/{show['id']}", headers=bearer)[2]["episodes"] or None
-    episodes = until(salt_episodes, "the salt feed read")
+    episodes = eventually(salt_episodes, PATIENCE, "the salt feed never read")
     fish = next(e for e in episodes if e.get("enclosureURL", "").endswith("/audio/episode.mp3"))
 
     # The phone played 7 s of it: Reverie's place for the episode.

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BINARY, OWNER, PASSWORD, ROOT
+from conftest import BINARY, OWNER, PASSWORD, ROOT, eventually
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from librivox_fixture import LibriVoxFixture  # noqa: E402
@@ -85,19 +85,6 @@ def call_json(url, method="GET", body=None, headers=None):
     status, _, data = call(url, method, body, headers)
     assert 200 <= status < 300, f"{method} {url}: {status} {data[:500]!r}"
     return json.loads(data or b"null")
-
-
-def eventually(check, timeout, message, interval=0.5):
-    """Calls `check` until it returns something truthy, which it returns; fails after `timeout` s
-    with `message` and the last value seen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{message} (not within {timeout} s; last: {value!r})")
-        time.sleep(interval)
 
 
 # MARK: - The front, two servers and PostgreSQL

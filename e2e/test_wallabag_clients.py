@@ -70,7 +70,7 @@ def test_wallabag_client_saves_lists_marks_and_deletes(server, site, tmp_path):
     wallabag(config, "config", feed=f"{server.url}\nada\n{made['secret']}\n{made['clientId']}\n{made['clientSecret']}\n")
     wallabag(config, "config", "--check")
 
-    added = wallabag(config, "add", "--tags", "sea,lights", f"{site}/keeper.html")
+    wallabag(config, "add", "--tags", "sea,lights", f"{site}/keeper.html")
     listed = wallabag(config, "list")
     assert "The Last Keeper of Gull Rock" in listed, listed
     entry = next(line.split()[0] for line in listed.splitlines() if "Gull Rock" in line)
@@ -93,11 +93,14 @@ def test_wallabag_client_saves_lists_marks_and_deletes(server, site, tmp_path):
     apps = call(server.url + "/api/apps", headers=bearer)[2]
     assert apps[0]["kind"] == "wallabag" and apps[0]["lastUsedAt"] and apps[0]["lastAction"]
 
+    # Deleted from the app, gone from Listen; saved again for what follows.
     wallabag(config, "delete", "--force", entry)
     assert call(server.url + "/api/articles", headers=bearer)[2]["items"] == []
-    assert added is not None
+    wallabag(config, "add", f"{site}/keeper.html")
 
-    # A revoked app is refused at once.
+    # Revoked, the app is refused at once: it can no longer list what it could a moment ago.
+    assert "Gull Rock" in wallabag(config, "list")
     call(server.url + f"/api/apps/{made['id']}", "DELETE", headers=bearer)
     done = subprocess.run([str(WALLABAG), "--config", str(config), "--no-spinner", "list"], capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0 or "Gull Rock" not in done.stdout
+    assert done.returncode != 0 and "Gull Rock" not in done.stdout, done.stdout + done.stderr
+    assert [a["title"] for a in call(server.url + "/api/articles", headers=bearer)[2]["items"]] == ["The Last Keeper of Gull Rock"]

@@ -14,6 +14,20 @@ struct APIErrorMiddleware: Middleware {
     }
 
     static func response(for error: any Error, request: Request) -> Response {
+        let answer = Self.answer(for: error, request: request)
+        let response = Response(status: answer.status, headers: answer.headers)
+        do {
+            try response.content.encode(APIErrorBody(code: answer.code, message: answer.message), as: .json)
+        } catch {
+            response.body = .init(string: #"{"error":{"code":"internal_error","message":"Could not encode the error."}}"#)
+        }
+        return response
+    }
+
+    /// What a client is told of `error` (its status, code, sentence and headers), logged as it
+    /// deserves; `response` writes it in the one error shape, and a protocol with a shape of its
+    /// own (wallabag's) writes it in that.
+    static func answer(for error: any Error, request: Request) -> APIError {
         let status: HTTPResponseStatus
         let code: String
         let message: String
@@ -71,13 +85,7 @@ struct APIErrorMiddleware: Middleware {
             request.logger.error("\(request.method) \(request.url.path) → \(status.code): \(String(reflecting: error))")
         }
 
-        let response = Response(status: status, headers: headers)
-        do {
-            try response.content.encode(APIErrorBody(code: code, message: message), as: .json)
-        } catch {
-            response.body = .init(string: #"{"error":{"code":"internal_error","message":"Could not encode the error."}}"#)
-        }
-        return response
+        return APIError(status, code: code, message, headers: headers)
     }
 
     static func code(for status: HTTPResponseStatus) -> String {

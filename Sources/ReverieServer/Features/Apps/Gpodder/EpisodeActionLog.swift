@@ -20,7 +20,7 @@ struct EpisodeActionLog: Sendable {
     /// Keeps an upload and writes what can be found to the log; answers how many were found.
     func receive(_ uploaded: [GpodderSync.EpisodeAction], user: AuthenticatedUser, received: Int64) async throws -> Int {
         let ids = try await actions.outside.append(uploaded, ownerID: user.id, received: received)
-        let stored = zip(ids, uploaded).map { StoredEpisodeAction(id: $0, action: $1, received: received, episodeID: nil) }
+        let stored = zip(ids, uploaded).map { StoredEpisodeAction(id: $0, action: $1, received: received) }
         return try await write(stored, user: user)
     }
 

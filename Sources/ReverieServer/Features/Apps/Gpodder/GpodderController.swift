@@ -76,7 +76,7 @@ struct GpodderController: RouteCollection {
         let list = try await devices.on(req).devices(ownerID: signIn.app.ownerID).map {
             ["id": $0.id, "caption": $0.caption, "type": $0.type, "subscriptions": count] as [String: Any]
         }
-        return try Self.json(list)
+        return try Response.json(list)
     }
 
     /// `POST /api/2/devices/{username}/{device}.json` `{"caption", "type"}`.
@@ -103,7 +103,7 @@ struct GpodderController: RouteCollection {
         let (signIn, _) = try await signIn(req, format: "json")
         let urls = try await feedURLs(signIn, req)
         await gate.record(signIn, req, action: "read subscriptions")
-        return try Self.json(urls)
+        return try Response.json(urls)
     }
 
     /// `GET /api/2/subscriptions/{username}/{device}.json?since=`: `{"add", "remove", "timestamp"}`.
@@ -112,7 +112,7 @@ struct GpodderController: RouteCollection {
         try await devices.on(req).saveDevice(device, caption: nil, type: nil, ownerID: signIn.app.ownerID, now: now())
         let (added, removed, timestamp) = try await changes(since: try Self.since(req), signIn: signIn, req: req)
         await gate.record(signIn, req, action: "read subscriptions on \(device)")
-        return try Self.json(["add": added, "remove": removed, "timestamp": timestamp])
+        return try Response.json(["add": added, "remove": removed, "timestamp": timestamp])
     }
 
     /// The feeds added and removed since `since` (seconds; 0: all the person has), and the
@@ -136,7 +136,7 @@ struct GpodderController: RouteCollection {
     func uploadSubscriptionChanges(req: Request) async throws -> Response {
         let (signIn, device) = try await signIn(req, format: "json")
         let rewritten = try await upload(changesIn: req, signIn: signIn, device: device)
-        return try Self.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
+        return try Response.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
     }
 
     /// Takes the subscription changes in the request's body; answers the addresses rewritten.
@@ -190,7 +190,7 @@ struct GpodderController: RouteCollection {
     func uploadEpisodeActions(req: Request) async throws -> Response {
         let (signIn, _) = try await signIn(req, format: "json")
         let rewritten = try await receive(actionsIn: req, signIn: signIn, device: "default")
-        return try Self.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
+        return try Response.json(["timestamp": Self.timestamp(now: Date()), "update_urls": rewritten.map { [$0.0, $0.1] }])
     }
 
     /// Takes the episode actions in the request's body (those naming no device are `device`'s),
@@ -241,7 +241,7 @@ struct GpodderController: RouteCollection {
                                           device: device)
         if (try req.query.get(String?.self, at: "aggregated"))?.lowercased() == "true" { actions = EpisodeActionLog.latest(actions) }
         await gate.record(signIn, req, action: "read \(actions.count) episode \(actions.count == 1 ? "action" : "actions")")
-        return try Self.json(["actions": actions.map(\.json), "timestamp": timestamp])
+        return try Response.json(["actions": actions.map(\.json), "timestamp": timestamp])
     }
 
     // MARK: - Sync groups
@@ -255,7 +255,7 @@ struct GpodderController: RouteCollection {
             throw Self.badRequest("Send {\"synchronize\": [[…]], \"stop-synchronize\": […]} as JSON.")
         }
         let all = try await devices.on(req).devices(ownerID: signIn.app.ownerID).map(\.id)
-        return try Self.json(["synchronized": all.count > 1 ? [all] : [], "not-synchronized": all.count == 1 ? all : []])
+        return try Response.json(["synchronized": all.count > 1 ? [all] : [], "not-synchronized": all.count == 1 ? all : []])
     }
 
     // MARK: - The simple API
@@ -269,7 +269,7 @@ struct GpodderController: RouteCollection {
             .sorted { $0.podcast.title.lowercased() < $1.podcast.title.lowercased() }
         await gate.record(signIn, req, action: "read subscriptions")
         switch format {
-        case "json": return try Self.json(subscriptions.map(\.podcast.feedURL))
+        case "json": return try Response.json(subscriptions.map(\.podcast.feedURL))
         case "txt":
             return Response(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"],
                             body: .init(string: subscriptions.map { $0.podcast.feedURL + "\n" }.joined()))
@@ -369,21 +369,5 @@ struct GpodderController: RouteCollection {
 
     static func badRequest(_ message: String) -> APIError {
         APIError(.badRequest, code: "invalid_body", message)
-    }
-
-    /// `value` (lists, objects, text, numbers, null) as a JSON answer. Anything else is a 500,
-    /// never the trap Foundation's writer springs on a value it cannot write.
-    static func json(_ value: Any) throws -> Response {
-        let data: Data
-        if let text = value as? String {
-            data = try JSONEncoder().encode(text)
-        } else {
-            guard JSONSerialization.isValidJSONObject(value) else {
-                throw Abort(.internalServerError, reason: "An answer could not be written as JSON.")
-            }
-            data = try JSONSerialization.data(withJSONObject: value, options: [.withoutEscapingSlashes, .sortedKeys])
-        }
-        // Plain `application/json` (UTF-8 by its definition): wallabag-client reads a body as JSON only so named.
-        return Response(status: .ok, headers: ["Content-Type": "application/json"], body: .init(data: data))
     }
 }

@@ -11,14 +11,13 @@ enum GpodderClock {
     }
 }
 
-/// An episode action as kept: what the app said, when it reached the server, and the episode it
-/// was found to be (nil until a refresh of its feed finds it).
+/// An episode action as kept: what the app said, and when it reached the server. (The table also
+/// keeps the episode it was found to be, which `waiting` reads.)
 struct StoredEpisodeAction: Sendable, Equatable {
     var id: UUID
     var action: GpodderSync.EpisodeAction
     /// Milliseconds since 1970.
     var received: Int64
-    var episodeID: UUID?
 }
 
 /// A device a podcast app named.
@@ -125,7 +124,6 @@ struct FluentGpodderRepository: GpodderRepository {
                 guid: try row.decode(column: "guid", as: String?.self), device: try row.decode(column: "device", as: String.self), action: action,
                 timestamp: try row.decode(column: "at", as: Date.self), started: try row.decode(column: "started", as: Int?.self),
                 position: try row.decode(column: "position", as: Int?.self), total: try row.decode(column: "total", as: Int?.self)),
-            received: try row.decode(column: "received", as: Int64.self),
-            episodeID: try row.decode(column: "episode_id", as: UUID?.self))
+            received: try row.decode(column: "received", as: Int64.self))
     }
 }

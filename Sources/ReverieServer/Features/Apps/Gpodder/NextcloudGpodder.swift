@@ -50,7 +50,7 @@ struct NextcloudGpodder: RouteCollection {
                            headers: ["Retry-After": "60"])
         }
         let server = AppController.serverAddress(of: req)
-        return try GpodderController.json(["poll": ["token": pollToken, "endpoint": server + "/index.php/login/v2/poll"],
+        return try Response.json(["poll": ["token": pollToken, "endpoint": server + "/index.php/login/v2/poll"],
                                            "login": server + "/index.php/login/v2/flow/" + loginToken])
     }
 
@@ -72,7 +72,7 @@ struct NextcloudGpodder: RouteCollection {
               let secret = passwords.open(sealed) else {
             throw APIError(.notFound, code: "not_found", "Not approved yet: approve the app in Reverie's Settings → Apps.")
         }
-        return try GpodderController.json(["server": AppController.serverAddress(of: req), "loginName": username, "appPassword": secret])
+        return try Response.json(["server": AppController.serverAddress(of: req), "loginName": username, "appPassword": secret])
     }
 
     /// `GET /api/apps/login-flows/{token}`: `{"name"}` of a flow waiting for approval.
@@ -120,7 +120,7 @@ struct NextcloudGpodder: RouteCollection {
         let signIn = try await gpodder.gate.signIn(req, kind: .gpodder, username: nil)
         let (added, removed, timestamp) = try await gpodder.changes(since: try GpodderController.since(req), signIn: signIn, req: req)
         await gpodder.gate.record(signIn, req, action: "read subscriptions")
-        return try GpodderController.json(["add": added, "remove": removed, "timestamp": timestamp])
+        return try Response.json(["add": added, "remove": removed, "timestamp": timestamp])
     }
 
     /// `POST /index.php/apps/gpoddersync/subscription_change/create` `{"add", "remove"}`:
@@ -128,7 +128,7 @@ struct NextcloudGpodder: RouteCollection {
     func uploadSubscriptions(req: Request) async throws -> Response {
         let signIn = try await gpodder.gate.signIn(req, kind: .gpodder, username: nil)
         _ = try await gpodder.upload(changesIn: req, signIn: signIn, device: Self.device(signIn))
-        return try GpodderController.json(["timestamp": GpodderController.timestamp(now: Date())])
+        return try Response.json(["timestamp": GpodderController.timestamp(now: Date())])
     }
 
     /// `GET /index.php/apps/gpoddersync/episode_action?since=`: `{"actions", "timestamp"}`,
@@ -139,14 +139,14 @@ struct NextcloudGpodder: RouteCollection {
         let timestamp = GpodderController.timestamp(now: Date())
         let actions = try await gpodder.log.since(since * 1000, user: signIn.authenticated, podcast: nil, device: nil)
         await gpodder.gate.record(signIn, req, action: "read \(actions.count) episode \(actions.count == 1 ? "action" : "actions")")
-        return try GpodderController.json(["actions": actions.map(Self.nextcloud), "timestamp": timestamp])
+        return try Response.json(["actions": actions.map(Self.nextcloud), "timestamp": timestamp])
     }
 
     /// `POST /index.php/apps/gpoddersync/episode_action/create` (a list of actions): `{"timestamp"}`.
     func uploadEpisodeActions(req: Request) async throws -> Response {
         let signIn = try await gpodder.gate.signIn(req, kind: .gpodder, username: nil)
         _ = try await gpodder.receive(actionsIn: req, signIn: signIn, device: Self.device(signIn))
-        return try GpodderController.json(["timestamp": GpodderController.timestamp(now: Date())])
+        return try Response.json(["timestamp": GpodderController.timestamp(now: Date())])
     }
 
     /// Nextcloud's app names no device: the app's own name stands for one.

@@ -83,7 +83,7 @@ struct WallabagController: RouteCollection {
         try await store.createSession(for: signIn.app, purpose: .refresh, secretHash: TokenSecret.hash(refresh),
                                       expiresAt: now().addingTimeInterval(Self.refreshLifetime))
         try? await store.recordUse(signIn.app.id, at: now(), action: "signed in")
-        return try GpodderController.json(["access_token": access, "expires_in": Int(Self.accessLifetime), "token_type": "bearer",
+        return try Response.json(["access_token": access, "expires_in": Int(Self.accessLifetime), "token_type": "bearer",
                                            "scope": NSNull(), "refresh_token": refresh])
     }
 
@@ -104,11 +104,11 @@ struct WallabagController: RouteCollection {
     // MARK: - About
 
     func version(req: Request) async throws -> Response {
-        try GpodderController.json(Self.version)
+        try Response.json(Self.version)
     }
 
     func info(req: Request) async throws -> Response {
-        try GpodderController.json(["appname": "wallabag", "version": Self.version, "allowed_registration": false])
+        try Response.json(["appname": "wallabag", "version": Self.version, "allowed_registration": false])
     }
 
     // MARK: - Entries
@@ -156,7 +156,7 @@ struct WallabagController: RouteCollection {
         var links: [String: Any] = ["self": link(page), "first": link(1), "last": link(pages)]
         if page < pages { links["next"] = link(page + 1) }
         await record(signIn, req, "listed \(embedded.count) \(embedded.count == 1 ? "entry" : "entries")")
-        return try GpodderController.json(["page": page, "limit": perPage, "pages": pages, "total": items.count, "_links": links,
+        return try Response.json(["page": page, "limit": perPage, "pages": pages, "total": items.count, "_links": links,
                                            "_embedded": ["items": embedded]])
     }
 
@@ -203,12 +203,12 @@ struct WallabagController: RouteCollection {
         }
         if let many = try? req.query.get([String].self, at: "urls"), !many.isEmpty {
             guard many.count <= 1000 else { throw APIError(.badRequest, code: "invalid_field", "urls: at most 1,000 at a time.") }
-            return try GpodderController.json(Dictionary(many.map { ($0, found($0)) }, uniquingKeysWith: { a, _ in a }))
+            return try Response.json(Dictionary(many.map { ($0, found($0)) }, uniquingKeysWith: { a, _ in a }))
         }
         guard let url = try req.query.get(String?.self, at: "url"), !url.isEmpty else {
             throw APIError(.badRequest, code: "invalid_field", "url: the address to look for.")
         }
-        return try GpodderController.json(["exists": found(url)])
+        return try Response.json(["exists": found(url)])
     }
 
     func show(req: Request) async throws -> Response {
@@ -242,7 +242,7 @@ struct WallabagController: RouteCollection {
         let mark = try await marks.on(req).marks(ownerID: user.id)[article.id] ?? .none
         guard try await articles.on(req).delete(article.id, ownedBy: user) else { throw APIError.notFound("entry") }
         await record(signIn, req, "deleted “\(article.title.prefix(60))”")
-        return try GpodderController.json(Self.entry(article, mark: mark, username: user.username, content: true))
+        return try Response.json(Self.entry(article, mark: mark, username: user.username, content: true))
     }
 
     // MARK: - Tags
@@ -251,7 +251,7 @@ struct WallabagController: RouteCollection {
         let signIn = try await signIn(req)
         let article = try await entry(req, signIn)
         let mark = try await marks.on(req).marks(ownerID: signIn.app.ownerID)[article.id] ?? .none
-        return try GpodderController.json(mark.tags.map(Self.tag))
+        return try Response.json(mark.tags.map(Self.tag))
     }
 
     /// `POST /api/entries/{id}/tags` (`tags`: comma-separated): added to the entry's.
@@ -287,7 +287,7 @@ struct WallabagController: RouteCollection {
         for mark in try await marks.on(req).marks(ownerID: signIn.app.ownerID).values {
             for tag in mark.tags where seen[Self.slug(tag)] == nil { seen[Self.slug(tag)] = tag }
         }
-        return try GpodderController.json(seen.values.sorted().map(Self.tag))
+        return try Response.json(seen.values.sorted().map(Self.tag))
     }
 
     // MARK: -
@@ -305,7 +305,7 @@ struct WallabagController: RouteCollection {
 
     private func answer(_ article: ArticleRecord, user: AuthenticatedUser, req: Request) async throws -> Response {
         let mark = try await marks.on(req).marks(ownerID: user.id)[article.id] ?? .none
-        return try GpodderController.json(Self.entry(article, mark: mark, username: user.username, content: true))
+        return try Response.json(Self.entry(article, mark: mark, username: user.username, content: true))
     }
 
     /// An article as wallabag writes an entry.
@@ -393,13 +393,10 @@ struct WallabagController: RouteCollection {
             do {
                 return try await next.respond(to: request)
             } catch {
-                let answer = APIErrorMiddleware.response(for: error, request: request)
-                let detail = (try? JSONDecoder().decode(APIErrorBody.self, from: Data(answer.body.buffer?.readableBytesView ?? [])))?.error
-                let response = try GpodderController.json(["error": detail?.code ?? "error", "error_description": detail?.message ?? ""])
+                let answer = APIErrorMiddleware.answer(for: error, request: request)
+                let response = try Response.json(["error": answer.code, "error_description": answer.message])
                 response.status = answer.status
-                for (name, value) in answer.headers where name.lowercased() != "content-type" && name.lowercased() != "content-length" {
-                    response.headers.replaceOrAdd(name: name, value: value)
-                }
+                for (name, value) in answer.headers { response.headers.replaceOrAdd(name: name, value: value) }
                 return response
             }
         }
@@ -466,7 +463,7 @@ struct WallabagController: RouteCollection {
     }
 
     private static func oauthError(_ code: String, _ description: String) throws -> Response {
-        let response = try GpodderController.json(["error": code, "error_description": description])
+        let response = try Response.json(["error": code, "error_description": description])
         response.status = code == "invalid_client" ? .unauthorized : .badRequest
         return response
     }
